@@ -1,0 +1,21 @@
+#!/bin/sh
+# The whole test suite: sets up what it needs, builds with warnings as
+# errors, runs every test (unit tests and bats suites) on the simulated
+# kernel.
+#
+#   scripts/check.sh                 # build/ with -Werror
+#   scripts/check.sh --sanitize      # build-asan/, lib/ and tools/ with ASan+UBSan
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+builddir=build
+args="--enable-werror"
+if [ "${1:-}" = "--sanitize" ]; then
+	builddir=build-asan
+	args="--enable-werror --enable-sanitizers"
+	shift
+fi
+# shellcheck disable=SC2086
+builddir=$("$top/scripts/setup.sh" "$builddir" $args)
+cd "$builddir"
+make -j"$(nproc)" check "$@"
