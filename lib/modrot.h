@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libmodrot: the only code in modrot that knows kernel interfaces.
+ *
+ * Every path under /proc and /sys and every module syscall lives behind
+ * this header. Functions return 0 or a negative errno value and never
+ * print; the tools turn results into words and exit codes.
+ */
+#ifndef MODROT_H
+#define MODROT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest module name the kernel accepts, without the NUL (MODULE_NAME_LEN - 1). */
+#define ROT_NAME_MAX 55
+
+/* ---- kernel state: one snapshot of /proc/modules and /proc/rotting_modules ---- */
+
+enum rot_state {
+	ROT_STATE_LIVE,
+	ROT_STATE_LOADING,
+	ROT_STATE_UNLOADING,
+	ROT_STATE_ROTTING,
+};
+
+struct rot_snapshot;
+struct rot_module;
+
+/*
+ * Reads /proc/modules and, where it exists, /proc/rotting_modules, each
+ * whole and once. A module that rotted between the two reads is seen as
+ * rotting only (its address shows up in both), so no instance is counted
+ * twice. Returns -ENOENT when the kernel has no /proc/modules at all.
+ */
+int rot_snapshot_read(struct rot_snapshot **out);
+
+/* Parses already-read file contents; rotting may be NULL (a stock kernel). */
+int rot_snapshot_parse(const char *modules, size_t modules_len,
+		       const char *rotting, size_t rotting_len,
+		       struct rot_snapshot **out);
+
+void rot_snapshot_free(struct rot_snapshot *snap);
+
+/* True when the kernel follows the module-rot ABI (/proc/rotting_modules exists). */
+bool rot_snapshot_has_rot(const struct rot_snapshot *snap);
+
+/* Live (and loading or unloading) modules first, newest first; then
+ * rotting instances, newest first. */
+size_t rot_snapshot_count(const struct rot_snapshot *snap);
+size_t rot_snapshot_live_count(const struct rot_snapshot *snap);
+const struct rot_module *rot_snapshot_module(const struct rot_snapshot *snap, size_t i);
+
+/* The live module of that (normalised) name, or NULL. */
+const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
+						const char *name);
+
+const char *rot_module_name(const struct rot_module *m);
+uint64_t rot_module_size(const struct rot_module *m);
+long rot_module_refcnt(const struct rot_module *m);
+enum rot_state rot_module_state(const struct rot_module *m);
+bool rot_module_is_rotting(const struct rot_module *m);
+bool rot_module_is_permanent(const struct rot_module *m);
+uint64_t rot_module_address(const struct rot_module *m);
+/* Module taint letters, e.g. "OE"; "" when untainted. */
+const char *rot_module_taints(const struct rot_module *m);
+
+/* Holders in the order sysfs lists /sys/module/NAME/holders/, which is the
+ * order kmod's lsmod prints them in. */
+size_t rot_module_holder_count(const struct rot_module *m);
+const char *rot_module_holder(const struct rot_module *m, size_t i);
+
+const char *rot_state_name(enum rot_state state);
+
+/* ---- kernel taint ---- */
+
+#define ROT_TAINT_FORCED_RMMOD (1UL << 3) /* 'R': reclaim or forced unload */
+
+/* Reads /proc/sys/kernel/tainted. */
+int rot_taint_read(unsigned long *mask);
+
+/*
+ * Writes the taint letters of mask (Linux 6.1 order, e.g. "OR") into buf,
+ * or "none" for zero. Returns the length, or -ENOSPC when buf is too small.
+ */
+int rot_taint_letters(unsigned long mask, char *buf, size_t len);
+
+/* ---- module names ---- */
+
+/*
+ * Copies a user-typed module name into buf with '-' turned into '_', as the
+ * kernel's build does. A path ("drivers/foo-bar.ko.zst") gives its basename
+ * without the module extension. Returns -ENAMETOOLONG past ROT_NAME_MAX and
+ * -EINVAL for an empty name.
+ */
+int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
+
+/* The sysfs directory order key of a name (kernfs_name_hash). */
+uint32_t rot_kernfs_hash(const char *name);
+
+#endif

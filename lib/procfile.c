@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+int proc_read_whole(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+
+	/* Large enough for a few hundred modules in one read. */
+	size_t cap = 64 * 1024, used = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (cap - used < 4096) {
+			char *grown = realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + used, cap - used - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int err = -errno;
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	return 0;
+}
