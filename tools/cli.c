@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *progname = "modrot";
+static bool use_syslog;
+static int verbosity;
+
+void cli_init(const char *name)
+{
+	progname = name;
+}
+
+const char *cli_progname(void)
+{
+	return progname;
+}
+
+void cli_set_syslog(bool on)
+{
+	if (on && !use_syslog)
+		openlog(progname, LOG_CONS, LOG_DAEMON);
+	use_syslog = on;
+}
+
+void cli_more_verbose(void)
+{
+	verbosity++;
+}
+
+bool cli_is_verbose(void)
+{
+	return verbosity > 0;
+}
+
+static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
+{
+	if (use_syslog) {
+		vsyslog(priority, fmt, ap);
+		return;
+	}
+	/* One fprintf of the whole line keeps concurrent writers' lines whole. */
+	char msg[1024];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (prefix)
+		fprintf(stderr, "%s: %s: %s\n", progname, prefix, msg);
+	else
+		fprintf(stderr, "%s: %s\n", progname, msg);
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_ERR, "ERROR", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_WARNING, "WARNING", fmt, ap);
+	va_end(ap);
+}
+
+void cli_info(const char *fmt, ...)
+{
+	if (!verbosity)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_INFO, NULL, fmt, ap);
+	va_end(ap);
+}
+
+noreturn void cli_usage_fail(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Usage errors always go to the terminal: nobody reads syslog for a typo. */
+	fprintf(stderr, "%s: ERROR: %s (see '%s --help')\n", progname, msg, progname);
+	exit(CLI_EXIT_USAGE);
+}
+
+int cli_next_option(int argc, char *const argv[], const char *shortopts,
+		    const struct option *longopts)
+{
+	/* A leading ':' makes getopt report a missing argument as ':'. */
+	char spec[128];
+	snprintf(spec, sizeof(spec), ":%s", shortopts);
+	opterr = 0;
+	int c = getopt_long(argc, argv, spec, longopts, NULL);
+	if (c == '?' || c == ':') {
+		const char *what = c == '?' ? "unknown option" : "missing argument for option";
+		if (optopt)
+			cli_usage_fail("%s '-%c'", what, optopt);
+		cli_usage_fail("%s '%s'", what, argv[optind - 1]);
+	}
+	return c;
+}
+
+void cli_print_version(void)
+{
+	printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
+}
+
+enum cli_exit cli_exit_for_errno(int err)
+{
+	switch (-err) {
+	case EPERM:
+	case EACCES:
+		return CLI_EXIT_PERM;
+	case ENOSYS:
+		return CLI_EXIT_UNSUPPORTED;
+	default:
+		return CLI_EXIT_PARTIAL;
+	}
+}
+
+int cli_write_stdout(const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(STDOUT_FILENO, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one CLI helper every modrot tool uses: option parsing that turns
+ * getopt's complaints into one line and exit 2, messages in kmod's
+ * "prog: ERROR: ..." form (to stderr or syslog), and the exit codes of
+ * architecture.md.
+ */
+#ifndef MODROT_CLI_H
+#define MODROT_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdnoreturn.h>
+
+enum cli_exit {
+	CLI_EXIT_OK = 0,          /* everything asked for was done */
+	CLI_EXIT_PARTIAL = 1,     /* some of it failed; each failure printed */
+	CLI_EXIT_USAGE = 2,       /* bad option or argument; nothing was done */
+	CLI_EXIT_UNSUPPORTED = 3, /* the running kernel lacks what was asked for */
+	CLI_EXIT_PERM = 4,        /* no CAP_SYS_MODULE */
+};
+
+void cli_init(const char *progname);
+const char *cli_progname(void);
+
+/*
+ * getopt_long without getopt's own messages: an unknown option or a missing
+ * argument prints one line and exits CLI_EXIT_USAGE. Returns -1 at the end
+ * of the options, like getopt_long.
+ */
+int cli_next_option(int argc, char *const argv[], const char *shortopts,
+		    const struct option *longopts);
+
+/* Prints "prog: ERROR: MESSAGE" and exits CLI_EXIT_USAGE. */
+noreturn void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Printed only with -v. */
+void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void cli_set_syslog(bool on);
+void cli_more_verbose(void);
+bool cli_is_verbose(void);
+
+/* "lsmod (modrot) 0.1" */
+void cli_print_version(void);
+
+/* The exit code for a failure with this negative errno. */
+enum cli_exit cli_exit_for_errno(int err);
+
+/* Writes all of buf to stdout; returns 0 or a negative errno. */
+int cli_write_stdout(const char *buf, size_t len);
+
+#endif

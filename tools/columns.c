@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "columns.h"
+
+size_t columns_parse(const char *list, const struct column_info *cols, size_t ncols,
+		     int ids[COLUMNS_MAX])
+{
+	size_t n = 0;
+	const char *p = list;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		size_t i;
+		for (i = 0; i < ncols; i++)
+			if (strlen(cols[i].name) == len && strncasecmp(cols[i].name, p, len) == 0)
+				break;
+		if (i == ncols)
+			cli_usage_fail("unknown column '%.*s'", (int)len, p);
+		if (n == COLUMNS_MAX)
+			cli_usage_fail("too many columns in '%s'", list);
+		ids[n++] = (int)i;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (n == 0)
+		cli_usage_fail("no columns given to --output");
+	return n;
+}
+
+struct libscols_table *columns_table_new(const struct column_info *cols, const int *ids,
+					 size_t nids, const struct table_style *style)
+{
+	struct libscols_table *tb = scols_new_table();
+	if (!tb)
+		return NULL;
+	scols_table_enable_json(tb, style->json);
+	scols_table_enable_raw(tb, style->raw);
+	scols_table_enable_noheadings(tb, style->noheadings);
+	if (style->json)
+		scols_table_set_name(tb, style->json_name);
+
+	for (size_t i = 0; i < nids; i++) {
+		const struct column_info *ci = &cols[ids[i]];
+		struct libscols_column *cl = scols_table_new_column(tb, ci->name, ci->whint, ci->flags);
+		if (!cl) {
+			scols_unref_table(tb);
+			return NULL;
+		}
+		if (style->json)
+			scols_column_set_json_type(cl, ci->json_type);
+	}
+	return tb;
+}
+
+void columns_print_help(FILE *out, const struct column_info *cols, size_t ncols)
+{
+	fputs("\nAvailable output columns:\n", out);
+	for (size_t i = 0; i < ncols; i++)
+		fprintf(out, " %11s  %s\n", cols[i].name, cols[i].help);
+}
