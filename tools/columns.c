@@ -50,10 +50,25 @@ struct libscols_table *columns_table_new(const struct column_info *cols, const i
 			scols_unref_table(tb);
 			return NULL;
 		}
-		if (style->json)
-			scols_column_set_json_type(cl, ci->json_type);
+		if (!style->json)
+			continue;
+		scols_column_set_json_type(cl, ci->json_type);
+		/* An array cell holds its elements one per line; smartcols splits
+		 * them into JSON array elements only through a wrap function. */
+		if (ci->json_type == SCOLS_JSON_ARRAY_STRING ||
+		    ci->json_type == SCOLS_JSON_ARRAY_NUMBER) {
+			scols_column_set_flags(cl, ci->flags | SCOLS_FL_WRAP);
+			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
+						  scols_wrapnl_nextchunk, NULL);
+			scols_column_set_safechars(cl, "\n");
+		}
 	}
 	return tb;
+}
+
+char columns_list_sep(const struct table_style *style)
+{
+	return style->json ? '\n' : ',';
 }
 
 void columns_print_help(FILE *out, const struct column_info *cols, size_t ncols)

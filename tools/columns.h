@@ -16,7 +16,7 @@ struct column_info {
 	const char *name;  /* as typed after -o and shown in the header */
 	double whint;
 	int flags;         /* SCOLS_FL_* */
-	int json_type;     /* SCOLS_JSON_* */
+	int json_type;     /* SCOLS_JSON_*; array cells are filled with columns_list_sep() */
 	const char *help;
 };
 
@@ -36,6 +36,10 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 /* A new table with the chosen columns; NULL when out of memory. */
 struct libscols_table *columns_table_new(const struct column_info *cols, const int *ids,
 					 size_t nids, const struct table_style *style);
+
+/* What separates the elements of a list cell: ',' in tables, '\n' in JSON
+ * (where each becomes an array element). */
+char columns_list_sep(const struct table_style *style);
 
 /* The "Available output columns" part of a --help text. */
 void columns_print_help(FILE *out, const struct column_info *cols, size_t ncols);

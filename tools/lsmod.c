@@ -135,7 +135,8 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 	return err;
 }
 
-static int set_cell(struct libscols_line *ln, size_t col, const struct rot_module *m, int id)
+static int set_cell(struct libscols_line *ln, size_t col, const struct rot_module *m, int id,
+		    char list_sep)
 {
 	char num[32];
 	const char *text = num;
@@ -151,7 +152,7 @@ static int set_cell(struct libscols_line *ln, size_t col, const struct rot_modul
 		snprintf(num, sizeof(num), "%ld", rot_module_refcnt(m));
 		break;
 	case COL_HOLDERS: {
-		/* Joined with ',' for tables; smartcols turns it into a JSON array. */
+		/* In JSON, smartcols turns the separated list into an array. */
 		size_t n = rot_module_holder_count(m), len = 1;
 		for (size_t i = 0; i < n; i++)
 			len += strlen(rot_module_holder(m, i)) + 1;
@@ -160,7 +161,8 @@ static int set_cell(struct libscols_line *ln, size_t col, const struct rot_modul
 			return -ENOMEM;
 		*p = '\0';
 		for (size_t i = 0; i < n; i++)
-			p += sprintf(p, "%s%s", i ? "," : "", rot_module_holder(m, i));
+			p += sprintf(p, "%s%s", i ? (char[]){ list_sep, '\0' } : "",
+				     rot_module_holder(m, i));
 		return scols_line_refer_data(ln, col, joined);
 	}
 	case COL_STATE:
@@ -194,7 +196,7 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 			break;
 		}
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			err = set_cell(ln, c, m, o->ids[c]);
+			err = set_cell(ln, c, m, o->ids[c], columns_list_sep(&o->style));
 	}
 	if (err == 0)
 		err = scols_print_table(tb);
