@@ -1,0 +1,85 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The built man pages render cleanly and document what the tools offer.
+
+load /usr/lib/bats/bats-support/load.bash
+load /usr/lib/bats/bats-assert/load.bash
+
+setup()
+{
+	command -v man >/dev/null || command -v groff >/dev/null ||
+		command -v mandoc >/dev/null || skip "no man, groff or mandoc to render man pages"
+}
+
+# Renders a built page as plain text, as man(1) shows it (or groff or
+# mandoc where there is no man). Hyphenation and justification are off so
+# that an option is never split across lines, and the width is fixed so the
+# result does not depend on the terminal.
+render()
+{
+	local page=$top_builddir/man/$1
+	if command -v man >/dev/null; then
+		LC_ALL=C.UTF-8 MANWIDTH=80 man --nh --nj -l "$page" | col -b
+	elif command -v groff >/dev/null; then
+		LC_ALL=C.UTF-8 groff -t -man -Tutf8 -rLL=80n -rHY=0 -P-cbou "$page"
+	else
+		LC_ALL=C.UTF-8 mandoc -Tutf8 -Owidth=80 "$page" | col -b
+	fi
+}
+
+# Prints the formatter's warnings about a built page. man-db does not pass
+# them on when its output is not a terminal, so ask the formatter itself:
+# groff, which man-db runs, with every warning (-wall leaves out undefined
+# macros), or mandoc.
+format_warnings()
+{
+	local page=$top_builddir/man/$1
+	if command -v groff >/dev/null; then
+		LC_ALL=C.UTF-8 groff -t -man -Tutf8 -ww -z "$page" 2>&1
+	else
+		mandoc -Tlint -Wwarning "$page" 2>&1
+	fi
+}
+
+# The long options a tool's --help lists, one per line.
+help_long_options()
+{
+	"$top_builddir/tools/$1" --help | grep -oE -- '--[A-Za-z][A-Za-z-]*' | LC_ALL=C sort -u
+}
+
+# The output columns a tool's --help lists, one per line.
+help_columns()
+{
+	"$top_builddir/tools/$1" --help |
+		awk '/^Available output columns:/ { on = 1; next } on && NF { print $1 }'
+}
+
+@test "lsmod.8 renders" {
+	run render lsmod.8
+	assert_success
+	assert_line --regexp '^ +lsmod - list the kernel'
+}
+
+@test "lsmod.8 formats without warnings" {
+	run format_warnings lsmod.8
+	assert_success
+	assert_output ''
+}
+
+@test "lsmod.8 documents every long option lsmod --help lists" {
+	local page opt missing=
+	page=$(render lsmod.8)
+	for opt in $(help_long_options lsmod); do
+		grep -qE -- "(^|[^-[:alnum:]])$opt([^-[:alnum:]]|$)" <<<"$page" || missing+=" $opt"
+	done
+	[[ -z $missing ]] || fail "lsmod.8 does not document:$missing"
+}
+
+@test "lsmod.8 documents every output column lsmod --help lists" {
+	local section col missing=
+	section=$(render lsmod.8 | sed -n '/^OUTPUT COLUMNS/,/^[A-Z]/p')
+	for col in $(help_columns lsmod); do
+		grep -qE "^ +$col\$" <<<"$section" || missing+=" $col"
+	done
+	[[ -z $missing ]] || fail "lsmod.8 does not document the columns:$missing"
+}
