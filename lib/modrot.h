@@ -52,6 +52,9 @@ size_t rot_snapshot_count(const struct rot_snapshot *snap);
 size_t rot_snapshot_live_count(const struct rot_snapshot *snap);
 const struct rot_module *rot_snapshot_module(const struct rot_snapshot *snap, size_t i);
 
+/* The position of m in the snapshot, for tools that keep per-module marks. */
+size_t rot_snapshot_index_of(const struct rot_snapshot *snap, const struct rot_module *m);
+
 /* The live module of that (normalised) name, or NULL. */
 const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 						const char *name);
@@ -72,6 +75,57 @@ size_t rot_module_holder_count(const struct rot_module *m);
 const char *rot_module_holder(const struct rot_module *m, size_t i);
 
 const char *rot_state_name(enum rot_state state);
+
+/* ---- unloading and reclaiming ---- */
+
+/* delete_module(2) flag of the rot ABI: free the rotting instances of a name. */
+#define ROT_MODULE_RECLAIM 0x40000000u
+
+enum rot_unload_flags {
+	ROT_UNLOAD_FORCE = 1 << 0, /* O_TRUNC: unload a permanent (or, on a stock kernel, used) module */
+};
+
+/*
+ * Unloads a live module without waiting (O_NONBLOCK). On a rot kernel it
+ * now rots; on a stock kernel its memory is freed. Returns delete_module's
+ * negative errno: -ENOENT not live, -EWOULDBLOCK holders (or, stock, a
+ * reference), -EBUSY loading, unloading or permanent, -EPERM.
+ */
+int rot_unload(const char *name, unsigned flags);
+
+/*
+ * Frees every rotting instance of name (one delete_module call) and taints
+ * the kernel R. A stock kernel ignores unknown flag bits and would unload
+ * the live module instead, so this refuses with -EOPNOTSUPP unless the
+ * snapshot shows a rot kernel. -ENOENT: nothing of that name rots.
+ */
+int rot_reclaim(const struct rot_snapshot *snap, const char *name);
+
+/* Rotting instances of one name. */
+struct rot_group {
+	const char *name;
+	size_t instances;
+	uint64_t bytes;
+};
+
+/*
+ * Groups the snapshot's rotting instances by name, largest total first
+ * (then by name). *groups is malloc'd; its names point into the snapshot.
+ */
+int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_group **groups,
+				size_t *ngroups);
+
+/*
+ * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
+ * that two of them never reclaim the same instances while each counts
+ * them as its own. Take it before reading the snapshot that the counts
+ * come from. Returns a descriptor for rot_reclaim_unlock, or a negative errno.
+ */
+int rot_reclaim_lock(void);
+void rot_reclaim_unlock(int lock);
+
+/* True when name is built into the kernel (/sys/module/NAME without initstate). */
+bool rot_module_is_builtin(const char *name);
 
 /* ---- kernel taint ---- */
 

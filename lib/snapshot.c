@@ -345,6 +345,11 @@ const struct rot_module *rot_snapshot_module(const struct rot_snapshot *snap, si
 	return i < snap->count ? &snap->mods[i] : NULL;
 }
 
+size_t rot_snapshot_index_of(const struct rot_snapshot *snap, const struct rot_module *m)
+{
+	return (size_t)(m - snap->mods);
+}
+
 const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 						const char *name)
 {

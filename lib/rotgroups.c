@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "modrot.h"
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(rot_module_name(*(const struct rot_module *const *)a),
+		      rot_module_name(*(const struct rot_module *const *)b));
+}
+
+static int largest_first(const void *a, const void *b)
+{
+	const struct rot_group *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_group **groups,
+				size_t *ngroups)
+{
+	size_t first = rot_snapshot_live_count(snap), n = rot_snapshot_count(snap) - first;
+	const struct rot_module **sorted = malloc((n + 1) * sizeof(*sorted));
+	struct rot_group *g = malloc((n + 1) * sizeof(*g));
+	if (!sorted || !g) {
+		free(sorted);
+		free(g);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = rot_snapshot_module(snap, first + i);
+	qsort(sorted, n, sizeof(*sorted), by_name);
+
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = rot_module_name(sorted[i]);
+		if (k == 0 || strcmp(g[k - 1].name, name) != 0)
+			g[k++] = (struct rot_group){ .name = name };
+		g[k - 1].instances++;
+		g[k - 1].bytes += rot_module_size(sorted[i]);
+	}
+	free(sorted);
+	qsort(g, k, sizeof(*g), largest_first);
+	*groups = g;
+	*ngroups = k;
+	return 0;
+}
