@@ -71,6 +71,14 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void cli_notice(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_NOTICE, NULL, fmt, ap);
+	va_end(ap);
+}
+
 void cli_info(const char *fmt, ...)
 {
 	if (!verbosity)
@@ -140,5 +148,36 @@ int cli_write_stdout(const char *buf, size_t len)
 		buf += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+int cli_parse_size(const char *text, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	const char *p = text;
+	uint64_t v = 0;
+
+	if (*p < '0' || *p > '9')
+		return -EINVAL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p) {
+		const char *u = strchr(units, *p >= 'a' ? *p - 32 : *p);
+		if (!u)
+			return -EINVAL;
+		unsigned shift = 10 * (unsigned)(u - units + 1);
+		if (v > (UINT64_MAX >> shift))
+			return -ERANGE;
+		v <<= shift;
+		p++;
+		if (strcmp(p, "iB") == 0 || strcmp(p, "B") == 0 || strcmp(p, "b") == 0)
+			p += strlen(p);
+	}
+	if (*p)
+		return -EINVAL;
+	*bytes = v;
 	return 0;
 }

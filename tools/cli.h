@@ -10,6 +10,8 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdnoreturn.h>
 
 enum cli_exit {
@@ -36,6 +38,8 @@ noreturn void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf,
 
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Always printed: "prog: MESSAGE". */
+void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only with -v. */
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -48,6 +52,13 @@ void cli_print_version(void);
 
 /* The exit code for a failure with this negative errno. */
 enum cli_exit cli_exit_for_errno(int err);
+
+/*
+ * Parses a size such as 16M, 512K, 1G or 4096 (bytes; K, M, G, T are
+ * powers of 1024, an optional trailing B or iB is accepted). Returns
+ * -EINVAL or -ERANGE.
+ */
+int cli_parse_size(const char *text, uint64_t *bytes);
 
 /* Writes all of buf to stdout; returns 0 or a negative errno. */
 int cli_write_stdout(const char *buf, size_t len);

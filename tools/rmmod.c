@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rmmod: unload modules. On a rot kernel an unloaded module rots: its exit
+ * has run and its name is free, but its memory stays until reclaimed.
+ *
+ * One snapshot is read up front; each module then costs one delete_module
+ * call. Unloaded modules are marked in the snapshot's index space so that
+ * later arguments and --remove-holders see them as gone.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "modrot.h"
+#include "outbuf.h"
+#include "reclaim-report.h"
+
+struct rmmod_opts {
+	unsigned unload_flags;
+	bool remove_holders;
+	bool reclaim;
+};
+
+struct rmmod_run {
+	const struct rmmod_opts *opts;
+	struct rot_snapshot *snap;
+	bool *gone;          /* per snapshot index: unloaded by this run */
+	bool talk;           /* say what rots: -v, or stderr is a terminal */
+	unsigned failures;
+	unsigned perm_failures;
+	unsigned reclaimed;
+};
+
+static void help(void)
+{
+	printf("Usage: %s [OPTIONS] MODULE...\n"
+	       "Unload modules. On a rot kernel an unloaded module's memory stays\n"
+	       "allocated (it rots) until it is reclaimed.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -f, --force            unload even a permanent module (taints the kernel R)\n"
+	       "      --remove-holders   first unload the live modules that depend on MODULE\n"
+	       "      --reclaim          unload MODULE if live, then free all its rotting\n"
+	       "                         instances (taints the kernel R)\n"
+	       "  -s, --syslog           report errors to syslog instead of stderr\n"
+	       "  -v, --verbose          say what each unload leaves behind\n"
+	       "  -h, --help             show this help\n"
+	       "  -V, --version          show the version\n",
+	       cli_progname());
+}
+
+static const struct rot_module *find_present(const struct rmmod_run *r, const char *name)
+{
+	const struct rot_module *m = rot_snapshot_find_live(r->snap, name);
+	if (m && r->gone[rot_snapshot_index_of(r->snap, m)])
+		return NULL;
+	return m;
+}
+
+static void fail(struct rmmod_run *r, int err)
+{
+	r->failures++;
+	if (err == -EPERM || err == -EACCES)
+		r->perm_failures++;
+}
+
+static void report_in_use(const struct rmmod_run *r, const struct rot_module *m)
+{
+	struct outbuf list;
+
+	if (outbuf_init(&list, 256) < 0)
+		return;
+	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+		const char *h = rot_module_holder(m, i);
+		if (!find_present(r, h))
+			continue;
+		outbuf_putc(&list, ' ');
+		outbuf_puts(&list, h);
+	}
+	outbuf_putc(&list, '\0');
+	cli_error("Module %s is in use by:%s", rot_module_name(m),
+		  outbuf_failed(&list) ? " (out of memory)" : list.buf);
+	outbuf_release(&list);
+}
+
+/* Turns delete_module's answer into kmod's words, or better ones. */
+static void report_unload_error(const struct rmmod_run *r, const char *name,
+				const struct rot_module *m, int err)
+{
+	switch (-err) {
+	case ENOENT:
+		if (rot_module_is_builtin(name))
+			cli_error("Module %s is builtin.", name);
+		else
+			cli_error("Module %s is not currently loaded", name);
+		break;
+	case EWOULDBLOCK:
+		if (m && rot_module_holder_count(m))
+			report_in_use(r, m);
+		else
+			cli_error("Module %s is in use", name);
+		break;
+	case EBUSY:
+		if (m && rot_module_state(m) == ROT_STATE_LOADING)
+			cli_error("Module %s is busy: its init is still running", name);
+		else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
+			cli_error("Module %s is busy: it is already unloading", name);
+		else if (m && rot_module_is_permanent(m))
+			cli_error("Module %s is permanent (it has no exit function); "
+				  "-f forces it and taints the kernel", name);
+		else
+			cli_error("Module %s is busy", name);
+		break;
+	default:
+		cli_error("could not remove module %s: %s", name, strerror(-err));
+	}
+}
+
+static void mark_gone(struct rmmod_run *r, const struct rot_module *m)
+{
+	if (m)
+		r->gone[rot_snapshot_index_of(r->snap, m)] = true;
+}
+
+/* Checks what the snapshot already tells, so a refusal costs no syscall. */
+static int precheck(const struct rmmod_run *r, const struct rot_module *m)
+{
+	if (!m)
+		return -ENOENT;
+	/* On a stock kernel each holder also holds a reference; holders this
+	 * run unloaded have dropped theirs. */
+	long refs = rot_module_refcnt(m);
+	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+		if (find_present(r, rot_module_holder(m, i)))
+			return -EWOULDBLOCK;
+		if (!rot_snapshot_has_rot(r->snap))
+			refs--;
+	}
+	if (!(r->opts->unload_flags & ROT_UNLOAD_FORCE) && refs > 0)
+		return -EWOULDBLOCK;
+	return 0;
+}
+
+static int unload_one(struct rmmod_run *r, const char *name)
+{
+	const struct rot_module *m = find_present(r, name);
+	int err = precheck(r, m);
+
+	if (err == 0)
+		err = rot_unload(name, r->opts->unload_flags);
+	if (err < 0) {
+		report_unload_error(r, name, m, err);
+		fail(r, err);
+		return err;
+	}
+	mark_gone(r, m);
+	if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim)
+		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated; "
+			   "'rmmod --reclaim %s' frees them and taints the kernel",
+			   name, m ? rot_module_size(m) : 0, name);
+	else
+		cli_info("%s unloaded", name);
+	return 0;
+}
+
+/* Holders first, deepest first, each once: a post-order walk of the holder graph. */
+static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsigned depth)
+{
+	if (depth > 4096)
+		return -ELOOP;
+	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+		const struct rot_module *h = find_present(r, rot_module_holder(m, i));
+		if (!h)
+			continue;
+		int err = unload_holders(r, h, depth + 1);
+		if (err == 0 && find_present(r, rot_module_name(h)))
+			err = unload_one(r, rot_module_name(h));
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+struct rot_count {
+	size_t instances;
+	uint64_t bytes;
+};
+
+static struct rot_count rotting_of(const struct rot_snapshot *snap, const char *name)
+{
+	struct rot_count c = { 0, 0 };
+	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		if (strcmp(rot_module_name(m), name) == 0) {
+			c.instances++;
+			c.bytes += rot_module_size(m);
+		}
+	}
+	return c;
+}
+
+static void reclaim_one(struct rmmod_run *r, const char *name)
+{
+	const struct rot_module *live = find_present(r, name);
+	struct rot_count c = rotting_of(r->snap, name);
+
+	if (live) {
+		if (unload_one(r, name) < 0)
+			return;
+		c.instances++;
+		c.bytes += rot_module_size(live);
+	}
+	int err = rot_reclaim(r->snap, name);
+	if (err == -ENOENT) {
+		cli_error("Module %s has no rotting instances%s", name,
+			  live ? "" : " and is not currently loaded");
+		fail(r, err);
+		return;
+	}
+	if (err < 0) {
+		cli_error("could not reclaim module %s: %s", name, strerror(-err));
+		fail(r, err);
+		return;
+	}
+	r->reclaimed++;
+	report_reclaimed(name, c.instances, c.bytes, false);
+}
+
+static void print_taint_change(unsigned long before)
+{
+	unsigned long after;
+
+	if (rot_taint_read(&after) < 0)
+		cli_warn("could not read the kernel taint after reclaiming");
+	else
+		report_taint_change(before, after, false);
+}
+
+static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
+{
+	enum { OPT_REMOVE_HOLDERS = 256, OPT_RECLAIM };
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "remove-holders", no_argument, NULL, OPT_REMOVE_HOLDERS },
+		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		{ "syslog", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = cli_next_option(argc, argv, "fsvhV", longopts)) != -1) {
+		switch (c) {
+		case 'f':
+			o->unload_flags |= ROT_UNLOAD_FORCE;
+			break;
+		case OPT_REMOVE_HOLDERS:
+			o->remove_holders = true;
+			break;
+		case OPT_RECLAIM:
+			o->reclaim = true;
+			break;
+		case 's':
+			cli_set_syslog(true);
+			break;
+		case 'v':
+			cli_more_verbose();
+			break;
+		case 'h':
+			help();
+			exit(CLI_EXIT_OK);
+		case 'V':
+			cli_print_version();
+			exit(CLI_EXIT_OK);
+		}
+	}
+	if (optind >= argc)
+		cli_usage_fail("missing module name");
+}
+
+/* Normalises every argument up front: a bad name is a usage error, and
+ * nothing is unloaded. */
+static char (*normalised_names(int argc, char *argv[]))[ROT_NAME_MAX + 1]
+{
+	char (*names)[ROT_NAME_MAX + 1] = calloc((size_t)argc, sizeof(*names));
+	if (!names)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		int err = rot_name_normalise(argv[i], names[i]);
+		if (err == -ENAMETOOLONG)
+			cli_usage_fail("'%s' is not a module name: longer than %d bytes",
+				       argv[i], ROT_NAME_MAX);
+		if (err < 0)
+			cli_usage_fail("'%s' is not a module name", argv[i]);
+	}
+	return names;
+}
+
+int main(int argc, char *argv[])
+{
+	struct rmmod_opts o = { 0 };
+	struct rmmod_run r = { .opts = &o };
+	unsigned long taint_before = 0;
+
+	cli_init("rmmod");
+	parse_options(argc, argv, &o);
+	int nnames = argc - optind;
+	char (*names)[ROT_NAME_MAX + 1] = normalised_names(nnames, argv + optind);
+	if (!names) {
+		cli_error("out of memory");
+		return CLI_EXIT_PARTIAL;
+	}
+
+	/* Counts of what a reclaim frees come from this snapshot: hold off other
+	 * reclaiming runs until we are done. */
+	int lock = o.reclaim ? rot_reclaim_lock() : -1;
+	int err = rot_snapshot_read(&r.snap);
+	if (err < 0) {
+		rot_reclaim_unlock(lock);
+		free(names);
+		if (err == -ENOENT) {
+			cli_error("this kernel has no module support (/proc/modules is missing)");
+			return CLI_EXIT_UNSUPPORTED;
+		}
+		cli_error("could not read the module list: %s", strerror(-err));
+		return cli_exit_for_errno(err);
+	}
+	if (o.reclaim && !rot_snapshot_has_rot(r.snap)) {
+		cli_error("this kernel has no module rot support: nothing to reclaim");
+		rot_reclaim_unlock(lock);
+		rot_snapshot_free(r.snap);
+		free(names);
+		return CLI_EXIT_UNSUPPORTED;
+	}
+	if (o.reclaim && rot_taint_read(&taint_before) < 0)
+		cli_warn("could not read the kernel taint");
+
+	r.gone = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.gone));
+	if (!r.gone) {
+		cli_error("out of memory");
+		rot_reclaim_unlock(lock);
+		rot_snapshot_free(r.snap);
+		free(names);
+		return CLI_EXIT_PARTIAL;
+	}
+	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+
+	for (int i = 0; i < nnames; i++) {
+		const char *name = names[i];
+		const struct rot_module *m = find_present(&r, name);
+		if (o.remove_holders && m && unload_holders(&r, m, 0) < 0)
+			continue;
+		if (o.reclaim)
+			reclaim_one(&r, name);
+		else
+			unload_one(&r, name);
+	}
+	if (o.reclaim && r.reclaimed)
+		print_taint_change(taint_before);
+	rot_reclaim_unlock(lock);
+
+	free(r.gone);
+	rot_snapshot_free(r.snap);
+	free(names);
+	if (fflush(stdout) != 0) {
+		cli_error("could not write the report: %s", strerror(errno));
+		return CLI_EXIT_PARTIAL;
+	}
+	if (r.failures == 0)
+		return CLI_EXIT_OK;
+	return r.perm_failures == r.failures ? CLI_EXIT_PERM : CLI_EXIT_PARTIAL;
+}
