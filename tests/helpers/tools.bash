@@ -1,0 +1,81 @@
+# Shared set-up for the tools' bats suites.
+#
+#   load helpers/tools
+#   kernel_new rot|stock [simkernel create options]   # fresh kernel in $K
+#   run on_kernel "$LSMOD" -J                         # a command on it
+#   kmod_load NAME...                                 # Debian's insmod of fixtures
+#
+# Tools are called by absolute path ($LSMOD, $KMOD_LSMOD, ...) so that a
+# test never picks up the wrong lsmod from PATH.
+load /usr/lib/bats/bats-support/load.bash
+load /usr/lib/bats/bats-assert/load.bash
+load /usr/lib/bats/bats-file/load.bash
+
+: "${top_builddir:?run the suites through make check}"
+SIM=$top_builddir/tests/simkernel/simkernel
+FIXTURES=$top_builddir/tests/fixtures/out
+LSMOD=$top_builddir/tools/lsmod
+KMOD_LSMOD=/sbin/lsmod
+KMOD_INSMOD=/sbin/insmod
+KMOD_RMMOD=/sbin/rmmod
+
+kernel_new() {
+	local mode=$1
+	shift
+	K=$BATS_TEST_TMPDIR/kernel
+	"$SIM" create "$K" --mode "$mode" "$@"
+}
+
+on_kernel() {
+	"$SIM" run "$K" -- "$@"
+}
+
+# As a process without CAP_SYS_MODULE.
+on_kernel_nocap() {
+	"$SIM" run "$K" --nocap -- "$@"
+}
+
+kmod_load() {
+	local m
+	for m in "$@"; do
+		on_kernel "$KMOD_INSMOD" "$FIXTURES/$m.ko" || return
+	done
+}
+
+kmod_unload() {
+	on_kernel "$KMOD_RMMOD" "$@"
+}
+
+# The simulated kernel's own view, to check that a call changed what it
+# should and nothing else.
+kernel_state() {
+	"$SIM" state "$K"
+}
+
+RMMOD=$top_builddir/tools/rmmod
+MODREAP=$top_builddir/tools/modreap
+
+# Bytes of one live (or, with "rotting", every rotting) instance of NAME.
+live_size() { kernel_state | awk -v n="$1" '$1 == "live" && $2 == n { print $3 }'; }
+rotting_bytes() { kernel_state | awk -v n="${1:-}" '$1 == "rotting" && (n == "" || $2 == n) { s += $3 } END { print s + 0 }'; }
+rotting_count() { kernel_state | awk -v n="${1:-}" '$1 == "rotting" && (n == "" || $2 == n) { c++ } END { print c + 0 }'; }
+is_live() { kernel_state | awk -v n="$1" '$1 == "live" && $2 == n { f = 1 } END { exit !f }'; }
+taint() { kernel_state | awk '$1 == "taint" { print $2 }'; }
+
+# Runs a tool under valgrind on the kernel; fails on any memory error or
+# leak (the simulated kernel's own allocations are suppressed). Not for
+# ASan builds, which check themselves.
+valgrind_clean() {
+	run on_kernel valgrind -q --error-exitcode=99 --leak-check=full \
+		--show-leak-kinds=all --errors-for-leak-kinds=all \
+		--suppressions="$top_srcdir/tests/valgrind.supp" "$@"
+	if [ "$status" -eq 99 ]; then
+		echo "valgrind found errors in: $*"
+		echo "$output"
+		return 1
+	fi
+}
+
+skip_if_sanitized() {
+	[ "$MODROT_SANITIZED" = no ] || skip "valgrind cannot run ASan builds; ASan checks this build"
+}

@@ -1,0 +1,226 @@
+#!/usr/bin/env bats
+# modreap: reporting rot, reclaiming it by name, all of it or down to a
+# ceiling, dry runs, JSON, --watch, and racing reapers.
+
+load helpers/tools
+
+setup() {
+	kernel_new rot
+}
+
+# delta rots three times, alpha once, failinit twice (failed inits).
+make_rot() {
+	local i
+	for i in 1 2 3; do
+		kmod_load delta
+		kmod_unload delta
+	done
+	kmod_load alpha
+	kmod_unload alpha
+	on_kernel "$KMOD_INSMOD" "$FIXTURES/failinit.ko" || true
+	on_kernel "$KMOD_INSMOD" "$FIXTURES/failinit.ko" || true
+	assert_equal "$(rotting_count)" 6
+}
+
+@test "modreap with no arguments reports rot by name and its total, and reclaims nothing" {
+	make_rot
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$MODREAP"
+	assert_success
+	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES$'
+	assert_line --regexp "^delta +3 +$(rotting_bytes delta)\$"
+	assert_line --regexp "^failinit +2 +$(rotting_bytes failinit)\$"
+	assert_line --regexp "^alpha +1 +$(rotting_bytes alpha)\$"
+	assert_equal "${lines[-1]}" "total: 6 rotting instances of 3 names, $(rotting_bytes) bytes"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modreap lists names largest first" {
+	make_rot
+	run on_kernel "$MODREAP"
+	order=$(printf '%s\n' "${lines[@]:1:3}" | awk '{ print $3 }')
+	assert_equal "$order" "$(echo "$order" | sort -rn)"
+}
+
+@test "modreap on a kernel with nothing rotting reports zero" {
+	run on_kernel "$MODREAP"
+	assert_success
+	assert_output "total: 0 rotting instances of 0 names, 0 bytes"
+}
+
+@test "modreap -J reports rot as JSON whose sums match the kernel" {
+	make_rot
+	run on_kernel "$MODREAP" -J
+	assert_success
+	assert_equal "$(echo "$output" | jq '[.rotting[].bytes] | add')" "$(rotting_bytes)"
+	assert_equal "$(echo "$output" | jq '.summary.bytes')" "$(rotting_bytes)"
+	assert_equal "$(echo "$output" | jq '.summary.instances')" 6
+	assert_equal "$(echo "$output" | jq -r '.rotting[] | select(.name == "delta") | .instances')" 3
+}
+
+@test "modreap NAME reclaims only that name, with a summary and the taint" {
+	make_rot
+	bytes=$(rotting_bytes delta)
+	left=$(( $(rotting_bytes) - bytes ))
+	run --separate-stderr on_kernel "$MODREAP" delta
+	assert_success
+	assert_line --index 0 "delta: reclaimed 3 instances, $bytes bytes"
+	assert_line --index 1 "total: reclaimed 3 instances, $bytes bytes; $left bytes still rot; kernel taint: none -> R (8)"
+	assert_equal "$(rotting_count delta)" 0
+	assert_equal "$(rotting_count)" 3
+	assert_equal "$(taint)" 8
+	"$SIM" ledger "$K" --check
+}
+
+@test "modreap -a reclaims everything, and the ledger shows every rotted byte freed once" {
+	make_rot
+	rotted=$(rotting_bytes)
+	run on_kernel "$MODREAP" -a -q
+	assert_success
+	assert_output ""
+	assert_equal "$(rotting_count)" 0
+	freed=$("$SIM" ledger "$K" | awk '$2 == "reclaim" { s += $5 } END { print s }')
+	assert_equal "$freed" "$rotted"
+	"$SIM" ledger "$K" --check
+}
+
+@test "modreap --down-to reclaims the largest names until at most SIZE rots" {
+	make_rot
+	ceiling=$(( $(rotting_bytes alpha) ))
+	run on_kernel "$MODREAP" --down-to "$ceiling"
+	assert_success
+	[ "$(rotting_bytes)" -le "$ceiling" ]
+	# Largest first: the smallest group, alpha, is the one left.
+	assert_equal "$(rotting_count alpha)" 1
+	assert_equal "$(rotting_count)" 1
+}
+
+@test "modreap --down-to with rot already under the ceiling does nothing" {
+	make_rot
+	before=$(kernel_state)
+	run on_kernel "$MODREAP" --down-to 1G
+	assert_success
+	assert_equal "$(kernel_state)" "$before"
+	assert_line "total: reclaimed 0 instances, 0 bytes; $(rotting_bytes) bytes still rot; kernel taint: none -> none (0)"
+}
+
+@test "modreap -n says what would be freed and frees nothing" {
+	make_rot
+	before=$(kernel_state)
+	ledger=$("$SIM" ledger "$K")
+	run on_kernel "$MODREAP" -n -a
+	assert_success
+	assert_line "delta: would reclaim 3 instances, $(rotting_bytes delta) bytes"
+	assert_line "total: would reclaim 6 instances, $(rotting_bytes) bytes; 0 bytes would still rot; kernel taint would go: none -> R (8)"
+	assert_equal "$(kernel_state)" "$before"
+	assert_equal "$("$SIM" ledger "$K")" "$ledger"
+}
+
+@test "modreap -J after reclaiming gives the reclaimed names and a summary" {
+	make_rot
+	total=$(rotting_bytes)
+	run on_kernel "$MODREAP" -a -J
+	assert_success
+	assert_equal "$(echo "$output" | jq '.summary.bytes')" "$total"
+	assert_equal "$(echo "$output" | jq '.summary.rot_left')" 0
+	assert_equal "$(echo "$output" | jq -r '.summary.taint_after')" R
+	assert_equal "$(echo "$output" | jq '[.rotting[].instances] | add')" 6
+}
+
+@test "modreap of a name with nothing rotting fails for it and reclaims the rest" {
+	make_rot
+	run --separate-stderr on_kernel "$MODREAP" zeta alpha
+	assert_equal "$status" 1
+	assert_equal "$stderr" "modreap: ERROR: Module zeta has no rotting instances"
+	assert_equal "$(rotting_count alpha)" 0
+	assert_equal "$(rotting_count delta)" 3
+}
+
+@test "modreap on a stock kernel exits 3" {
+	kernel_new stock
+	kmod_load delta
+	before=$(kernel_state)
+	for args in "" "-a" "--down-to 1M"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr on_kernel "$MODREAP" $args
+		assert_equal "$status" 3
+		assert_equal "$stderr" "modreap: ERROR: this kernel has no module rot support (/proc/rotting_modules is missing)"
+	done
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modreap without CAP_SYS_MODULE can report but reclaiming exits 4" {
+	make_rot
+	before=$(kernel_state)
+	run on_kernel_nocap "$MODREAP"
+	assert_success
+	run --separate-stderr on_kernel_nocap "$MODREAP" delta
+	assert_equal "$status" 4
+	assert_equal "$stderr" "modreap: ERROR: could not reclaim module delta: Operation not permitted"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modreap usage errors exit 2 and change nothing" {
+	make_rot
+	before=$(kernel_state)
+	for args in "-a delta" "--down-to 1M -a" "--watch" "--down-to 12Q" "--down-to -1" \
+		"--watch --down-to 1M --interval 0" "--interval 2" "-J -q" "--bogus"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr on_kernel "$MODREAP" $args
+		assert_equal "$status" 2
+		assert_equal "${#stderr_lines[@]}" 1
+		assert_output ""
+	done
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modreap --watch keeps rot under the ceiling while modules load and unload" {
+	ceiling=$(( 3 * $(kmod_load delta; live_size delta) ))
+	kmod_unload delta
+	# exec, so that the signal below reaches modreap itself.
+	(exec "$SIM" run "$K" -- "$MODREAP" --watch --down-to "$ceiling" --interval 0.05 \
+		> "$BATS_TEST_TMPDIR/watch.out") &
+	reaper=$!
+	# Another process probes and unloads, leaving rot each time.
+	for _ in $(seq 40); do
+		kmod_load delta alpha
+		kmod_unload delta alpha
+	done
+	sleep 0.3
+	[ "$(rotting_bytes)" -le "$ceiling" ]
+	kill -TERM "$reaper"
+	wait "$reaper"
+	# The summary counts what was freed, and the ledger agrees.
+	freed=$("$SIM" ledger "$K" | awk '$2 == "reclaim" { s += $5 } END { print s }')
+	summary=$(tail -1 "$BATS_TEST_TMPDIR/watch.out")
+	[[ "$summary" == "total: reclaimed "*", $freed bytes; "* ]]
+	[[ "$summary" == *"kernel taint: none -> R (8)" ]]
+	"$SIM" ledger "$K" --check
+}
+
+@test "two modreap processes racing never free an instance twice or miscount" {
+	"$SIM" populate "$K" --live 0 --rotting 400 --seed 11
+	rotted=$(rotting_bytes)
+	on_kernel "$MODREAP" -a -J > "$BATS_TEST_TMPDIR/a.json" &
+	a=$!
+	on_kernel "$MODREAP" -a -J > "$BATS_TEST_TMPDIR/b.json" &
+	b=$!
+	wait "$a"
+	wait "$b"
+	sum=$(( $(jq '.summary.bytes' "$BATS_TEST_TMPDIR/a.json") + $(jq '.summary.bytes' "$BATS_TEST_TMPDIR/b.json") ))
+	assert_equal "$sum" "$rotted"
+	assert_equal "$(rotting_count)" 0
+	"$SIM" ledger "$K" --check
+}
+
+@test "modreap is clean under valgrind: report, JSON, dry run and reclaim" {
+	skip_if_sanitized
+	make_rot
+	valgrind_clean "$MODREAP"
+	valgrind_clean "$MODREAP" -J
+	valgrind_clean "$MODREAP" -n -a -J
+	valgrind_clean "$MODREAP" zeta delta
+	assert_failure 1
+	valgrind_clean "$MODREAP" --down-to 1K
+	assert_success
+}

@@ -1,0 +1,248 @@
+#!/usr/bin/env bats
+# rmmod: unloading on rot and stock kernels, kmod's words, holders, reclaim.
+
+load helpers/tools
+
+setup() {
+	kernel_new rot
+}
+
+@test "rmmod on a rot kernel unloads the module and it rots with the same size" {
+	kmod_load alpha delta
+	size=$(live_size delta)
+	run --separate-stderr on_kernel "$RMMOD" delta
+	assert_success
+	assert_equal "$output" ""
+	assert_equal "$stderr" ""
+	run is_live delta
+	assert_failure
+	assert_equal "$(rotting_count delta)" 1
+	assert_equal "$(rotting_bytes delta)" "$size"
+	is_live alpha
+	assert_equal "$(taint)" 0
+	"$SIM" ledger "$K" --check
+}
+
+@test "rmmod -v says how many bytes stay allocated and how to reclaim them" {
+	kmod_load delta
+	size=$(live_size delta)
+	run --separate-stderr on_kernel "$RMMOD" -v delta
+	assert_success
+	assert_equal "$stderr" "rmmod: delta now rots: $size bytes stay allocated; 'rmmod --reclaim delta' frees them and taints the kernel"
+}
+
+@test "rmmod of a module that is not loaded exits 1 with kmod's words and changes nothing" {
+	kmod_load alpha
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD" zeta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module zeta is not currently loaded"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "rmmod prints each error once, where kmod prints it twice" {
+	run --separate-stderr on_kernel "$RMMOD" zeta
+	assert_equal "$(echo "$stderr" | wc -l)" 1
+	run --separate-stderr on_kernel "$KMOD_RMMOD" zeta
+	# kmod's first line is the same words.
+	assert_equal "$(echo "$stderr" | head -1)" "rmmod: ERROR: Module zeta is not currently loaded"
+}
+
+@test "rmmod of a module with holders exits 1 and names them, as kmod does" {
+	kmod_load alpha beta
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD" alpha
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module alpha is in use by: beta"
+	assert_equal "$(kernel_state)" "$before"
+	run --separate-stderr on_kernel "$KMOD_RMMOD" alpha
+	assert_equal "$(echo "$stderr" | head -1)" "rmmod: ERROR: Module alpha is in use by: beta"
+}
+
+@test "rmmod of a builtin module says it is builtin" {
+	kernel_new rot --builtin ext4
+	run --separate-stderr on_kernel "$RMMOD" ext4
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module ext4 is builtin."
+}
+
+@test "rmmod of a permanent module exits 1 and -f forces it, tainting R" {
+	kmod_load permanent
+	run --separate-stderr on_kernel "$RMMOD" permanent
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module permanent is permanent (it has no exit function); -f forces it and taints the kernel"
+	is_live permanent
+	assert_equal "$(taint)" 0
+	run on_kernel "$RMMOD" -f permanent
+	assert_success
+	run is_live permanent
+	assert_failure
+	assert_equal "$(rotting_count permanent)" 1
+	assert_equal $(( $(taint) & 8 )) 8
+}
+
+@test "rmmod of a module still in its init says it is busy" {
+	on_kernel "$KMOD_INSMOD" "$FIXTURES/slowinit.ko" &
+	loader=$!
+	for _ in $(seq 50); do
+		kernel_state | grep -q '^live slowinit .* Loading' && break
+		sleep 0.02
+	done
+	run --separate-stderr on_kernel "$RMMOD" slowinit
+	wait "$loader"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module slowinit is busy: its init is still running"
+	is_live slowinit
+}
+
+@test "rmmod of several modules does all it can and reports each failure on one line" {
+	kmod_load alpha beta delta gamma
+	run --separate-stderr on_kernel "$RMMOD" delta zeta alpha gamma
+	assert_equal "$status" 1
+	assert_equal "${#stderr_lines[@]}" 2
+	assert_equal "${stderr_lines[0]}" "rmmod: ERROR: Module zeta is not currently loaded"
+	assert_equal "${stderr_lines[1]}" "rmmod: ERROR: Module alpha is in use by: beta"
+	run is_live delta
+	assert_failure
+	run is_live gamma
+	assert_failure
+	is_live alpha
+	is_live beta
+}
+
+@test "rmmod accepts dashes and paths for module names" {
+	kmod_load delta
+	on_kernel "$KMOD_INSMOD" "$FIXTURES/snd-dummy.ko"
+	run on_kernel "$RMMOD" snd-dummy /some/where/delta.ko.zst
+	assert_success
+	assert_equal "$(rotting_count snd_dummy)" 1
+	assert_equal "$(rotting_count delta)" 1
+}
+
+@test "rmmod --remove-holders unloads the holders deepest first, each once, then the module" {
+	kmod_load alpha beta gamma
+	run on_kernel "$RMMOD" --remove-holders alpha
+	assert_success
+	# The ledger records the rot events in the order the unloads happened.
+	assert_equal "$("$SIM" ledger "$K" | awk '$2 == "rot" { print $3 }' | paste -sd' ')" "gamma beta alpha"
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+	"$SIM" ledger "$K" --check
+}
+
+@test "rmmod --remove-holders with a module named twice unloads it once" {
+	kmod_load alpha beta gamma
+	run --separate-stderr on_kernel "$RMMOD" --remove-holders alpha beta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module beta is not currently loaded"
+	assert_equal "$(rotting_count beta)" 1
+	assert_equal "$(rotting_count)" 3
+}
+
+@test "rmmod --reclaim unloads a live module, frees every instance and reports the taint" {
+	kmod_load delta
+	kmod_unload delta
+	kmod_load delta
+	bytes=$(( $(rotting_bytes delta) + $(live_size delta) ))
+	run --separate-stderr on_kernel "$RMMOD" --reclaim delta
+	assert_success
+	assert_line --index 0 "delta: reclaimed 2 instances, $bytes bytes"
+	assert_line --index 1 "kernel taint: none -> R (8)"
+	assert_equal "${#lines[@]}" 2
+	assert_equal "$(kernel_state | grep -c delta)" 0
+	assert_equal "$(taint)" 8
+	reclaimed=$("$SIM" ledger "$K" | awk '$2 == "reclaim" && $3 == "delta" { s += $5 } END { print s }')
+	assert_equal "$reclaimed" "$bytes"
+	"$SIM" ledger "$K" --check
+}
+
+@test "rmmod --reclaim of a name with nothing loaded or rotting exits 1" {
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD" --reclaim zeta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module zeta has no rotting instances and is not currently loaded"
+	assert_equal "$output" ""
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "rmmod --reclaim on a stock kernel exits 3 and unloads nothing" {
+	kernel_new stock
+	kmod_load delta
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD" --reclaim delta
+	assert_equal "$status" 3
+	assert_equal "$stderr" "rmmod: ERROR: this kernel has no module rot support: nothing to reclaim"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "rmmod on a stock kernel frees the module" {
+	kernel_new stock
+	kmod_load delta
+	run on_kernel "$RMMOD" delta
+	assert_success
+	assert_equal "$(kernel_state | grep -c delta)" 0
+	assert_equal "$("$SIM" ledger "$K" | awk '$2 == "free" && $3 == "delta"' | wc -l)" 1
+}
+
+@test "rmmod on a stock kernel refuses a module with references, and -f forces it" {
+	kernel_new stock
+	kmod_load delta
+	"$SIM" ref "$K" delta 2
+	run --separate-stderr on_kernel "$RMMOD" delta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module delta is in use"
+	is_live delta
+	run on_kernel "$RMMOD" -f delta
+	assert_success
+	run is_live delta
+	assert_failure
+	assert_equal $(( $(taint) & 8 )) 8
+}
+
+@test "rmmod without CAP_SYS_MODULE exits 4 and changes nothing" {
+	kmod_load delta
+	before=$(kernel_state)
+	run --separate-stderr on_kernel_nocap "$RMMOD" delta
+	assert_equal "$status" 4
+	assert_equal "$stderr" "rmmod: ERROR: could not remove module delta: Operation not permitted"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "rmmod -s sends errors to syslog, not stderr" {
+	run --separate-stderr on_kernel strace -qq -e trace=connect,sendto,write -s 256 \
+		-o "$BATS_TEST_TMPDIR/trace" "$RMMOD" -s zeta
+	assert_equal "$status" 1
+	assert_equal "$stderr" ""
+	# The message goes to /dev/log, or to the console when no syslog
+	# daemon listens (LOG_CONS, as kmod opens the log).
+	grep -q 'connect(.*"/dev/log"' "$BATS_TEST_TMPDIR/trace"
+	grep -Eq '^(sendto\(|write\([013-9]).*rmmod.*Module zeta is not currently loaded' "$BATS_TEST_TMPDIR/trace"
+}
+
+@test "rmmod usage errors exit 2 and change nothing" {
+	kmod_load delta
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "rmmod: ERROR: missing module name (see 'rmmod --help')"
+	run --separate-stderr on_kernel "$RMMOD" --frobnicate delta
+	assert_equal "$status" 2
+	assert_equal "$stderr" "rmmod: ERROR: unknown option '--frobnicate' (see 'rmmod --help')"
+	long=$(printf 'm%.0s' $(seq 60))
+	run --separate-stderr on_kernel "$RMMOD" delta "$long"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "rmmod: ERROR: '$long' is not a module name: longer than 55 bytes (see 'rmmod --help')"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "rmmod is clean under valgrind: unload, holders, reclaim and errors" {
+	skip_if_sanitized
+	kmod_load alpha beta gamma delta permanent
+	valgrind_clean "$RMMOD" -v delta
+	assert_success
+	valgrind_clean "$RMMOD" alpha zeta permanent
+	assert_failure 1
+	valgrind_clean "$RMMOD" --remove-holders alpha
+	assert_success
+	valgrind_clean "$RMMOD" --reclaim alpha beta gamma
+	assert_success
+}
