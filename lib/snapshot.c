@@ -28,6 +28,8 @@ struct rot_snapshot {
 	char *bufs[2];
 	struct rot_module *mods;
 	const char **holder_pool;
+	uint32_t *live_index;  /* open-addressing table of live positions + 1; built on first lookup */
+	size_t live_index_mask;
 	size_t count;
 	size_t live_count;
 	bool has_rot;
@@ -322,6 +324,7 @@ void rot_snapshot_free(struct rot_snapshot *snap)
 	free(snap->bufs[1]);
 	free(snap->mods);
 	free(snap->holder_pool);
+	free(snap->live_index);
 	free(snap);
 }
 
@@ -350,12 +353,51 @@ size_t rot_snapshot_index_of(const struct rot_snapshot *snap, const struct rot_m
 	return (size_t)(m - snap->mods);
 }
 
+static size_t name_hash(const char *name)
+{
+	size_t h = 14695981039346656037ull; /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = (h ^ *c) * 1099511628211ull;
+	return h;
+}
+
+/* Tools that unload thousands of modules look each one up: index the live
+ * names once rather than scanning the list per lookup. */
+static int build_live_index(struct rot_snapshot *s)
+{
+	size_t cap = 16;
+	while (cap < s->live_count * 2)
+		cap <<= 1;
+	s->live_index = calloc(cap, sizeof(*s->live_index));
+	if (!s->live_index)
+		return -ENOMEM;
+	s->live_index_mask = cap - 1;
+	for (size_t i = 0; i < s->live_count; i++) {
+		size_t h = name_hash(s->mods[i].name) & s->live_index_mask;
+		while (s->live_index[h])
+			h = (h + 1) & s->live_index_mask;
+		s->live_index[h] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 						const char *name)
 {
-	for (size_t i = 0; i < snap->live_count; i++)
-		if (strcmp(snap->mods[i].name, name) == 0)
-			return &snap->mods[i];
+	/* The index is a cache: building it does not change what the snapshot says. */
+	struct rot_snapshot *s = (struct rot_snapshot *)snap;
+	if (!s->live_index && build_live_index(s) < 0) {
+		for (size_t i = 0; i < s->live_count; i++)
+			if (strcmp(s->mods[i].name, name) == 0)
+				return &s->mods[i];
+		return NULL;
+	}
+	for (size_t h = name_hash(name) & s->live_index_mask; s->live_index[h];
+	     h = (h + 1) & s->live_index_mask) {
+		const struct rot_module *m = &s->mods[s->live_index[h] - 1];
+		if (strcmp(m->name, name) == 0)
+			return m;
+	}
 	return NULL;
 }
 

@@ -18,7 +18,7 @@ packages="autoconf automake make gcc pkg-config libc6-dev
 	scdoc bats bats-assert bats-support bats-file
 	kmod busybox xz-utils zstd openssl
 	bash-completion zsh fish man-db groff-base
-	strace valgrind hyperfine gnuplot-nox jq"
+	strace valgrind hyperfine gnuplot-nox jq ltrace bc"
 
 missing=
 for p in $packages; do
@@ -41,10 +41,11 @@ fi
 
 mkdir -p "$builddir"
 cd "$builddir"
-# Reconfigure only when configure changed or other arguments are asked for.
+# Reconfigure only when configure changed, or when arguments are given that
+# differ from the build's (no arguments: any existing build will do).
 wanted=$(printf "'%s' " "$@")
 if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
-	[ "$(./config.status --config 2>/dev/null) " != "$wanted" ]; then
+	{ [ $# -gt 0 ] && [ "$(./config.status --config 2>/dev/null) " != "$wanted" ]; }; then
 	"$top/configure" "$@" >&2
 fi
 make -j"$(nproc)" >&2
