@@ -1,0 +1,76 @@
+#!/bin/sh
+# The demo: modrot's tools on a simulated rot kernel, told as a short story.
+# Sets up what it needs first (packages, build), so it runs on a fresh
+# Debian 12 machine. Nothing here reaches the real kernel: every process
+# runs under the simulated kernel and its seccomp guard.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$("$top/scripts/setup.sh" build)
+
+sim=$build/tests/simkernel/simkernel
+fixtures=$build/tests/fixtures/out
+work=$(mktemp -d "${TMPDIR:-/tmp}/modrot-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+kernel=$work/kernel
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Runs one command on the simulated kernel, showing it first.
+on_kernel() {
+	printf '$ %s\n' "$*"
+	"$sim" run "$kernel" -- env PATH="$build/tools:$PATH" "$@"
+}
+quietly() { "$sim" run "$kernel" -- env PATH="$build/tools:$PATH" "$@" >/dev/null 2>&1; }
+
+say "A simulated kernel with the module-rot ABI"
+"$sim" create "$kernel" --mode rot
+echo "/proc/rotting_modules exists, so the tools know this is a rot kernel."
+
+say "Load a few modules (Debian's kmod insmod, until modrot's own lands)"
+for m in alpha beta delta params; do
+	on_kernel /sbin/insmod "$fixtures/$m.ko"
+done
+on_kernel lsmod
+
+say "Unload delta: its exit runs, but its memory stays, rotting"
+on_kernel rmmod -v delta
+on_kernel lsmod
+echo "The Used-by count is always 0 on a rot kernel. delta's name is free again:"
+on_kernel /sbin/insmod "$fixtures/delta.ko"
+on_kernel lsmod --rotting
+
+say "A module whose init fails rots too"
+on_kernel /sbin/insmod "$fixtures/failinit.ko" || true
+on_kernel lsmod -o name,size,state,holders
+
+say "Holders still block an unload; --remove-holders takes them first"
+on_kernel rmmod alpha || true
+on_kernel rmmod --remove-holders -v alpha
+
+say "The installer's probe: load everything, unload what found nothing, 20 times over"
+for round in $(seq 20); do
+	for m in alpha beta gamma delta params oot snd-dummy; do
+		quietly /sbin/insmod "$fixtures/$m.ko" || true
+	done
+	quietly /sbin/insmod "$fixtures/failinit.ko" || true
+	quietly rmmod --remove-holders alpha delta params oot snd_dummy || true
+done
+echo "Each unload and each failed init left rot behind:"
+on_kernel modreap
+on_kernel lsmod --rotting -n -r -o name,size | tail -3
+
+say "modreap brings rot down under a ceiling, largest names first"
+on_kernel modreap --down-to 64K
+
+say "... and reclaims the rest; reclaiming taints the kernel R"
+on_kernel modreap -a -q
+on_kernel modreap
+on_kernel cat /proc/sys/kernel/tainted
+
+say "The same run as JSON, for installers' scripts"
+quietly /sbin/insmod "$fixtures/delta.ko"
+quietly rmmod delta
+on_kernel modreap -a -J
+
+say "The simulated kernel's own view, and its ledger: every byte accounted for"
+"$sim" state "$kernel"
+"$sim" ledger "$kernel" --check
