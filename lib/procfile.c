@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -12,8 +14,12 @@ int proc_read_whole(const char *path, char **out, size_t *len)
 	if (fd < 0)
 		return -errno;
 
-	/* Large enough for a few hundred modules in one read. */
+	/* /proc files report size 0; anything else that is served here (a
+	 * regular file) says how big a buffer one read needs. */
+	struct stat st;
 	size_t cap = 64 * 1024, used = 0;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+		cap = (size_t)st.st_size + 4096 + 1;
 	char *buf = malloc(cap);
 	if (!buf) {
 		close(fd);

@@ -12,15 +12,17 @@
 #include "internal.h"
 #include "modrot.h"
 
+/* Kept small: a snapshot holds one per line, and on a VM every page of a
+ * fresh allocation costs a fault. */
 struct rot_module {
 	const char *name;
 	const char *taints;
 	const char **holders;
 	uint64_t size;
 	uint64_t address;
-	long refcnt;
-	uint32_t nholders;
-	enum rot_state state;
+	int32_t refcnt;
+	uint16_t nholders;
+	uint8_t state;     /* enum rot_state */
 	bool permanent;
 };
 
@@ -43,40 +45,21 @@ static size_t count_byte(const char *s, size_t len, char c)
 	return n;
 }
 
-/* Splits off the next space-separated field; NULL when the line has no more. */
-static char *next_field(char **cursor)
-{
-	char *start = *cursor;
-	if (!start || !*start)
-		return NULL;
-	char *sp = strchr(start, ' ');
-	if (sp) {
-		*sp = '\0';
-		*cursor = sp + 1;
-	} else {
-		*cursor = NULL;
-	}
-	return start;
-}
-
-static int parse_u64(const char *s, int base, uint64_t *out)
+static int parse_u64(const char *s, unsigned base, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!*s)
 		return -EPROTO;
 	for (; *s; s++) {
-		unsigned d;
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return -EPROTO;
-		if (v > (UINT64_MAX - d) / (uint64_t)base)
+		unsigned d = (unsigned)(unsigned char)*s - '0';
+		if (d > 9) {
+			unsigned letter = ((unsigned)(unsigned char)*s | 0x20) - 'a';
+			if (base != 16 || letter > 5)
+				return -EPROTO;
+			d = letter + 10;
+		}
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, d, &v))
 			return -ERANGE;
-		v = v * (uint64_t)base + d;
 	}
 	*out = v;
 	return 0;
@@ -84,28 +67,56 @@ static int parse_u64(const char *s, int base, uint64_t *out)
 
 static int parse_state(const char *s, enum rot_state *state)
 {
-	static const struct { const char *word; enum rot_state state; } words[] = {
-		{ "Live", ROT_STATE_LIVE },
-		{ "Loading", ROT_STATE_LOADING },
-		{ "Unloading", ROT_STATE_UNLOADING },
-		{ "Rotting", ROT_STATE_ROTTING },
-	};
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		if (strcmp(s, words[i].word) == 0) {
-			*state = words[i].state;
-			return 0;
-		}
+	/* Dispatch on the first letters: this runs once per line. */
+	switch (s[0]) {
+	case 'L':
+		if (strcmp(s, "Live") == 0)
+			*state = ROT_STATE_LIVE;
+		else if (strcmp(s, "Loading") == 0)
+			*state = ROT_STATE_LOADING;
+		else
+			return -EPROTO;
+		return 0;
+	case 'U':
+		*state = ROT_STATE_UNLOADING;
+		return strcmp(s, "Unloading") == 0 ? 0 : -EPROTO;
+	case 'R':
+		*state = ROT_STATE_ROTTING;
+		return strcmp(s, "Rotting") == 0 ? 0 : -EPROTO;
 	}
 	return -EPROTO;
 }
 
-static int holder_order(const void *a, const void *b)
+/* Insertion sort by kernfs hash, each name hashed once: holder lists are short. */
+static void sort_holders_sysfs_order(const char **h, uint32_t n)
 {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	uint32_t hx = rot_kernfs_hash(x), hy = rot_kernfs_hash(y);
-	if (hx != hy)
-		return hx < hy ? -1 : 1;
-	return strcmp(x, y);
+	uint32_t keys[64];
+	if (n > 64) {
+		/* Pathological fan-in: fall back to hashing inside the comparisons. */
+		for (uint32_t i = 1; i < n; i++)
+			for (uint32_t j = i; j > 0; j--) {
+				uint32_t a = rot_kernfs_hash(h[j - 1]), b = rot_kernfs_hash(h[j]);
+				if (a < b || (a == b && strcmp(h[j - 1], h[j]) <= 0))
+					break;
+				const char *t = h[j];
+				h[j] = h[j - 1];
+				h[j - 1] = t;
+			}
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		keys[i] = rot_kernfs_hash(h[i]);
+	for (uint32_t i = 1; i < n; i++) {
+		const char *name = h[i];
+		uint32_t key = keys[i], j = i;
+		while (j > 0 && (keys[j - 1] > key || (keys[j - 1] == key && strcmp(h[j - 1], name) > 0))) {
+			keys[j] = keys[j - 1];
+			h[j] = h[j - 1];
+			j--;
+		}
+		keys[j] = key;
+		h[j] = name;
+	}
 }
 
 /* HOLDERS is "-" or "a,b,[permanent]," ("[rotting]," in the rotting file). */
@@ -121,49 +132,63 @@ static void parse_holders(char *field, struct rot_module *m, const char **pool)
 			*comma = '\0';
 		if (strcmp(tok, "[permanent]") == 0)
 			m->permanent = true;
-		else if (tok[0] != '[')
+		else if (tok[0] != '[' && m->nholders < UINT16_MAX)
 			pool[m->nholders++] = tok;
 		tok = comma ? comma + 1 : NULL;
 	}
 	if (m->nholders > 1)
-		qsort(m->holders, m->nholders, sizeof(*m->holders), holder_order);
+		sort_holders_sysfs_order(m->holders, m->nholders);
 }
 
-static int parse_line(char *line, struct rot_module *m, const char **pool)
+enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
+
+/* line..end is one line without its newline; fields are split in place. */
+static int parse_line(char *line, char *end, struct rot_module *m, const char **pool)
 {
-	char *cursor = line;
-	char *name = next_field(&cursor), *size = next_field(&cursor);
-	char *refcnt = next_field(&cursor), *holders = next_field(&cursor);
-	char *state = next_field(&cursor), *addr = next_field(&cursor);
-	char *taints = next_field(&cursor);
+	char *f[F_MAX];
+	size_t n = 1;
 	uint64_t v;
 
-	if (!addr || next_field(&cursor))
+	f[0] = line;
+	for (char *p = line; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
+		if (n == F_MAX)
+			return -EPROTO;
+		*p = '\0';
+		f[n++] = p + 1;
+	}
+	*end = '\0';
+	if (n < F_TAINTS)
 		return -EPROTO;
+
 	memset(m, 0, sizeof(*m));
-	m->name = name;
-	if (!*name || strlen(name) > ROT_NAME_MAX)
+	m->name = f[F_NAME];
+	size_t name_len = (size_t)(f[F_SIZE] - f[F_NAME]) - 1;
+	if (name_len == 0 || name_len > ROT_NAME_MAX)
 		return -EPROTO;
-	if (parse_u64(size, 10, &m->size) < 0)
+	if (parse_u64(f[F_SIZE], 10, &m->size) < 0)
 		return -EPROTO;
 	/* A stock kernel may print a negative count for a module being torn down. */
-	bool negative = refcnt[0] == '-';
-	if (parse_u64(refcnt + negative, 10, &v) < 0 || v > (uint64_t)LONG_MAX)
+	bool negative = f[F_REFCNT][0] == '-';
+	if (parse_u64(f[F_REFCNT] + negative, 10, &v) < 0 || v > INT32_MAX)
 		return -EPROTO;
-	m->refcnt = negative ? -(long)v : (long)v;
-	if (parse_state(state, &m->state) < 0)
+	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
+	enum rot_state state;
+	if (parse_state(f[F_STATE], &state) < 0)
 		return -EPROTO;
-	if (strncmp(addr, "0x", 2) != 0 || parse_u64(addr + 2, 16, &m->address) < 0)
+	m->state = (uint8_t)state;
+	char *addr = f[F_ADDR];
+	if (addr[0] != '0' || addr[1] != 'x' || parse_u64(addr + 2, 16, &m->address) < 0)
 		return -EPROTO;
 	m->taints = "";
-	if (taints) {
-		size_t tl = strlen(taints);
-		if (tl < 2 || taints[0] != '(' || taints[tl - 1] != ')')
+	if (n > F_TAINTS) {
+		char *t = f[F_TAINTS];
+		size_t tl = (size_t)(end - t);
+		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')')
 			return -EPROTO;
-		taints[tl - 1] = '\0';
-		m->taints = taints + 1;
+		t[tl - 1] = '\0';
+		m->taints = t + 1;
 	}
-	parse_holders(holders, m, pool);
+	parse_holders(f[F_HOLDERS], m, pool);
 	return 0;
 }
 
@@ -174,11 +199,10 @@ static int parse_file(char *buf, size_t len, struct rot_module *mods, size_t *co
 	char *end = buf + len;
 	for (char *line = buf; line < end;) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
-		if (nl)
-			*nl = '\0';
-		if (*line) {
+		char *eol = nl ? nl : end;
+		if (eol > line) {
 			struct rot_module *m = &mods[*count];
-			int err = parse_line(line, m, *pool);
+			int err = parse_line(line, eol, m, *pool);
 			if (err < 0)
 				return err;
 			if (rotting != (m->state == ROT_STATE_ROTTING))
@@ -207,7 +231,8 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 	size_t cap = 16;
 	while (cap < nrot * 2)
 		cap <<= 1;
-	uint64_t *set = calloc(cap, sizeof(*set));
+	/* Slots hold snapshot positions + 1 of rotting instances, keyed by address. */
+	uint32_t *set = calloc(cap, sizeof(*set));
 	if (!set)
 		return;
 	for (size_t i = s->live_count; i < s->count; i++) {
@@ -215,9 +240,9 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 		if (!a)
 			continue;
 		size_t h = (size_t)((a >> 12) * 0x9E3779B97F4A7C15ull) & (cap - 1);
-		while (set[h] && set[h] != a)
+		while (set[h] && s->mods[set[h] - 1].address != a)
 			h = (h + 1) & (cap - 1);
-		set[h] = a;
+		set[h] = (uint32_t)i + 1;
 	}
 	size_t kept = 0;
 	for (size_t i = 0; i < s->count; i++) {
@@ -225,13 +250,12 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 		bool rotted = false;
 		if (i < s->live_count && a) {
 			size_t h = (size_t)((a >> 12) * 0x9E3779B97F4A7C15ull) & (cap - 1);
-			while (set[h] && set[h] != a)
+			while (set[h] && s->mods[set[h] - 1].address != a)
 				h = (h + 1) & (cap - 1);
-			rotted = set[h] == a;
+			rotted = set[h] != 0;
 		}
-		if (rotted)
-			continue;
-		s->mods[kept++] = s->mods[i];
+		if (!rotted)
+			s->mods[kept++] = s->mods[i];
 	}
 	s->live_count -= s->count - kept;
 	s->count = kept;
@@ -404,7 +428,7 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 const char *rot_module_name(const struct rot_module *m) { return m->name; }
 uint64_t rot_module_size(const struct rot_module *m) { return m->size; }
 long rot_module_refcnt(const struct rot_module *m) { return m->refcnt; }
-enum rot_state rot_module_state(const struct rot_module *m) { return m->state; }
+enum rot_state rot_module_state(const struct rot_module *m) { return (enum rot_state)m->state; }
 bool rot_module_is_rotting(const struct rot_module *m) { return m->state == ROT_STATE_ROTTING; }
 bool rot_module_is_permanent(const struct rot_module *m) { return m->permanent; }
 uint64_t rot_module_address(const struct rot_module *m) { return m->address; }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "columns.h"
@@ -111,7 +112,7 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 	uint64_t rot_bytes = 0;
 	size_t rot_count = 0;
 
-	if (outbuf_init(&out, 64 * rot_snapshot_count(snap) + 4096) < 0)
+	if (outbuf_init_stream(&out, STDOUT_FILENO, 64 * 1024) < 0)
 		return -ENOMEM;
 	outbuf_puts(&out, "Module                  Size  Used by\n");
 	for (size_t i = 0; i < rot_snapshot_count(snap); i++) {
@@ -130,7 +131,7 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 		outbuf_put_u64_right(&out, rot_bytes, 0);
 		outbuf_puts(&out, " bytes\n");
 	}
-	int err = outbuf_failed(&out) ? -ENOMEM : cli_write_stdout(out.buf, out.len);
+	int err = outbuf_flush(&out);
 	outbuf_release(&out);
 	return err;
 }

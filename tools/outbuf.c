@@ -2,16 +2,48 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "outbuf.h"
 
 int outbuf_init(struct outbuf *o, size_t hint)
 {
 	o->len = 0;
+	o->fd = -1;
+	o->err = 0;
 	o->oom = false;
 	o->cap = hint < 256 ? 256 : hint;
 	o->buf = malloc(o->cap);
 	return o->buf ? 0 : -ENOMEM;
+}
+
+int outbuf_init_stream(struct outbuf *o, int fd, size_t cap)
+{
+	int err = outbuf_init(o, cap);
+	o->fd = fd;
+	return err;
+}
+
+int outbuf_flush(struct outbuf *o)
+{
+	const char *p = o->buf;
+	size_t left = o->len;
+
+	while (o->fd >= 0 && left && !o->err) {
+		ssize_t n = write(o->fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			o->err = -errno;
+			o->oom = true;
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	if (o->fd >= 0)
+		o->len = 0;
+	return o->err;
 }
 
 void outbuf_release(struct outbuf *o)
@@ -26,9 +58,13 @@ bool outbuf_failed(const struct outbuf *o)
 	return o->oom;
 }
 
-static bool reserve(struct outbuf *o, size_t n)
+bool outbuf_grow(struct outbuf *o, size_t n)
 {
 	if (o->oom)
+		return false;
+	if (o->cap - o->len >= n)
+		return true;
+	if (o->fd >= 0 && outbuf_flush(o) < 0)
 		return false;
 	if (o->cap - o->len >= n)
 		return true;
@@ -38,38 +74,12 @@ static bool reserve(struct outbuf *o, size_t n)
 	char *grown = realloc(o->buf, cap);
 	if (!grown) {
 		o->oom = true;
+		o->err = -ENOMEM;
 		return false;
 	}
 	o->buf = grown;
 	o->cap = cap;
 	return true;
-}
-
-void outbuf_put(struct outbuf *o, const char *s, size_t n)
-{
-	if (!reserve(o, n))
-		return;
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-}
-
-void outbuf_puts(struct outbuf *o, const char *s)
-{
-	outbuf_put(o, s, strlen(s));
-}
-
-void outbuf_putc(struct outbuf *o, char c)
-{
-	if (reserve(o, 1))
-		o->buf[o->len++] = c;
-}
-
-void outbuf_pad(struct outbuf *o, char c, size_t n)
-{
-	if (!reserve(o, n))
-		return;
-	memset(o->buf + o->len, c, n);
-	o->len += n;
 }
 
 void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
