@@ -1,0 +1,266 @@
+#!/usr/bin/env bats
+# simkernel, rot mode: init_module and finit_module (rot-abi.md "Loading").
+# Each test checks the syscall's answer, what readers see, and the state and
+# ledger the simulator keeps.
+
+load /usr/lib/bats/bats-support/load.bash
+load /usr/lib/bats/bats-assert/load.bash
+load helpers/simkernel
+
+setup() {
+	sim_create rot
+}
+
+@test "init_module of a module makes it Live in /proc/modules and the state" {
+	run sim_run "$SYSC" init "$(fixture delta)"
+	assert_success
+	assert_output ok
+	run sim_run cat /proc/modules
+	assert_output --regexp '^delta [0-9]+ 0 - Live 0xffffffffc[0-9a-f]{7}$'
+	run sim_state
+	assert_line --index 0 --regexp '^live delta [0-9]+ 0xffffffffc[0-9a-f]{7} Live refcnt=0 holders=- permanent=0$'
+	assert_line --index 1 'taint 0'
+	sim_ledger_check
+}
+
+@test "finit_module loads the same module as init_module, with the same size" {
+	run sim_run "$SYSC" finit "$(fixture delta)"
+	assert_output ok
+	local finit_size
+	finit_size=$(sim_state | awk '$1 == "live" { print $3 }')
+	sim_create rot
+	sim_run "$SYSC" init "$(fixture delta)"
+	assert_equal "$(sim_state | awk '$1 == "live" { print $3 }')" "$finit_size"
+}
+
+@test "a loaded module's size is its core: coresize in sysfs, initsize 0 once live" {
+	sim_run "$SYSC" finit "$(fixture delta)"
+	size=$(sim_run cut -d' ' -f2 /proc/modules)
+	run sim_run cat /sys/module/delta/coresize /sys/module/delta/initsize /sys/module/delta/initstate /sys/module/delta/refcnt
+	assert_output "$size
+0
+live
+0"
+}
+
+@test "loading a module that uses another makes it a holder of that one" {
+	sim_run "$SYSC" finit "$(fixture alpha)"
+	run sim_run "$SYSC" finit "$(fixture beta)"
+	assert_output ok
+	run sim_run cat /proc/modules
+	assert_line --index 0 --regexp '^beta [0-9]+ 0 - Live '
+	assert_line --index 1 --regexp '^alpha [0-9]+ 0 beta, Live '
+	run sim_run readlink /sys/module/alpha/holders/beta
+	assert_output ../../beta
+	run sim_run cat /sys/module/alpha/refcnt
+	assert_output 0
+	run sim_state
+	assert_line --index 1 --regexp '^live alpha .* refcnt=0 holders=beta permanent=0$'
+}
+
+@test "a missing dependency gives ENOENT and leaves nothing behind" {
+	run sim_run "$SYSC" finit "$(fixture beta)"
+	assert_failure 1
+	assert_output ENOENT
+	run sim_state
+	assert_output 'taint 0'
+	run "$SIMKERNEL" ledger "$K"
+	assert_output ''
+	run sim_run cat /proc/rotting_modules
+	assert_output ''
+}
+
+@test "an undefined symbol nobody exports gives ENOENT and no rot" {
+	run sim_run "$SYSC" finit "$(fixture needsym)"
+	assert_output ENOENT
+	run sim_state
+	assert_output 'taint 0'
+}
+
+@test "a vermagic of another release gives ENOEXEC and no rot" {
+	run sim_run "$SYSC" finit "$(fixture badmagic)"
+	assert_output ENOEXEC
+	run sim_state
+	assert_output 'taint 0'
+}
+
+@test "a module with symbol CRCs loads when only the release in its vermagic differs" {
+	run sim_run "$SYSC" finit "$(fixture versioned)"
+	assert_output ok
+	run sim_run cut -d' ' -f1,5 /proc/modules
+	assert_output 'versioned Live'
+}
+
+@test "finit flag IGNORE_VERMAGIC loads a module of another release and taints F" {
+	run sim_run "$SYSC" finit "$(fixture badmagic)" "" 2
+	assert_output ok
+	run sim_run cat /proc/modules
+	assert_output --regexp '^badmagic [0-9]+ 0 - Live 0x[0-9a-f]{16} \(F\)$'
+	run sim_run cat /proc/sys/kernel/tainted
+	assert_output 2
+}
+
+@test "finit flags other than IGNORE_MODVERSIONS and IGNORE_VERMAGIC give EINVAL" {
+	run sim_run "$SYSC" finit "$(fixture delta)" "" 4
+	assert_output EINVAL
+	run sim_state
+	assert_output 'taint 0'
+}
+
+@test "finit_module of a bad descriptor gives EBADF" {
+	run sim_run "$SYSC" finit - "" 0
+	assert_output EBADF
+}
+
+@test "an image that is not ELF gives ENOEXEC" {
+	echo "not a module" > "$BATS_TEST_TMPDIR/junk.ko"
+	run sim_run "$SYSC" init "$BATS_TEST_TMPDIR/junk.ko"
+	assert_output ENOEXEC
+	run sim_state
+	assert_output 'taint 0'
+}
+
+@test "loading a name that is already live gives EEXIST" {
+	sim_run "$SYSC" finit "$(fixture delta)"
+	run sim_run "$SYSC" init "$(fixture delta)"
+	assert_output EEXIST
+	run sim_state
+	assert_line --index 0 --partial 'live delta '
+	assert_line --index 1 'taint 0'
+}
+
+@test "a failed init returns its error and the instance rots with core plus init size" {
+	run sim_run "$SYSC" finit "$(fixture failinit)"
+	assert_failure 1
+	assert_output ENODEV
+	run sim_run cat /proc/modules
+	assert_output ''
+	loaded=$("$SIMKERNEL" ledger "$K" | awk '$2 == "load" { print $5 }')
+	run sim_run cat /proc/rotting_modules
+	assert_output --regexp "^failinit $loaded 0 \\[rotting\\], Rotting 0xffffffffc[0-9a-f]{7}\$"
+	run sim_run test -e /sys/module/failinit
+	assert_failure
+	run "$SIMKERNEL" ledger "$K"
+	assert_line --index 1 --regexp "^2 rot failinit 0x[0-9a-f]{16} $loaded\$"
+	sim_ledger_check
+}
+
+@test "a module without intree taints itself and the kernel O" {
+	sim_run "$SYSC" finit "$(fixture oot)"
+	run sim_run cat /proc/modules
+	assert_output --regexp '^oot [0-9]+ 0 - Live 0x[0-9a-f]{16} \(O\)$'
+	run sim_run cat /proc/sys/kernel/tainted /sys/module/oot/taint
+	assert_output "4096
+O"
+}
+
+@test "parameters given at load appear under /sys/module/NAME/parameters" {
+	run sim_run "$SYSC" finit "$(fixture params)" 'count=0x10 label="two words" verbose'
+	assert_output ok
+	run sim_run sh -c 'cd /sys/module/params/parameters 2>/dev/null; cat /sys/module/params/parameters/count /sys/module/params/parameters/label /sys/module/params/parameters/verbose'
+	assert_output "16
+two words
+Y"
+}
+
+@test "parameters not given read their defaults, unknown ones are ignored" {
+	run sim_run "$SYSC" finit "$(fixture params)" 'nosuch=1'
+	assert_output ok
+	run sim_run cat /sys/module/params/parameters/count /sys/module/params/parameters/label /sys/module/params/parameters/verbose
+	assert_output "0
+(null)
+N"
+}
+
+@test "a non-numeric value for an int parameter gives EINVAL and no rot" {
+	run sim_run "$SYSC" finit "$(fixture params)" 'count=many'
+	assert_output EINVAL
+	run sim_state
+	assert_output 'taint 0'
+}
+
+@test "a bad bool parameter gives EINVAL" {
+	run sim_run "$SYSC" init "$(fixture params)" 'verbose=maybe'
+	assert_output EINVAL
+}
+
+@test "a module whose init sleeps is Loading meanwhile, and delete_module gives EBUSY" {
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/load.out" &
+	sleep 0.15
+	run sim_run cat /proc/modules
+	assert_output --regexp '^slowinit [0-9]+ 0 - Loading 0x[0-9a-f]{16}$'
+	run sim_run cat /sys/module/slowinit/initstate
+	assert_output coming
+	run sim_run "$SYSC" delete slowinit 0x800
+	assert_output EBUSY
+	wait
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/load.out")" ok
+	run sim_run cat /sys/module/slowinit/initstate /sys/module/slowinit/initsize
+	assert_output "live
+0"
+	sim_ledger_check
+}
+
+@test "a declared device is bound: /sys/module/NAME/drivers/BUS:DRIVER/DEVICE" {
+	sim_run "$SYSC" finit "$(fixture bound)"
+	run sim_run ls /sys/module/bound/drivers/platform:bound_drv
+	assert_output bound.0
+	run sim_run readlink /sys/module/bound/drivers/platform:bound_drv/bound.0
+	assert_output ../../../../devices/platform/bound.0
+}
+
+@test "a file named with a dash loads under its .modinfo name" {
+	run sim_run "$SYSC" finit "$(fixture snd-dummy)"
+	assert_output ok
+	run sim_run cut -d' ' -f1 /proc/modules
+	assert_output snd_dummy
+}
+
+@test "with sig_enforce an unsigned module gives EKEYREJECTED" {
+	sim_create rot --sig-enforce
+	run sim_run "$SYSC" finit "$(fixture delta)"
+	assert_output EKEYREJECTED
+	run sim_run cat /sys/module/module/parameters/sig_enforce
+	assert_output Y
+	cat "$(fixture delta)" > "$BATS_TEST_TMPDIR/signed.ko"
+	printf '~Module signature appended~\n' >> "$BATS_TEST_TMPDIR/signed.ko"
+	run sim_run "$SYSC" finit "$BATS_TEST_TMPDIR/signed.ko"
+	assert_output ok
+}
+
+@test "with modules disabled loading gives EPERM" {
+	sim_create rot --modules-disabled
+	run sim_run "$SYSC" finit "$(fixture delta)"
+	assert_output EPERM
+	run sim_state
+	assert_output 'taint 0'
+}
+
+@test "a caller without CAP_SYS_MODULE gets EPERM and nothing changes" {
+	run "$SIMKERNEL" run "$K" --nocap -- "$SYSC" finit "$(fixture delta)"
+	assert_output EPERM
+	run sim_state
+	assert_output 'taint 0'
+	run "$SIMKERNEL" ledger "$K"
+	assert_output ''
+}
+
+@test "without SIMKERNEL_DIR the module wrappers give ENOSYS" {
+	run env LD_PRELOAD="$SIMKERNEL_LIB" "$SYSC" finit "$(fixture delta)"
+	assert_output ENOSYS
+	run env LD_PRELOAD="$SIMKERNEL_LIB" "$SYSC" delete delta 0
+	assert_output ENOSYS
+}
+
+@test "uname reports the simulated release and /lib/modules/RELEASE is served" {
+	sim_create rot --release 6.1.0-test --builtin snd-core,ext4
+	run sim_run uname -r
+	assert_output 6.1.0-test
+	run sim_run cat /lib/modules/6.1.0-test/modules.builtin
+	assert_output "kernel/builtin/snd_core.ko
+kernel/builtin/ext4.ko"
+	run sim_run ls /sys/module/ext4
+	assert_output parameters
+	run sim_run "$SYSC" finit "$(fixture delta)"
+	assert_output ENOEXEC
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The module syscalls' semantics: Linux 6.1's load_module(), do_init_module()
+ * and delete_module() in stock mode, rot-abi.md in rot mode. Checks run in
+ * the kernel's order, so a module with two faults fails as it would there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "modimage.h"
+#include "sim.h"
+
+#define MAX_DEVICES 16
+
+struct behaviour {
+	int init_errno;
+	int permanent;
+	unsigned init_delay_ms, exit_delay_ms;
+	const char *devices[MAX_DEVICES + 1];
+	unsigned ndevices;
+	char *file; /* DIR/behaviour/NAME, kept for the device strings */
+};
+
+static void behaviour_set(struct behaviour *b, const char *key, const char *val)
+{
+	if (!strcmp(key, "init_errno"))
+		b->init_errno = atoi(val);
+	else if (!strcmp(key, "permanent"))
+		b->permanent = atoi(val);
+	else if (!strcmp(key, "init_delay_ms"))
+		b->init_delay_ms = (unsigned)strtoul(val, NULL, 10);
+	else if (!strcmp(key, "exit_delay_ms"))
+		b->exit_delay_ms = (unsigned)strtoul(val, NULL, 10);
+	else if (!strcmp(key, "device") && b->ndevices < MAX_DEVICES)
+		b->devices[b->ndevices++] = val;
+}
+
+/* .modinfo simkernel.KEY=VALUE, then DIR/behaviour/NAME on top */
+static void behaviour_read(const char *dir, const struct sim_image *im, struct behaviour *b)
+{
+	char path[PATH_MAX], rel[PATH_MAX];
+	memset(b, 0, sizeof(*b));
+	const char *end = im->modinfo ? im->modinfo + im->modinfo_len : NULL;
+	for (const char *p = im->modinfo; p && p < end; p += strnlen(p, (size_t)(end - p)) + 1) {
+		if (strncmp(p, "simkernel.", 10))
+			continue;
+		const char *eq = strchr(p, '=');
+		char key[64];
+		if (!eq || eq - p - 10 >= (long)sizeof(key))
+			continue;
+		memcpy(key, p + 10, (size_t)(eq - p - 10));
+		key[eq - p - 10] = '\0';
+		behaviour_set(b, key, eq + 1);
+	}
+	snprintf(rel, sizeof(rel), "behaviour/%s", im->name);
+	if (!sim_path(path, sizeof(path), dir, rel))
+		return;
+	b->file = sim_read_file(path, NULL);
+	if (!b->file)
+		return;
+	int devices_reset = 0;
+	for (char *line = strtok(b->file, "\n"); line; line = strtok(NULL, "\n")) {
+		char *eq = strchr(line, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (!strcmp(line, "device") && !devices_reset) {
+			b->ndevices = 0; /* the file's devices replace the image's */
+			devices_reset = 1;
+		}
+		behaviour_set(b, line, eq + 1);
+	}
+}
+
+static int license_is_gpl_compatible(const char *l)
+{
+	static const char *const ok[] = { "GPL", "GPL v2", "GPL and additional rights", "Dual BSD/GPL",
+					  "Dual MIT/GPL", "Dual MPL/GPL" };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strcmp(l, ok[i]))
+			return 1;
+	return 0;
+}
+
+/* same_magic(): with symbol CRCs the release may differ, the rest may not */
+static int same_magic(const char *amagic, const char *bmagic, int has_crcs)
+{
+	if (has_crcs) {
+		amagic += strcspn(amagic, " ");
+		bmagic += strcspn(bmagic, " ");
+	}
+	return !strcmp(amagic, bmagic);
+}
+
+static int add_dep(struct sim_rec *r, uint32_t id)
+{
+	for (unsigned i = 0; i < r->ndeps; i++)
+		if (r->deps[i] == id)
+			return 0;
+	if (r->ndeps == SIM_MAX_DEPS)
+		return -ENOMEM;
+	r->deps[r->ndeps++] = id;
+	return 0;
+}
+
+/* simplify_symbols(): every undefined symbol from the kernel or a live module */
+static int resolve_symbols(struct sim *s, const struct sim_image *im, struct sim_rec *r)
+{
+	char **files = NULL;
+	uint32_t *ids = NULL;
+	size_t nfiles = 0;
+	int err = 0, loaded = 0;
+
+	for (size_t u = 0; u < im->nundef && !err; u++) {
+		const char *sym = im->undef[u];
+		if (sim_base_symbol(sym))
+			continue;
+		if (!loaded) {
+			loaded = 1;
+			for (uint32_t i = 0; i < s->hdr->count; i++) {
+				const struct sim_rec *m = &s->recs[i];
+				if (m->kind != SIM_LIVE || !(m->flags & SIM_F_HAS_SYMS) || m->mstate == SIM_UNLOADING)
+					continue;
+				char path[PATH_MAX], rel[64];
+				snprintf(rel, sizeof(rel), "syms/%" PRIu32, m->id);
+				sim_path(path, sizeof(path), s->dir, rel);
+				char *text = sim_read_file(path, NULL);
+				if (!text)
+					continue;
+				char **nf = realloc(files, (nfiles + 1) * sizeof(*files));
+				uint32_t *ni = nf ? realloc(ids, (nfiles + 1) * sizeof(*ids)) : NULL;
+				if (nf)
+					files = nf;
+				if (ni)
+					ids = ni;
+				if (!nf || !ni) {
+					free(text);
+					err = -ENOMEM;
+					goto out;
+				}
+				files[nfiles] = text;
+				ids[nfiles++] = m->id;
+			}
+		}
+		int found = 0;
+		size_t sl = strlen(sym);
+		for (size_t f = 0; f < nfiles && !found; f++) {
+			/* lines: OFFSET TYPE NAME */
+			for (const char *p = files[f]; p && *p && !found;) {
+				const char *nl = strchr(p, '\n');
+				const char *nm = strchr(p, ' ');
+				nm = nm ? strchr(nm + 1, ' ') : NULL;
+				if (nm && (size_t)((nl ? nl : p + strlen(p)) - nm - 1) == sl && !strncmp(nm + 1, sym, sl)) {
+					found = 1;
+					err = add_dep(r, ids[f]);
+				}
+				p = nl ? nl + 1 : NULL;
+			}
+		}
+		if (!found)
+			err = -ENOENT; /* "Unknown symbol" */
+	}
+out:
+	for (size_t f = 0; f < nfiles; f++)
+		free(files[f]);
+	free(files);
+	free(ids);
+	return err;
+}
+
+static int write_syms(struct sim *s, const struct sim_image *im, const struct sim_rec *r)
+{
+	char path[PATH_MAX], rel[64];
+	size_t cap = 64, n = 0;
+	for (size_t i = 0; i < im->ndefs; i++)
+		cap += strlen(im->defs[i].name) + 24;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (size_t i = 0; i < im->ndefs; i++)
+		n += (size_t)snprintf(buf + n, cap - n, "%" PRIx64 " %c %s\n", im->defs[i].off, im->defs[i].type,
+				      im->defs[i].name);
+	snprintf(rel, sizeof(rel), "syms/%" PRIu32, r->id);
+	sim_path(path, sizeof(path), s->dir, rel);
+	int err = sim_write_atomic(path, buf, n);
+	free(buf);
+	return err;
+}
+
+static void remove_syms(struct sim *s, const struct sim_rec *r)
+{
+	char path[PATH_MAX], rel[64];
+	if (!(r->flags & SIM_F_HAS_SYMS))
+		return;
+	snprintf(rel, sizeof(rel), "syms/%" PRIu32, r->id);
+	sim_path(path, sizeof(path), s->dir, rel);
+	unlink(path);
+}
+
+static void changed(struct sim *s)
+{
+	__atomic_add_fetch(&s->hdr->gen, 1, __ATOMIC_RELEASE);
+}
+
+static void add_taint(struct sim *s, int bit)
+{
+	if (!(s->hdr->taint & (1ull << bit))) {
+		s->hdr->taint |= 1ull << bit;
+		sim_render_small(s);
+	}
+}
+
+/*
+ * Takes a live record out of the live set: its sysfs directory goes, its
+ * dependencies lose a holder, and in stock mode their refcnt files follow.
+ * Returns the rotting copy in rot mode; in stock mode the memory is freed.
+ */
+static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, int has_sysfs)
+{
+	struct sim_rec copy = *r;
+	if (has_sysfs) {
+		sim_sysfs_remove(s, r);
+		remove_syms(s, r);
+	}
+	sim_free_slot(s, r);
+	if (s->hdr->mode == SIM_MODE_STOCK) {
+		for (unsigned i = 0; i < copy.ndeps; i++) {
+			struct sim_rec *dep = sim_find_live_id(s, copy.deps[i]);
+			if (dep)
+				sim_sysfs_refcnt(s, dep);
+		}
+	}
+	if (rot) {
+		copy.kind = SIM_ROT;
+		copy.ndeps = 0; /* a rotting instance holds no references */
+		copy.flags &= (uint8_t)~SIM_F_HAS_SYMS;
+		memset(copy.deps, 0, sizeof(copy.deps));
+		sim_ledger(s, "rot", &copy, bytes);
+		sim_append(s, &copy);
+	} else {
+		sim_ledger(s, "free", &copy, bytes);
+	}
+	sim_compact(s);
+	changed(s);
+}
+
+static void normalise(char *name)
+{
+	for (; *name; name++)
+		if (*name == '-')
+			*name = '_';
+}
+
+static int check_deps(struct sim *s, const struct sim_image *im, struct sim_rec *r)
+{
+	const char *deps = sim_modinfo_get(im, "depends");
+	if (!deps)
+		return 0;
+	char *copy = strdup(deps), *save = NULL;
+	if (!copy)
+		return -ENOMEM;
+	int err = 0;
+	for (char *d = strtok_r(copy, ",", &save); d && !err; d = strtok_r(NULL, ",", &save)) {
+		normalise(d);
+		struct sim_rec *m = sim_find_live(s, d);
+		if (!m || m->mstate != SIM_RUNNING)
+			err = -ENOENT;
+		else
+			err = add_dep(r, m->id);
+	}
+	free(copy);
+	return err;
+}
+
+static int builtin_dir_exists(struct sim *s, const char *name)
+{
+	char rel[PATH_MAX], path[PATH_MAX];
+	struct stat st;
+	snprintf(rel, sizeof(rel), "root/sys/module/%s", name);
+	return sim_path(path, sizeof(path), s->dir, rel) && stat(path, &st) == 0;
+}
+
+int sim_sys_load(const char *dir, const void *image, size_t len, const char *args, unsigned flags)
+{
+	struct sim_image im;
+	struct behaviour b;
+	struct sim s;
+	struct sim_rec rec;
+	char **params = NULL;
+	int err;
+
+	if (flags & ~(unsigned)(1 | 2)) /* IGNORE_MODVERSIONS | IGNORE_VERMAGIC */
+		return -EINVAL;
+	int perr = sim_image_parse(image, len, &im);
+	memset(&b, 0, sizeof(b));
+	if (!perr)
+		behaviour_read(dir, &im, &b);
+
+	err = sim_open(&s, dir, 1);
+	if (err)
+		goto out_free;
+	if (s.hdr->cfgflags & SIM_CFG_MODULES_DISABLED) {
+		err = -EPERM;
+		goto out;
+	}
+	/* module_sig_check() runs before anything looks inside the image */
+	if ((s.hdr->cfgflags & SIM_CFG_SIG_ENFORCE) && !im.is_signed) {
+		err = -EKEYREJECTED;
+		goto out;
+	}
+	if (perr) {
+		err = perr;
+		goto out;
+	}
+	memset(&rec, 0, sizeof(rec));
+	memcpy(rec.name, im.name, sizeof(rec.name));
+	/* check_modinfo() */
+	const char *magic = (flags & 2) ? NULL : sim_modinfo_get(&im, "vermagic");
+	if (!magic)
+		rec.taints |= 1u << SIM_TAINT_FORCED_MODULE;
+	else if (!same_magic(magic, s.hdr->vermagic, im.has_crcs)) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	if (!sim_modinfo_get(&im, "intree"))
+		rec.taints |= 1u << SIM_TAINT_OOT;
+	const char *license = sim_modinfo_get(&im, "license");
+	if (!license_is_gpl_compatible(license ? license : "unspecified"))
+		rec.taints |= 1u << SIM_TAINT_PROPRIETARY;
+	/* add_unformed_module() */
+	if (sim_find_live(&s, rec.name)) {
+		err = -EEXIST;
+		goto out;
+	}
+	err = check_deps(&s, &im, &rec);
+	if (!err)
+		err = resolve_symbols(&s, &im, &rec);
+	if (!err)
+		err = sim_params_apply(&im, args, &params);
+	/* mod_sysfs_init(): a builtin of that name owns the sysfs directory */
+	if (!err && builtin_dir_exists(&s, rec.name))
+		err = -EINVAL;
+	if (err)
+		goto out;
+	rec.core = (uint32_t)im.core;
+	rec.init = (uint32_t)im.init;
+	rec.addr = sim_alloc_addr(&s, (uint64_t)rec.core + rec.init);
+	if (!rec.addr) {
+		err = -ENOMEM;
+		goto out;
+	}
+	rec.id = s.hdr->next_id++;
+	rec.kind = SIM_LIVE;
+	rec.mstate = SIM_LOADING;
+	rec.exit_delay_ms = b.exit_delay_ms;
+	if ((im.has_init && !im.has_exit) || b.permanent)
+		rec.flags |= SIM_F_PERMANENT;
+	if (im.ndefs)
+		rec.flags |= SIM_F_HAS_SYMS;
+	struct sim_rec *r = sim_append(&s, &rec);
+	if (!r) {
+		err = -ENOMEM;
+		goto out;
+	}
+	sim_ledger(&s, "load", r, (uint64_t)r->core + r->init);
+	for (int bit = 0; bit < 32; bit++)
+		if (r->taints & (1u << bit))
+			add_taint(&s, bit);
+	/*
+	 * Without an init delay nobody can watch init run, so the outcome is
+	 * rendered at once: a module that fails init never gets a sysfs
+	 * directory, one that succeeds gets it already live. Files are the
+	 * dear part of a load on a disk file system.
+	 */
+	int delayed = b.init_delay_ms > 0, fails = b.init_errno > 0;
+	if (!delayed && !fails)
+		r->mstate = SIM_RUNNING;
+	if (delayed || !fails) {
+		if (im.ndefs)
+			write_syms(&s, &im, r);
+		b.devices[b.ndevices] = NULL;
+		sim_sysfs_add(&s, r, (const char *const *)params, b.devices);
+	}
+	changed(&s);
+
+	uint32_t id = r->id;
+	if (delayed) {
+		/* other callers see the module Loading while init runs */
+		sim_unlock(&s);
+		sim_sleep_ms(b.init_delay_ms);
+		err = sim_relock(&s);
+		if (err)
+			goto out;
+		r = sim_find_live_id(&s, id);
+		if (!r) {
+			err = -EIO;
+			goto out;
+		}
+	}
+	if (fails) {
+		/* do_init_module() failure: rot keeps core and init, stock frees both */
+		err = -b.init_errno;
+		if (s.hdr->mode == SIM_MODE_ROT)
+			r->flags |= SIM_F_INIT_FAILED;
+		retire(&s, r, s.hdr->mode == SIM_MODE_ROT, (uint64_t)r->core + r->init, delayed);
+		goto out;
+	}
+	if (r->init)
+		sim_ledger(&s, "init_free", r, r->init);
+	if (r->mstate == SIM_LOADING) {
+		r->mstate = SIM_RUNNING;
+		sim_sysfs_initstate(&s, r);
+		changed(&s);
+	}
+	err = 0;
+out:
+	sim_close(&s);
+out_free:
+	sim_params_free(params);
+	free(b.file);
+	sim_image_free(&im);
+	return err;
+}
+
+static int reclaim(struct sim *s, const char *name)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < s->hdr->count; i++) {
+		struct sim_rec *r = &s->recs[i];
+		if (r->kind != SIM_ROT || strcmp(r->name, name))
+			continue;
+		uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
+		sim_ledger(s, "reclaim", r, held);
+		sim_free_slot(s, r);
+		n++;
+	}
+	if (!n)
+		return -ENOENT;
+	add_taint(s, SIM_TAINT_FORCED_RMMOD);
+	sim_compact(s);
+	changed(s);
+	return 0;
+}
+
+int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
+{
+	char name[SIM_NAME_LEN];
+	struct sim s;
+	int err;
+
+	/* strncpy_from_user(name, ..., MODULE_NAME_LEN - 1) */
+	snprintf(name, sizeof(name), "%s", name_in);
+	err = sim_open(&s, dir, 1);
+	if (err)
+		return err;
+	if (s.hdr->cfgflags & SIM_CFG_MODULES_DISABLED) {
+		err = -EPERM;
+		goto out;
+	}
+	int rot = s.hdr->mode == SIM_MODE_ROT;
+	if (rot) {
+		if (flags & ~(unsigned)(O_NONBLOCK | O_TRUNC | SIM_MODULE_RECLAIM)) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (flags & SIM_MODULE_RECLAIM) {
+			err = (flags & O_TRUNC) ? -EINVAL : reclaim(&s, name);
+			goto out;
+		}
+	}
+	struct sim_rec *r = sim_find_live(&s, name);
+	if (!r) {
+		err = -ENOENT;
+		goto out;
+	}
+	if (sim_has_holders(&s, r->id)) {
+		err = -EWOULDBLOCK;
+		goto out;
+	}
+	if (r->mstate != SIM_RUNNING) {
+		err = -EBUSY;
+		goto out;
+	}
+	int forced = 0;
+	if (r->flags & SIM_F_PERMANENT) {
+		if (!(flags & O_TRUNC)) {
+			err = -EBUSY;
+			goto out;
+		}
+		forced = 1;
+	}
+	/* try_stop_module(): only stock counts references beyond holders */
+	if (!rot && r->refs > 0) {
+		if (!(flags & O_TRUNC)) {
+			err = -EWOULDBLOCK;
+			goto out;
+		}
+		forced = 1;
+	}
+	if (forced)
+		add_taint(&s, SIM_TAINT_FORCED_RMMOD);
+	r->mstate = SIM_UNLOADING;
+	if (r->exit_delay_ms) {
+		/* only a slow exit lets anyone see the module going */
+		sim_sysfs_initstate(&s, r);
+		changed(&s);
+		uint32_t id = r->id;
+		unsigned ms = r->exit_delay_ms;
+		sim_unlock(&s);
+		sim_sleep_ms(ms);
+		err = sim_relock(&s);
+		if (err)
+			goto out;
+		r = sim_find_live_id(&s, id);
+		if (!r) {
+			err = -EIO;
+			goto out;
+		}
+	}
+	retire(&s, r, rot, r->core, 1);
+	err = 0;
+out:
+	sim_close(&s);
+	return err;
+}
+
+int sim_add_synthetic(struct sim *s, const char *name, uint32_t core, uint32_t init, const uint32_t *deps,
+		      unsigned ndeps)
+{
+	struct sim_rec rec;
+	memset(&rec, 0, sizeof(rec));
+	snprintf(rec.name, sizeof(rec.name), "%s", name);
+	rec.core = core;
+	rec.init = init;
+	rec.addr = sim_alloc_addr(s, (uint64_t)core + init);
+	if (!rec.addr)
+		return -ENOMEM;
+	rec.id = s->hdr->next_id++;
+	rec.kind = SIM_LIVE;
+	rec.mstate = SIM_RUNNING;
+	for (unsigned i = 0; i < ndeps && i < SIM_MAX_DEPS; i++)
+		rec.deps[rec.ndeps++] = deps[i];
+	struct sim_rec *r = sim_append(s, &rec);
+	if (!r)
+		return -ENOMEM;
+	sim_ledger(s, "load", r, (uint64_t)core + init);
+	if (init)
+		sim_ledger(s, "init_free", r, init);
+	changed(s);
+	return (int)r->id;
+}
+
+/* populate: unload a synthetic module so that it rots */
+int sim_rot_synthetic(struct sim *s, uint32_t id)
+{
+	struct sim_rec *r = sim_find_live_id(s, id);
+	if (!r)
+		return -ENOENT;
+	struct sim_rec copy = *r;
+	sim_free_slot(s, r);
+	copy.kind = SIM_ROT;
+	copy.ndeps = 0;
+	sim_ledger(s, "rot", &copy, copy.core);
+	sim_append(s, &copy);
+	changed(s);
+	return 0;
+}

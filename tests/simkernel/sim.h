@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * simkernel: the simulated module kernel (a test instrument, see README.md).
+ *
+ * The state lives in DIR/state: a 4096-byte header followed by fixed-size
+ * instance records, mapped with mmap so that an operation with 10,000
+ * instances present touches memory, not files. Records are kept in the order
+ * they entered their current kind (live or rotting), so "newest first" is a
+ * reverse scan; a rotting instance is a fresh record appended at rot time.
+ */
+#ifndef SIMKERNEL_SIM_H
+#define SIMKERNEL_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SIM_MAGIC "SIMKRN1"
+#define SIM_HDR_SIZE 4096u
+#define SIM_NAME_LEN 56 /* MODULE_NAME_LEN, with the NUL */
+#define SIM_MAX_DEPS 8
+#define SIM_RELEASE_LEN 64
+#define SIM_VERMAGIC_LEN 128
+
+#define SIM_MODULE_RECLAIM 0x40000000u
+
+enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
+
+/* header flags */
+#define SIM_CFG_SIG_ENFORCE 0x1u
+#define SIM_CFG_MODULES_DISABLED 0x2u
+
+/* what may be rendered lazily; rendered[i] is the generation it reflects */
+enum sim_lazy { SIM_LAZY_PROC = 0, SIM_LAZY_KALLSYMS = 1, SIM_NLAZY = 2 };
+
+struct sim_header {
+	char magic[8];
+	uint32_t recsize;
+	uint32_t mode;
+	uint32_t cfgflags;
+	uint32_t count;  /* records in use, free slots included */
+	uint32_t nfree;  /* free slots among them */
+	uint32_t next_id;
+	uint64_t gen;    /* bumped by every change of what is rendered */
+	uint64_t rendered[SIM_NLAZY];
+	uint64_t next_addr;
+	uint64_t next_seq; /* ledger sequence */
+	uint64_t taint;
+	char release[SIM_RELEASE_LEN];
+	char vermagic[SIM_VERMAGIC_LEN];
+};
+
+enum sim_kind { SIM_FREE = 0, SIM_LIVE = 1, SIM_ROT = 2 };
+enum sim_mstate { SIM_LOADING = 0, SIM_RUNNING = 1, SIM_UNLOADING = 2 };
+
+/* record flags */
+#define SIM_F_PERMANENT 0x1u   /* init without exit */
+#define SIM_F_INIT_FAILED 0x2u /* rotting with its init memory */
+#define SIM_F_HAS_SYMS 0x4u    /* DIR/syms/ID lists its global symbols */
+
+struct sim_rec {
+	char name[SIM_NAME_LEN];
+	uint64_t addr;
+	uint32_t id;
+	uint32_t core;
+	uint32_t init;
+	uint32_t taints;
+	int32_t refs; /* stock mode: references beyond holders */
+	uint32_t exit_delay_ms;
+	uint8_t kind, mstate, flags, ndeps;
+	uint32_t deps[SIM_MAX_DEPS]; /* ids of the live modules this one uses */
+	uint8_t pad[4];
+};
+
+/* An open, locked, mapped state directory: one per operation. */
+struct sim {
+	char dir[3072];
+	int lockfd;
+	int statefd;
+	void *map;
+	size_t maplen;
+	struct sim_header *hdr;
+	struct sim_rec *recs;
+	uint32_t cap;
+	int cached;   /* the mapping is the process-wide cached one */
+	int bulk;     /* populate: buffer the ledger, skip per-load refcnt updates */
+	char *lbuf;
+	size_t llen, lcap;
+};
+
+/* taint bits (Linux 6.1 include/linux/panic.h) */
+#define SIM_TAINT_PROPRIETARY 0
+#define SIM_TAINT_FORCED_MODULE 1
+#define SIM_TAINT_FORCED_RMMOD 3
+#define SIM_TAINT_OOT 12
+
+/* state.c */
+int sim_create_state(const char *dir, enum sim_mode mode, const char *release, uint32_t cfgflags);
+int sim_open(struct sim *s, const char *dir, int exclusive);
+int sim_relock(struct sim *s);
+void sim_unlock(struct sim *s);
+void sim_close(struct sim *s);
+int sim_remap(struct sim *s);
+struct sim_rec *sim_append(struct sim *s, const struct sim_rec *r);
+void sim_free_slot(struct sim *s, struct sim_rec *r);
+void sim_compact(struct sim *s);
+struct sim_rec *sim_find_live(struct sim *s, const char *name);
+struct sim_rec *sim_find_live_id(struct sim *s, uint32_t id);
+int sim_has_holders(struct sim *s, uint32_t id);
+unsigned sim_refcnt(struct sim *s, const struct sim_rec *r);
+uint64_t sim_alloc_addr(struct sim *s, uint64_t bytes);
+size_t sim_path(char *buf, size_t len, const char *dir, const char *rel);
+int sim_header_map(const char *dir, const struct sim_header **hdr);
+
+/* util.c */
+int sim_write_file(int dirfd, const char *name, const char *data, size_t len);
+int sim_write_atomic(const char *path, const char *data, size_t len);
+int sim_rm_rf_at(int dirfd, const char *name);
+void sim_sleep_ms(unsigned ms);
+char *sim_read_file(const char *path, size_t *len);
+char *sim_fmt_u64(char *p, uint64_t v);
+char *sim_fmt_hex16(char *p, uint64_t v);
+void sim_taint_letters(uint32_t taints, char *buf);
+uint32_t sim_kernfs_hash(const char *name);
+
+/* ledger.c */
+int sim_ledger(struct sim *s, const char *event, const struct sim_rec *r, uint64_t bytes);
+int sim_ledger_check(const char *dir, char *report, size_t len);
+int sim_ledger_flush(struct sim *s);
+
+/* sysfs.c: incremental /sys/module updates */
+int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params, const char *const *devices);
+int sim_sysfs_remove(struct sim *s, const struct sim_rec *r);
+int sim_sysfs_initstate(struct sim *s, const struct sim_rec *r);
+int sim_sysfs_refcnt(struct sim *s, const struct sim_rec *r);
+int sim_sysfs_holder(struct sim *s, const struct sim_rec *dep, const char *holder, int add);
+int sim_render_small(struct sim *s); /* tainted */
+
+/* render.c: lazily rendered /proc files */
+int sim_render_lazy(struct sim *s, enum sim_lazy what);
+int sim_ensure_rendered(const char *dir, const struct sim_header *hdr, enum sim_lazy what);
+int sim_state_print(struct sim *s, int fd);
+
+/* kernel.c: the syscalls' semantics */
+int sim_sys_load(const char *dir, const void *image, size_t len, const char *args, unsigned flags);
+int sim_sys_delete(const char *dir, const char *name, unsigned flags);
+int sim_add_synthetic(struct sim *s, const char *name, uint32_t core, uint32_t init, const uint32_t *deps, unsigned ndeps);
+int sim_rot_synthetic(struct sim *s, uint32_t id);
+
+/* guard.c */
+int sim_guard_install(void);
+
+#endif

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * simkernel: create a simulated kernel, run a command under it, show and
+ * change its state. See README.md beside this file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+static const char usage_text[] =
+	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
+	"                            [--sig-enforce] [--modules-disabled]\n"
+	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
+	"       simkernel state DIR\n"
+	"       simkernel ledger DIR [--check]\n"
+	"       simkernel populate DIR --live N [--rotting M] [--seed S] [--max-deps D]\n"
+	"       simkernel set DIR NAME KEY=VALUE...\n"
+	"       simkernel ref DIR NAME N\n";
+
+#define DEFAULT_RELEASE "6.1.0-sim"
+
+static int usage(void)
+{
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static int die(const char *what, int err)
+{
+	fprintf(stderr, "simkernel: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	return 1;
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int put(const char *dir, const char *rel, const char *text)
+{
+	char path[PATH_MAX];
+	if (!sim_path(path, sizeof(path), dir, rel))
+		return -ENAMETOOLONG;
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	int err = mkdirs(path);
+	*slash = '/';
+	return err ? err : sim_write_file(-100 /* AT_FDCWD */, path, text, strlen(text));
+}
+
+static int cmd_create(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mode", required_argument, NULL, 'm' }, { "release", required_argument, NULL, 'r' },
+		{ "builtin", required_argument, NULL, 'b' }, { "sig-enforce", no_argument, NULL, 's' },
+		{ "modules-disabled", no_argument, NULL, 'd' }, { NULL, 0, NULL, 0 },
+	};
+	enum sim_mode mode = SIM_MODE_ROT;
+	const char *release = DEFAULT_RELEASE, *builtin = "";
+	uint32_t flags = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "rot"))
+				mode = SIM_MODE_ROT;
+			else if (!strcmp(optarg, "stock"))
+				mode = SIM_MODE_STOCK;
+			else
+				return usage();
+			break;
+		case 'r': release = optarg; break;
+		case 'b': builtin = optarg; break;
+		case 's': flags |= SIM_CFG_SIG_ENFORCE; break;
+		case 'd': flags |= SIM_CFG_MODULES_DISABLED; break;
+		default: return usage();
+		}
+	}
+	if (optind + 1 != argc)
+		return usage();
+	const char *dir = argv[optind];
+	char path[PATH_MAX], text[8192];
+	int err = mkdirs(dir);
+	if (err)
+		return die(dir, err);
+	static const char *const wipe[] = { "root", "state", "ledger", "behaviour", "syms", "config", "lock" };
+	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
+		sim_path(path, sizeof(path), dir, wipe[i]);
+		sim_rm_rf_at(-100, path);
+	}
+	static const char *const dirs[] = { "root/proc/sys/kernel", "root/sys/module", "root/.staging",
+					    "root/.nocap/proc", "behaviour", "syms" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !err; i++) {
+		sim_path(path, sizeof(path), dir, dirs[i]);
+		err = mkdirs(path);
+	}
+	if (!err)
+		err = sim_create_state(dir, mode, release, flags);
+	if (!err) {
+		snprintf(text, sizeof(text),
+			 "mode=%s\nrelease=%s\nvermagic=%s SMP preempt mod_unload modversions \nbuiltin=%s\n"
+			 "sig_enforce=%d\nmodules_disabled=%d\n",
+			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
+			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED));
+		err = put(dir, "config", text);
+	}
+	if (!err) {
+		snprintf(text, sizeof(text), "BOOT_IMAGE=/boot/vmlinuz-%s root=/dev/vda ro%s\n", release,
+			 (flags & SIM_CFG_SIG_ENFORCE) ? " module.sig_enforce=1" : "");
+		err = put(dir, "root/proc/cmdline", text);
+	}
+	if (!err)
+		err = put(dir, "root/proc/sys/kernel/tainted", "0\n");
+	if (!err)
+		err = put(dir, "ledger", "");
+	if (!err)
+		err = put(dir, "root/sys/module/module/parameters/sig_enforce",
+			  (flags & SIM_CFG_SIG_ENFORCE) ? "Y\n" : "N\n");
+	/* builtin modules: a sysfs directory with parameters/ only, and modules.builtin */
+	char list[8192] = "";
+	size_t ll = 0;
+	char *copy = strdup(builtin), *save = NULL;
+	for (char *b = strtok_r(copy, ",", &save); b && !err; b = strtok_r(NULL, ",", &save)) {
+		for (char *p = b; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), "root/sys/module/%s/parameters", b);
+		sim_path(path, sizeof(path), dir, rel);
+		err = mkdirs(path);
+		ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "kernel/builtin/%s.ko\n", b);
+		if (ll >= sizeof(list))
+			err = -ENAMETOOLONG;
+	}
+	free(copy);
+	if (!err) {
+		char rel[PATH_MAX];
+		snprintf(rel, sizeof(rel), "root/lib/modules/%s/modules.builtin", release);
+		err = put(dir, rel, list);
+	}
+	if (!err) {
+		struct sim s;
+		err = sim_open(&s, dir, 1);
+		if (!err) {
+			err = sim_render_lazy(&s, SIM_LAZY_PROC);
+			if (!err)
+				err = sim_render_lazy(&s, SIM_LAZY_KALLSYMS);
+			sim_close(&s);
+		}
+	}
+	return err ? die(dir, err) : 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	if (argc < 3)
+		return usage();
+	const char *dir = argv[1];
+	int i = 2, nocap = 0;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "--nocap"))
+			nocap = 1;
+		else if (!strcmp(argv[i], "--"))
+			break;
+		else
+			return usage();
+	}
+	if (i + 1 >= argc)
+		return usage();
+	char absdir[PATH_MAX], self[PATH_MAX], lib[PATH_MAX + 32];
+	if (!realpath(dir, absdir))
+		return die(dir, errno);
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		return die("/proc/self/exe", errno);
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(lib, sizeof(lib), "%s/libsimkernel.so", self);
+	if (access(lib, R_OK) < 0)
+		return die(lib, errno);
+	const char *old = getenv("LD_PRELOAD");
+	char *preload = malloc(strlen(lib) + (old ? strlen(old) : 0) + 2);
+	if (!preload)
+		return die("LD_PRELOAD", ENOMEM);
+	sprintf(preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("SIMKERNEL_DIR", absdir, 1);
+	if (nocap)
+		setenv("SIMKERNEL_NOCAP", "1", 1);
+	else
+		unsetenv("SIMKERNEL_NOCAP");
+	execvp(argv[i + 1], argv + i + 1);
+	fprintf(stderr, "simkernel: %s: %s\n", argv[i + 1], strerror(errno));
+	return 127;
+}
+
+static int cmd_state(int argc, char **argv)
+{
+	if (argc != 2)
+		return usage();
+	struct sim s;
+	int err = sim_open(&s, argv[1], 0);
+	if (err)
+		return die(argv[1], err);
+	fflush(stdout);
+	err = sim_state_print(&s, STDOUT_FILENO);
+	sim_close(&s);
+	return err ? die("state", err) : 0;
+}
+
+static int cmd_ledger(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[2], "--check")) {
+		char report[1024];
+		int ret = sim_ledger_check(argv[1], report, sizeof(report));
+		printf("%s\n", report);
+		return ret;
+	}
+	if (argc != 2)
+		return usage();
+	char path[PATH_MAX];
+	sim_path(path, sizeof(path), argv[1], "ledger");
+	size_t len;
+	char *text = sim_read_file(path, &len);
+	if (!text)
+		return die(path, errno);
+	fwrite(text, 1, len, stdout);
+	free(text);
+	return 0;
+}
+
+static uint64_t rng_next(uint64_t *st)
+{
+	/* splitmix64: small, seedable, and the same on every host */
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmd_populate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "live", required_argument, NULL, 'l' }, { "rotting", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 's' }, { "max-deps", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long live = 0, rotting = 0, maxdeps = 0;
+	uint64_t seed = 1;
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l': live = strtoul(optarg, NULL, 10); break;
+		case 'r': rotting = strtoul(optarg, NULL, 10); break;
+		case 's': seed = strtoull(optarg, NULL, 10); break;
+		case 'd': maxdeps = strtoul(optarg, NULL, 10); break;
+		default: return usage();
+		}
+	}
+	if (optind + 1 != argc)
+		return usage();
+	if (maxdeps > SIM_MAX_DEPS) {
+		fprintf(stderr, "simkernel: --max-deps is at most %d\n", SIM_MAX_DEPS);
+		return 2;
+	}
+	const char *dir = argv[optind];
+	struct sim s;
+	int err = sim_open(&s, dir, 1);
+	if (err)
+		return die(dir, err);
+	if (rotting && s.hdr->mode != SIM_MODE_ROT) {
+		sim_close(&s);
+		fprintf(stderr, "simkernel: --rotting needs a rot-mode kernel\n");
+		return 2;
+	}
+	s.bulk = 1;
+	/* continue numbering after any popNNNNN already present */
+	unsigned long base = 0;
+	for (uint32_t i = 0; i < s.hdr->count; i++) {
+		unsigned long k;
+		if (s.recs[i].kind != SIM_FREE && sscanf(s.recs[i].name, "pop%lu", &k) == 1 && k + 1 > base)
+			base = k + 1;
+	}
+	uint64_t st = seed;
+	char name[SIM_NAME_LEN];
+	/* rotting first, under the names the live ones will take: reloaded modules */
+	for (unsigned long j = 0; j < rotting && !err; j++) {
+		snprintf(name, sizeof(name), "pop%05lu", base + (live ? j % live : j));
+		uint32_t core = 8192 + (uint32_t)(rng_next(&st) % 57344);
+		int id = sim_add_synthetic(&s, name, core, 0, NULL, 0);
+		err = id < 0 ? id : sim_rot_synthetic(&s, (uint32_t)id);
+	}
+	uint32_t *ids = calloc(live + 1, sizeof(uint32_t));
+	if (!ids)
+		err = -ENOMEM;
+	for (unsigned long i = 0; i < live && !err; i++) {
+		uint32_t deps[SIM_MAX_DEPS];
+		unsigned nd = 0;
+		if (maxdeps && i > 0) {
+			unsigned want = (unsigned)(rng_next(&st) % (maxdeps + 1));
+			for (unsigned t = 0; t < want; t++) {
+				uint32_t d = ids[rng_next(&st) % i];
+				int dup = 0;
+				for (unsigned q = 0; q < nd; q++)
+					dup |= deps[q] == d;
+				if (!dup)
+					deps[nd++] = d;
+			}
+		}
+		snprintf(name, sizeof(name), "pop%05lu", base + i);
+		uint32_t core = 8192 + (uint32_t)(rng_next(&st) % 57344);
+		uint32_t init = (rng_next(&st) % 4) ? 512 + (uint32_t)(rng_next(&st) % 4096) : 0;
+		int id = sim_add_synthetic(&s, name, core, init, deps, nd);
+		if (id < 0)
+			err = id;
+		else
+			ids[i] = (uint32_t)id;
+	}
+	/* one pass of rendering at the end, in load order */
+	for (uint32_t i = 0; i < s.hdr->count && !err; i++) {
+		const struct sim_rec *r = &s.recs[i];
+		if (r->kind == SIM_LIVE && r->id >= (live ? ids[0] : UINT32_MAX))
+			err = sim_sysfs_add(&s, r, NULL, NULL);
+	}
+	free(ids);
+	int ferr = sim_ledger_flush(&s);
+	if (!err)
+		err = ferr;
+	if (!err)
+		err = sim_render_lazy(&s, SIM_LAZY_PROC);
+	sim_close(&s);
+	return err ? die("populate", err) : 0;
+}
+
+static int cmd_set(int argc, char **argv)
+{
+	if (argc < 4)
+		return usage();
+	char path[PATH_MAX], rel[PATH_MAX];
+	snprintf(rel, sizeof(rel), "behaviour/%s", argv[2]);
+	if (!sim_path(path, sizeof(path), argv[1], rel))
+		return die(rel, ENAMETOOLONG);
+	char *old = sim_read_file(path, NULL);
+	size_t cap = (old ? strlen(old) : 0) + 64;
+	for (int i = 3; i < argc; i++)
+		cap += strlen(argv[i]) + 2;
+	char *out = calloc(1, cap);
+	size_t n = 0;
+	/* keep the old lines whose key is not being set again; device= accumulates */
+	for (char *line = old ? strtok(old, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+		char *eq = strchr(line, '=');
+		size_t kl = eq ? (size_t)(eq - line) : strlen(line);
+		int replaced = 0;
+		for (int i = 3; i < argc; i++)
+			if (!strncmp(argv[i], line, kl) && argv[i][kl] == '=' && strncmp(line, "device=", 7))
+				replaced = 1;
+		if (!replaced)
+			n += (size_t)snprintf(out + n, cap - n, "%s\n", line);
+	}
+	for (int i = 3; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		if (!eq) {
+			free(out);
+			free(old);
+			return usage();
+		}
+		if (eq[1]) /* KEY= removes the override */
+			n += (size_t)snprintf(out + n, cap - n, "%s\n", argv[i]);
+	}
+	int err = sim_write_atomic(path, out, n);
+	free(out);
+	free(old);
+	return err ? die(path, err) : 0;
+}
+
+static int cmd_ref(int argc, char **argv)
+{
+	if (argc != 4)
+		return usage();
+	struct sim s;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	if (s.hdr->mode != SIM_MODE_STOCK) {
+		sim_close(&s);
+		fprintf(stderr, "simkernel: ref: a rot-mode kernel has no reference counts\n");
+		return 2;
+	}
+	struct sim_rec *r = sim_find_live(&s, argv[2]);
+	if (!r) {
+		sim_close(&s);
+		return die(argv[2], ENOENT);
+	}
+	r->refs = atoi(argv[3]);
+	err = sim_sysfs_refcnt(&s, r);
+	__atomic_add_fetch(&s.hdr->gen, 1, __ATOMIC_RELEASE);
+	sim_close(&s);
+	return err ? die("ref", err) : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	const char *cmd = argv[1];
+	argc--;
+	argv++;
+	if (!strcmp(cmd, "create"))
+		return cmd_create(argc, argv);
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc, argv);
+	if (!strcmp(cmd, "state"))
+		return cmd_state(argc, argv);
+	if (!strcmp(cmd, "ledger"))
+		return cmd_ledger(argc, argv);
+	if (!strcmp(cmd, "populate"))
+		return cmd_populate(argc, argv);
+	if (!strcmp(cmd, "set"))
+		return cmd_set(argc, argv);
+	if (!strcmp(cmd, "ref"))
+		return cmd_ref(argc, argv);
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	return usage();
+}

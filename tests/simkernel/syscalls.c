@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The module syscalls, answered by the simulator. Reached three ways: the
+ * glibc wrappers init_module and delete_module, a finit_module wrapper for
+ * programs built against a libc that has one, and syscall(SYS_...), which
+ * is how libkmod calls finit_module. None of them ever enters the kernel.
+ */
+#undef _FORTIFY_SOURCE
+#undef _FILE_OFFSET_BITS
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "preload.h"
+
+int init_module(void *image, unsigned long len, const char *params);
+int finit_module(int fd, const char *params, int flags);
+int delete_module(const char *name, unsigned int flags);
+
+static long fail(int err)
+{
+	errno = -err;
+	return -1;
+}
+
+static int permitted(const char **dir)
+{
+	*dir = sk_dir();
+	if (!*dir)
+		return -ENOSYS;
+	if (sk_nocap())
+		return -EPERM; /* may_init_module() / capable(CAP_SYS_MODULE) */
+	return 0;
+}
+
+static long sk_init_module(const void *image, unsigned long len, const char *params)
+{
+	const char *dir;
+	int err = permitted(&dir);
+	if (err)
+		return fail(err);
+	if (!image || !params)
+		return fail(-EFAULT);
+	err = sim_sys_load(dir, image, len, params, 0);
+	return err ? fail(err) : 0;
+}
+
+static long sk_finit_module(int fd, const char *params, int flags)
+{
+	const char *dir;
+	struct stat st;
+	int err = permitted(&dir);
+	if (err)
+		return fail(err);
+	if (flags & ~3) /* IGNORE_MODVERSIONS | IGNORE_VERMAGIC */
+		return fail(-EINVAL);
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY || fstat(fd, &st) < 0)
+		return fail(-EBADF);
+	if (!S_ISREG(st.st_mode))
+		return fail(-EINVAL);
+	if (!params)
+		return fail(-EFAULT);
+	size_t len = (size_t)st.st_size, got = 0;
+	char *buf = malloc(len ? len : 1);
+	if (!buf)
+		return fail(-ENOMEM);
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return fail(n < 0 ? -errno : -EIO);
+		}
+		got += (size_t)n;
+	}
+	err = sim_sys_load(dir, buf, len, params, (unsigned)flags);
+	free(buf);
+	return err ? fail(err) : 0;
+}
+
+static long sk_delete_module(const char *name, unsigned flags)
+{
+	const char *dir;
+	int err = permitted(&dir);
+	if (err)
+		return fail(err);
+	if (!name)
+		return fail(-EFAULT);
+	err = sim_sys_delete(dir, name, flags);
+	return err ? fail(err) : 0;
+}
+
+SK_EXPORT int init_module(void *image, unsigned long len, const char *params)
+{
+	return (int)sk_init_module(image, len, params);
+}
+
+SK_EXPORT int finit_module(int fd, const char *params, int flags)
+{
+	return (int)sk_finit_module(fd, params, flags);
+}
+
+SK_EXPORT int delete_module(const char *name, unsigned int flags)
+{
+	return (int)sk_delete_module(name, flags);
+}
+
+DECLARE_NEXT(syscall);
+SK_EXPORT long syscall(long nr, ...)
+{
+	va_list ap;
+	long a[6];
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	switch (nr) {
+	case SYS_init_module:
+		return sk_init_module((const void *)a[0], (unsigned long)a[1], (const char *)a[2]);
+	case SYS_finit_module:
+		return sk_finit_module((int)a[0], (const char *)a[1], (int)a[2]);
+	case SYS_delete_module:
+		return sk_delete_module((const char *)a[0], (unsigned)a[1]);
+	}
+	return NEXT(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
