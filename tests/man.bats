@@ -54,6 +54,30 @@ help_columns()
 		awk '/^Available output columns:/ { on = 1; next } on && NF { print $1 }'
 }
 
+# Fails unless every long option that tool $1 --help lists appears in its
+# page as a word of its own.
+assert_documents_help_options()
+{
+	local tool=$1 page opt missing=
+	page=$(render "$tool.8")
+	for opt in $(help_long_options "$tool"); do
+		grep -qE -- "(^|[^-[:alnum:]])$opt([^-[:alnum:]]|$)" <<<"$page" || missing+=" $opt"
+	done
+	[[ -z $missing ]] || fail "$tool.8 does not document:$missing"
+}
+
+# Fails unless page $1's EXIT STATUS section lists every status of
+# architecture.md, 0 to 4.
+assert_documents_exit_statuses()
+{
+	local section status missing=
+	section=$(render "$1" | sed -n '/^EXIT STATUS/,/^[A-Z]/p')
+	for status in 0 1 2 3 4; do
+		grep -qE "^ +$status\$" <<<"$section" || missing+=" $status"
+	done
+	[[ -z $missing ]] || fail "$1 does not document the exit statuses:$missing"
+}
+
 @test "lsmod.8 renders" {
 	run render lsmod.8
 	assert_success
@@ -67,12 +91,63 @@ help_columns()
 }
 
 @test "lsmod.8 documents every long option lsmod --help lists" {
-	local page opt missing=
-	page=$(render lsmod.8)
-	for opt in $(help_long_options lsmod); do
-		grep -qE -- "(^|[^-[:alnum:]])$opt([^-[:alnum:]]|$)" <<<"$page" || missing+=" $opt"
-	done
-	[[ -z $missing ]] || fail "lsmod.8 does not document:$missing"
+	assert_documents_help_options lsmod
+}
+
+@test "lsmod.8 documents every exit status" {
+	assert_documents_exit_statuses lsmod.8
+}
+
+@test "rmmod.8 renders" {
+	run render rmmod.8
+	assert_success
+	assert_line --regexp '^ +rmmod - unload kernel modules'
+}
+
+@test "rmmod.8 formats without warnings" {
+	run format_warnings rmmod.8
+	assert_success
+	assert_output ''
+}
+
+@test "rmmod.8 documents every long option rmmod --help lists" {
+	assert_documents_help_options rmmod
+}
+
+@test "rmmod.8 documents every exit status" {
+	assert_documents_exit_statuses rmmod.8
+}
+
+@test "modreap.8 renders" {
+	run render modreap.8
+	assert_success
+	assert_line --regexp '^ +modreap - report rotting module memory'
+}
+
+@test "modreap.8 formats without warnings" {
+	run format_warnings modreap.8
+	assert_success
+	assert_output ''
+}
+
+@test "modreap.8 documents every long option modreap --help lists" {
+	assert_documents_help_options modreap
+}
+
+@test "modreap.8 documents every exit status" {
+	assert_documents_exit_statuses modreap.8
+}
+
+@test "modrot.7 renders" {
+	run render modrot.7
+	assert_success
+	assert_line --regexp '^ +modrot - kernel modules without reference counts'
+}
+
+@test "modrot.7 formats without warnings" {
+	run format_warnings modrot.7
+	assert_success
+	assert_output ''
 }
 
 @test "lsmod.8 documents every output column lsmod --help lists" {

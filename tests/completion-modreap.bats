@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# modreap's completions, in the real bash, zsh and fish, on a simulated rot
+# kernel.
+
+load /usr/lib/bats/bats-support/load.bash
+load /usr/lib/bats/bats-assert/load.bash
+load helpers/simkernel
+load "$top_srcdir/tests/helpers/completion.bash"
+
+# One kernel for the whole file, nothing changes it:
+#   live:    snd_dummy, delta (again), beta (holds alpha), alpha
+#   rotting: delta (twice), gamma, failinit (its init failed)
+setup_file()
+{
+	local m
+	K=$BATS_FILE_TMPDIR/kernel
+	"$SIMKERNEL" create "$K" --mode rot
+	for m in alpha beta gamma delta; do
+		"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/$m.ko"
+	done
+	! "$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/failinit.ko" 2>/dev/null
+	"$SIMKERNEL" run "$K" -- /sbin/rmmod delta gamma
+	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/delta.ko"
+	"$SIMKERNEL" run "$K" -- /sbin/rmmod delta
+	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/delta.ko"
+	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/snd-dummy.ko"
+	export K
+}
+
+# Completes line $2 in shell $1 with the simulated kernel in place of the
+# real one.
+complete_on_kernel()
+{
+	SIMKERNEL_DIR=$K LD_PRELOAD=$SIMKERNEL_LIB${LD_PRELOAD:+:$LD_PRELOAD} "complete_$1" "$2"
+}
+
+ROTTING=$'delta\nfailinit\ngamma'
+
+# The options modreap itself lists, so these tests fail when the tool gains
+# one that a completion does not offer.
+help_options()
+{
+	"$top_builddir/tools/modreap" --help |
+		sed -n '/^Options:/,/^$/p' | grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' |
+		tr -d ' ,' | LC_ALL=C sort -u
+}
+
+@test "the simulated kernel has the live and rotting modules these tests expect" {
+	run "$SIMKERNEL" state "$K"
+	assert_success
+	assert_equal "$(awk '$1 == "live" { print $2 }' <<<"$output" | LC_ALL=C sort | tr '\n' ' ')" \
+		'alpha beta delta snd_dummy '
+	assert_equal "$(awk '$1 == "rotting" { print $2 }' <<<"$output" | LC_ALL=C sort | tr '\n' ' ')" \
+		'delta delta failinit gamma '
+}
+
+@test "bash completes every short and long option modreap --help lists" {
+	run complete_bash 'modreap -'
+	assert_success
+	assert_output "$(help_options)"
+}
+
+@test "bash offers exactly the rotting names, not the live ones" {
+	run complete_on_kernel bash 'modreap '
+	assert_success
+	assert_output "$ROTTING"
+}
+
+@test "bash does not offer a rotting name already on the line" {
+	run complete_on_kernel bash 'modreap gamma '
+	assert_success
+	assert_output $'delta\nfailinit'
+}
+
+@test "bash offers no name after --all" {
+	run complete_on_kernel bash 'modreap --all '
+	assert_success
+	assert_output ''
+}
+
+@test "bash offers nothing for the size of --down-to" {
+	run complete_on_kernel bash 'modreap --down-to '
+	assert_success
+	assert_output ''
+}
+
+@test "bash offers nothing for the seconds of --interval" {
+	run complete_on_kernel bash 'modreap --down-to 16M --watch --interval '
+	assert_success
+	assert_output ''
+}
+
+@test "zsh completes every short and long option modreap --help lists" {
+	run complete_zsh 'modreap -'
+	assert_success
+	assert_output "$(help_options)"
+}
+
+@test "zsh offers exactly the rotting names, not the live ones" {
+	run complete_on_kernel zsh 'modreap '
+	assert_success
+	assert_output "$ROTTING"
+}
+
+@test "zsh does not offer a rotting name already on the line" {
+	run complete_on_kernel zsh 'modreap gamma '
+	assert_success
+	assert_output $'delta\nfailinit'
+}
+
+@test "zsh offers no name after --all" {
+	run complete_on_kernel zsh 'modreap --all '
+	assert_success
+	# zsh offers the remaining options where no argument may follow.
+	refute_output --partial delta
+}
+
+@test "zsh offers nothing for the size of --down-to" {
+	run complete_on_kernel zsh 'modreap --down-to '
+	assert_success
+	assert_output ''
+}
+
+@test "zsh offers nothing for the seconds of --interval" {
+	run complete_on_kernel zsh 'modreap --down-to 16M --watch --interval '
+	assert_success
+	assert_output ''
+}
+
+@test "fish completes every short and long option modreap --help lists" {
+	run complete_fish 'modreap -'
+	assert_success
+	assert_output "$(help_options)"
+}
+
+@test "fish offers exactly the rotting names, not the live ones" {
+	run complete_on_kernel fish 'modreap '
+	assert_success
+	assert_output "$ROTTING"
+}
+
+@test "fish does not offer a rotting name already on the line" {
+	run complete_on_kernel fish 'modreap gamma '
+	assert_success
+	assert_output $'delta\nfailinit'
+}
+
+@test "fish offers no name after --all" {
+	run complete_on_kernel fish 'modreap --all '
+	assert_success
+	assert_output ''
+}
+
+@test "fish offers nothing for the size of --down-to" {
+	run complete_on_kernel fish 'modreap --down-to '
+	assert_success
+	assert_output ''
+}
+
+@test "fish offers nothing for the seconds of --interval" {
+	run complete_on_kernel fish 'modreap --down-to 16M --watch --interval '
+	assert_success
+	assert_output ''
+}
