@@ -119,7 +119,8 @@ int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_grou
  * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
  * that two of them never reclaim the same instances while each counts
  * them as its own. Take it before reading the snapshot that the counts
- * come from. Returns a descriptor for rot_reclaim_unlock, or a negative errno.
+ * come from. Returns a descriptor for rot_reclaim_unlock, or a negative
+ * errno (-EINTR when a signal interrupted the wait).
  */
 int rot_reclaim_lock(void);
 void rot_reclaim_unlock(int lock);

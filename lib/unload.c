@@ -50,12 +50,12 @@ int rot_reclaim_lock(void)
 	int fd = open("/sys/module", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			int err = -errno;
-			close(fd);
-			return err;
-		}
+	/* EINTR is returned, not retried: a signal must be able to end a
+	 * wait behind another run. */
+	if (flock(fd, LOCK_EX) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
 	}
 	return fd;
 }

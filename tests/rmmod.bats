@@ -155,6 +155,20 @@ setup() {
 	"$SIM" ledger "$K" --check
 }
 
+@test "rmmod --reclaim of a module that will not unload still reclaims its rot" {
+	kmod_load alpha
+	kmod_unload alpha
+	kmod_load alpha beta
+	rotted=$(rotting_bytes alpha)
+	run --separate-stderr on_kernel "$RMMOD" --reclaim alpha
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module alpha is in use by: beta"
+	assert_line --index 0 "alpha: reclaimed 1 instance, $rotted bytes"
+	assert_line --index 1 "kernel taint: none -> R (8)"
+	is_live alpha
+	assert_equal "$(rotting_count alpha)" 0
+}
+
 @test "rmmod --reclaim of a name with nothing loaded or rotting exits 1" {
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$RMMOD" --reclaim zeta
@@ -203,7 +217,7 @@ setup() {
 	before=$(kernel_state)
 	run --separate-stderr on_kernel_nocap "$RMMOD" delta
 	assert_equal "$status" 4
-	assert_equal "$stderr" "rmmod: ERROR: could not remove module delta: Operation not permitted"
+	assert_equal "$stderr" "rmmod: ERROR: could not remove module delta: Operation not permitted (this needs CAP_SYS_MODULE, and module loading must not be disabled)"
 	assert_equal "$(kernel_state)" "$before"
 }
 

@@ -136,6 +136,13 @@ enum cli_exit cli_exit_for_errno(int err)
 	}
 }
 
+const char *cli_errno_hint(int err)
+{
+	if (err == -EPERM)
+		return " (this needs CAP_SYS_MODULE, and module loading must not be disabled)";
+	return "";
+}
+
 int cli_write_stdout(const char *buf, size_t len)
 {
 	while (len) {
@@ -164,7 +171,7 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 			return -ERANGE;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	if (*p) {
+	if (*p && strcmp(p, "B") != 0 && strcmp(p, "b") != 0) {
 		const char *u = strchr(units, *p >= 'a' ? *p - 32 : *p);
 		if (!u)
 			return -EINVAL;
@@ -176,7 +183,7 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 		if (strcmp(p, "iB") == 0 || strcmp(p, "B") == 0 || strcmp(p, "b") == 0)
 			p += strlen(p);
 	}
-	if (*p)
+	if (*p && strcmp(p, "B") != 0 && strcmp(p, "b") != 0)
 		return -EINVAL;
 	*bytes = v;
 	return 0;

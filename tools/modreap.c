@@ -152,8 +152,10 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		cli_usage_fail("--json and --quiet exclude each other");
 
 	o->names = calloc(o->nnames + 1, sizeof(*o->names));
-	if (!o->names)
-		cli_usage_fail("out of memory");
+	if (!o->names) {
+		cli_error("out of memory");
+		exit(CLI_EXIT_PARTIAL);
+	}
 	for (size_t i = 0; i < o->nnames; i++) {
 		const char *typed = argv[optind + (int)i];
 		int err = rot_name_normalise(typed, o->names[i]);
@@ -232,7 +234,7 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 	const struct reap_opts *o = r->opts;
 	struct progress bar;
 
-	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", k);
+	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", o->quiet ? 0 : k);
 	for (size_t i = 0; i < k; i++) {
 		const struct rot_group *g = chosen[i];
 		progress_step(&bar);
@@ -243,15 +245,18 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 		}
 		int err = o->dry_run ? 0 : rot_reclaim(snap, g->name);
 		if (err < 0) {
-			cli_error("could not reclaim module %s: %s", g->name, strerror(-err));
+			cli_error("could not reclaim module %s: %s%s", g->name, strerror(-err),
+				  cli_errno_hint(err));
 			fail(r, err);
 			continue;
 		}
 		remember(r, g);
 		r->rot_left -= g->bytes;
 		if (!o->quiet && !o->json) {
-			progress_end(&bar);
+			progress_clear(&bar);
 			report_reclaimed(g->name, g->instances, g->bytes, o->dry_run);
+			/* The bar is on stderr: the line must be out before it is redrawn. */
+			fflush(stdout);
 		}
 	}
 	progress_end(&bar);
@@ -270,6 +275,11 @@ static uint64_t total_bytes(const struct rot_group *g, size_t n)
 static int reap_pass(struct reap_run *r, bool first)
 {
 	int lock = rot_reclaim_lock();
+	if (lock == -EINTR)
+		return 0; /* a stop signal arrived while another run held the lock */
+	if (lock < 0)
+		cli_warn("could not take the reclaim lock (%s): counts may include what a "
+			 "concurrent run reclaims", strerror(-lock));
 	struct rot_snapshot *snap;
 	struct rot_group *groups;
 	size_t ngroups;

@@ -49,12 +49,17 @@ void progress_step(struct progress *p)
 	draw(p);
 }
 
-void progress_end(struct progress *p)
+void progress_clear(struct progress *p)
 {
 	if (!p->on)
 		return;
-	/* Erase the bar so that what follows starts on a clean line. */
 	fputs("\r\033[K", stderr);
 	fflush(stderr);
+	p->last_draw_ns = 0;
+}
+
+void progress_end(struct progress *p)
+{
+	progress_clear(p);
 	p->on = false;
 }

@@ -21,6 +21,8 @@ struct progress {
 
 void progress_start(struct progress *p, const char *label, size_t total);
 void progress_step(struct progress *p);
+/* Erases the bar so a line can be printed; the next step draws it again. */
+void progress_clear(struct progress *p);
 void progress_end(struct progress *p);
 
 #endif

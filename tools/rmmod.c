@@ -116,7 +116,8 @@ static void report_unload_error(const struct rmmod_run *r, const char *name,
 			cli_error("Module %s is busy", name);
 		break;
 	default:
-		cli_error("could not remove module %s: %s", name, strerror(-err));
+		cli_error("could not remove module %s: %s%s", name, strerror(-err),
+			  cli_errno_hint(err));
 	}
 }
 
@@ -208,12 +209,15 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 	const struct rot_module *live = find_present(r, name);
 	struct rot_count c = rotting_of(r->snap, name);
 
-	if (live) {
-		if (unload_one(r, name) < 0)
-			return;
+	/* A live module that will not unload (holders, say) is reported, and
+	 * what already rots under its name is still reclaimed. */
+	bool unloaded = live && unload_one(r, name) == 0;
+	if (unloaded) {
 		c.instances++;
 		c.bytes += rot_module_size(live);
 	}
+	if (live && !unloaded && c.instances == 0)
+		return;
 	int err = rot_reclaim(r->snap, name);
 	if (err == -ENOENT) {
 		cli_error("Module %s has no rotting instances%s", name,
@@ -222,7 +226,8 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 		return;
 	}
 	if (err < 0) {
-		cli_error("could not reclaim module %s: %s", name, strerror(-err));
+		cli_error("could not reclaim module %s: %s%s", name, strerror(-err),
+			  cli_errno_hint(err));
 		fail(r, err);
 		return;
 	}
