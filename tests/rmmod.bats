@@ -95,6 +95,42 @@ setup() {
 	is_live slowinit
 }
 
+@test "rmmod of a module that is already unloading says it is busy" {
+	"$SIM" set "$K" delta exit_delay_ms=400
+	kmod_load delta
+	on_kernel "$RMMOD" delta &
+	unloader=$!
+	for _ in $(seq 50); do
+		kernel_state | grep -q '^live delta .* Unloading' && break
+		sleep 0.02
+	done
+	run --separate-stderr on_kernel "$RMMOD" delta
+	wait "$unloader"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: Module delta is busy: it is already unloading"
+	assert_equal "$(rotting_count delta)" 1
+}
+
+@test "rmmod --remove-holders on a random dependency graph unloads each holder once, before what it uses" {
+	"$SIM" populate "$K" --live 120 --seed 7 --max-deps 4
+	root=pop00000
+	run on_kernel "$RMMOD" --remove-holders "$root"
+	assert_success
+	order=$("$SIM" ledger "$K" | awk '$2 == "rot" { print $3 }')
+	# Each name rotted once, and the root last.
+	assert_equal "$(echo "$order" | sort | uniq -d)" ""
+	assert_equal "$(echo "$order" | tail -1)" "$root"
+	# Nothing that is still live depends on anything that rotted.
+	rotted=" $(echo "$order" | paste -sd' ') "
+	while read -r kind name _ _ _ _ holders _; do
+		[ "$kind" = live ] || continue
+		[[ "$rotted" != *" $name "* ]] || { echo "$name rotted but is live"; false; }
+	done < <(kernel_state)
+	# Every module unloaded was a holder, direct or indirect, of the root.
+	[ "$(echo "$order" | wc -l)" -gt 1 ]
+	"$SIM" ledger "$K" --check
+}
+
 @test "rmmod of several modules does all it can and reports each failure on one line" {
 	kmod_load alpha beta delta gamma
 	run --separate-stderr on_kernel "$RMMOD" delta zeta alpha gamma
