@@ -116,6 +116,13 @@ int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_grou
 				size_t *ngroups);
 
 /*
+ * Reads /proc/rotting_modules alone: how many instances of name rot, and
+ * the size of the newest. What a failed init just left is found this way
+ * without a whole snapshot. -ENOENT on a kernel without rot support.
+ */
+int rot_rotting_of(const char *name, size_t *instances, uint64_t *newest_size);
+
+/*
  * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
  * that two of them never reclaim the same instances while each counts
  * them as its own. Take it before reading the snapshot that the counts

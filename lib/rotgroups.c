@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "modrot.h"
 
 static int by_name(const void *a, const void *b)
@@ -46,5 +47,32 @@ int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_grou
 	qsort(g, k, sizeof(*g), largest_first);
 	*groups = g;
 	*ngroups = k;
+	return 0;
+}
+
+int rot_rotting_of(const char *name, size_t *instances, uint64_t *newest_size)
+{
+	char *buf;
+	size_t len;
+	struct rot_snapshot *snap;
+
+	int err = proc_read_whole("/proc/rotting_modules", &buf, &len);
+	if (err < 0)
+		return err;
+	err = rot_snapshot_parse("", 0, buf, len, &snap);
+	free(buf);
+	if (err < 0)
+		return err;
+	*instances = 0;
+	*newest_size = 0;
+	for (size_t i = 0; i < rot_snapshot_count(snap); i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		if (strcmp(rot_module_name(m), name) != 0)
+			continue;
+		/* Newest first, as the kernel lists them. */
+		if ((*instances)++ == 0)
+			*newest_size = rot_module_size(m);
+	}
+	rot_snapshot_free(snap);
 	return 0;
 }

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Module files come xz- or zstd-compressed; the kernel only ever sees the
+ * plain image. Preflight needs that image too, so it is decompressed here
+ * with the libraries' streaming APIs, which tell a truncated stream from a
+ * corrupt one.
+ */
+#include <errno.h>
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "internal.h"
+
+enum rot_compression compression_detect(const void *buf, size_t len)
+{
+	static const unsigned char xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0x00 };
+	static const unsigned char zst[] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const unsigned char gz[] = { 0x1f, 0x8b };
+
+	if (len >= sizeof(xz) && memcmp(buf, xz, sizeof(xz)) == 0)
+		return ROT_COMP_XZ;
+	if (len >= sizeof(zst) && memcmp(buf, zst, sizeof(zst)) == 0)
+		return ROT_COMP_ZSTD;
+	if (len >= sizeof(gz) && memcmp(buf, gz, sizeof(gz)) == 0)
+		return ROT_COMP_GZIP;
+	return ROT_COMP_NONE;
+}
+
+/* Grows *buf to hold at least need bytes, doubling, within limit. */
+static int grow(unsigned char **buf, size_t *cap, size_t need, size_t limit)
+{
+	if (need <= *cap)
+		return 0;
+	if (need > limit)
+		return -EFBIG;
+	size_t cap2 = *cap ? *cap : 64 * 1024;
+	while (cap2 < need)
+		cap2 *= 2;
+	if (cap2 > limit)
+		cap2 = limit;
+	unsigned char *b = realloc(*buf, cap2);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*cap = cap2;
+	return 0;
+}
+
+static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, size_t *out_len)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	unsigned char *buf = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	if (lzma_stream_decoder(&s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = len;
+	for (;;) {
+		if (s.avail_out == 0 && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+			break;
+		/* The buffer may have moved. */
+		s.next_out = buf + s.total_out;
+		s.avail_out = cap - s.total_out;
+		lzma_ret r = lzma_code(&s, LZMA_FINISH);
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r == LZMA_OK)
+			continue;
+		if (r == LZMA_BUF_ERROR)
+			err = -ENODATA; /* no progress with output room left: input ended */
+		else if (r == LZMA_MEM_ERROR || r == LZMA_MEMLIMIT_ERROR)
+			err = -ENOMEM;
+		else
+			err = -EBADMSG;
+		break;
+	}
+	*out_len = s.total_out;
+	lzma_end(&s);
+	if (err < 0) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	return 0;
+}
+
+static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out, size_t *out_len)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, len, 0 };
+	unsigned char *buf = NULL;
+	size_t cap = 0, used = 0, hint = 1;
+	int err = 0;
+
+	if (!ds)
+		return -ENOMEM;
+	/* The frame usually records its size: one allocation then. */
+	unsigned long long size = ZSTD_getFrameContentSize(in, len);
+	if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR && size < limit)
+		err = grow(&buf, &cap, (size_t)size + 1, limit);
+	while (err == 0) {
+		if (used == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+			break;
+		ZSTD_outBuffer ob = { buf, cap, used };
+		hint = ZSTD_decompressStream(ds, &ob, &ib);
+		used = ob.pos;
+		if (ZSTD_isError(hint)) {
+			err = -EBADMSG;
+			break;
+		}
+		if (hint == 0 && ib.pos == ib.size)
+			break;
+		if (ib.pos == ib.size && ob.pos < ob.size) {
+			/* All input consumed, room left, frame not finished. */
+			err = -ENODATA;
+			break;
+		}
+	}
+	ZSTD_freeDStream(ds);
+	if (err < 0) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*out_len = used;
+	return 0;
+}
+
+int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit,
+		     void **out, size_t *out_len)
+{
+	unsigned char *buf = NULL;
+	int err;
+
+	switch (c) {
+	case ROT_COMP_XZ:
+		err = unxz(in, len, limit, &buf, out_len);
+		break;
+	case ROT_COMP_ZSTD:
+		err = unzstd(in, len, limit, &buf, out_len);
+		break;
+	default:
+		return -EPROTONOSUPPORT;
+	}
+	if (err == 0)
+		*out = buf;
+	return err;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <errno.h>
+#include <libkmod.h>
+#include <stdlib.h>
+
+#include "modfile.h"
+
+struct rot_loader {
+	struct kmod_ctx *ctx;
+};
+
+/* The tool reports each failure once, in its own words. */
+static void silent(void *data, int priority, const char *file, int line, const char *fn,
+		   const char *format, va_list args)
+{
+}
+
+int rot_loader_new(struct rot_loader **out)
+{
+	/* No configuration: insmod, unlike modprobe, reads no modprobe.d. */
+	static const char *const no_config[] = { NULL };
+	struct rot_loader *l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->ctx = kmod_new(NULL, no_config);
+	if (!l->ctx) {
+		free(l);
+		return -ENOMEM;
+	}
+	kmod_set_log_fn(l->ctx, silent, NULL);
+	*out = l;
+	return 0;
+}
+
+void rot_loader_free(struct rot_loader *l)
+{
+	if (!l)
+		return;
+	kmod_unref(l->ctx);
+	free(l);
+}
+
+int rot_loader_insert(struct rot_loader *l, const char *path, const char *params,
+		      unsigned flags)
+{
+	struct kmod_module *mod;
+	int err = kmod_module_new_from_path(l->ctx, path, &mod);
+	if (err < 0)
+		return err;
+	unsigned kflags = 0;
+	if (flags & ROT_LOAD_FORCE_VERMAGIC)
+		kflags |= KMOD_INSERT_FORCE_VERMAGIC;
+	if (flags & ROT_LOAD_FORCE_MODVERSION)
+		kflags |= KMOD_INSERT_FORCE_MODVERSION;
+	err = kmod_module_insert_module(mod, kflags, params ? params : "");
+	kmod_module_unref(mod);
+	return err;
+}
+
+bool rot_loader_can_read(struct rot_loader *l, const char *path)
+{
+	struct kmod_module *mod;
+	struct kmod_list *info = NULL;
+	if (kmod_module_new_from_path(l->ctx, path, &mod) < 0)
+		return false;
+	int n = kmod_module_get_info(mod, &info);
+	kmod_module_info_free_list(info);
+	kmod_module_unref(mod);
+	return n > 0;
+}

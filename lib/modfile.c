@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Reading a module file and looking inside it with libelf, as the kernel's
+ * loader would: headers within the file, a relocatable object, .modinfo
+ * and .gnu.linkonce.this_module present, and the symbols it needs and
+ * offers. Nothing is loaded here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "modfile.h"
+
+/* Larger than any real module (the biggest in a distribution kernel are
+ * tens of MiB), small enough that a hostile file cannot exhaust memory. */
+#define MODFILE_LIMIT (512u << 20)
+
+struct rot_modfile {
+	char *path;
+	void *raw;            /* the file as read */
+	void *plain;          /* decompressed image, or NULL when raw is plain */
+	const unsigned char *image;
+	size_t raw_len;
+	size_t image_len;
+	enum rot_compression compression;
+	enum rot_problem problem;
+	uint64_t value, value2;
+	Elf *elf;
+	int elf_class;
+	int elf_machine;
+	const char *modinfo;  /* the .modinfo section: NUL-separated key=value */
+	size_t modinfo_len;
+	const char *name;
+	char this_module_name[ROT_NAME_MAX + 2];
+	const char **undef;
+	size_t nundef;
+	const char **defined;
+	size_t ndefined;
+};
+
+static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+
+static void libelf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+static int read_file(struct rot_modfile *mf)
+{
+	int fd = open(mf->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		mf->problem = ROT_PROBLEM_NOT_REGULAR;
+		mf->value = st.st_mode & S_IFMT;
+		return 0;
+	}
+	if ((uint64_t)st.st_size > MODFILE_LIMIT) {
+		close(fd);
+		mf->problem = ROT_PROBLEM_TOO_BIG;
+		mf->value = MODFILE_LIMIT;
+		return 0;
+	}
+	size_t len = (size_t)st.st_size;
+	mf->raw = malloc(len + 1);
+	if (!mf->raw) {
+		close(fd);
+		return -ENOMEM;
+	}
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = read(fd, (char *)mf->raw + got, len - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break; /* the file shrank: inspect what there is */
+		got += (size_t)n;
+	}
+	close(fd);
+	mf->raw_len = got;
+	if (got == 0)
+		mf->problem = ROT_PROBLEM_EMPTY;
+	return 0;
+}
+
+static int decompress(struct rot_modfile *mf)
+{
+	mf->compression = compression_detect(mf->raw, mf->raw_len);
+	mf->image = mf->raw;
+	mf->image_len = mf->raw_len;
+	switch (mf->compression) {
+	case ROT_COMP_NONE:
+		return 0;
+	case ROT_COMP_GZIP:
+		mf->problem = ROT_PROBLEM_UNSUPPORTED_COMPRESSION;
+		return 0;
+	default:
+		break;
+	}
+	int err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT,
+				   &mf->plain, &mf->image_len);
+	switch (err) {
+	case 0:
+		mf->image = mf->plain;
+		if (mf->image_len == 0)
+			mf->problem = ROT_PROBLEM_EMPTY;
+		return 0;
+	case -EBADMSG:
+		mf->problem = ROT_PROBLEM_CORRUPT_COMPRESSION;
+		return 0;
+	case -ENODATA:
+		mf->problem = ROT_PROBLEM_TRUNCATED_COMPRESSION;
+		return 0;
+	case -EFBIG:
+		mf->problem = ROT_PROBLEM_TOO_BIG;
+		mf->value = MODFILE_LIMIT;
+		return 0;
+	default:
+		return err;
+	}
+}
+
+static void set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t v, uint64_t v2)
+{
+	mf->problem = p;
+	mf->value = v;
+	mf->value2 = v2;
+}
+
+/* libelf trusts offsets; check that every header and section lies in the file. */
+static bool within_file(struct rot_modfile *mf, const GElf_Ehdr *eh, size_t shnum)
+{
+	uint64_t need = eh->e_shoff + (uint64_t)shnum * eh->e_shentsize;
+	if (eh->e_shoff > mf->image_len || need > mf->image_len || need < eh->e_shoff) {
+		set_problem(mf, ROT_PROBLEM_TRUNCATED, need, mf->image_len);
+		return false;
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(mf->elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		uint64_t end = sh.sh_offset + (sh.sh_type == SHT_NOBITS ? 0 : sh.sh_size);
+		if (end > mf->image_len || end < sh.sh_offset) {
+			set_problem(mf, ROT_PROBLEM_TRUNCATED, end, mf->image_len);
+			return false;
+		}
+	}
+	return true;
+}
+
+static const char *section_name(struct rot_modfile *mf, size_t shstrndx, const GElf_Shdr *sh)
+{
+	return elf_strptr(mf->elf, shstrndx, sh->sh_name);
+}
+
+static int collect_symbols(struct rot_modfile *mf, Elf_Scn *symtab, const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(symtab, NULL);
+	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	if (!data || n == 0)
+		return 0;
+	mf->undef = calloc(n, sizeof(*mf->undef));
+	mf->defined = calloc(n, sizeof(*mf->defined));
+	if (!mf->undef || !mf->defined)
+		return -ENOMEM;
+	for (size_t i = 1; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_BIND(sym.st_info) != STB_GLOBAL)
+			continue;
+		const char *name = elf_strptr(mf->elf, sh->sh_link, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (sym.st_shndx == SHN_UNDEF)
+			mf->undef[mf->nundef++] = name;
+		else
+			mf->defined[mf->ndefined++] = name;
+	}
+	return 0;
+}
+
+/* struct module begins with its state (an int) and a list_head, then the name. */
+static void name_from_this_module(struct rot_modfile *mf, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = mf->elf_class == ELFCLASS64 ? 24 : 12;
+	if (!data || !data->d_buf || data->d_size <= off)
+		return;
+	size_t max = data->d_size - off < sizeof(mf->this_module_name) - 1
+			     ? data->d_size - off
+			     : sizeof(mf->this_module_name) - 1;
+	memcpy(mf->this_module_name, (const char *)data->d_buf + off, max);
+	mf->this_module_name[max] = '\0';
+}
+
+static int inspect_elf(struct rot_modfile *mf)
+{
+	pthread_once(&libelf_once, libelf_init);
+	mf->elf = elf_memory((char *)mf->image, mf->image_len);
+	if (!mf->elf || elf_kind(mf->elf) != ELF_K_ELF) {
+		set_problem(mf, ROT_PROBLEM_NOT_ELF, 0, 0);
+		return 0;
+	}
+	GElf_Ehdr eh;
+	size_t shnum, shstrndx;
+	if (!gelf_getehdr(mf->elf, &eh) || elf_getshdrnum(mf->elf, &shnum) < 0 ||
+	    elf_getshdrstrndx(mf->elf, &shstrndx) < 0) {
+		/* The identification bytes are there; the headers after them are not. */
+		set_problem(mf, ROT_PROBLEM_TRUNCATED, sizeof(Elf64_Ehdr), mf->image_len);
+		return 0;
+	}
+	mf->elf_class = gelf_getclass(mf->elf);
+	mf->elf_machine = eh.e_machine;
+	if (!within_file(mf, &eh, shnum))
+		return 0;
+	if (eh.e_type != ET_REL) {
+		set_problem(mf, ROT_PROBLEM_NOT_RELOCATABLE, eh.e_type, 0);
+		return 0;
+	}
+
+	Elf_Scn *this_module = NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(mf->elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = section_name(mf, shstrndx, &sh);
+		if (sh.sh_type == SHT_SYMTAB) {
+			int err = collect_symbols(mf, scn, &sh);
+			if (err < 0)
+				return err;
+		}
+		if (!name)
+			continue;
+		if (strcmp(name, ".modinfo") == 0) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			if (d && d->d_buf) {
+				mf->modinfo = d->d_buf;
+				mf->modinfo_len = d->d_size;
+			}
+		} else if (strcmp(name, ".gnu.linkonce.this_module") == 0) {
+			this_module = scn;
+		}
+	}
+	if (!mf->modinfo) {
+		set_problem(mf, ROT_PROBLEM_NO_MODINFO, 0, 0);
+		return 0;
+	}
+	if (!this_module) {
+		set_problem(mf, ROT_PROBLEM_NO_THIS_MODULE, 0, 0);
+		return 0;
+	}
+	name_from_this_module(mf, this_module);
+
+	const char *cursor = NULL;
+	mf->name = rot_modfile_modinfo_next(mf, "name", &cursor);
+	if (!mf->name && mf->this_module_name[0])
+		mf->name = mf->this_module_name;
+	if (!mf->name || !*mf->name) {
+		set_problem(mf, ROT_PROBLEM_NO_NAME, 0, 0);
+		return 0;
+	}
+	if (strlen(mf->name) > ROT_NAME_MAX) {
+		set_problem(mf, ROT_PROBLEM_NAME_TOO_LONG, strlen(mf->name), ROT_NAME_MAX);
+		return 0;
+	}
+	return 0;
+}
+
+int rot_modfile_read(const char *path, struct rot_modfile **out)
+{
+	struct rot_modfile *mf = calloc(1, sizeof(*mf));
+	if (!mf || !(mf->path = strdup(path))) {
+		free(mf);
+		return -ENOMEM;
+	}
+	int err = read_file(mf);
+	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
+		err = decompress(mf);
+	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
+		err = inspect_elf(mf);
+	if (err < 0) {
+		rot_modfile_free(mf);
+		return err;
+	}
+	*out = mf;
+	return 0;
+}
+
+void rot_modfile_free(struct rot_modfile *mf)
+{
+	if (!mf)
+		return;
+	if (mf->elf)
+		elf_end(mf->elf);
+	free(mf->undef);
+	free(mf->defined);
+	free(mf->plain);
+	free(mf->raw);
+	free(mf->path);
+	free(mf);
+}
+
+const char *rot_modfile_modinfo_next(const struct rot_modfile *mf, const char *key,
+				     const char **cursor)
+{
+	if (!mf->modinfo)
+		return NULL;
+	const char *end = mf->modinfo + mf->modinfo_len;
+	const char *p = *cursor ? *cursor : mf->modinfo;
+	size_t kl = strlen(key);
+
+	while (p < end) {
+		const char *nul = memchr(p, '\0', (size_t)(end - p));
+		const char *next = nul ? nul + 1 : end;
+		/* An entry running off the section's end is not trusted. */
+		if (nul && (size_t)(nul - p) > kl && memcmp(p, key, kl) == 0 && p[kl] == '=') {
+			*cursor = next;
+			return p + kl + 1;
+		}
+		p = next;
+	}
+	*cursor = end;
+	return NULL;
+}
+
+enum rot_problem rot_modfile_problem(const struct rot_modfile *mf) { return mf->problem; }
+uint64_t rot_modfile_problem_value(const struct rot_modfile *mf) { return mf->value; }
+uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf) { return mf->value2; }
+const char *rot_modfile_path(const struct rot_modfile *mf) { return mf->path; }
+enum rot_compression rot_modfile_compression(const struct rot_modfile *mf) { return mf->compression; }
+const char *rot_modfile_name(const struct rot_modfile *mf) { return mf->name; }
+size_t rot_modfile_undefined_count(const struct rot_modfile *mf) { return mf->nundef; }
+size_t rot_modfile_defined_count(const struct rot_modfile *mf) { return mf->ndefined; }
+int rot_modfile_elf_class(const struct rot_modfile *mf) { return mf->elf_class; }
+int rot_modfile_elf_machine(const struct rot_modfile *mf) { return mf->elf_machine; }
+
+const void *rot_modfile_image(const struct rot_modfile *mf, size_t *len)
+{
+	*len = mf->image_len;
+	return mf->image;
+}
+
+const char *rot_modfile_vermagic(const struct rot_modfile *mf)
+{
+	const char *cursor = NULL;
+	return rot_modfile_modinfo_next(mf, "vermagic", &cursor);
+}
+
+const char *rot_modfile_undefined(const struct rot_modfile *mf, size_t i)
+{
+	return i < mf->nundef ? mf->undef[i] : NULL;
+}
+
+const char *rot_modfile_defined(const struct rot_modfile *mf, size_t i)
+{
+	return i < mf->ndefined ? mf->defined[i] : NULL;
+}

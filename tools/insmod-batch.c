@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The installer's bulk load: every file is read and inspected in
+ * parallel, then modules are loaded on N threads, each after the modules
+ * of the batch it depends on (modinfo depends=). A module whose
+ * dependency was not loaded is skipped rather than left to fail in the
+ * kernel, where on a rot kernel a failed init would rot.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "insmod.h"
+#include "progress.h"
+
+struct batch {
+	struct insmod_job *jobs;
+	size_t n;
+	const struct insmod_env *env;
+	atomic_size_t next_read;
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	size_t *ready;
+	size_t nready;
+	size_t finished;
+	size_t busy;
+	struct rot_symbols *symbols; /* defined by modules this batch loaded */
+	pthread_rwlock_t symbols_lock;
+	struct progress bar;
+	int thread_err;
+};
+
+static void *read_worker(void *arg)
+{
+	struct batch *b = arg;
+	for (size_t i; (i = atomic_fetch_add(&b->next_read, 1)) < b->n;)
+		job_read(&b->jobs[i]);
+	return NULL;
+}
+
+struct name_index {
+	const char *name;
+	size_t job;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	const struct name_index *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+static int add_edge(struct insmod_job *jobs, size_t from, size_t to)
+{
+	struct insmod_job *j = &jobs[from], *d = &jobs[to];
+	size_t *deps = realloc(j->deps, (j->ndeps + 1) * sizeof(*deps));
+	if (!deps)
+		return -ENOMEM;
+	j->deps = deps;
+	j->deps[j->ndeps++] = to;
+	size_t *dependents = realloc(d->dependents, (d->ndependents + 1) * sizeof(*dependents));
+	if (!dependents)
+		return -ENOMEM;
+	d->dependents = dependents;
+	d->dependents[d->ndependents++] = from;
+	j->waiting++;
+	return 0;
+}
+
+/* Edges from each module to the batch modules named in its depends=. */
+static int build_order(struct batch *b)
+{
+	struct name_index *idx = calloc(b->n + 1, sizeof(*idx));
+	size_t k = 0;
+	int err = 0;
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->jobs[i].mf && rot_modfile_name(b->jobs[i].mf))
+			idx[k++] = (struct name_index){ rot_modfile_name(b->jobs[i].mf), i };
+	qsort(idx, k, sizeof(*idx), by_name);
+
+	for (size_t i = 0; i < b->n && err == 0; i++) {
+		const char *cursor = NULL, *deps;
+		if (!b->jobs[i].mf)
+			continue;
+		while (err == 0 && (deps = rot_modfile_modinfo_next(b->jobs[i].mf, "depends", &cursor))) {
+			for (const char *p = deps; *p && err == 0;) {
+				size_t len = strcspn(p, ",");
+				char name[ROT_NAME_MAX + 1];
+				if (len && len <= ROT_NAME_MAX) {
+					memcpy(name, p, len);
+					name[len] = '\0';
+					struct name_index key = { name, 0 };
+					/* The first file of that name in the batch. */
+					struct name_index *hit = bsearch(&key, idx, k, sizeof(*idx), by_name);
+					while (hit && hit > idx && strcmp(hit[-1].name, name) == 0)
+						hit--;
+					if (hit && hit->job != i)
+						err = add_edge(b->jobs, i, hit->job);
+				}
+				p += len;
+				if (*p == ',')
+					p++;
+			}
+		}
+	}
+	free(idx);
+	return err;
+}
+
+static const char *undelivered_dependency(const struct batch *b, const struct insmod_job *job)
+{
+	for (size_t i = 0; i < job->ndeps; i++) {
+		const struct insmod_job *d = &b->jobs[job->deps[i]];
+		if (d->result != JOB_LOADED && d->result != JOB_CHECKED)
+			return job_name(d);
+	}
+	return NULL;
+}
+
+static void announce(struct batch *b, const struct insmod_job *job)
+{
+	if (b->env->opts->json)
+		return;
+	progress_clear(&b->bar);
+	switch (job->result) {
+	case JOB_REFUSED:
+	case JOB_FAILED:
+	case JOB_SKIPPED:
+		cli_error("%s", job->message);
+		break;
+	case JOB_LOADED:
+		cli_info("loaded %s (%s)", job_name(job), job->path);
+		break;
+	case JOB_CHECKED:
+		/* --check is asked for a report: the good news is printed too. */
+		printf("%s: ok, %s would load\n", job->path, job_name(job));
+		break;
+	default:
+		break;
+	}
+}
+
+static void run_one(struct batch *b, struct insmod_job *job, struct rot_loader *loader)
+{
+	const char *dep = undelivered_dependency(b, job);
+	if (job->result == JOB_PENDING && dep) {
+		job->result = JOB_SKIPPED;
+		snprintf(job->message, sizeof(job->message),
+			 "skipped %s: it depends on %s, which was not loaded", job->path, dep);
+		return;
+	}
+	pthread_rwlock_rdlock(&b->symbols_lock);
+	job_run(job, b->env, loader, b->symbols);
+	pthread_rwlock_unlock(&b->symbols_lock);
+	if (job->result != JOB_LOADED && job->result != JOB_CHECKED)
+		return;
+	/* Later modules of the batch may use what this one offers. */
+	pthread_rwlock_wrlock(&b->symbols_lock);
+	for (size_t i = 0; i < rot_modfile_defined_count(job->mf); i++)
+		rot_symbols_add(b->symbols, rot_modfile_defined(job->mf, i));
+	pthread_rwlock_unlock(&b->symbols_lock);
+}
+
+/* Jobs left waiting with nothing running can only wait on each other. */
+static void break_cycle(struct batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct insmod_job *job = &b->jobs[i];
+		if (job->result != JOB_PENDING || job->waiting == 0)
+			continue;
+		job->result = JOB_SKIPPED;
+		job->waiting = 0;
+		snprintf(job->message, sizeof(job->message),
+			 "skipped %s: its dependencies in this batch form a cycle", job->path);
+		announce(b, job);
+		b->finished++;
+		progress_step(&b->bar);
+	}
+}
+
+static void *load_worker(void *arg)
+{
+	struct batch *b = arg;
+	struct rot_loader *loader;
+	if (rot_loader_new(&loader) < 0) {
+		pthread_mutex_lock(&b->lock);
+		b->thread_err = -ENOMEM;
+		pthread_cond_broadcast(&b->changed);
+		pthread_mutex_unlock(&b->lock);
+		return NULL;
+	}
+	pthread_mutex_lock(&b->lock);
+	while (b->finished < b->n && !b->thread_err) {
+		if (b->nready == 0) {
+			if (b->busy == 0) {
+				break_cycle(b);
+				pthread_cond_broadcast(&b->changed);
+				continue;
+			}
+			pthread_cond_wait(&b->changed, &b->lock);
+			continue;
+		}
+		size_t i = b->ready[--b->nready];
+		b->busy++;
+		pthread_mutex_unlock(&b->lock);
+
+		run_one(b, &b->jobs[i], loader);
+
+		pthread_mutex_lock(&b->lock);
+		b->busy--;
+		b->finished++;
+		announce(b, &b->jobs[i]);
+		progress_step(&b->bar);
+		for (size_t d = 0; d < b->jobs[i].ndependents; d++) {
+			size_t j = b->jobs[i].dependents[d];
+			if (--b->jobs[j].waiting == 0)
+				b->ready[b->nready++] = j;
+		}
+		pthread_cond_broadcast(&b->changed);
+	}
+	pthread_mutex_unlock(&b->lock);
+	rot_loader_free(loader);
+	return NULL;
+}
+
+static int run_threads(struct batch *b, void *(*fn)(void *))
+{
+	unsigned n = b->env->opts->jobs ? b->env->opts->jobs : 1;
+	pthread_t *t = calloc(n, sizeof(*t));
+	unsigned started = 0;
+	if (!t)
+		return -ENOMEM;
+	/* This thread works too: one thread is no thread at all. */
+	for (; started + 1 < n; started++)
+		if (pthread_create(&t[started], NULL, fn, b) != 0)
+			break;
+	fn(b);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return 0;
+}
+
+/* The union of every module's undefined symbols, looked up in one scan. */
+static int read_kernel_symbols(struct batch *b, struct insmod_env *env)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->jobs[i].mf)
+			total += rot_modfile_undefined_count(b->jobs[i].mf);
+	const char **wanted = calloc(total + 1, sizeof(*wanted));
+	if (!wanted)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++)
+		for (size_t s = 0; b->jobs[i].mf && s < rot_modfile_undefined_count(b->jobs[i].mf); s++)
+			wanted[k++] = rot_modfile_undefined(b->jobs[i].mf, s);
+	int err = rot_symbols_read_kallsyms(wanted, k, &env->kernel_symbols);
+	free(wanted);
+	return err;
+}
+
+int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env)
+{
+	struct batch b = { .jobs = jobs, .n = n, .env = env };
+	int err;
+
+	atomic_init(&b.next_read, 0);
+	pthread_mutex_init(&b.lock, NULL);
+	pthread_cond_init(&b.changed, NULL);
+	pthread_rwlock_init(&b.symbols_lock, NULL);
+	b.ready = calloc(n + 1, sizeof(*b.ready));
+	err = b.ready ? rot_symbols_new(&b.symbols) : -ENOMEM;
+	if (err == 0)
+		err = run_threads(&b, read_worker);
+	if (err == 0)
+		err = build_order(&b);
+	/* Without kallsyms (a restricted reader), the kernel checks symbols itself. */
+	if (err == 0 && !env->kernel_symbols)
+		read_kernel_symbols(&b, env);
+	if (err == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].waiting == 0)
+				b.ready[b.nready++] = i;
+		/* Load in the order given where the dependencies allow: a stack pops from the end. */
+		for (size_t i = 0; i < b.nready / 2; i++) {
+			size_t t = b.ready[i];
+			b.ready[i] = b.ready[b.nready - 1 - i];
+			b.ready[b.nready - 1 - i] = t;
+		}
+		progress_start(&b.bar, env->opts->check_only ? "checking" : "loading",
+			       env->opts->json ? 0 : n);
+		err = run_threads(&b, load_worker);
+		progress_end(&b.bar);
+		if (err == 0)
+			err = b.thread_err;
+	}
+	rot_symbols_free(b.symbols);
+	free(b.ready);
+	pthread_rwlock_destroy(&b.symbols_lock);
+	pthread_cond_destroy(&b.changed);
+	pthread_mutex_destroy(&b.lock);
+	return err;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* One module's way from file to kernel: read, preflight, insert, explain. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "insmod.h"
+
+void job_read(struct insmod_job *job)
+{
+	int err = rot_modfile_read(job->path, &job->mf);
+	if (err < 0) {
+		job->read_err = err;
+		job->result = JOB_REFUSED;
+		snprintf(job->message, sizeof(job->message), "could not read %s: %s", job->path,
+			 strerror(-err));
+	}
+}
+
+const char *job_name(const struct insmod_job *job)
+{
+	const char *name = job->mf ? rot_modfile_name(job->mf) : NULL;
+	if (name)
+		return name;
+	const char *slash = strrchr(job->path, '/');
+	return slash ? slash + 1 : job->path;
+}
+
+static void refuse(struct insmod_job *job, const struct insmod_env *env)
+{
+	char why[640];
+	words_for_problem(job, env, why, sizeof(why));
+	job->result = JOB_REFUSED;
+	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path,
+		 why);
+}
+
+/* On a rot kernel a failed init leaves an instance: find it and say so. */
+static void note_rot(struct insmod_job *job, const struct insmod_env *env)
+{
+	size_t before = 0, after;
+	uint64_t newest;
+	const char *name = job_name(job);
+
+	if (!env->rot || rot_rotting_of(name, &after, &newest) < 0)
+		return;
+	for (size_t i = rot_snapshot_live_count(env->snap); i < rot_snapshot_count(env->snap); i++)
+		before += strcmp(rot_module_name(rot_snapshot_module(env->snap, i)), name) == 0;
+	if (after <= before)
+		return;
+	job->rot_bytes = newest;
+	size_t used = strlen(job->message);
+	snprintf(job->message + used, sizeof(job->message) - used,
+		 "; its init failed and its %" PRIu64 " bytes now rot ('rmmod --reclaim %s' frees them)",
+		 newest, name);
+}
+
+void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
+	     const struct rot_symbols *batch_symbols)
+{
+	if (job->result != JOB_PENDING)
+		return;
+	const struct rot_preflight_input in = {
+		.kernel = &env->kernel,
+		.snap = env->snap,
+		.kernel_symbols = env->kernel_symbols,
+		.batch_symbols = batch_symbols,
+		.keyring = env->keyring,
+		.force_vermagic = env->opts->load_flags & ROT_LOAD_FORCE_VERMAGIC,
+	};
+	if (rot_preflight(job->mf, &in, &job->pf) < 0) {
+		job->result = JOB_REFUSED;
+		snprintf(job->message, sizeof(job->message), "could not insert module %s: out of memory",
+			 job->path);
+		return;
+	}
+	/* A format libkmod may read although modrot cannot look inside. */
+	if (job->pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION &&
+	    rot_loader_can_read(loader, job->path))
+		job->pf.problem = ROT_PROBLEM_NONE;
+	if (job->pf.problem != ROT_PROBLEM_NONE) {
+		refuse(job, env);
+		return;
+	}
+	if (env->opts->check_only) {
+		job->result = JOB_CHECKED;
+		return;
+	}
+	int err = rot_loader_insert(loader, job->path, job->params, env->opts->load_flags);
+	if (err == 0) {
+		job->result = JOB_LOADED;
+		return;
+	}
+	job->result = JOB_FAILED;
+	job->err = err;
+	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s%s", job->path,
+		 words_for_kernel_error(err), cli_errno_hint(err));
+	note_rot(job, env);
+}
+
+void job_release(struct insmod_job *job)
+{
+	rot_preflight_release(&job->pf);
+	rot_modfile_free(job->mf);
+	free(job->params);
+	free(job->deps);
+	free(job->dependents);
+	job->mf = NULL;
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The words insmod uses for what stops a module. */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "insmod.h"
+#include "outbuf.h"
+
+static const char *file_kind(uint64_t mode)
+{
+	switch (mode) {
+	case S_IFDIR: return "a directory";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFIFO: return "a fifo";
+	case S_IFSOCK: return "a socket";
+	default: return "not a regular file";
+	}
+}
+
+static const char *compression_name(enum rot_compression c)
+{
+	switch (c) {
+	case ROT_COMP_XZ: return "xz";
+	case ROT_COMP_ZSTD: return "zstd";
+	case ROT_COMP_GZIP: return "gzip";
+	default: return "compressed";
+	}
+}
+
+static const char *machine_name(int m)
+{
+	switch (m) {
+	case EM_386: return "i386";
+	case EM_X86_64: return "x86_64";
+	case EM_ARM: return "arm";
+	case EM_AARCH64: return "aarch64";
+	case EM_RISCV: return "riscv";
+	case EM_PPC64: return "ppc64";
+	case EM_S390: return "s390";
+	case EM_MIPS: return "mips";
+	default: return NULL;
+	}
+}
+
+static void describe_signature(const struct insmod_job *job, const struct insmod_env *env,
+			       char *buf, size_t len)
+{
+	const struct rot_sig_info *sig = job->pf.sig;
+	const char *signer = sig && sig->signer[0] ? sig->signer : "an unnamed signer";
+	const char *key = sig && sig->key_id[0] ? sig->key_id : "unknown";
+
+	switch (sig ? sig->status : ROT_SIG_MALFORMED) {
+	case ROT_SIG_UNKNOWN_KEY:
+		snprintf(buf, len, "signed by %s (key %s), which is not in the keyring %s",
+			 signer, key, env->opts->keyring_path);
+		break;
+	case ROT_SIG_BAD:
+		snprintf(buf, len, "the signature by %s (key %s) does not match the module%s%s",
+			 signer, key, sig->detail[0] ? ": " : "", sig->detail);
+		break;
+	case ROT_SIG_UNSUPPORTED:
+		snprintf(buf, len, "its signature is not PKCS#7, the only kind the kernel accepts");
+		break;
+	default:
+		snprintf(buf, len, "its signature trailer is malformed%s%s",
+			 sig && sig->detail[0] ? ": " : "", sig ? sig->detail : "");
+	}
+}
+
+static void list_missing(const struct insmod_job *job, char *buf, size_t len)
+{
+	struct outbuf o;
+	bool one = job->pf.nmissing == 1;
+
+	if (outbuf_init(&o, 256) < 0) {
+		snprintf(buf, len, "unknown symbols");
+		return;
+	}
+	outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
+	for (size_t i = 0; i < job->pf.nmissing; i++) {
+		if (i)
+			outbuf_puts(&o, ", ");
+		outbuf_puts(&o, job->pf.missing[i]);
+	}
+	outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
+			    : " (neither the kernel nor a loaded module offers them)");
+	size_t n = o.len < len - 1 ? o.len : len - 1;
+	memcpy(buf, o.buf, n);
+	buf[n] = '\0';
+	outbuf_release(&o);
+}
+
+void words_for_problem(const struct insmod_job *job, const struct insmod_env *env, char *buf,
+		       size_t len)
+{
+	const struct rot_modfile *mf = job->mf;
+
+	switch (job->pf.problem) {
+	case ROT_PROBLEM_NONE:
+		snprintf(buf, len, "no problem");
+		break;
+	case ROT_PROBLEM_NOT_REGULAR:
+		snprintf(buf, len, "%s, not a module file", file_kind(rot_modfile_problem_value(mf)));
+		break;
+	case ROT_PROBLEM_EMPTY:
+		snprintf(buf, len, "the file is empty");
+		break;
+	case ROT_PROBLEM_TOO_BIG:
+		snprintf(buf, len, "larger than %llu MiB, more than any module",
+			 (unsigned long long)(rot_modfile_problem_value(mf) >> 20));
+		break;
+	case ROT_PROBLEM_CORRUPT_COMPRESSION:
+		snprintf(buf, len, "corrupt %s data", compression_name(rot_modfile_compression(mf)));
+		break;
+	case ROT_PROBLEM_TRUNCATED_COMPRESSION:
+		snprintf(buf, len, "truncated %s data (the stream ends early)",
+			 compression_name(rot_modfile_compression(mf)));
+		break;
+	case ROT_PROBLEM_UNSUPPORTED_COMPRESSION:
+		snprintf(buf, len, "%s-compressed, and this system's libkmod cannot decompress %s",
+			 compression_name(rot_modfile_compression(mf)),
+			 compression_name(rot_modfile_compression(mf)));
+		break;
+	case ROT_PROBLEM_NOT_ELF:
+		snprintf(buf, len, "not an ELF file, so not a kernel module");
+		break;
+	case ROT_PROBLEM_TRUNCATED:
+		snprintf(buf, len, "truncated ELF file: its headers need %llu bytes, the file has %llu",
+			 (unsigned long long)rot_modfile_problem_value(mf),
+			 (unsigned long long)rot_modfile_problem_value2(mf));
+		break;
+	case ROT_PROBLEM_WRONG_CLASS:
+		snprintf(buf, len, "a %s-bit module, and this kernel is %s-bit",
+			 rot_modfile_elf_class(mf) == ELFCLASS32 ? "32" : "64",
+			 env->kernel.elf_class == ELFCLASS32 ? "32" : "64");
+		break;
+	case ROT_PROBLEM_WRONG_MACHINE: {
+		const char *m = machine_name(rot_modfile_elf_machine(mf));
+		char num[32];
+		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
+		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
+			 machine_name(env->kernel.elf_machine) ? machine_name(env->kernel.elf_machine)
+							       : "another machine");
+		break;
+	}
+	case ROT_PROBLEM_NOT_RELOCATABLE:
+		snprintf(buf, len, "not a kernel module (ELF type %llu, not a relocatable object)",
+			 (unsigned long long)rot_modfile_problem_value(mf));
+		break;
+	case ROT_PROBLEM_NO_MODINFO:
+		snprintf(buf, len, "not a kernel module (no .modinfo section)");
+		break;
+	case ROT_PROBLEM_NO_THIS_MODULE:
+		snprintf(buf, len, "not a kernel module (no .gnu.linkonce.this_module section)");
+		break;
+	case ROT_PROBLEM_NO_NAME:
+		snprintf(buf, len, "the module has no name");
+		break;
+	case ROT_PROBLEM_NAME_TOO_LONG:
+		snprintf(buf, len, "its name is %llu bytes long; the kernel allows %llu",
+			 (unsigned long long)rot_modfile_problem_value(mf),
+			 (unsigned long long)rot_modfile_problem_value2(mf));
+		break;
+	case ROT_PROBLEM_VERMAGIC:
+		snprintf(buf, len,
+			 "built for kernel %s, and this kernel is %s (--force-vermagic loads it anyway)",
+			 job->pf.text, job->pf.text2);
+		break;
+	case ROT_PROBLEM_ALREADY_LOADED:
+		snprintf(buf, len, "Module already loaded (%s is live)", job_name(job));
+		break;
+	case ROT_PROBLEM_UNDEFINED_SYMBOLS:
+		list_missing(job, buf, len);
+		break;
+	case ROT_PROBLEM_UNSIGNED:
+		snprintf(buf, len, env->opts->keyring_path
+					   ? "the module is not signed"
+					   : "the module is not signed, and this kernel enforces signatures");
+		break;
+	case ROT_PROBLEM_BAD_SIGNATURE:
+		describe_signature(job, env, buf, len);
+		break;
+	}
+}
+
+const char *words_for_kernel_error(int err)
+{
+	/* kmod's words for the errors whose strerror() misleads. */
+	switch (-err) {
+	case ENOEXEC: return "Invalid module format";
+	case ENOENT: return "Unknown symbol in module";
+	case ESRCH: return "Module has wrong symbol version";
+	case EINVAL: return "Invalid parameters";
+	case EEXIST: return "Module already loaded";
+	default: return strerror(-err);
+	}
+}
+
+char *params_join(char *const *args, size_t n)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(args[i]) + 3;
+	char *out = malloc(len), *p = out;
+	if (!out)
+		return NULL;
+	*p = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(args[i], '=');
+		bool quote = eq && eq[1] != '"' && strchr(eq + 1, ' ');
+		if (i)
+			*p++ = ' ';
+		if (quote)
+			p += sprintf(p, "%.*s\"%s\"", (int)(eq + 1 - args[i]), args[i], eq + 1);
+		else
+			p += sprintf(p, "%s", args[i]);
+	}
+	return out;
+}

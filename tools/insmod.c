@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * insmod: load one module, or an installer's thousands. Each module is
+ * checked before the kernel sees it (preflight), because on a rot kernel a
+ * module whose init fails leaves its memory rotting. A single module is a
+ * batch of one.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "columns.h"
+#include "insmod.h"
+
+static void help(void)
+{
+	printf("Usage: %s [OPTIONS] FILE [PARAM=VALUE...]\n"
+	       "       %s --batch [OPTIONS] FILE...\n"
+	       "Load kernel modules from files (.ko, .ko.xz, .ko.zst). Each module is\n"
+	       "checked before the kernel sees it: on a rot kernel a failed init\n"
+	       "leaves its memory rotting.\n"
+	       "\n"
+	       "Options:\n"
+	       "  -f, --force              --force-vermagic and --force-modversion\n"
+	       "      --force-vermagic     load although built for another kernel release\n"
+	       "      --force-modversion   load although symbol versions disagree\n"
+	       "      --check              check the modules, load nothing\n"
+	       "      --verify KEYRING     load only modules signed by a certificate in\n"
+	       "                           KEYRING (a PEM or DER file, or a directory)\n"
+	       "      --batch              load many modules: every argument is a FILE\n"
+	       "      --from LIST          read FILEs (one per line, optionally followed\n"
+	       "                           by parameters) from LIST; implies --batch\n"
+	       "  -j, --jobs N             load on N threads (default: number of CPUs)\n"
+	       "  -J, --json               one JSON record per module, and a summary\n"
+	       "  -s, --syslog             report errors to syslog instead of stderr\n"
+	       "  -v, --verbose            report each module loaded\n"
+	       "  -h, --help               show this help\n"
+	       "  -V, --version            show the version\n",
+	       cli_progname(), cli_progname());
+}
+
+static unsigned parse_jobs(const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || v == 0 || v > 1024)
+		cli_usage_fail("'%s' is not a number of jobs (1 to 1024)", arg);
+	return (unsigned)v;
+}
+
+static int parse_options(int argc, char *argv[], struct insmod_opts *o)
+{
+	enum { OPT_FORCE_VERMAGIC = 256, OPT_FORCE_MODVERSION, OPT_CHECK, OPT_VERIFY, OPT_BATCH,
+	       OPT_FROM };
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "force-vermagic", no_argument, NULL, OPT_FORCE_VERMAGIC },
+		{ "force-modversion", no_argument, NULL, OPT_FORCE_MODVERSION },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "verify", required_argument, NULL, OPT_VERIFY },
+		{ "batch", no_argument, NULL, OPT_BATCH },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "syslog", no_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	/* Options end at the file: what follows it are module parameters. */
+	while ((c = cli_next_option(argc, argv, "+fj:JsvhV", longopts)) != -1) {
+		switch (c) {
+		case 'f':
+			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC | ROT_LOAD_FORCE_MODVERSION;
+			break;
+		case OPT_FORCE_VERMAGIC:
+			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC;
+			break;
+		case OPT_FORCE_MODVERSION:
+			o->load_flags |= ROT_LOAD_FORCE_MODVERSION;
+			break;
+		case OPT_CHECK:
+			o->check_only = true;
+			break;
+		case OPT_VERIFY:
+			o->keyring_path = optarg;
+			break;
+		case OPT_BATCH:
+			o->batch = true;
+			break;
+		case OPT_FROM:
+			o->list_path = optarg;
+			o->batch = true;
+			break;
+		case 'j':
+			o->jobs = parse_jobs(optarg);
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case 's':
+			cli_set_syslog(true);
+			break;
+		case 'v':
+			cli_more_verbose();
+			break;
+		case 'h':
+			help();
+			exit(CLI_EXIT_OK);
+		case 'V':
+			cli_print_version();
+			exit(CLI_EXIT_OK);
+		}
+	}
+	/* In a batch, options may also follow files. */
+	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1])
+		cli_usage_fail("options go before the files");
+	if (!o->list_path && optind >= argc)
+		cli_usage_fail("missing module file");
+	if (o->jobs && !o->batch)
+		cli_usage_fail("--jobs only makes sense with --batch");
+	if (!o->jobs) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		o->jobs = o->batch && cpus > 0 ? (unsigned)cpus : 1;
+	}
+	return optind;
+}
+
+static void refuse_stdin(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		cli_usage_fail("loading a module from standard input is not supported: give its file");
+}
+
+/* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments skipped. */
+static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
+{
+	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "re");
+	if (!f)
+		return -errno;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+	while (err == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		char *p = line + strspn(line, " \t");
+		p[strcspn(p, "\r\n")] = '\0';
+		if (!*p || *p == '#')
+			continue;
+		size_t flen = strcspn(p, " \t");
+		struct insmod_job *grown = realloc(*jobs, (*n + 1) * sizeof(**jobs));
+		if (!grown) {
+			err = -ENOMEM;
+			break;
+		}
+		*jobs = grown;
+		struct insmod_job *job = &(*jobs)[(*n)++];
+		memset(job, 0, sizeof(*job));
+		char *params = p + flen + strspn(p + flen, " \t");
+		p[flen] = '\0';
+		job->path = strdup(p);
+		job->params = *params ? strdup(params) : NULL;
+		if (!job->path || (*params && !job->params))
+			err = -ENOMEM;
+		else
+			refuse_stdin(job->path);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return err;
+}
+
+static int make_jobs(const struct insmod_opts *o, int argc, char *argv[], int first,
+		     struct insmod_job **jobs, size_t *n)
+{
+	if (o->list_path) {
+		int err = read_list(o->list_path, jobs, n);
+		if (err < 0)
+			return err;
+	}
+	size_t files = o->batch ? (size_t)(argc - first) : (argc > first ? 1 : 0);
+	struct insmod_job *grown = realloc(*jobs, (*n + files + 1) * sizeof(**jobs));
+	if (!grown)
+		return -ENOMEM;
+	*jobs = grown;
+	for (size_t i = 0; i < files; i++) {
+		struct insmod_job *job = &(*jobs)[(*n)++];
+		memset(job, 0, sizeof(*job));
+		refuse_stdin(argv[first + (int)i]);
+		job->path = strdup(argv[first + (int)i]);
+		if (!job->path)
+			return -ENOMEM;
+	}
+	if (!o->batch && argc > first + 1) {
+		(*jobs)[0].params = params_join(argv + first + 1, (size_t)(argc - first - 1));
+		if (!(*jobs)[0].params)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static const char *result_word(enum job_result r)
+{
+	switch (r) {
+	case JOB_LOADED: return "loaded";
+	case JOB_CHECKED: return "ok";
+	case JOB_REFUSED: return "refused";
+	case JOB_FAILED: return "failed";
+	case JOB_SKIPPED: return "skipped";
+	default: return "pending";
+	}
+}
+
+struct tally {
+	size_t loaded, checked, refused, failed, skipped, rotted, perm;
+	uint64_t rot_bytes;
+};
+
+static struct tally count(const struct insmod_job *jobs, size_t n)
+{
+	struct tally t = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		switch (jobs[i].result) {
+		case JOB_LOADED: t.loaded++; break;
+		case JOB_CHECKED: t.checked++; break;
+		case JOB_REFUSED: t.refused++; break;
+		case JOB_FAILED: t.failed++; break;
+		case JOB_SKIPPED: t.skipped++; break;
+		default: break;
+		}
+		t.perm += jobs[i].err == -EPERM;
+		if (jobs[i].rot_bytes) {
+			t.rotted++;
+			t.rot_bytes += jobs[i].rot_bytes;
+		}
+	}
+	return t;
+}
+
+static int print_json(const struct insmod_job *jobs, size_t n, const struct tally *t, bool check)
+{
+	static const struct column_info cols[] = {
+		{ "NAME", 0, 0, SCOLS_JSON_STRING, "" },
+		{ "FILE", 0, 0, SCOLS_JSON_STRING, "" },
+		{ "RESULT", 0, 0, SCOLS_JSON_STRING, "" },
+		{ "ERRNO", 0, 0, SCOLS_JSON_NUMBER, "" },
+		{ "ERROR", 0, 0, SCOLS_JSON_STRING, "" },
+		{ "MESSAGE", 0, 0, SCOLS_JSON_STRING, "" },
+		{ "ROT_BYTES", 0, 0, SCOLS_JSON_NUMBER, "" },
+	};
+	static const int ids[] = { 0, 1, 2, 3, 4, 5, 6 };
+	struct table_style style = { .json = true, .json_name = "modules" };
+	struct libscols_table *tb = columns_table_new(cols, ids, 7, &style);
+	if (!tb)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct insmod_job *j = &jobs[i];
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+		char num[24], bytes[24];
+		if (!ln) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
+		scols_line_set_data(ln, 0, job_name(j));
+		scols_line_set_data(ln, 1, j->path);
+		scols_line_set_data(ln, 2, result_word(j->result));
+		if (j->err) {
+			snprintf(num, sizeof(num), "%d", -j->err);
+			scols_line_set_data(ln, 3, num);
+			scols_line_set_data(ln, 4, strerrorname_np(-j->err));
+		}
+		scols_line_set_data(ln, 5, j->message);
+		snprintf(bytes, sizeof(bytes), "%" PRIu64, j->rot_bytes);
+		scols_line_set_data(ln, 6, bytes);
+	}
+	char *text = NULL;
+	int err = scols_print_table_to_string(tb, &text);
+	if (err == 0) {
+		/* The object gets a summary member after the array. */
+		size_t len = strlen(text);
+		while (len && (text[len - 1] == '\n' || text[len - 1] == '}'))
+			text[--len] = '\0';
+		printf("%s,\n   \"summary\": {\"check\": %s, \"modules\": %zu, \"loaded\": %zu, "
+		       "\"ok\": %zu, \"refused\": %zu, \"failed\": %zu, \"skipped\": %zu, "
+		       "\"rotted\": %zu, \"rot_bytes\": %" PRIu64 "}\n}\n",
+		       text, check ? "true" : "false", n, t->loaded, t->checked, t->refused, t->failed,
+		       t->skipped, t->rotted, t->rot_bytes);
+	}
+	free(text);
+	scols_unref_table(tb);
+	return err;
+}
+
+static void print_summary(const struct tally *t, size_t n, bool check)
+{
+	if (check) {
+		printf("%zu of %zu would load, %zu refused, %zu skipped\n", t->checked, n, t->refused,
+		       t->skipped);
+		return;
+	}
+	printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
+	if (t->rotted)
+		printf(" (%zu left rot: %" PRIu64 " bytes)", t->rotted, t->rot_bytes);
+	printf(", %zu refused before loading, %zu skipped\n", t->refused, t->skipped);
+}
+
+static int setup_env(struct insmod_env *env)
+{
+	int err = rot_kernel_facts_read(&env->kernel);
+	if (err < 0)
+		return err;
+	err = rot_snapshot_read(&env->snap);
+	if (err == -ENOENT && !env->opts->check_only) {
+		cli_error("this kernel has no module support (/proc/modules is missing)");
+		return -ENOSYS;
+	}
+	if (err < 0 && err != -ENOENT) {
+		cli_error("could not read the module list: %s", strerror(-err));
+		return err;
+	}
+	env->rot = env->snap && rot_snapshot_has_rot(env->snap);
+	if (env->opts->keyring_path) {
+		err = rot_keyring_load(env->opts->keyring_path, &env->keyring);
+		if (err == -ENOKEY)
+			cli_usage_fail("the keyring %s holds no X.509 certificate",
+				       env->opts->keyring_path);
+		if (err < 0)
+			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
+				       strerror(-err));
+	}
+	return 0;
+}
+
+int main(int argc, char *argv[])
+{
+	struct insmod_opts o = { 0 };
+	struct insmod_env env = { .opts = &o };
+	struct insmod_job *jobs = NULL;
+	size_t n = 0;
+
+	cli_init("insmod");
+	int first = parse_options(argc, argv, &o);
+	int err = make_jobs(&o, argc, argv, first, &jobs, &n);
+	if (err < 0) {
+		if (o.list_path && err != -ENOMEM)
+			cli_usage_fail("could not read the list %s: %s", o.list_path, strerror(-err));
+		cli_error("out of memory");
+		return CLI_EXIT_PARTIAL;
+	}
+	if (n == 0)
+		cli_usage_fail("no module file in %s", o.list_path);
+
+	err = setup_env(&env);
+	if (err == 0)
+		err = batch_run(jobs, n, &env);
+
+	struct tally t = count(jobs, n);
+	if (err == 0 && o.json)
+		err = print_json(jobs, n, &t, o.check_only);
+	else if (err == 0 && o.batch)
+		print_summary(&t, n, o.check_only);
+
+	for (size_t i = 0; i < n; i++) {
+		job_release(&jobs[i]);
+		free((char *)jobs[i].path);
+	}
+	free(jobs);
+	rot_symbols_free(env.kernel_symbols);
+	rot_keyring_free(env.keyring);
+	rot_snapshot_free(env.snap);
+	if (fflush(stdout) != 0) {
+		cli_error("could not write the report: %s", strerror(errno));
+		return CLI_EXIT_PARTIAL;
+	}
+	if (err == -ENOSYS)
+		return CLI_EXIT_UNSUPPORTED;
+	if (err < 0) {
+		if (err == -ENOMEM)
+			cli_error("out of memory");
+		return CLI_EXIT_PARTIAL;
+	}
+	size_t bad = t.refused + t.failed + t.skipped;
+	if (bad == 0)
+		return CLI_EXIT_OK;
+	return t.perm == bad ? CLI_EXIT_PERM : CLI_EXIT_PARTIAL;
+}

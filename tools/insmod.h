@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * insmod's pieces: one module's way from file to kernel (insmod-job.c),
+ * the words for what went wrong (insmod-words.c), and the parallel batch
+ * (insmod-batch.c). insmod.c holds the options and main.
+ */
+#ifndef MODROT_INSMOD_H
+#define MODROT_INSMOD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "modfile.h"
+#include "modrot.h"
+#include "modsig.h"
+
+struct insmod_opts {
+	unsigned load_flags;      /* ROT_LOAD_FORCE_* */
+	bool check_only;          /* --check: preflight and report, load nothing */
+	bool batch;
+	bool json;
+	unsigned jobs;
+	const char *keyring_path; /* --verify */
+	const char *list_path;    /* --from */
+};
+
+enum job_result {
+	JOB_PENDING,
+	JOB_LOADED,
+	JOB_CHECKED,  /* --check: preflight passed */
+	JOB_REFUSED,  /* preflight said no: the kernel was never asked */
+	JOB_FAILED,   /* the kernel said no */
+	JOB_SKIPPED,  /* a module of the batch it depends on was not loaded */
+};
+
+/* What every job of a run shares, read once. */
+struct insmod_env {
+	const struct insmod_opts *opts;
+	struct rot_kernel_facts kernel;
+	struct rot_snapshot *snap;
+	struct rot_symbols *kernel_symbols;
+	struct rot_keyring *keyring;
+	bool rot;
+};
+
+struct insmod_job {
+	const char *path;
+	char *params;
+	struct rot_modfile *mf;
+	int read_err;                 /* rot_modfile_read()'s errno, when it failed */
+	struct rot_preflight pf;
+	enum job_result result;
+	int err;                      /* the kernel's errno when FAILED */
+	uint64_t rot_bytes;           /* FAILED on a rot kernel: what the failed init left */
+	char message[768];            /* one line, without the "insmod: ERROR: " prefix */
+	/* batch ordering */
+	size_t *deps;
+	size_t ndeps;
+	size_t waiting;               /* deps not yet finished */
+	size_t *dependents;
+	size_t ndependents;
+};
+
+/* Reads and inspects the file (no kernel involved). */
+void job_read(struct insmod_job *job);
+
+/*
+ * Preflight, then (unless --check) insert. batch_symbols are the symbols
+ * modules of this batch loaded before it define (may be NULL). Sets result,
+ * err, rot_bytes and message.
+ */
+void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
+	     const struct rot_symbols *batch_symbols);
+
+void job_release(struct insmod_job *job);
+
+/* The module's name, or its file's basename when it could not be read. */
+const char *job_name(const struct insmod_job *job);
+
+/* Words: a preflight problem, or a kernel error as kmod words it. */
+void words_for_problem(const struct insmod_job *job, const struct insmod_env *env,
+		       char *buf, size_t len);
+const char *words_for_kernel_error(int err);
+
+/* Joins PARAM=VALUE arguments as kmod does: a value with a space is quoted. */
+char *params_join(char *const *args, size_t n);
+
+/* The batch: reads every file, then loads in dependency order on opts->jobs
+ * threads. Fills env->kernel_symbols from the modules' undefined symbols. */
+int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env);
+
+#endif
