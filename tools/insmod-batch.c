@@ -56,6 +56,11 @@ static int by_name(const void *a, const void *b)
 	return x->job < y->job ? -1 : x->job > y->job;
 }
 
+static int name_only(const void *a, const void *b)
+{
+	return strcmp(((const struct name_index *)a)->name, ((const struct name_index *)b)->name);
+}
+
 static int add_edge(struct insmod_job *jobs, size_t from, size_t to)
 {
 	struct insmod_job *j = &jobs[from], *d = &jobs[to];
@@ -99,7 +104,7 @@ static int build_order(struct batch *b)
 					name[len] = '\0';
 					struct name_index key = { name, 0 };
 					/* The first file of that name in the batch. */
-					struct name_index *hit = bsearch(&key, idx, k, sizeof(*idx), by_name);
+					struct name_index *hit = bsearch(&key, idx, k, sizeof(*idx), name_only);
 					while (hit && hit > idx && strcmp(hit[-1].name, name) == 0)
 						hit--;
 					if (hit && hit->job != i)
@@ -129,19 +134,24 @@ static void announce(struct batch *b, const struct insmod_job *job)
 {
 	if (b->env->opts->json)
 		return;
-	progress_clear(&b->bar);
 	switch (job->result) {
 	case JOB_REFUSED:
 	case JOB_FAILED:
 	case JOB_SKIPPED:
+		progress_clear(&b->bar);
 		cli_error("%s", job->message);
 		break;
 	case JOB_LOADED:
-		cli_info("loaded %s (%s)", job_name(job), job->path);
+		if (cli_is_verbose()) {
+			progress_clear(&b->bar);
+			cli_info("loaded %s (%s)", job_name(job), job->path);
+		}
 		break;
 	case JOB_CHECKED:
 		/* --check is asked for a report: the good news is printed too. */
+		progress_clear(&b->bar);
 		printf("%s: ok, %s would load\n", job->path, job_name(job));
+		fflush(stdout);
 		break;
 	default:
 		break;
