@@ -25,33 +25,43 @@ say "A simulated kernel with the module-rot ABI"
 "$sim" create "$kernel" --mode rot
 echo "/proc/rotting_modules exists, so the tools know this is a rot kernel."
 
-say "Load a few modules (Debian's kmod insmod, until modrot's own lands)"
-for m in alpha beta delta params; do
-	on_kernel /sbin/insmod "$fixtures/$m.ko"
-done
+say "Load a few modules, compressed or not, with a parameter"
+on_kernel insmod "$fixtures/alpha.ko"
+on_kernel insmod "$fixtures/beta.ko.zst"
+on_kernel insmod "$fixtures/delta.ko.xz"
+on_kernel insmod "$fixtures/params.ko" label="hello world" count=3
+on_kernel cat /sys/module/params/parameters/label
 on_kernel lsmod
 
 say "Unload delta: its exit runs, but its memory stays, rotting"
 on_kernel rmmod -v delta
 on_kernel lsmod
 echo "The Used-by count is always 0 on a rot kernel. delta's name is free again:"
-on_kernel /sbin/insmod "$fixtures/delta.ko"
+on_kernel insmod "$fixtures/delta.ko"
 on_kernel lsmod --rotting
 
 say "A module whose init fails rots too"
-on_kernel /sbin/insmod "$fixtures/failinit.ko" || true
+on_kernel insmod "$fixtures/failinit.ko" || true
 on_kernel lsmod -o name,size,state,holders
+
+say "So insmod refuses what the kernel would refuse, before the kernel sees it"
+on_kernel insmod "$fixtures/needsym.ko" || true
+on_kernel insmod "$fixtures/badmagic.ko" || true
+on_kernel insmod /dev/null || true
+echo "None of these reached the kernel, so none of them rots."
 
 say "Holders still block an unload; --remove-holders takes them first"
 on_kernel rmmod alpha || true
 on_kernel rmmod --remove-holders -v alpha
 
 say "The installer's probe: load everything, unload what found nothing, 20 times over"
-for round in $(seq 20); do
-	for m in alpha beta gamma delta params oot snd-dummy; do
-		quietly /sbin/insmod "$fixtures/$m.ko" || true
-	done
-	quietly /sbin/insmod "$fixtures/failinit.ko" || true
+on_kernel insmod --batch "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/gamma.ko" \
+	"$fixtures/oot.ko" "$fixtures/snd-dummy.ko" "$fixtures/failinit.ko" || true
+quietly rmmod --remove-holders alpha delta params oot snd_dummy || true
+for round in $(seq 19); do
+	quietly insmod --batch "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/gamma.ko" \
+		"$fixtures/delta.ko" "$fixtures/params.ko" "$fixtures/oot.ko" \
+		"$fixtures/snd-dummy.ko" "$fixtures/failinit.ko" || true
 	quietly rmmod --remove-holders alpha delta params oot snd_dummy || true
 done
 echo "Each unload and each failed init left rot behind:"
@@ -67,7 +77,7 @@ on_kernel modreap
 on_kernel cat /proc/sys/kernel/tainted
 
 say "The same run as JSON, for installers' scripts"
-quietly /sbin/insmod "$fixtures/delta.ko"
+quietly insmod "$fixtures/delta.ko"
 quietly rmmod delta
 on_kernel modreap -a -J
 

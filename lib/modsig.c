@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The module signature trailer as scripts/sign-file.c appends it and the
+ * kernel's mod_check_sig() reads it, and its verification against a
+ * keyring. Every length in the trailer comes from the file, so each is
+ * checked against the image before anything is read through it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/cms.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+
+#include "keyring.h"
+#include "modsig.h"
+
+/* struct module_signature (include/linux/module_signature.h), as bytes:
+ * the image gives no alignment, and sig_len is big-endian on every arch. */
+struct sig_trailer {
+	uint8_t algo;       /* 0 for PKCS#7: the message says it */
+	uint8_t hash;       /* 0 for PKCS#7 */
+	uint8_t id_type;
+	uint8_t signer_len; /* 0 for PKCS#7 */
+	uint8_t key_id_len; /* 0 for PKCS#7 */
+	uint8_t pad[3];
+	uint8_t sig_len[4];
+};
+
+#define PKEY_ID_PKCS7 2
+#define MAGIC_LEN (sizeof(ROT_MODSIG_MAGIC) - 1)
+
+/* CMS_verify() would otherwise also try to build a chain to a CA and use
+ * certificates the message carries: a module is trusted when its signer is
+ * in the keyring, as with the kernel's builtin keys, and for no other reason. */
+#define VERIFY_FLAGS (CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY | CMS_NOINTERN | CMS_DETACHED)
+
+/* Names come from hostile files and end up on terminals: control bytes
+ * become '?', and truncation never splits a UTF-8 sequence. */
+static void copy_text(char *dst, size_t cap, const unsigned char *src, size_t n)
+{
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && (src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	for (size_t i = 0; i < n; i++)
+		dst[i] = src[i] < 0x20 || src[i] == 0x7f ? '?' : (char)src[i];
+	dst[n] = '\0';
+}
+
+static void copy_hex(char *dst, size_t cap, const char *prefix, const unsigned char *p, size_t n)
+{
+	size_t used = (size_t)snprintf(dst, cap, "%s", prefix);
+	for (size_t i = 0; i < n && used + 2 < cap; i++, used += 2)
+		snprintf(dst + used, cap - used, "%02x", p[i]);
+}
+
+static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
+{
+	dst[0] = '\0';
+	int i = name ? X509_NAME_get_index_by_NID(name, NID_commonName, -1) : -1;
+	if (i < 0)
+		return;
+	const ASN1_STRING *cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
+	unsigned char *utf8;
+	int n = ASN1_STRING_to_UTF8(&utf8, cn);
+	if (n < 0)
+		return;
+	copy_text(dst, cap, utf8, (size_t)n);
+	OPENSSL_free(utf8);
+}
+
+/* The magnitude bytes of an INTEGER are the hex `openssl x509 -serial` prints. */
+static void copy_serial(char *dst, size_t cap, const ASN1_INTEGER *serial)
+{
+	const char *prefix = ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER ? "serial -" : "serial ";
+	int n = ASN1_STRING_length(serial);
+	if (n <= 0)
+		snprintf(dst, cap, "serial 0");
+	else
+		copy_hex(dst, cap, prefix, ASN1_STRING_get0_data(serial), (size_t)n);
+}
+
+static bool openssl_out_of_memory(void)
+{
+	return ERR_GET_REASON(ERR_peek_error()) == ERR_R_MALLOC_FAILURE ||
+	       ERR_GET_REASON(ERR_peek_last_error()) == ERR_R_MALLOC_FAILURE;
+}
+
+/* The first error is the specific one ("wrong tag", "bad signature"); the
+ * ones after it only say which caller gave up. */
+static void copy_openssl_reason(char *dst, size_t cap, const char *fallback)
+{
+	const char *reason = ERR_reason_error_string(ERR_peek_error());
+	snprintf(dst, cap, "%s", reason ? reason : fallback);
+}
+
+/* What the signature itself says about who signed it. */
+static void describe_signer_id(CMS_SignerInfo *si, struct rot_sig_info *info)
+{
+	ASN1_OCTET_STRING *keyid = NULL;
+	X509_NAME *issuer = NULL;
+	ASN1_INTEGER *serial = NULL;
+
+	info->signer[0] = info->key_id[0] = '\0';
+	if (CMS_SignerInfo_get0_signer_id(si, &keyid, &issuer, &serial) != 1)
+		return;
+	if (keyid) {
+		copy_hex(info->key_id, sizeof(info->key_id), "", ASN1_STRING_get0_data(keyid),
+			 (size_t)ASN1_STRING_length(keyid));
+		return;
+	}
+	copy_cn(info->signer, sizeof(info->signer), issuer);
+	if (serial)
+		copy_serial(info->key_id, sizeof(info->key_id), serial);
+}
+
+/* What the keyring's certificate says about who signed it. */
+static void describe_cert(X509 *cert, struct rot_sig_info *info)
+{
+	copy_cn(info->signer, sizeof(info->signer), X509_get_subject_name(cert));
+	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(cert);
+	if (skid)
+		copy_hex(info->key_id, sizeof(info->key_id), "", ASN1_STRING_get0_data(skid),
+			 (size_t)ASN1_STRING_length(skid));
+	else
+		copy_serial(info->key_id, sizeof(info->key_id), X509_get0_serialNumber(cert));
+}
+
+static void malformed(struct rot_sig_info *info, const char *why)
+{
+	info->status = ROT_SIG_MALFORMED;
+	snprintf(info->detail, sizeof(info->detail), "%s", why);
+}
+
+/* The PKCS#7 message must be what sign-file makes: detached signed data
+ * over plain data with at least one signer, and nothing after it. OpenSSL
+ * verifies without signed attributes even when the data type or a
+ * digest OID is nonsense (nothing signs them); the kernel refuses those,
+ * and so do we. Returns why not, or NULL. */
+static const char *pkcs7_shape_problem(CMS_ContentInfo *cms, bool trailing_bytes)
+{
+	if (trailing_bytes)
+		return "bytes after the PKCS#7 message";
+	if (OBJ_obj2nid(CMS_get0_type(cms)) != NID_pkcs7_signed)
+		return "PKCS#7 message is not signed data";
+	if (OBJ_obj2nid(CMS_get0_eContentType(cms)) != NID_pkcs7_data)
+		return "PKCS#7 message does not sign plain data";
+	if (CMS_is_detached(cms) != 1)
+		return "PKCS#7 message carries its own content";
+	STACK_OF(CMS_SignerInfo) *signers = CMS_get0_SignerInfos(cms);
+	if (sk_CMS_SignerInfo_num(signers) < 1)
+		return "PKCS#7 message has no signer";
+	for (int i = 0; i < sk_CMS_SignerInfo_num(signers); i++) {
+		X509_ALGOR *digest;
+		const ASN1_OBJECT *oid;
+		CMS_SignerInfo_get0_algs(sk_CMS_SignerInfo_value(signers, i), NULL, NULL, &digest, NULL);
+		X509_ALGOR_get0(&oid, NULL, NULL, digest);
+		if (!EVP_get_digestbyobj(oid))
+			return "PKCS#7 signer uses an unknown digest algorithm";
+	}
+	return NULL;
+}
+
+static int parse_pkcs7(const unsigned char *sig, size_t sig_len, struct rot_sig_info *info,
+		       CMS_ContentInfo **out)
+{
+	const unsigned char *p = sig;
+	CMS_ContentInfo *cms = d2i_CMS_ContentInfo(NULL, &p, (long)sig_len);
+	if (!cms) {
+		if (openssl_out_of_memory())
+			return -ENOMEM;
+		info->status = ROT_SIG_MALFORMED;
+		copy_openssl_reason(info->detail, sizeof(info->detail), "not a PKCS#7 message");
+		return 0;
+	}
+	const char *problem = pkcs7_shape_problem(cms, (size_t)(p - sig) != sig_len);
+	if (problem) {
+		malformed(info, problem);
+		CMS_ContentInfo_free(cms);
+		return 0;
+	}
+	describe_signer_id(sk_CMS_SignerInfo_value(CMS_get0_SignerInfos(cms), 0), info);
+	*out = cms;
+	return 0;
+}
+
+/* Checks the trailer as mod_check_sig() does, in its order, then parses
+ * the PKCS#7 message; *out is set only when info->status is VALID. */
+static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_info *info,
+			 CMS_ContentInfo **out)
+{
+	*out = NULL;
+	memset(info, 0, sizeof(*info));
+	info->status = ROT_SIG_UNSIGNED;
+	info->content_len = len;
+	if (len < MAGIC_LEN || memcmp(image + len - MAGIC_LEN, ROT_MODSIG_MAGIC, MAGIC_LEN) != 0)
+		return 0;
+
+	/* From here on the image claims a signature; until its lengths add
+	 * up, no byte of it is known to be covered. */
+	info->content_len = 0;
+	size_t rest = len - MAGIC_LEN;
+	struct sig_trailer t;
+	if (rest < sizeof(t)) {
+		malformed(info, "signature info is truncated");
+		return 0;
+	}
+	rest -= sizeof(t);
+	memcpy(&t, image + rest, sizeof(t));
+	size_t sig_len = (size_t)t.sig_len[0] << 24 | (size_t)t.sig_len[1] << 16 |
+			 (size_t)t.sig_len[2] << 8 | t.sig_len[3];
+	/* The kernel wants at least one byte of module before the signature. */
+	if (sig_len == 0 || sig_len >= rest) {
+		malformed(info, "signature length does not fit the image");
+		return 0;
+	}
+	info->content_len = rest - sig_len;
+
+	if (t.id_type != PKEY_ID_PKCS7) {
+		info->status = ROT_SIG_UNSUPPORTED;
+		return 0;
+	}
+	if (t.algo || t.hash || t.signer_len || t.key_id_len || t.pad[0] || t.pad[1] || t.pad[2]) {
+		malformed(info, "PKCS#7 signature info has non-zero parameters");
+		return 0;
+	}
+	info->status = ROT_SIG_VALID;
+	return parse_pkcs7(image + info->content_len, sig_len, info, out);
+}
+
+int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info *info)
+{
+	CMS_ContentInfo *cms;
+	/* OpenSSL's error queue is per thread and left as found: empty. The
+	 * details quote its first error, so that one must be ours. */
+	ERR_clear_error();
+	int err = parse_trailer(image, len, info, &cms);
+	CMS_ContentInfo_free(cms);
+	ERR_clear_error();
+	return err;
+}
+
+static X509 *keyring_find(const struct rot_keyring *kr, CMS_SignerInfo *si)
+{
+	int n = kr ? sk_X509_num(kr->certs) : 0;
+	for (int i = 0; i < n; i++) {
+		X509 *cert = sk_X509_value(kr->certs, i);
+		if (CMS_SignerInfo_cert_cmp(si, cert) == 0)
+			return cert;
+	}
+	return NULL;
+}
+
+static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const void *image,
+		      struct rot_sig_info *info)
+{
+	/* Every signer must be in the keyring, as CMS_verify() will want
+	 * each to verify; the first unknown one is the one to name. */
+	STACK_OF(CMS_SignerInfo) *signers = CMS_get0_SignerInfos(cms);
+	X509 *first = NULL;
+	for (int i = 0; i < sk_CMS_SignerInfo_num(signers); i++) {
+		CMS_SignerInfo *si = sk_CMS_SignerInfo_value(signers, i);
+		X509 *cert = keyring_find(kr, si);
+		if (!cert) {
+			describe_signer_id(si, info);
+			info->status = ROT_SIG_UNKNOWN_KEY;
+			return 0;
+		}
+		if (!first)
+			first = cert;
+	}
+	describe_cert(first, info);
+
+	if (info->content_len > INT_MAX) {
+		malformed(info, "module too large to verify");
+		return 0;
+	}
+	BIO *content = BIO_new_mem_buf(image, (int)info->content_len);
+	if (!content)
+		return -ENOMEM;
+	ERR_clear_error(); /* the reason quoted must be CMS_verify()'s */
+	int verified = CMS_verify(cms, kr->certs, NULL, content, NULL, VERIFY_FLAGS);
+	BIO_free(content);
+	if (verified == 1)
+		return 0;
+	if (openssl_out_of_memory())
+		return -ENOMEM;
+	info->status = ROT_SIG_BAD;
+	copy_openssl_reason(info->detail, sizeof(info->detail), "verification failure");
+	return 0;
+}
+
+int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
+		      struct rot_sig_info *info)
+{
+	CMS_ContentInfo *cms;
+	ERR_clear_error();
+	int err = parse_trailer(image, len, info, &cms);
+	if (err == 0 && cms)
+		err = verify_cms(kr, cms, image, info);
+	CMS_ContentInfo_free(cms);
+	ERR_clear_error();
+	return err;
+}
