@@ -135,6 +135,30 @@ void rot_reclaim_unlock(int lock);
 /* True when name is built into the kernel (/sys/module/NAME without initstate). */
 bool rot_module_is_builtin(const char *name);
 
+/* ---- devices ---- */
+
+/*
+ * Devices bound to the drivers name registered: the symlinks (other than
+ * "module") in each /sys/module/NAME/drivers/BUS:DRIVER/ directory. This
+ * exists nowhere but sysfs, so it is read per module, and only when asked.
+ * A module without drivers has none (0, not an error).
+ */
+int rot_module_bound_devices(const char *name, size_t *count);
+
+struct rot_devices;
+
+/* Every present device's modalias, from /sys/bus/BUS/devices/ID/modalias. */
+int rot_devices_read(struct rot_devices **out);
+void rot_devices_free(struct rot_devices *devs);
+size_t rot_devices_count(const struct rot_devices *devs);
+const char *rot_device_modalias(const struct rot_devices *devs, size_t i);
+/* "BUS/ID", e.g. "pci/0000:00:1f.3". */
+const char *rot_device_path(const struct rot_devices *devs, size_t i);
+
+/* True when some device's modalias matches the alias pattern (fnmatch, as
+ * udev and kmod match aliases). */
+bool rot_devices_match(const struct rot_devices *devs, const char *pattern);
+
 /* ---- kernel taint ---- */
 
 #define ROT_TAINT_FORCED_RMMOD (1UL << 3) /* 'R': reclaim or forced unload */

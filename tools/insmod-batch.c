@@ -120,6 +120,56 @@ static int build_order(struct batch *b)
 	return err;
 }
 
+static bool matches_a_device(const struct insmod_job *job, const struct rot_devices *devs)
+{
+	const char *cursor = NULL, *alias;
+	while ((alias = rot_modfile_modinfo_next(job->mf, "alias", &cursor)))
+		if (rot_devices_match(devs, alias))
+			return true;
+	return false;
+}
+
+static void mark_needed(struct batch *b, size_t i, bool *needed)
+{
+	if (needed[i])
+		return;
+	needed[i] = true;
+	for (size_t d = 0; d < b->jobs[i].ndeps; d++)
+		mark_needed(b, b->jobs[i].deps[d], needed);
+}
+
+/*
+ * --match-devices: a module is loaded when one of its alias= patterns
+ * matches a present device's modalias, or when such a module of the
+ * batch depends on it. The rest are never offered to the kernel, so on a
+ * rot kernel they cannot rot.
+ */
+static int match_devices(struct batch *b)
+{
+	struct rot_devices *devs;
+	int err = rot_devices_read(&devs);
+	if (err < 0)
+		return err;
+	bool *needed = calloc(b->n + 1, sizeof(*needed));
+	if (!needed) {
+		rot_devices_free(devs);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		struct insmod_job *job = &b->jobs[i];
+		/* A file that cannot be read is reported, not silently unmatched. */
+		if (!job->mf || rot_modfile_problem(job->mf) != ROT_PROBLEM_NONE ||
+		    matches_a_device(job, devs))
+			mark_needed(b, i, needed);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		if (!needed[i] && b->jobs[i].result == JOB_PENDING)
+			b->jobs[i].result = JOB_UNMATCHED;
+	free(needed);
+	rot_devices_free(devs);
+	return 0;
+}
+
 static const char *undelivered_dependency(const struct batch *b, const struct insmod_job *job)
 {
 	for (size_t i = 0; i < job->ndeps; i++) {
@@ -293,6 +343,8 @@ int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env)
 		err = run_threads(&b, read_worker);
 	if (err == 0)
 		err = build_order(&b);
+	if (err == 0 && env->opts->match_devices)
+		err = match_devices(&b);
 	/* Without kallsyms (a restricted reader), the kernel checks symbols itself. */
 	if (err == 0 && !env->kernel_symbols)
 		read_kernel_symbols(&b, env);

@@ -34,6 +34,8 @@ static void help(void)
 	       "      --batch              load many modules: every argument is a FILE\n"
 	       "      --from LIST          read FILEs (one per line, optionally followed\n"
 	       "                           by parameters) from LIST; implies --batch\n"
+	       "      --match-devices      load only the modules whose aliases match a\n"
+	       "                           present device; implies --batch\n"
 	       "  -j, --jobs N             load on N threads (default: number of CPUs)\n"
 	       "  -J, --json               one JSON record per module, and a summary\n"
 	       "  -s, --syslog             report errors to syslog instead of stderr\n"
@@ -56,7 +58,7 @@ static unsigned parse_jobs(const char *arg)
 static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 {
 	enum { OPT_FORCE_VERMAGIC = 256, OPT_FORCE_MODVERSION, OPT_CHECK, OPT_VERIFY, OPT_BATCH,
-	       OPT_FROM };
+	       OPT_FROM, OPT_MATCH_DEVICES };
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "force-vermagic", no_argument, NULL, OPT_FORCE_VERMAGIC },
@@ -65,6 +67,7 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		{ "verify", required_argument, NULL, OPT_VERIFY },
 		{ "batch", no_argument, NULL, OPT_BATCH },
 		{ "from", required_argument, NULL, OPT_FROM },
+		{ "match-devices", no_argument, NULL, OPT_MATCH_DEVICES },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "syslog", no_argument, NULL, 's' },
@@ -98,6 +101,10 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 			break;
 		case OPT_FROM:
 			o->list_path = optarg;
+			o->batch = true;
+			break;
+		case OPT_MATCH_DEVICES:
+			o->match_devices = true;
 			o->batch = true;
 			break;
 		case 'j':
@@ -216,12 +223,13 @@ static const char *result_word(enum job_result r)
 	case JOB_REFUSED: return "refused";
 	case JOB_FAILED: return "failed";
 	case JOB_SKIPPED: return "skipped";
+	case JOB_UNMATCHED: return "unmatched";
 	default: return "pending";
 	}
 }
 
 struct tally {
-	size_t loaded, checked, refused, failed, skipped, rotted, perm;
+	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, perm;
 	uint64_t rot_bytes;
 };
 
@@ -235,6 +243,7 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 		case JOB_REFUSED: t.refused++; break;
 		case JOB_FAILED: t.failed++; break;
 		case JOB_SKIPPED: t.skipped++; break;
+		case JOB_UNMATCHED: t.unmatched++; break;
 		default: break;
 		}
 		t.perm += jobs[i].err == -EPERM;
@@ -291,17 +300,22 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 			text[--len] = '\0';
 		printf("%s,\n   \"summary\": {\"check\": %s, \"modules\": %zu, \"loaded\": %zu, "
 		       "\"ok\": %zu, \"refused\": %zu, \"failed\": %zu, \"skipped\": %zu, "
-		       "\"rotted\": %zu, \"rot_bytes\": %" PRIu64 "}\n}\n",
+		       "\"unmatched\": %zu, \"rotted\": %zu, \"rot_bytes\": %" PRIu64 "}\n}\n",
 		       text, check ? "true" : "false", n, t->loaded, t->checked, t->refused, t->failed,
-		       t->skipped, t->rotted, t->rot_bytes);
+		       t->skipped, t->unmatched, t->rotted, t->rot_bytes);
 	}
 	free(text);
 	scols_unref_table(tb);
 	return err;
 }
 
-static void print_summary(const struct tally *t, size_t n, bool check)
+static void print_summary(const struct tally *t, size_t n, bool check, bool matching)
 {
+	if (matching) {
+		printf("%zu of %zu modules match a present device (or one that does needs them)\n",
+		       n - t->unmatched, n);
+		n -= t->unmatched;
+	}
 	if (check) {
 		printf("%zu of %zu would load, %zu refused, %zu skipped\n", t->checked, n, t->refused,
 		       t->skipped);
@@ -367,7 +381,7 @@ int main(int argc, char *argv[])
 	if (err == 0 && o.json)
 		err = print_json(jobs, n, &t, o.check_only);
 	else if (err == 0 && o.batch)
-		print_summary(&t, n, o.check_only);
+		print_summary(&t, n, o.check_only, o.match_devices);
 
 	for (size_t i = 0; i < n; i++) {
 		job_release(&jobs[i]);

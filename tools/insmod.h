@@ -20,6 +20,7 @@ struct insmod_opts {
 	bool check_only;          /* --check: preflight and report, load nothing */
 	bool batch;
 	bool json;
+	bool match_devices;       /* load only modules whose aliases match a present device */
 	unsigned jobs;
 	const char *keyring_path; /* --verify */
 	const char *list_path;    /* --from */
@@ -32,6 +33,7 @@ enum job_result {
 	JOB_REFUSED,  /* preflight said no: the kernel was never asked */
 	JOB_FAILED,   /* the kernel said no */
 	JOB_SKIPPED,  /* a module of the batch it depends on was not loaded */
+	JOB_UNMATCHED, /* --match-devices: no present device needs it; not an error */
 };
 
 /* What every job of a run shares, read once. */

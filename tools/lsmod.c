@@ -18,7 +18,7 @@
 #include "outbuf.h"
 
 enum { COL_NAME, COL_SIZE, COL_REFCNT, COL_HOLDERS, COL_STATE, COL_ADDRESS, COL_TAINTS,
-       COL_PERMANENT };
+       COL_PERMANENT, COL_DEVICES };
 
 static const struct column_info columns[] = {
 	[COL_NAME] = { "NAME", 0.2, 0, SCOLS_JSON_STRING, "module name" },
@@ -32,6 +32,8 @@ static const struct column_info columns[] = {
 	[COL_TAINTS] = { "TAINTS", 6, 0, SCOLS_JSON_STRING, "module taint letters" },
 	[COL_PERMANENT] = { "PERMANENT", 1, 0, SCOLS_JSON_BOOLEAN,
 			    "init without exit: unloads only when forced" },
+	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+			  "devices bound to the module's drivers (read from sysfs)" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -178,6 +180,14 @@ static int set_cell(struct libscols_line *ln, size_t col, const struct rot_modul
 	case COL_PERMANENT:
 		text = rot_module_is_permanent(m) ? "true" : "false";
 		break;
+	case COL_DEVICES: {
+		/* A rotting instance has no sysfs directory, and no devices. */
+		size_t n = 0;
+		if (!rot_module_is_rotting(m) && rot_module_bound_devices(rot_module_name(m), &n) < 0)
+			return scols_line_set_data(ln, col, NULL);
+		snprintf(num, sizeof(num), "%zu", n);
+		break;
+	}
 	}
 	return scols_line_set_data(ln, col, text);
 }

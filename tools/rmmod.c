@@ -23,6 +23,8 @@ struct rmmod_opts {
 	unsigned unload_flags;
 	bool remove_holders;
 	bool reclaim;
+	bool unused;
+	bool dry_run;
 };
 
 struct rmmod_run {
@@ -38,6 +40,7 @@ struct rmmod_run {
 static void help(void)
 {
 	printf("Usage: %s [OPTIONS] MODULE...\n"
+	       "       %s --unused [-n] [--reclaim] [OPTIONS]\n"
 	       "Unload modules. On a rot kernel an unloaded module's memory stays\n"
 	       "allocated (it rots) until it is reclaimed.\n"
 	       "\n"
@@ -50,7 +53,7 @@ static void help(void)
 	       "  -v, --verbose          say what each unload leaves behind\n"
 	       "  -h, --help             show this help\n"
 	       "  -V, --version          show the version\n",
-	       cli_progname());
+	       cli_progname(), cli_progname());
 }
 
 static const struct rot_module *find_present(const struct rmmod_run *r, const char *name)
@@ -204,6 +207,26 @@ static struct rot_count rotting_of(const struct rot_snapshot *snap, const char *
 	return c;
 }
 
+/* Frees what rots under name; c counts what the snapshot (and this run) saw rot. */
+static void reclaim_rot(struct rmmod_run *r, const char *name, struct rot_count c, bool was_live)
+{
+	int err = rot_reclaim(r->snap, name);
+	if (err == -ENOENT) {
+		cli_error("Module %s has no rotting instances%s", name,
+			  was_live ? "" : " and is not currently loaded");
+		fail(r, err);
+		return;
+	}
+	if (err < 0) {
+		cli_error("could not reclaim module %s: %s%s", name, strerror(-err),
+			  cli_errno_hint(err));
+		fail(r, err);
+		return;
+	}
+	r->reclaimed++;
+	report_reclaimed(name, c.instances, c.bytes, false);
+}
+
 static void reclaim_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *live = find_present(r, name);
@@ -218,21 +241,112 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 	}
 	if (live && !unloaded && c.instances == 0)
 		return;
-	int err = rot_reclaim(r->snap, name);
-	if (err == -ENOENT) {
-		cli_error("Module %s has no rotting instances%s", name,
-			  live ? "" : " and is not currently loaded");
-		fail(r, err);
-		return;
+	reclaim_rot(r, name, c, live != NULL);
+}
+
+/*
+ * --unused: a live module is unused when nothing holds it, no device is
+ * bound to its drivers and (on a stock kernel) nobody else holds a
+ * reference. A module whose holders are all unused is unused too, once
+ * they are gone: the set is the largest one closed under "held by".
+ */
+static bool *unused_set(const struct rmmod_run *r)
+{
+	const struct rot_snapshot *snap = r->snap;
+	size_t n = rot_snapshot_live_count(snap);
+	bool *in = calloc(n + 1, sizeof(*in));
+	if (!in)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		size_t devices = 0;
+		long foreign_refs = rot_snapshot_has_rot(snap)
+					    ? 0
+					    : rot_module_refcnt(m) - (long)rot_module_holder_count(m);
+		in[i] = rot_module_state(m) == ROT_STATE_LIVE && foreign_refs <= 0 &&
+			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE)) &&
+			rot_module_bound_devices(rot_module_name(m), &devices) == 0 && devices == 0;
 	}
-	if (err < 0) {
-		cli_error("could not reclaim module %s: %s%s", name, strerror(-err),
-			  cli_errno_hint(err));
-		fail(r, err);
-		return;
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			const struct rot_module *m = rot_snapshot_module(snap, i);
+			for (size_t h = 0; in[i] && h < rot_module_holder_count(m); h++) {
+				const struct rot_module *holder =
+					rot_snapshot_find_live(snap, rot_module_holder(m, h));
+				if (holder && !in[rot_snapshot_index_of(snap, holder)]) {
+					in[i] = false;
+					changed = true;
+				}
+			}
+		}
 	}
-	r->reclaimed++;
-	report_reclaimed(name, c.instances, c.bytes, false);
+	return in;
+}
+
+/* Holders before what they hold, each once: a post-order walk. */
+static void order_unused(const struct rot_snapshot *snap, const bool *in, bool *seen, size_t i,
+			 size_t *order, size_t *n, unsigned depth)
+{
+	if (seen[i] || depth > 4096)
+		return;
+	seen[i] = true;
+	const struct rot_module *m = rot_snapshot_module(snap, i);
+	for (size_t h = 0; h < rot_module_holder_count(m); h++) {
+		const struct rot_module *holder = rot_snapshot_find_live(snap, rot_module_holder(m, h));
+		if (holder && in[rot_snapshot_index_of(snap, holder)])
+			order_unused(snap, in, seen, rot_snapshot_index_of(snap, holder), order, n,
+				     depth + 1);
+	}
+	order[(*n)++] = i;
+}
+
+static void unload_unused(struct rmmod_run *r)
+{
+	const struct rot_snapshot *snap = r->snap;
+	size_t live = rot_snapshot_live_count(snap), n = 0, unloaded = 0;
+	uint64_t bytes = 0;
+	bool *in = unused_set(r);
+	bool *seen = calloc(live + 1, sizeof(*seen));
+	size_t *order = calloc(live + 1, sizeof(*order));
+
+	if (!in || !seen || !order) {
+		cli_error("out of memory");
+		fail(r, -ENOMEM);
+		goto out;
+	}
+	for (size_t i = 0; i < live; i++)
+		if (in[i])
+			order_unused(snap, in, seen, i, order, &n, 0);
+	for (size_t k = 0; k < n; k++) {
+		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
+		const char *name = rot_module_name(m);
+		if (r->opts->dry_run) {
+			printf("%s\n", name);
+		} else if (unload_one(r, name) < 0) {
+			continue;
+		} else if (r->opts->reclaim) {
+			struct rot_count c = rotting_of(snap, name);
+			c.instances++;
+			c.bytes += rot_module_size(m);
+			reclaim_rot(r, name, c, true);
+		}
+		unloaded++;
+		bytes += rot_module_size(m);
+	}
+	bool rot = rot_snapshot_has_rot(snap);
+	if (r->opts->dry_run)
+		printf("%zu unused %s would be unloaded%s", unloaded, unloaded == 1 ? "module" : "modules",
+		       rot && !r->opts->reclaim ? "; " : "\n");
+	else
+		printf("unloaded %zu unused %s%s", unloaded, unloaded == 1 ? "module" : "modules",
+		       rot && !r->opts->reclaim ? "; " : "\n");
+	if (rot && !r->opts->reclaim)
+		printf("%" PRIu64 " bytes %s\n", bytes, r->opts->dry_run ? "would rot" : "now rot");
+out:
+	free(in);
+	free(seen);
+	free(order);
 }
 
 static void print_taint_change(unsigned long before)
@@ -247,9 +361,11 @@ static void print_taint_change(unsigned long before)
 
 static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 {
-	enum { OPT_REMOVE_HOLDERS = 256, OPT_RECLAIM };
+	enum { OPT_REMOVE_HOLDERS = 256, OPT_RECLAIM, OPT_UNUSED };
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
+		{ "unused", no_argument, NULL, OPT_UNUSED },
+		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove-holders", no_argument, NULL, OPT_REMOVE_HOLDERS },
 		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
 		{ "syslog", no_argument, NULL, 's' },
@@ -260,8 +376,14 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 	};
 	int c;
 
-	while ((c = cli_next_option(argc, argv, "fsvhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "fnsvhV", longopts)) != -1) {
 		switch (c) {
+		case OPT_UNUSED:
+			o->unused = true;
+			break;
+		case 'n':
+			o->dry_run = true;
+			break;
 		case 'f':
 			o->unload_flags |= ROT_UNLOAD_FORCE;
 			break;
@@ -285,7 +407,13 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 			exit(CLI_EXIT_OK);
 		}
 	}
-	if (optind >= argc)
+	if (o->unused && optind < argc)
+		cli_usage_fail("--unused chooses the modules itself: give no MODULE");
+	if (o->unused && o->remove_holders)
+		cli_usage_fail("--unused and --remove-holders exclude each other");
+	if (o->dry_run && !o->unused)
+		cli_usage_fail("--dry-run only makes sense with --unused");
+	if (!o->unused && optind >= argc)
 		cli_usage_fail("missing module name");
 }
 
@@ -356,6 +484,8 @@ int main(int argc, char *argv[])
 	}
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
 
+	if (o.unused)
+		unload_unused(&r);
 	for (int i = 0; i < nnames; i++) {
 		const char *name = names[i];
 		const struct rot_module *m = find_present(&r, name);

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Devices, seen from sysfs: which are present (their modalias) and which a
+ * module's drivers have bound. On a rot kernel a module's reference count
+ * says nothing; bound devices are what "in use" means besides holders.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "modrot.h"
+
+static bool is_symlink_at(int dirfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+}
+
+static bool is_dot(const char *name)
+{
+	return name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]));
+}
+
+/* Symlinks in one driver directory, but "module", which points back. */
+static size_t devices_of_driver(const char *path)
+{
+	DIR *d = opendir(path);
+	size_t n = 0;
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (is_dot(e->d_name) || strcmp(e->d_name, "module") == 0)
+			continue;
+		n += is_symlink_at(dirfd(d), e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+int rot_module_bound_devices(const char *name, size_t *count)
+{
+	char path[sizeof("/sys/module//drivers") + ROT_NAME_MAX];
+	*count = 0;
+	snprintf(path, sizeof(path), "/sys/module/%s/drivers", name);
+	DIR *d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *drv;
+		if (is_dot(e->d_name))
+			continue;
+		if (asprintf(&drv, "%s/%s", path, e->d_name) < 0) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		*count += devices_of_driver(drv);
+		free(drv);
+	}
+	closedir(d);
+	return 0;
+}
+
+struct rot_device {
+	char *path;     /* BUS/ID */
+	char *modalias;
+};
+
+struct rot_devices {
+	struct rot_device *v;
+	size_t n;
+};
+
+static int add_device(struct rot_devices *devs, const char *bus, const char *id)
+{
+	char *file, *text;
+	size_t len;
+	if (asprintf(&file, "/sys/bus/%s/devices/%s/modalias", bus, id) < 0)
+		return -ENOMEM;
+	/* Devices without a modalias match no module. */
+	int err = proc_read_whole(file, &text, &len);
+	free(file);
+	if (err < 0)
+		return 0;
+	text[strcspn(text, "\n")] = '\0';
+	struct rot_device *grown = realloc(devs->v, (devs->n + 1) * sizeof(*grown));
+	if (grown)
+		devs->v = grown;
+	char *path = NULL;
+	if (!grown || asprintf(&path, "%s/%s", bus, id) < 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	devs->v[devs->n++] = (struct rot_device){ path, text };
+	return 0;
+}
+
+int rot_devices_read(struct rot_devices **out)
+{
+	struct rot_devices *devs = calloc(1, sizeof(*devs));
+	int err = 0;
+	if (!devs)
+		return -ENOMEM;
+	DIR *buses = opendir("/sys/bus");
+	if (!buses) {
+		/* No sysfs buses: no devices present. */
+		*out = devs;
+		return 0;
+	}
+	for (struct dirent *b; err == 0 && (b = readdir(buses));) {
+		char *path;
+		if (is_dot(b->d_name))
+			continue;
+		if (asprintf(&path, "/sys/bus/%s/devices", b->d_name) < 0) {
+			err = -ENOMEM;
+			break;
+		}
+		DIR *d = opendir(path);
+		free(path);
+		if (!d)
+			continue;
+		for (struct dirent *e; err == 0 && (e = readdir(d));)
+			if (!is_dot(e->d_name))
+				err = add_device(devs, b->d_name, e->d_name);
+		closedir(d);
+	}
+	closedir(buses);
+	if (err < 0) {
+		rot_devices_free(devs);
+		return err;
+	}
+	*out = devs;
+	return 0;
+}
+
+void rot_devices_free(struct rot_devices *devs)
+{
+	if (!devs)
+		return;
+	for (size_t i = 0; i < devs->n; i++) {
+		free(devs->v[i].path);
+		free(devs->v[i].modalias);
+	}
+	free(devs->v);
+	free(devs);
+}
+
+size_t rot_devices_count(const struct rot_devices *devs) { return devs->n; }
+
+const char *rot_device_modalias(const struct rot_devices *devs, size_t i)
+{
+	return i < devs->n ? devs->v[i].modalias : NULL;
+}
+
+const char *rot_device_path(const struct rot_devices *devs, size_t i)
+{
+	return i < devs->n ? devs->v[i].path : NULL;
+}
+
+bool rot_devices_match(const struct rot_devices *devs, const char *pattern)
+{
+	for (size_t i = 0; i < devs->n; i++)
+		if (fnmatch(pattern, devs->v[i].modalias, 0) == 0)
+			return true;
+	return false;
+}
