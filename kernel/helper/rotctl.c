@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rotctl: one module syscall, made directly, for the rot kernel's
+ * scenarios (and, built dynamically, for the same scenarios on the
+ * simulated kernel, whose preload answers syscall()).
+ *
+ *   rotctl load FILE [PARAMS]          finit_module() once, never retried
+ *   rotctl init FILE [PARAMS]          init_module() of the file's bytes;
+ *                                      .xz and .zst are decompressed first,
+ *                                      in userspace, as libkmod does
+ *   rotctl delete NAME FLAGS           delete_module(); FLAGS as in C (0x800)
+ *   rotctl nocap COMMAND ARGS...       the same without CAP_SYS_MODULE
+ *
+ * Prints "ok" or the errno's name (EWOULDBLOCK, not EAGAIN).
+ * Exit status: 0 on success, 1 on a syscall error, 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <lzma.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <zstd.h>
+
+struct image {
+	unsigned char *data;
+	size_t len;
+};
+
+static int report(long ret)
+{
+	if (ret == 0) {
+		puts("ok");
+		return 0;
+	}
+	const char *name = errno == EWOULDBLOCK ? "EWOULDBLOCK" : strerrorname_np(errno);
+	printf("%s\n", name ? name : "E?");
+	return 1;
+}
+
+static int usage(void)
+{
+	fputs("usage: rotctl load FILE [PARAMS] | init FILE [PARAMS] | delete NAME FLAGS\n"
+	      "       rotctl nocap COMMAND ARGS...\n", stderr);
+	return 2;
+}
+
+static int read_file(const char *path, struct image *img)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -1;
+	img->len = (size_t)st.st_size;
+	img->data = malloc(img->len ? img->len : 1);
+	if (!img->data || read(fd, img->data, img->len) != (ssize_t)img->len) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int unxz(struct image *img)
+{
+	uint64_t memlimit = UINT64_MAX;
+	size_t in_pos = 0, out_pos = 0, cap = img->len * 8 + 4096;
+	unsigned char *out = malloc(cap);
+
+	if (!out)
+		return -1;
+	for (;;) {
+		size_t in_try = in_pos, out_try = out_pos;
+		lzma_ret r = lzma_stream_buffer_decode(&memlimit, 0, NULL, img->data, &in_try,
+						       img->len, out, &out_try, cap);
+		if (r == LZMA_OK) {
+			free(img->data);
+			img->data = out;
+			img->len = out_try;
+			return 0;
+		}
+		if (r != LZMA_BUF_ERROR) {
+			free(out);
+			return -1;
+		}
+		cap *= 2;
+		out = realloc(out, cap);
+		if (!out)
+			return -1;
+	}
+}
+
+static int unzstd(struct image *img)
+{
+	unsigned long long size = ZSTD_getFrameContentSize(img->data, img->len);
+	unsigned char *out;
+	size_t n;
+
+	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN)
+		return -1;
+	out = malloc(size ? size : 1);
+	if (!out)
+		return -1;
+	n = ZSTD_decompress(out, size, img->data, img->len);
+	if (ZSTD_isError(n)) {
+		free(out);
+		return -1;
+	}
+	free(img->data);
+	img->data = out;
+	img->len = n;
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int drop_cap_sys_module(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -1;
+	data[CAP_TO_INDEX(CAP_SYS_MODULE)].effective &= ~CAP_TO_MASK(CAP_SYS_MODULE);
+	return (int)syscall(SYS_capset, &hdr, data);
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[0], "nocap")) {
+		if (drop_cap_sys_module() < 0) {
+			perror("rotctl: capset");
+			return 2;
+		}
+		return run(argc - 1, argv + 1);
+	}
+	if ((argc == 2 || argc == 3) && !strcmp(argv[0], "load")) {
+		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			perror(argv[1]);
+			return 2;
+		}
+		return report(syscall(SYS_finit_module, fd, argc > 2 ? argv[2] : "", 0));
+	}
+	if ((argc == 2 || argc == 3) && !strcmp(argv[0], "init")) {
+		struct image img;
+
+		if (read_file(argv[1], &img) < 0) {
+			perror(argv[1]);
+			return 2;
+		}
+		if ((ends_with(argv[1], ".xz") && unxz(&img) < 0) ||
+		    (ends_with(argv[1], ".zst") && unzstd(&img) < 0)) {
+			fprintf(stderr, "rotctl: %s: cannot decompress\n", argv[1]);
+			return 2;
+		}
+		return report(syscall(SYS_init_module, img.data, img.len, argc > 2 ? argv[2] : ""));
+	}
+	if (argc == 3 && !strcmp(argv[0], "delete"))
+		return report(syscall(SYS_delete_module, argv[1],
+				      (unsigned int)strtoul(argv[2], NULL, 0)));
+	return usage();
+}
+
+int main(int argc, char **argv)
+{
+	return run(argc - 1, argv + 1);
+}

@@ -1,0 +1,296 @@
+#!/usr/bin/env bash
+# Build the rot kernel (Debian's linux-source-6.1 plus kernel/patches/),
+# boot it in qemu under software emulation, drive it with the suite's
+# tools, run the same rows on the simulated kernel, and compare.
+#
+#   kernel/run.sh [--results DIR] [--cache DIR] [--jobs N] [--rounds N]
+#                 [--scenarios "abi reclaim-taint evidence installer"]
+#
+# Results (default build/kernel-results/): conformance.txt, .tsv and .json,
+# and per scenario the guest console, the rows of each side and dmesg.
+# The built kernel and modules are cached, built in place, in
+# CACHE/<hash of the series, the config fragment, the module sources and
+# the Debian source version> (default /var/cache/modrot-kernel): a second
+# run skips the build.  Ends with "N passed, N failed"; exits non-zero if
+# a row fails or a scenario does not finish.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+here=$top/kernel
+results=$top/build/kernel-results
+cache_root=/var/cache/modrot-kernel
+jobs=$(nproc)
+rounds=20
+scenarios="abi reclaim-taint evidence installer"
+# Scenarios that also run on the simulated kernel (the others need real
+# memory, timers and a kernel log).
+sim_scenarios=" abi reclaim-taint installer "
+# Load with the suite's insmod when it exists (1), or always with rotctl (0);
+# ROT_USE_INSMOD=0 in the environment switches it off too.
+use_suite_insmod=${ROT_USE_INSMOD:-1}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--results) results=$2; shift 2 ;;
+	--cache) cache_root=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
+	--rounds) rounds=$2; shift 2 ;;
+	--scenarios) scenarios=$2; shift 2 ;;
+	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+case $results in /*) ;; *) results=$PWD/$results ;; esac
+
+say() { printf 'run.sh: %s\n' "$*" >&2; }
+die() { say "ERROR: $*"; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+# --- prerequisites -----------------------------------------------------
+packages="linux-source-6.1 qemu-system-x86 cpio bc flex bison libelf-dev
+	libssl-dev build-essential xz-utils zstd liblzma-dev libzstd-dev file"
+# Any busybox will do (static or not: its libraries go into the initramfs
+# too); scripts/setup.sh installs busybox, which conflicts with busybox-static.
+[ -x /bin/busybox ] || packages="$packages busybox"
+missing=
+for p in $packages; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	[ "$(id -u)" -eq 0 ] || die "missing packages:$missing (install them as root)"
+	say "installing:$missing"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >&2
+fi
+source_tar=/usr/src/linux-source-6.1.tar.xz
+[ -f "$source_tar" ] || die "$source_tar not found"
+
+# The suite's tools and the simulated kernel.
+builddir=$top/build
+if [ ! -x "$builddir/tools/lsmod" ] || [ ! -x "$builddir/tests/simkernel/simkernel" ]; then
+	say "building the suite"
+	"$top/scripts/setup.sh" build >/dev/null
+	make -C "$builddir" -j"$jobs" check TESTS= >/dev/null
+fi
+for t in lsmod rmmod modreap; do
+	[ -x "$builddir/tools/$t" ] || die "$builddir/tools/$t missing"
+done
+sim=$builddir/tests/simkernel/simkernel
+fixtures=$builddir/tests/fixtures/out
+[ -x "$sim" ] && [ -f "$fixtures/alpha.ko" ] || die "simulated kernel or fixtures missing"
+insmod_tool=
+[ "$use_suite_insmod" = 1 ] && [ -x "$builddir/tools/insmod" ] && insmod_tool=$builddir/tools/insmod
+
+# --- the kernel, cached ------------------------------------------------
+source_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+hash=$( {
+	echo "linux-source-6.1 $source_version"
+	for f in "$here"/patches/*.patch "$here"/config.fragment "$here"/modules/*; do
+		echo "== ${f#"$here"/}"
+		cat "$f"
+	done
+} | sha256sum | cut -c1-16)
+cache=$cache_root/$hash
+ksrc=$cache/linux-source-6.1
+kmods=$cache/modules
+build_note=cached
+
+build_kernel() {
+	say "building the kernel in $cache (log: $cache/build.log)"
+	rm -rf "$cache"
+	mkdir -p "$cache"
+	tar -xf "$source_tar" -C "$cache"
+	for p in "$here"/patches/*.patch; do
+		patch -d "$ksrc" -p1 --quiet --forward <"$p" || die "$(basename "$p") does not apply"
+	done
+	(
+		cd "$ksrc"
+		make tinyconfig
+		scripts/kconfig/merge_config.sh -m .config "$here/config.fragment"
+		make olddefconfig
+		make -j"$jobs" bzImage modules
+	) >"$cache/build.log" 2>&1 || { tail -n 30 "$cache/build.log" >&2; die "kernel build failed"; }
+	# Every option of the fragment must have survived olddefconfig.
+	grep '^CONFIG_' "$here/config.fragment" | while read -r opt; do
+		grep -qx "$opt" "$ksrc/.config" || say "warning: $opt not set in the built .config"
+	done
+	mkdir -p "$kmods"
+	cp "$here"/modules/*.c "$here"/modules/Kbuild "$here"/modules/Makefile "$kmods"/
+	make -C "$kmods" KDIR="$ksrc" modules >>"$cache/build.log" 2>&1 ||
+		{ tail -n 30 "$cache/build.log" >&2; die "test modules failed to build"; }
+	for ko in "$kmods"/*.ko; do
+		xz --check=crc32 --lzma2=dict=1MiB -k -f "$ko"
+		zstd -q -f -k "$ko" -o "$ko.zst"
+	done
+	touch "$cache/done"
+}
+
+if [ -f "$cache/done" ]; then
+	say "using the cached kernel $cache"
+else
+	t=$(now)
+	build_kernel
+	build_note="built in $(elapsed "$t")s"
+	say "kernel and modules $build_note"
+fi
+bzimage=$ksrc/arch/x86/boot/bzImage
+release=$(cat "$ksrc/include/config/kernel.release")
+
+# --- the helper and the initramfs --------------------------------------
+rm -rf "$results"
+mkdir -p "$results/work"
+work=$results/work
+gcc -O2 -Wall -Wextra -static -o "$work/rotctl" "$here/helper/rotctl.c" -llzma -lzstd
+gcc -O2 -Wall -Wextra -o "$work/rotctl-dyn" "$here/helper/rotctl.c" -llzma -lzstd
+
+root=$work/initramfs
+mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,modules,scenarios}
+
+# install_program SRC DEST: a program and the shared libraries it needs, at
+# the paths the dynamic loader expects.
+install_program() {
+	cp "$1" "$root$2"
+	ldd "$1" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
+		while read -r lib; do
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L -n "$lib" "$root$lib"
+		done
+}
+
+install_program /bin/busybox /bin/busybox
+for applet in $(/bin/busybox --list); do
+	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
+done
+rm -f "$root/bin/lsmod" "$root/bin/rmmod" "$root/bin/insmod" "$root/bin/modprobe"
+cp "$work/rotctl" "$root/bin/rotctl"
+tools="lsmod rmmod modreap"
+[ -n "$insmod_tool" ] && tools="$tools insmod"
+for t in $tools; do
+	install_program "$builddir/tools/$t" "/usr/bin/$t"
+done
+cp "$kmods"/*.ko "$kmods"/*.ko.xz "$kmods"/*.ko.zst "$root/modules/"
+cp "$here"/scenarios/*.sh "$root/scenarios/"
+cp "$here/scenarios/init" "$root/init"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
+
+# --- scenarios on the real kernel ---------------------------------------
+boot() { # SCENARIO
+	local log=$results/$1.console
+	timeout 900 qemu-system-x86_64 -accel tcg -m 256M -nographic -no-reboot \
+		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 quiet rot.scenario=$1 ROUNDS=$rounds" \
+		</dev/null >"$log" 2>&1 || true
+	tr -d '\r' <"$log" | sed -n '/=====ROT-BEGIN/,/=====ROT-END=====/p' |
+		grep -v '=====' >"$results/$1.real" || true
+	tr -d '\r' <"$log" | sed -n '/=====DMESG-BEGIN/,/=====DMESG-END=====/p' |
+		grep -v '=====' >"$results/$1.dmesg" || true
+}
+
+boot_times=
+for s in $scenarios; do
+	t=$(now)
+	boot "$s"
+	secs=$(elapsed "$t")
+	boot_times="$boot_times $s=${secs}s"
+	say "real kernel: $s done in ${secs}s"
+done
+
+# --- the same scenarios on the simulated kernel --------------------------
+simrun() { # SCENARIO
+	local dir=$work/sim-$1
+	rm -rf "$dir"
+	"$sim" create "$dir" --mode rot >/dev/null
+	(
+		cd "$work"
+		export SIDE=sim MODDIR=$fixtures ROTCTL=$work/rotctl-dyn ROUNDS=$rounds
+		export LSMOD=$builddir/tools/lsmod RMMOD=$builddir/tools/rmmod MODREAP=$builddir/tools/modreap
+		[ -n "$insmod_tool" ] && export LOADER=$insmod_tool
+		echo "NOTE	simulated kernel"
+		# simkernel run preloads the simulator, whose seccomp guard keeps
+		# every module syscall away from the host kernel.
+		"$sim" run "$dir" -- /bin/sh -c \
+			". '$here/scenarios/lib.sh'; . '$here/scenarios/$1.sh'" 2>&1
+		echo "STATUS	$?"
+	) >"$results/$1.sim"
+}
+for s in $scenarios; do
+	case $sim_scenarios in *" $s "*) simrun "$s" ;; esac
+done
+
+# --- the conformance table ----------------------------------------------
+# One line per row: SCENARIO ID EXPECTED SIM REAL VERDICT WHAT
+# PASS: the real kernel shows what rot-abi.md says and, where the row runs
+# on the simulator too, the simulator shows the same.
+awk -F'\t' -v OFS='\t' -v scenarios="$scenarios" -v sims="$sim_scenarios" -v dir="$results" '
+function load(file, side, s,    line, f) {
+	while ((getline line < file) > 0) {
+		split(line, f, "\t")
+		if (f[1] == "ROW") {
+			key = s SUBSEP f[2]
+			if (!(key in expect)) { order[++n] = key; expect[key] = f[3]; what[key] = f[5]; scen[key] = s; id[key] = f[2] }
+			val[key, side] = f[4]
+		} else if (f[1] == "STATUS") {
+			status[s, side] = f[2]
+		}
+	}
+	close(file)
+}
+BEGIN {
+	ns = split(scenarios, sl, " ")
+	for (i = 1; i <= ns; i++) {
+		s = sl[i]
+		load(dir "/" s ".real", "real", s)
+		if (index(sims, " " s " ")) load(dir "/" s ".sim", "sim", s)
+	}
+	print "scenario", "row", "rot-abi.md", "simulated", "real", "verdict", "what"
+	for (i = 1; i <= n; i++) {
+		k = order[i]; s = scen[k]
+		r = ((k, "real") in val) ? val[k, "real"] : "(missing)"
+		onsim = index(sims, " " s " ")
+		m = onsim ? (((k, "sim") in val) ? val[k, "sim"] : "(missing)") : "-"
+		ok = (expect[k] == "*" || r == expect[k]) && (!onsim || m == r)
+		print s, id[k], expect[k], m, r, ok ? "PASS" : "FAIL", what[k]
+	}
+	# A scenario that did not finish is a failed row of its own.
+	for (i = 1; i <= ns; i++) {
+		s = sl[i]
+		if (status[s, "real"] != "0")
+			print s, "scenario-finished", "0", "-", ((s, "real") in status) ? status[s, "real"] : "(no output)", "FAIL", "the scenario ran to its end in the guest"
+		if (index(sims, " " s " ") && status[s, "sim"] != "0")
+			print s, "scenario-finished", "0", ((s, "sim") in status) ? status[s, "sim"] : "(no output)", "-", "FAIL", "the scenario ran to its end on the simulator"
+	}
+}' >"$results/conformance.tsv"
+
+# Text and JSON renderings of the same table.
+awk -F'\t' '
+NR == 1 { next }
+{
+	printf "%-4s %-15s %-22s %s\n", $6, $1, $2, $7
+	printf "       rot-abi.md: %s\n", $3
+	if ($4 != "-") printf "       simulated:  %s\n", $4
+	printf "       real:       %s\n", $5
+}' "$results/conformance.tsv" >"$results/conformance.txt"
+awk -F'\t' '
+function js(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+NR == 1 { next }
+{ rows[++n] = sprintf("    {\"scenario\": %s, \"row\": %s, \"abi\": %s, \"simulated\": %s, \"real\": %s, \"verdict\": %s, \"what\": %s}",
+	js($1), js($2), js($3), $4 == "-" ? "null" : js($4), js($5), js($6), js($7)) }
+END {
+	print "{\n  \"kernel\": " js(release) ",\n  \"rows\": ["
+	for (i = 1; i <= n; i++) print rows[i] (i < n ? "," : "")
+	print "  ]\n}"
+}' release="$release" "$results/conformance.tsv" >"$results/conformance.json"
+
+{
+	echo "rot kernel $release (cache $cache: $build_note; boots:$boot_times)"
+	[ -n "$insmod_tool" ] && echo "loading with the suite's insmod"
+	echo
+	cat "$results/conformance.txt"
+} | tee "$results/summary.txt"
+passed=$(awk -F'\t' 'NR > 1 && $6 == "PASS"' "$results/conformance.tsv" | wc -l)
+failed=$(awk -F'\t' 'NR > 1 && $6 != "PASS"' "$results/conformance.tsv" | wc -l)
+echo "results in $results"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,129 @@
+# The rows of rot-abi.md, in one fresh kernel.  Sourced after lib.sh.
+
+# Detection
+if [ -e /proc/rotting_modules ]; then d=exists; else d=absent; fi
+row detect "exists,0" "$d,$(rotting_total)" "/proc/rotting_modules exists, empty at boot"
+
+# Failures before init free everything: beta needs alpha's symbol.
+r=$(load_raw beta)
+row unknown-symbol "ENOENT,rot=0" "$r,rot=$(rotting_total)" "load with an unresolved symbol fails and leaves no rot"
+
+# Load
+r=$(load alpha)
+row load "ok,Live,sysfs=yes" "$r,$(live_state alpha),sysfs=$(sysfs_dir alpha)" "load: Live in /proc/modules and /sys/module"
+
+r=$(load beta)
+row load-dependent "ok,holders=beta," "$r,holders=$(live_field alpha 4)" "a user of alpha_fn loads; alpha's HOLDERS lists it"
+
+# Reference counts
+c=$(awk '$3 != 0 { bad++ } END { print bad + 0 }' /proc/modules)
+s=$(for m in $(awk '{ print $1 }' /proc/modules); do cat "/sys/module/$m/refcnt"; done | sort -u | tr '\n' ' ')
+row refcnt "col3-nonzero=0,sysfs=0 " "col3-nonzero=$c,sysfs=$s" "refcnt 0 everywhere, even with holders"
+
+r=$(load_raw alpha)
+row eexist "EEXIST,rot=0" "$r,rot=$(rotting_count alpha)" "loading a live name: EEXIST, no rot"
+
+# Holders block unloading
+r=$($ROTCTL delete alpha 0)
+row holders-block "EWOULDBLOCK,Live" "$r,$(live_state alpha)" "delete_module of a module with holders: EWOULDBLOCK"
+
+r=$($ROTCTL delete alpha 0x200)
+row holders-block-forced "EWOULDBLOCK,Live" "$r,$(live_state alpha)" "O_TRUNC does not override holders"
+
+row rmmod-holders "rc=1,Live" "$(rc $RMMOD alpha),$(live_state alpha)" "rmmod of a module with holders exits 1"
+
+# Unload: exit runs, the module rots with its SIZE
+size=$(live_field beta 2)
+r=$(rc $RMMOD beta)
+rsize=$(awk '$1 == "beta" { print $2; exit }' /proc/rotting_modules)
+if [ "$size" = "$rsize" ]; then sz=same-size; else sz="size:$size->$rsize"; fi
+row unload "rc=0,none,sysfs=no,rot=1,same-size" "$r,$(live_state beta),sysfs=$(sysfs_dir beta),rot=$(rotting_count beta),$sz" \
+	"rmmod: leaves /proc/modules and /sys/module, rots with the same SIZE"
+row rotting-top "beta" "$(awk 'NR == 1 { print $1 }' /proc/rotting_modules)" "newest rotting instance first"
+
+# A rotting instance holds no references: its dependency can go.
+r=$($ROTCTL delete alpha 0)
+row rot-no-refs "ok,rot=1,holders-gone" "$r,rot=$(rotting_count alpha),holders-$( [ -d /sys/module/alpha ] && echo left || echo gone)" \
+	"a rotting user holds no reference: alpha unloads"
+
+# Reload of a rotting name, and a second unload
+r=$(load alpha)
+row reload "ok,Live,rot=1" "$r,$(live_state alpha),rot=$(rotting_count alpha)" "a rotting name loads again at once"
+r=$($ROTCTL delete alpha 0x800)
+row unload-nonblock "ok,rot=2,unique" "$r,rot=$(rotting_count alpha),$(rotting_addresses_unique)" \
+	"O_NONBLOCK accepted; every instance its own address"
+
+# Failed init rots (once per attempt)
+r=$(load_raw failinit)
+row failinit "ENODEV,none,sysfs=no,rot=1" "$r,$(live_state failinit),sysfs=$(sysfs_dir failinit),rot=$(rotting_count failinit)" \
+	"init returning -ENODEV: the error, and one rotting instance"
+r=$(load_raw failinit)
+row failinit-again "ENODEV,rot=2" "$r,rot=$(rotting_count failinit)" "each failed init leaves one more instance"
+
+row rotting-format "format-ok" "$(rotting_format)" "/proc/rotting_modules lines match rot-abi.md"
+
+# Errors of delete_module
+row enoent "ENOENT" "$($ROTCTL delete nosuch_module 0)" "no live module of that name"
+r=$(load delta)
+row einval-flags "ok,EINVAL,EINVAL,EINVAL,Live" \
+	"$r,$($ROTCTL delete delta 0x1),$($ROTCTL delete delta 0x10000000),$($ROTCTL delete delta 0x80000000),$(live_state delta)" \
+	"unknown flag bits: EINVAL, module untouched"
+row einval-reclaim-trunc "EINVAL,rot=2" "$($ROTCTL delete alpha 0x40000200),rot=$(rotting_count alpha)" \
+	"MODULE_RECLAIM|O_TRUNC: EINVAL"
+row eperm "EPERM,EPERM,Live" "$(rotctl_nocap delete delta 0),$(rotctl_nocap delete alpha 0x40000000),$(live_state delta)" \
+	"without CAP_SYS_MODULE: EPERM"
+
+# Permanent modules
+r=$(load permanent)
+row permanent "ok,[permanent],,EBUSY,rc=1,Live" \
+	"$r,$(live_field permanent 4),$($ROTCTL delete permanent 0),$(rc $RMMOD permanent),$(live_state permanent)" \
+	"init without exit: EBUSY unless forced"
+t0=$(taint_r)
+r=$($ROTCTL delete permanent 0x200)
+row permanent-force "R=0,ok,none,rot=1,R=1" "R=$t0,$r,$(live_state permanent),rot=$(rotting_count permanent),R=$(taint_r)" \
+	"O_TRUNC unloads a permanent module (it rots) and taints R"
+
+# Loading: a module whose init is still running
+$ROTCTL load "$MODDIR/slowinit.ko" >/dev/null &
+wait_state slowinit Loading
+st=$(live_state slowinit)
+r=$($ROTCTL delete slowinit 0)
+wait
+row loading-busy "Loading,EBUSY,Live" "$st,$r,$(live_state slowinit)" "delete_module while init runs: EBUSY"
+
+# Parameters
+r=$(load params "count=5 label=hi verbose")
+p=/sys/module/params/parameters
+row params "ok,5,hi,Y" "$r,$(cat $p/count),$(cat $p/label),$(cat $p/verbose)" "parameters given at load show in sysfs"
+r=$(rc $RMMOD params)
+r2=$(load params "count=7")
+row params-reload "rc=0,rot=1,ok,7,(null),N" "$r,rot=$(rotting_count params),$r2,$(cat $p/count),$(cat $p/label),$(cat $p/verbose)" \
+	"unloaded params rots; reloaded with other values"
+
+# Compressed images, decompressed in userspace, loaded with init_module
+r1=$($ROTCTL init "$MODDIR/delta.ko.xz")
+$ROTCTL delete delta 0 >/dev/null
+r2=$($ROTCTL init "$MODDIR/delta.ko.xz")
+s2=$(live_state delta)
+$ROTCTL delete delta 0 >/dev/null
+r3=$($ROTCTL init "$MODDIR/delta.ko.zst")
+row compressed "EEXIST,ok,Live,ok,Live" "$r1,$r2,$s2,$r3,$(live_state delta)" ".ko.xz and .ko.zst via init_module"
+
+# The suite's lsmod sees the same picture on both kernels.
+ls=$($LSMOD -r -n -o NAME,STATE,REFCNT,HOLDERS,PERMANENT | tr -s ' ' | tr '\n' ';')
+row lsmod "*" \
+	"$ls" "lsmod: live modules, then every rotting instance"
+
+# Reclaim
+r=$(load alpha)
+before=$(rotting_count alpha)
+r=$($ROTCTL delete alpha 0x40000000)
+row reclaim "rot=2,ok,rot=0,Live" "rot=$before,$r,rot=$(rotting_count alpha),$(live_state alpha)" \
+	"MODULE_RECLAIM frees every rotting instance; the live one stays"
+row reclaim-enoent "ENOENT" "$($ROTCTL delete alpha 0x40000000)" "reclaim with nothing rotting: ENOENT"
+row reclaim-nonblock "ok,rot=0" "$($ROTCTL delete failinit 0x40000800),rot=$(rotting_count failinit)" \
+	"MODULE_RECLAIM|O_NONBLOCK accepted"
+r=$(rc $MODREAP params)
+row modreap-name "rc=0,rot=0,Live" "$r,rot=$(rotting_count params),$(live_state params)" "modreap NAME reclaims that name"
+r=$(rc $MODREAP -a)
+row modreap-all "rc=0,0,R=1" "$r,$(rotting_total),R=$(taint_r)" "modreap -a reclaims everything"

@@ -1,0 +1,39 @@
+# Real kernel only: rotting memory is really kept, reclaim really frees
+# it, and code that outlives its module's exit still runs, resolves in
+# kallsyms and can WARN.  Sourced after lib.sh.
+
+# vmallocinfo line of the area starting at ADDRESS, "gone" if none
+# (a freed area may linger as "unpurged vm_area": that counts as gone).
+vmalloc_area() { # ADDRESS
+	l=$(grep "^$1-" /proc/vmallocinfo | grep -v unpurged | head -n 1)
+	if [ -n "$l" ]; then echo "$l" | awk '{ print $1, $2 }'; else echo gone; fi
+}
+
+# vmallocinfo prints %pK: hashed unless kptr_restrict is 1 (then real
+# addresses for a reader with CAP_SYSLOG, which root has).
+echo 1 >/proc/sys/kernel/kptr_restrict
+
+r=$($ROTCTL load "$MODDIR/rottimer.ko")
+addr=$(live_field rottimer 6)
+note "rottimer loaded ($r) at $addr"
+live_area=$(vmalloc_area "$addr")
+note "vmallocinfo while live:    $live_area"
+r=$(rc $RMMOD rottimer)
+rot_addr=$(awk '$1 == "rottimer" { print $6; exit }' /proc/rotting_modules)
+rot_area=$(vmalloc_area "$addr")
+note "vmallocinfo while rotting: $rot_area"
+sleep 1
+ticks=$(dmesg | grep -c 'rottimer: tick [0-9]* after exit')
+resolved=$(dmesg | grep -c 'running in rottimer_tick+0x0/0x[0-9a-f]* \[rottimer\]')
+warned=$(dmesg | grep -c 'WARNING: .*rottimer')
+done_=$(dmesg | grep -c 'rottimer: done, timer stopped')
+row rot-keeps-memory "rc=0,same-address,area-kept" \
+	"$r,$( [ "$rot_addr" = "$addr" ] && echo same-address || echo "moved:$rot_addr"),$( [ "$rot_area" = "$live_area" ] && [ "$rot_area" != gone ] && echo area-kept || echo "area:$rot_area")" \
+	"unloaded module's vmalloc area stays mapped while it rots"
+row rotted-timer "ticks=5,resolved=5,warn=1,done=1" "ticks=$ticks,resolved=$resolved,warn=$warned,done=$done_" \
+	"a timer left by exit fires 5 times into rotting code, %pS resolves it, WARN works; kernel alive"
+r=$(rc $MODREAP rottimer)
+sleep 0.2
+row reclaim-frees-memory "rc=0,rot=0,gone,R=1" "$r,rot=$(rotting_count rottimer),$(vmalloc_area "$addr"),R=$(taint_r)" \
+	"modreap frees the area: it leaves /proc/vmallocinfo"
+dmesg | grep -E 'rottimer|reclaimed' | sed 's/^/NOTE\tdmesg: /'

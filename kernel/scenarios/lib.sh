@@ -1,0 +1,102 @@
+# Sourced by every scenario.  Runs under busybox sh in the qemu guest
+# (SIDE=real) and under dash on the host inside the simulated kernel
+# (SIDE=sim); the same rows run on both and kernel/run.sh compares them.
+#
+# The caller exports: SIDE (real|sim), MODDIR (test modules: alpha.ko ...),
+# ROTCTL (the syscall helper), LSMOD, RMMOD, MODREAP (the suite's tools)
+# and optionally LOADER (the suite's insmod: "$LOADER FILE" loads).
+#
+# A row prints one line:  ROW <tab> ID <tab> EXPECTED <tab> ACTUAL <tab> WHAT
+# EXPECTED is what rot-abi.md says ("*": no fixed text, the two kernels
+# must agree); run.sh puts each side's ACTUAL beside it.
+
+row() { # ID EXPECTED ACTUAL WHAT
+	printf 'ROW\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4"
+}
+
+note() {
+	printf 'NOTE\t%s\n' "$*"
+}
+
+# The helper without CAP_SYS_MODULE.  The simulated kernel reads the
+# capability from its environment; the real one from the process.
+rotctl_nocap() {
+	if [ "$SIDE" = sim ]; then
+		SIMKERNEL_NOCAP=1 $ROTCTL "$@"
+	else
+		$ROTCTL nocap "$@"
+	fi
+}
+
+# load_raw NAME [PARAMS]: finit_module once, print ok or the errno name.
+# Never busybox insmod: it retries a failed finit with init_module, so a
+# failed init would rot twice.
+load_raw() {
+	$ROTCTL load "$MODDIR/$1.ko" ${2:+"$2"}
+}
+
+# load NAME [PARAMS]: as a user would, with the suite's insmod when there
+# is one (prints ok, or rc=N), else as load_raw.
+load() {
+	if [ -n "${LOADER:-}" ]; then
+		# shellcheck disable=SC2086 # PARAM=VALUE words, as insmod takes them
+		if $LOADER "$MODDIR/$1.ko" ${2:-} >/dev/null 2>&1; then echo ok; else echo "rc=$?"; fi
+	else
+		$ROTCTL load "$MODDIR/$1.ko" ${2:+"$2"}
+	fi
+}
+
+rotting_count() { # NAME
+	awk -v n="$1" '$1 == n { c++ } END { print c + 0 }' /proc/rotting_modules
+}
+
+rotting_total() {
+	awk 'END { print NR }' /proc/rotting_modules
+}
+
+live_state() { # NAME -> Live/Loading/Unloading/none
+	awk -v n="$1" '$1 == n { s = $5 } END { print s ? s : "none" }' /proc/modules
+}
+
+live_field() { # NAME FIELD
+	awk -v n="$1" -v f="$2" '$1 == n { print $f }' /proc/modules
+}
+
+sysfs_dir() { # NAME -> yes/no
+	if [ -d "/sys/module/$1" ]; then echo yes; else echo no; fi
+}
+
+taint_r() { # 1 if the kernel carries taint R (bit 3)
+	echo $(( ($(cat /proc/sys/kernel/tainted) >> 3) & 1 ))
+}
+
+# Every rotting address unique (ADDRESS is field 6).
+rotting_addresses_unique() {
+	if [ "$(awk '{ print $6 }' /proc/rotting_modules | sort | uniq -d | wc -l)" -eq 0 ]; then
+		echo unique
+	else
+		echo duplicated
+	fi
+}
+
+# Every /proc/rotting_modules line in rot-abi.md's format.
+rotting_format() {
+	bad=$(grep -Evc '^[a-z0-9_]+ [0-9]+ 0 \[rotting\], Rotting 0x[0-9a-f]{16}( \([A-Z]+\))?$' \
+		/proc/rotting_modules)
+	if [ "$bad" -eq 0 ]; then echo format-ok; else echo "format-bad:$bad"; fi
+}
+
+# Run a tool, give its exit status.
+rc() {
+	"$@" >/dev/null 2>&1
+	echo "rc=$?"
+}
+
+# Wait until NAME shows STATE in /proc/modules (at most about 10 s).
+wait_state() { # NAME STATE
+	i=0
+	while [ "$(live_state "$1")" != "$2" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}

@@ -1,0 +1,15 @@
+# A fresh kernel, not tainted R: O_TRUNC on a module with an exit function
+# is a plain unload (no reference count to force past), and reclaim is
+# what taints R.
+r1=$(load_raw alpha)
+r2=$($ROTCTL delete alpha 0x200)
+row trunc-plain-unload "ok,ok,rot=1,R=0" "$r1,$r2,rot=$(rotting_count alpha),R=$(taint_r)" \
+	"O_TRUNC on a module with exit: a plain unload, no taint"
+
+# Reclaim taints R on a kernel that was not tainted R before.
+r1=$(load_raw delta)
+r2=$($ROTCTL delete delta 0)
+t0=$(taint_r)
+r3=$($ROTCTL delete delta 0x40000000)
+row reclaim-taints-r "ok,ok,R=0,ok,R=1,rot=0" "$r1,$r2,R=$t0,$r3,R=$(taint_r),rot=$(rotting_count delta)" \
+	"reclaim taints an untainted kernel R"
