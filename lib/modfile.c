@@ -35,6 +35,8 @@ struct rot_modfile {
 	Elf *elf;
 	int elf_class;
 	int elf_machine;
+	bool has_versions;
+	bool has_symtab;
 	const char *modinfo;  /* the .modinfo section: NUL-separated key=value */
 	size_t modinfo_len;
 	const char *name;
@@ -54,7 +56,8 @@ static void libelf_init(void)
 
 static int read_file(struct rot_modfile *mf)
 {
-	int fd = open(mf->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a fifo must not wait for a writer. */
+	int fd = open(mf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
@@ -149,7 +152,9 @@ static void set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t v, 
 /* libelf trusts offsets; check that every header and section lies in the file. */
 static bool within_file(struct rot_modfile *mf, const GElf_Ehdr *eh, size_t shnum)
 {
-	uint64_t need = eh->e_shoff + (uint64_t)shnum * eh->e_shentsize;
+	/* libelf reports no sections when the table does not fit: use the header's count. */
+	uint64_t count = eh->e_shnum ? eh->e_shnum : shnum;
+	uint64_t need = eh->e_shoff + count * eh->e_shentsize;
 	if (eh->e_shoff > mf->image_len || need > mf->image_len || need < eh->e_shoff) {
 		set_problem(mf, ROT_PROBLEM_TRUNCATED, need, mf->image_len);
 		return false;
@@ -219,6 +224,13 @@ static int inspect_elf(struct rot_modfile *mf)
 		set_problem(mf, ROT_PROBLEM_NOT_ELF, 0, 0);
 		return 0;
 	}
+	/* The kernel reads headers in its own byte order: another one is not its module. */
+	const char *ident = elf_getident(mf->elf, NULL);
+	const unsigned char host = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	if (ident && (unsigned char)ident[EI_DATA] != host) {
+		set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA], host);
+		return 0;
+	}
 	GElf_Ehdr eh;
 	size_t shnum, shstrndx;
 	if (!gelf_getehdr(mf->elf, &eh) || elf_getshdrnum(mf->elf, &shnum) < 0 ||
@@ -243,6 +255,7 @@ static int inspect_elf(struct rot_modfile *mf)
 			continue;
 		const char *name = section_name(mf, shstrndx, &sh);
 		if (sh.sh_type == SHT_SYMTAB) {
+			mf->has_symtab = true;
 			int err = collect_symbols(mf, scn, &sh);
 			if (err < 0)
 				return err;
@@ -257,6 +270,8 @@ static int inspect_elf(struct rot_modfile *mf)
 			}
 		} else if (strcmp(name, ".gnu.linkonce.this_module") == 0) {
 			this_module = scn;
+		} else if (strcmp(name, "__versions") == 0) {
+			mf->has_versions = true;
 		}
 	}
 	if (!mf->modinfo) {
@@ -265,6 +280,10 @@ static int inspect_elf(struct rot_modfile *mf)
 	}
 	if (!this_module) {
 		set_problem(mf, ROT_PROBLEM_NO_THIS_MODULE, 0, 0);
+		return 0;
+	}
+	if (!mf->has_symtab) {
+		set_problem(mf, ROT_PROBLEM_NO_SYMBOLS, 0, 0);
 		return 0;
 	}
 	name_from_this_module(mf, this_module);
@@ -350,6 +369,7 @@ const char *rot_modfile_name(const struct rot_modfile *mf) { return mf->name; }
 size_t rot_modfile_undefined_count(const struct rot_modfile *mf) { return mf->nundef; }
 size_t rot_modfile_defined_count(const struct rot_modfile *mf) { return mf->ndefined; }
 int rot_modfile_elf_class(const struct rot_modfile *mf) { return mf->elf_class; }
+bool rot_modfile_has_versions(const struct rot_modfile *mf) { return mf->has_versions; }
 int rot_modfile_elf_machine(const struct rot_modfile *mf) { return mf->elf_machine; }
 
 const void *rot_modfile_image(const struct rot_modfile *mf, size_t *len)

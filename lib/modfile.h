@@ -34,9 +34,11 @@ enum rot_problem {
 	ROT_PROBLEM_TRUNCATED,         /* value: bytes the headers need; value2: bytes there are */
 	ROT_PROBLEM_WRONG_CLASS,       /* rot_modfile_elf_class() is not the kernel's */
 	ROT_PROBLEM_WRONG_MACHINE,     /* rot_modfile_elf_machine() is not the kernel's */
+	ROT_PROBLEM_WRONG_BYTE_ORDER,  /* value: the file's EI_DATA (ELFDATA2LSB/MSB) */
 	ROT_PROBLEM_NOT_RELOCATABLE,   /* value: the file's e_type */
 	ROT_PROBLEM_NO_MODINFO,
 	ROT_PROBLEM_NO_THIS_MODULE,
+	ROT_PROBLEM_NO_SYMBOLS,        /* no symbol table: the kernel refuses such a module */
 	ROT_PROBLEM_NO_NAME,
 	ROT_PROBLEM_NAME_TOO_LONG,     /* value: its length; value2: the limit */
 	/* Found by rot_preflight(): */
@@ -77,6 +79,9 @@ const char *rot_modfile_vermagic(const struct rot_modfile *mf);
  * start with *cursor = NULL; returns NULL at the end. */
 const char *rot_modfile_modinfo_next(const struct rot_modfile *mf, const char *key,
 				     const char **cursor);
+/* True when the module carries symbol versions (a __versions section): the
+ * kernel then checks CRCs and compares vermagic without the release. */
+bool rot_modfile_has_versions(const struct rot_modfile *mf);
 /* Undefined global symbols the kernel must resolve. */
 size_t rot_modfile_undefined_count(const struct rot_modfile *mf);
 const char *rot_modfile_undefined(const struct rot_modfile *mf, size_t i);
@@ -107,6 +112,7 @@ struct rot_kernel_facts {
 	char release[65];      /* uname -r */
 	int elf_class;         /* ELFCLASS64 ... , 0 when unknown */
 	int elf_machine;       /* EM_X86_64 ... , 0 when unknown */
+	bool sig_support;      /* the kernel checks signatures (the sig_enforce parameter exists) */
 	bool sig_enforce;      /* /sys/module/module/parameters/sig_enforce is Y */
 };
 

@@ -53,6 +53,7 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 	size_t len;
 	/* Absent on kernels without module signing: then nothing is enforced. */
 	if (proc_read_whole("/sys/module/module/parameters/sig_enforce", &v, &len) == 0) {
+		facts->sig_support = true;
 		facts->sig_enforce = v[0] == 'Y' || v[0] == '1';
 		free(v);
 	}
@@ -63,7 +64,7 @@ static enum rot_problem check_signature(const struct rot_modfile *mf,
 					const struct rot_preflight_input *in,
 					struct rot_preflight *res)
 {
-	if (!in->keyring && !in->kernel->sig_enforce)
+	if (!in->keyring && !in->kernel->sig_support)
 		return ROT_PROBLEM_NONE;
 	res->sig = calloc(1, sizeof(*res->sig));
 	if (!res->sig)
@@ -74,13 +75,19 @@ static enum rot_problem check_signature(const struct rot_modfile *mf,
 			      : rot_modsig_inspect(image, len, res->sig);
 	if (err < 0)
 		return ROT_PROBLEM_NONE;
+	/* What a kernel with module signing refuses (module_sig_check in 6.1):
+	 * anything but a valid signature when it enforces, and a signature it
+	 * cannot even parse whether it enforces or not. */
+	bool strict = in->keyring || in->kernel->sig_enforce;
 	switch (res->sig->status) {
 	case ROT_SIG_VALID:
 		return ROT_PROBLEM_NONE;
 	case ROT_SIG_UNSIGNED:
-		return ROT_PROBLEM_UNSIGNED;
-	default:
+		return strict ? ROT_PROBLEM_UNSIGNED : ROT_PROBLEM_NONE;
+	case ROT_SIG_MALFORMED:
 		return ROT_PROBLEM_BAD_SIGNATURE;
+	default:
+		return strict ? ROT_PROBLEM_BAD_SIGNATURE : ROT_PROBLEM_NONE;
 	}
 }
 
@@ -90,7 +97,9 @@ static enum rot_problem check_vermagic(const struct rot_modfile *mf,
 				       struct rot_preflight *res)
 {
 	const char *vermagic = rot_modfile_vermagic(mf);
-	if (in->force_vermagic || !vermagic)
+	/* With symbol versions the kernel compares what follows the release and
+	 * checks CRCs, neither of which userspace can see. */
+	if (in->force_vermagic || !vermagic || rot_modfile_has_versions(mf))
 		return ROT_PROBLEM_NONE;
 	size_t rl = strcspn(vermagic, " ");
 	if (rl == strlen(in->kernel->release) && strncmp(vermagic, in->kernel->release, rl) == 0)

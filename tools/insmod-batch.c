@@ -170,11 +170,19 @@ static int match_devices(struct batch *b)
 	return 0;
 }
 
+/* A dependency is there when this batch loaded it, or when it already was. */
+static bool delivered(const struct insmod_job *d)
+{
+	return d->result == JOB_LOADED || d->result == JOB_CHECKED ||
+	       (d->result == JOB_REFUSED && d->pf.problem == ROT_PROBLEM_ALREADY_LOADED) ||
+	       (d->result == JOB_FAILED && d->err == -EEXIST);
+}
+
 static const char *undelivered_dependency(const struct batch *b, const struct insmod_job *job)
 {
 	for (size_t i = 0; i < job->ndeps; i++) {
 		const struct insmod_job *d = &b->jobs[job->deps[i]];
-		if (d->result != JOB_LOADED && d->result != JOB_CHECKED)
+		if (!delivered(d))
 			return job_name(d);
 	}
 	return NULL;

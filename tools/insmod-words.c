@@ -148,6 +148,11 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 							       : "another machine");
 		break;
 	}
+	case ROT_PROBLEM_WRONG_BYTE_ORDER:
+		snprintf(buf, len, "a %s ELF file, and this kernel is %s",
+			 rot_modfile_problem_value(mf) == ELFDATA2MSB ? "big-endian" : "little-endian",
+			 rot_modfile_problem_value2(mf) == ELFDATA2MSB ? "big-endian" : "little-endian");
+		break;
 	case ROT_PROBLEM_NOT_RELOCATABLE:
 		snprintf(buf, len, "not a kernel module (ELF type %llu, not a relocatable object)",
 			 (unsigned long long)rot_modfile_problem_value(mf));
@@ -157,6 +162,9 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 		break;
 	case ROT_PROBLEM_NO_THIS_MODULE:
 		snprintf(buf, len, "not a kernel module (no .gnu.linkonce.this_module section)");
+		break;
+	case ROT_PROBLEM_NO_SYMBOLS:
+		snprintf(buf, len, "not a kernel module (no symbol table)");
 		break;
 	case ROT_PROBLEM_NO_NAME:
 		snprintf(buf, len, "the module has no name");
