@@ -158,3 +158,23 @@ assert_documents_exit_statuses()
 	done
 	[[ -z $missing ]] || fail "lsmod.8 does not document the columns:$missing"
 }
+
+@test "insmod.8 renders" {
+	run render insmod.8
+	assert_success
+	assert_line --regexp '^ +insmod - check kernel modules and load them'
+}
+
+@test "insmod.8 formats without warnings" {
+	run format_warnings insmod.8
+	assert_success
+	assert_output ''
+}
+
+@test "insmod.8 documents every long option insmod --help lists" {
+	assert_documents_help_options insmod
+}
+
+@test "insmod.8 documents every exit status" {
+	assert_documents_exit_statuses insmod.8
+}
