@@ -203,10 +203,16 @@ N"
 
 @test "a declared device is bound: /sys/module/NAME/drivers/BUS:DRIVER/DEVICE" {
 	sim_run "$SYSC" finit "$(fixture bound)"
+	run sim_run readlink /sys/module/bound/drivers/platform:bound_drv
+	assert_output ../../../bus/platform/drivers/bound_drv
 	run sim_run ls /sys/module/bound/drivers/platform:bound_drv
-	assert_output bound.0
+	assert_output "bind
+bound.0
+module
+uevent
+unbind"
 	run sim_run readlink /sys/module/bound/drivers/platform:bound_drv/bound.0
-	assert_output ../../../../devices/platform/bound.0
+	assert_output ../../devices/bound.0
 }
 
 @test "a file named with a dash loads under its .modinfo name" {

@@ -12,6 +12,8 @@
 #   SYSC            raw syscall helper: $SYSC init|finit FILE [PARAMS] [FLAGS],
 #                   $SYSC delete NAME FLAGS; prints "ok" or an errno name
 #   FIXTURES        the directory of generated fixture modules
+#   MKDRIVERS       tests/fixtures/mkdrivers.sh: MKDRIVERS N OUTDIR DEVICES-FILE
+#                   builds driver modules drvNNNNN and a list of devices
 #
 # Functions:
 #   sim_create [rot|stock] [CREATE-OPTION...]
@@ -26,6 +28,10 @@
 #                   fail the test unless `simkernel ledger $K --check` passes
 #   fixture NAME [xz|zst]
 #                   print the path of fixture NAME (.ko, .ko.xz or .ko.zst)
+#   sim_devices     print `simkernel device list $K` (BUS ID MODALIAS DRIVER|-)
+#   sim_kernfs_order NAME...
+#                   print the names, one a line, in the order a kernfs
+#                   directory lists them (kernfs_name_hash, then name)
 
 : "${top_builddir:=$PWD}"
 : "${top_srcdir:=$top_builddir/..}"
@@ -34,6 +40,7 @@ SIMKERNEL="$top_builddir/tests/simkernel/simkernel"
 SIMKERNEL_LIB="$top_builddir/tests/simkernel/libsimkernel.so"
 SYSC="$top_builddir/tests/simkernel/sysc"
 FIXTURES="$top_builddir/tests/fixtures/out"
+MKDRIVERS="$top_srcdir/tests/fixtures/mkdrivers.sh"
 
 sim_create() {
 	local mode=rot
@@ -79,4 +86,24 @@ sim_ledger_check() {
 fixture() {
 	local name=$1 ext=${2:-}
 	echo "$FIXTURES/$name.ko${ext:+.$ext}"
+}
+
+sim_devices() {
+	"$SIMKERNEL" device list "$K"
+}
+
+# kernfs_name_hash() of Linux 6.1 in bash, independent of the simulator's C
+sim_kernfs_order() {
+	local name hash i c
+	for name in "$@"; do
+		hash=0
+		for ((i = 0; i < ${#name}; i++)); do
+			printf -v c '%d' "'${name:i:1}"
+			hash=$(((hash + (c << 4) + (c >> 4)) * 11))
+		done
+		hash=$((((hash & 0xffffffff) * 0x61C88647) & 0x7fffffff))
+		((hash < 2)) && hash=$((hash + 2))
+		((hash >= 0x7fffffff)) && hash=$((0x7fffffff - 1))
+		echo "$hash $name"
+	done | LC_ALL=C sort -k1,1n -k2,2 | cut -d' ' -f2
 }

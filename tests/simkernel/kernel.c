@@ -25,6 +25,7 @@ struct behaviour {
 	unsigned init_delay_ms, exit_delay_ms;
 	const char *devices[MAX_DEVICES + 1];
 	unsigned ndevices;
+	const char *driver; /* the driver's name, when not the module's */
 	char *file; /* DIR/behaviour/NAME, kept for the device strings */
 };
 
@@ -40,6 +41,24 @@ static void behaviour_set(struct behaviour *b, const char *key, const char *val)
 		b->exit_delay_ms = (unsigned)strtoul(val, NULL, 10);
 	else if (!strcmp(key, "device") && b->ndevices < MAX_DEVICES)
 		b->devices[b->ndevices++] = val;
+	else if (!strcmp(key, "driver"))
+		b->driver = val;
+}
+
+/* the image's alias= patterns, NULL-terminated; NULL when it has none */
+static const char **alias_patterns(const struct sim_image *im)
+{
+	size_t n = 0;
+	for (const char *a = sim_modinfo_get(im, "alias"); a; a = sim_modinfo_next(im, "alias", a))
+		n++;
+	const char **v = n ? malloc((n + 1) * sizeof(*v)) : NULL;
+	if (!v)
+		return NULL;
+	n = 0;
+	for (const char *a = sim_modinfo_get(im, "alias"); a; a = sim_modinfo_next(im, "alias", a))
+		v[n++] = a;
+	v[n] = NULL;
+	return v;
 }
 
 /* .modinfo simkernel.KEY=VALUE, then DIR/behaviour/NAME on top */
@@ -224,6 +243,8 @@ static void add_taint(struct sim *s, int bit)
  */
 static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, int has_sysfs)
 {
+	if (r->flags & SIM_F_BOUND)
+		sim_devices_unbind(s, r); /* the driver goes before the module */
 	struct sim_rec copy = *r;
 	if (has_sysfs) {
 		sim_sysfs_remove(s, r);
@@ -240,7 +261,7 @@ static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, in
 	if (rot) {
 		copy.kind = SIM_ROT;
 		copy.ndeps = 0; /* a rotting instance holds no references */
-		copy.flags &= (uint8_t)~SIM_F_HAS_SYMS;
+		copy.flags &= (uint8_t)~(SIM_F_HAS_SYMS | SIM_F_BOUND);
 		memset(copy.deps, 0, sizeof(copy.deps));
 		sim_ledger(s, "rot", &copy, bytes);
 		sim_append(s, &copy);
@@ -294,6 +315,7 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	struct sim s;
 	struct sim_rec rec;
 	char **params = NULL;
+	const char **patterns = NULL;
 	int err;
 
 	if (flags & ~(unsigned)(1 | 2)) /* IGNORE_MODVERSIONS | IGNORE_VERMAGIC */
@@ -385,8 +407,7 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	if (delayed || !fails) {
 		if (im.ndefs)
 			write_syms(&s, &im, r);
-		b.devices[b.ndevices] = NULL;
-		sim_sysfs_add(&s, r, (const char *const *)params, b.devices);
+		sim_sysfs_add(&s, r, (const char *const *)params);
 	}
 	changed(&s);
 
@@ -419,10 +440,15 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		sim_sysfs_initstate(&s, r);
 		changed(&s);
 	}
+	/* init registered the driver: it binds what matches (a failed probe is no failed load) */
+	patterns = alias_patterns(&im);
+	b.devices[b.ndevices] = NULL;
+	sim_devices_bind(&s, r, b.driver, patterns, b.devices);
 	err = 0;
 out:
 	sim_close(&s);
 out_free:
+	free(patterns);
 	sim_params_free(params);
 	free(b.file);
 	sim_image_free(&im);

@@ -66,7 +66,7 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 		if (lazy >= 0 && sk_nocap())
 			root = "root/.nocap";
 	} else if (path[1] == 's') {
-		if (!is_path(path, "/sys/module", 11))
+		if (!is_path(path, "/sys/module", 11) && !is_path(path, "/sys/bus", 8))
 			return NULL;
 		rel = path;
 		if (sysfs)

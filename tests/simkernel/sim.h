@@ -57,6 +57,7 @@ enum sim_mstate { SIM_LOADING = 0, SIM_RUNNING = 1, SIM_UNLOADING = 2 };
 #define SIM_F_PERMANENT 0x1u   /* init without exit */
 #define SIM_F_INIT_FAILED 0x2u /* rotting with its init memory */
 #define SIM_F_HAS_SYMS 0x4u    /* DIR/syms/ID lists its global symbols */
+#define SIM_F_BOUND 0x8u       /* its drivers have devices (DIR/devices) */
 
 struct sim_rec {
 	char name[SIM_NAME_LEN];
@@ -86,6 +87,26 @@ struct sim {
 	int bulk;     /* populate: buffer the ledger, skip per-load refcnt updates */
 	char *lbuf;
 	size_t llen, lcap;
+};
+
+/* A device: present from `simkernel device add`, or declared by a module. */
+#define SIM_BUS_LEN 32
+#define SIM_DEVID_LEN 64
+#define SIM_MODALIAS_LEN 256
+
+struct sim_dev {
+	char bus[SIM_BUS_LEN];
+	char id[SIM_DEVID_LEN];
+	char modalias[SIM_MODALIAS_LEN];
+	char driver[SIM_NAME_LEN]; /* while bound */
+	uint32_t bound;            /* id of the live module whose driver has it; 0: none */
+	uint32_t owner;            /* id of the module that declared it; 0: present */
+};
+
+/* the device table, read whole under the lock */
+struct sim_devtab {
+	struct sim_dev *v;
+	uint32_t n, cap;
 };
 
 /* taint bits (Linux 6.1 include/linux/panic.h) */
@@ -129,12 +150,23 @@ int sim_ledger_check(const char *dir, char *report, size_t len);
 int sim_ledger_flush(struct sim *s);
 
 /* sysfs.c: incremental /sys/module updates */
-int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params, const char *const *devices);
+int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params);
 int sim_sysfs_remove(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_initstate(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_refcnt(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_holder(struct sim *s, const struct sim_rec *dep, const char *holder, int add);
 int sim_render_small(struct sim *s); /* tainted */
+
+/* devices.c: devices and driver binding */
+int sim_devices_read(struct sim *s, struct sim_devtab *t);
+int sim_devices_write(struct sim *s, const struct sim_devtab *t);
+void sim_devices_free(struct sim_devtab *t);
+struct sim_dev *sim_device_find(struct sim_devtab *t, const char *bus, const char *id);
+int sim_device_check(struct sim_devtab *t, const char *bus, const char *id, const char *modalias);
+int sim_device_add(struct sim *s, struct sim_devtab *t, const char *bus, const char *id, const char *modalias);
+int sim_devices_bind(struct sim *s, struct sim_rec *r, const char *driver, const char *const *patterns,
+		     const char *const *declared);
+int sim_devices_unbind(struct sim *s, struct sim_rec *r);
 
 /* render.c: lazily rendered /proc files */
 int sim_render_lazy(struct sim *s, enum sim_lazy what);

@@ -17,13 +17,16 @@
 
 static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
-	"                            [--sig-enforce] [--modules-disabled]\n"
+	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
 	"       simkernel ledger DIR [--check]\n"
 	"       simkernel populate DIR --live N [--rotting M] [--seed S] [--max-deps D]\n"
 	"       simkernel set DIR NAME KEY=VALUE...\n"
-	"       simkernel ref DIR NAME N\n";
+	"       simkernel ref DIR NAME N\n"
+	"       simkernel device add DIR BUS ID MODALIAS\n"
+	"       simkernel device add DIR --from FILE     (lines \"BUS ID MODALIAS\"; - is stdin)\n"
+	"       simkernel device list DIR\n";
 
 #define DEFAULT_RELEASE "6.1.0-sim"
 
@@ -67,15 +70,89 @@ static int put(const char *dir, const char *rel, const char *text)
 	return err ? err : sim_write_file(-100 /* AT_FDCWD */, path, text, strlen(text));
 }
 
+/*
+ * Devices from FILE ("-": stdin), one "BUS ID MODALIAS" a line, blank lines
+ * and #-comments skipped: every line is checked first, then all are added
+ * under one lock, so a bad line adds nothing.
+ */
+static int add_devices_from(const char *dir, const char *file)
+{
+	char *text = sim_read_file(strcmp(file, "-") ? file : "/dev/stdin", NULL);
+	if (!text)
+		return die(file, errno);
+	size_t cap = 16, n = 0;
+	char *(*lines)[3] = malloc(cap * sizeof(*lines));
+	struct sim s;
+	struct sim_devtab t = { 0 };
+	int err = lines ? sim_open(&s, dir, 1) : -ENOMEM, ret = 1;
+	if (err) {
+		free(lines);
+		free(text);
+		return die(dir, err);
+	}
+	err = sim_devices_read(&s, &t);
+	if (err) {
+		die("devices", err);
+		goto out;
+	}
+	unsigned lineno = 0;
+	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++;
+		char *f[4], *fs = NULL;
+		int nf = 0;
+		for (char *w = strtok_r(line, " \t\r", &fs); w && nf < 4; w = strtok_r(NULL, " \t\r", &fs))
+			f[nf++] = w;
+		if (nf == 0 || f[0][0] == '#')
+			continue;
+		if (nf != 3) {
+			fprintf(stderr, "simkernel: %s: line %u: expected BUS ID MODALIAS\n", file, lineno);
+			goto out;
+		}
+		err = sim_device_check(&t, f[0], f[1], f[2]);
+		for (size_t i = 0; i < n && !err; i++)
+			if (!strcmp(lines[i][0], f[0]) && !strcmp(lines[i][1], f[1]))
+				err = -EEXIST;
+		if (err) {
+			fprintf(stderr, "simkernel: %s: line %u: device %s %s: %s\n", file, lineno, f[0], f[1],
+				err == -EEXIST ? "already present" : "bad bus, id or modalias");
+			goto out;
+		}
+		if (n == cap) {
+			char *(*nl)[3] = realloc(lines, cap * 2 * sizeof(*lines));
+			if (!nl) {
+				die(file, ENOMEM);
+				goto out;
+			}
+			lines = nl;
+			cap *= 2;
+		}
+		memcpy(lines[n++], f, sizeof(lines[0]));
+	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = sim_device_add(&s, &t, lines[i][0], lines[i][1], lines[i][2]);
+	int werr = n ? sim_devices_write(&s, &t) : 0;
+	if (err || werr)
+		die("device add", err ? err : werr);
+	else
+		ret = 0;
+out:
+	sim_devices_free(&t);
+	sim_close(&s);
+	free(lines);
+	free(text);
+	return ret;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "mode", required_argument, NULL, 'm' }, { "release", required_argument, NULL, 'r' },
 		{ "builtin", required_argument, NULL, 'b' }, { "sig-enforce", no_argument, NULL, 's' },
-		{ "modules-disabled", no_argument, NULL, 'd' }, { NULL, 0, NULL, 0 },
+		{ "modules-disabled", no_argument, NULL, 'd' }, { "devices", required_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
 	};
 	enum sim_mode mode = SIM_MODE_ROT;
-	const char *release = DEFAULT_RELEASE, *builtin = "";
+	const char *release = DEFAULT_RELEASE, *builtin = "", *devices = NULL;
 	uint32_t flags = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -92,6 +169,7 @@ static int cmd_create(int argc, char **argv)
 		case 'b': builtin = optarg; break;
 		case 's': flags |= SIM_CFG_SIG_ENFORCE; break;
 		case 'd': flags |= SIM_CFG_MODULES_DISABLED; break;
+		case 'D': devices = optarg; break;
 		default: return usage();
 		}
 	}
@@ -102,13 +180,14 @@ static int cmd_create(int argc, char **argv)
 	int err = mkdirs(dir);
 	if (err)
 		return die(dir, err);
-	static const char *const wipe[] = { "root", "state", "ledger", "behaviour", "syms", "config", "lock" };
+	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
+					    "syms", "config", "lock", "devices" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);
 	}
-	static const char *const dirs[] = { "root/proc/sys/kernel", "root/sys/module", "root/.staging",
-					    "root/.nocap/proc", "behaviour", "syms" };
+	static const char *const dirs[] = { "root/proc/sys/kernel", "root/sys/module", "root/sys/bus",
+					    "root/.staging", "root/.nocap/proc", "behaviour", "syms" };
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !err; i++) {
 		sim_path(path, sizeof(path), dir, dirs[i]);
 		err = mkdirs(path);
@@ -147,9 +226,12 @@ static int cmd_create(int argc, char **argv)
 		snprintf(rel, sizeof(rel), "root/sys/module/%s/parameters", b);
 		sim_path(path, sizeof(path), dir, rel);
 		err = mkdirs(path);
-		ll += (size_t)snprintf(list + ll, sizeof(list) - ll, "kernel/builtin/%s.ko\n", b);
-		if (ll >= sizeof(list))
+		size_t room = sizeof(list) - ll;
+		int w = snprintf(list + ll, room, "kernel/builtin/%s.ko\n", b);
+		if (w < 0 || (size_t)w >= room)
 			err = -ENAMETOOLONG;
+		else
+			ll += (size_t)w;
 	}
 	free(copy);
 	if (!err) {
@@ -167,7 +249,9 @@ static int cmd_create(int argc, char **argv)
 			sim_close(&s);
 		}
 	}
-	return err ? die(dir, err) : 0;
+	if (err)
+		return die(dir, err);
+	return devices ? add_devices_from(dir, devices) : 0;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -339,7 +423,7 @@ static int cmd_populate(int argc, char **argv)
 	for (uint32_t i = 0; i < s.hdr->count && !err; i++) {
 		const struct sim_rec *r = &s.recs[i];
 		if (r->kind == SIM_LIVE && r->id >= (live ? ids[0] : UINT32_MAX))
-			err = sim_sysfs_add(&s, r, NULL, NULL);
+			err = sim_sysfs_add(&s, r, NULL);
 	}
 	free(ids);
 	int ferr = sim_ledger_flush(&s);
@@ -417,6 +501,64 @@ static int cmd_ref(int argc, char **argv)
 	return err ? die("ref", err) : 0;
 }
 
+static int cmd_device_add(int argc, char **argv)
+{
+	if (argc == 4 && !strcmp(argv[2], "--from"))
+		return add_devices_from(argv[1], argv[3]);
+	if (argc != 5 || argv[2][0] == '-')
+		return usage();
+	struct sim s;
+	struct sim_devtab t;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	err = sim_devices_read(&s, &t);
+	if (!err)
+		err = sim_device_add(&s, &t, argv[2], argv[3], argv[4]);
+	if (!err)
+		err = sim_devices_write(&s, &t);
+	sim_devices_free(&t);
+	sim_close(&s);
+	if (err == -EEXIST) {
+		fprintf(stderr, "simkernel: device %s %s: already present\n", argv[2], argv[3]);
+		return 1;
+	}
+	if (err == -EINVAL) {
+		fprintf(stderr, "simkernel: device %s %s: bad bus, id or modalias\n", argv[2], argv[3]);
+		return 1;
+	}
+	return err ? die("device add", err) : 0;
+}
+
+/* BUS ID MODALIAS DRIVER-or-- a line, in the order the devices appeared */
+static int cmd_device_list(int argc, char **argv)
+{
+	if (argc != 2)
+		return usage();
+	struct sim s;
+	struct sim_devtab t;
+	int err = sim_open(&s, argv[1], 0);
+	if (err)
+		return die(argv[1], err);
+	err = sim_devices_read(&s, &t);
+	sim_close(&s);
+	if (err)
+		return die("devices", err);
+	for (uint32_t i = 0; i < t.n; i++)
+		printf("%s %s %s %s\n", t.v[i].bus, t.v[i].id, t.v[i].modalias, t.v[i].bound ? t.v[i].driver : "-");
+	sim_devices_free(&t);
+	return fflush(stdout) ? die("stdout", errno) : 0;
+}
+
+static int cmd_device(int argc, char **argv)
+{
+	if (argc >= 2 && !strcmp(argv[1], "add"))
+		return cmd_device_add(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "list"))
+		return cmd_device_list(argc - 1, argv + 1);
+	return usage();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -438,6 +580,8 @@ int main(int argc, char **argv)
 		return cmd_set(argc, argv);
 	if (!strcmp(cmd, "ref"))
 		return cmd_ref(argc, argv);
+	if (!strcmp(cmd, "device"))
+		return cmd_device(argc, argv);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_text, stdout);
 		return 0;

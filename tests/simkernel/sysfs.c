@@ -85,8 +85,8 @@ static uint32_t shown_initsize(const struct sim_rec *r)
 	return r->mstate == SIM_LOADING ? r->init : 0;
 }
 
-/* params: "P=VALUE" strings; devices: "BUS:DRIVER:DEVICE" strings */
-int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params, const char *const *devices)
+/* params: "P=VALUE" strings; drivers/ is made by devices.c when one binds */
+int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params)
 {
 	char stage[PATH_MAX], target[PATH_MAX], rel[PATH_MAX], tl[32];
 	int err;
@@ -136,31 +136,6 @@ int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *par
 		}
 		if (pfd >= 0)
 			close(pfd);
-	}
-	if (!err && devices && devices[0]) {
-		if (mkdirat(fd, "drivers", 0755) < 0)
-			err = -errno;
-		for (const char *const *d = devices; !err && *d; d++) {
-			/* BUS:DRIVER:DEVICE -> drivers/BUS:DRIVER/DEVICE */
-			const char *last = strrchr(*d, ':');
-			if (!last || last == *d)
-				continue;
-			char drv[NAME_MAX + 16], link[2 * NAME_MAX + 32], dest[NAME_MAX + 64];
-			size_t dl = (size_t)(last - *d);
-			if (dl > NAME_MAX || strlen(last + 1) > NAME_MAX)
-				continue;
-			memcpy(drv, "drivers/", 8);
-			memcpy(drv + 8, *d, dl);
-			drv[8 + dl] = '\0';
-			if (mkdirat(fd, drv, 0755) < 0 && errno != EEXIST) {
-				err = -errno;
-				break;
-			}
-			snprintf(link, sizeof(link), "%s/%s", drv, last + 1);
-			snprintf(dest, sizeof(dest), "../../../../devices/platform/%s", last + 1);
-			if (symlinkat(dest, fd, link) < 0 && errno != EEXIST)
-				err = -errno;
-		}
 	}
 	close(fd);
 	if (!err && !s->bulk && rename(stage, target) < 0) {
