@@ -37,16 +37,8 @@ bench_kernel_calls() {
 bench_compare_prepared() {
 	local kernel=$1 prepare=$2
 	shift 2
-	local json=$BENCH_TMP/result.json
-	local -a names=() cmds=()
-	for spec in "$@"; do
-		names+=(-n "${spec%%=*}")
-		cmds+=("${spec#*=}")
-	done
-	SIMKERNEL_DIR=$BENCH_TMP/$kernel LD_PRELOAD=$PRELOAD \
-		hyperfine --warmup 1 --runs "${BENCH_PREPARED_RUNS:-10}" --style none \
-		--prepare "$prepare" --export-json "$json" "${names[@]}" "${cmds[@]}" >/dev/null 2>&1
-	bench_table "$json"
+	local -a BENCH_HYPERFINE_ARGS=(--warmup 1 --runs "${BENCH_PREPARED_RUNS:-10}" --prepare "$prepare")
+	bench_run "$kernel" "$@"
 }
 
 bench_table() {
@@ -62,6 +54,15 @@ bench_table() {
 bench_compare() {
 	local kernel=$1
 	shift
+	local -a BENCH_HYPERFINE_ARGS=(-N --warmup 3 --runs "$BENCH_RUNS")
+	bench_run "$kernel" "$@"
+}
+
+# bench_run KERNEL "label=command"...: hyperfine with the caller's
+# BENCH_HYPERFINE_ARGS (a local array, seen here through bash's dynamic scope).
+bench_run() {
+	local kernel=$1
+	shift
 	local json=$BENCH_TMP/result.json
 	local -a names=() cmds=()
 	for spec in "$@"; do
@@ -69,7 +70,7 @@ bench_compare() {
 		cmds+=("${spec#*=}")
 	done
 	SIMKERNEL_DIR=$BENCH_TMP/$kernel LD_PRELOAD=$PRELOAD \
-		hyperfine -N --warmup 3 --runs "$BENCH_RUNS" --style none \
+		hyperfine "${BENCH_HYPERFINE_ARGS[@]}" --style none \
 		--export-json "$json" "${names[@]}" "${cmds[@]}" >/dev/null 2>&1
 	bench_table "$json"
 }

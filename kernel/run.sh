@@ -53,16 +53,8 @@ packages="linux-source-6.1 qemu-system-x86 cpio bc flex bison libelf-dev
 # Any busybox will do (static or not: its libraries go into the initramfs
 # too); scripts/setup.sh installs busybox, which conflicts with busybox-static.
 [ -x /bin/busybox ] || packages="$packages busybox"
-missing=
-for p in $packages; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	[ "$(id -u)" -eq 0 ] || die "missing packages:$missing (install them as root)"
-	say "installing:$missing"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >&2
-fi
+# shellcheck disable=SC2086
+"$top/scripts/need-packages.sh" $packages >&2
 source_tar=/usr/src/linux-source-6.1.tar.xz
 [ -f "$source_tar" ] || die "$source_tar not found"
 

@@ -20,20 +20,8 @@ packages="autoconf automake make gcc pkg-config libc6-dev
 	bash-completion zsh fish man-db groff-base
 	strace valgrind hyperfine gnuplot-nox jq ltrace bc"
 
-missing=
-for p in $packages; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
-		missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	echo "setup: installing:$missing" >&2
-	sudo=
-	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	export DEBIAN_FRONTEND=noninteractive
-	$sudo apt-get update -qq >&2
-	# shellcheck disable=SC2086
-	$sudo apt-get install -y -qq --no-install-recommends $missing >&2
-fi
+# shellcheck disable=SC2086
+"$top/scripts/need-packages.sh" $packages
 
 if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ]; then
 	"$top/autogen.sh" >&2

@@ -10,12 +10,14 @@
 #include "cli.h"
 
 static const char *progname = "modrot";
+static void (*print_help)(void);
 static bool use_syslog;
 static int verbosity;
 
-void cli_init(const char *name)
+void cli_init(const char *name, void (*help)(void))
 {
 	progname = name;
+	print_help = help;
 }
 
 const char *cli_progname(void)
@@ -108,19 +110,66 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 	char spec[128];
 	snprintf(spec, sizeof(spec), ":%s", shortopts);
 	opterr = 0;
-	int c = getopt_long(argc, argv, spec, longopts, NULL);
-	if (c == '?' || c == ':') {
-		const char *what = c == '?' ? "unknown option" : "missing argument for option";
-		if (optopt)
-			cli_usage_fail("%s '-%c'", what, optopt);
-		cli_usage_fail("%s '%s'", what, argv[optind - 1]);
+	for (;;) {
+		int c = getopt_long(argc, argv, spec, longopts, NULL);
+		switch (c) {
+		case '?':
+		case ':': {
+			const char *what = c == '?' ? "unknown option" : "missing argument for option";
+			if (optopt)
+				cli_usage_fail("%s '-%c'", what, optopt);
+			cli_usage_fail("%s '%s'", what, argv[optind - 1]);
+		}
+		case 'h':
+			if (print_help)
+				print_help();
+			exit(CLI_EXIT_OK);
+		case 'V':
+			cli_print_version();
+			exit(CLI_EXIT_OK);
+		case 's':
+			cli_set_syslog(true);
+			continue;
+		case 'v':
+			cli_more_verbose();
+			continue;
+		default:
+			return c;
+		}
 	}
-	return c;
 }
 
 void cli_print_version(void)
 {
 	printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
+}
+
+char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1]
+{
+	char (*names)[ROT_NAME_MAX + 1] = calloc(n + 1, sizeof(*names));
+	if (!names) {
+		cli_error("out of memory");
+		exit(CLI_EXIT_PARTIAL);
+	}
+	for (size_t i = 0; i < n; i++) {
+		int err = rot_name_normalise(typed[i], names[i]);
+		if (err == -ENAMETOOLONG)
+			cli_usage_fail("'%s' is not a module name: longer than %d bytes", typed[i],
+				       ROT_NAME_MAX);
+		if (err < 0)
+			cli_usage_fail("'%s' is not a module name", typed[i]);
+	}
+	return names;
+}
+
+enum cli_exit cli_snapshot_error(int err)
+{
+	if (err == -ENOENT) {
+		cli_error("this kernel has no module support (/proc/modules is missing)");
+		return CLI_EXIT_UNSUPPORTED;
+	}
+	cli_error("could not read the module list: %s", strerror(-err));
+	return cli_exit_for_errno(err);
 }
 
 enum cli_exit cli_exit_for_errno(int err)

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <stdnoreturn.h>
 
+#include "modrot.h"
+
 enum cli_exit {
 	CLI_EXIT_OK = 0,          /* everything asked for was done */
 	CLI_EXIT_PARTIAL = 1,     /* some of it failed; each failure printed */
@@ -22,13 +24,22 @@ enum cli_exit {
 	CLI_EXIT_PERM = 4,        /* no CAP_SYS_MODULE */
 };
 
-void cli_init(const char *progname);
+/* help prints the tool's --help text; it runs for -h/--help. */
+void cli_init(const char *progname, void (*help)(void));
 const char *cli_progname(void);
+
+/* The options that mean the same in every tool; list them in its table. */
+#define CLI_OPTIONS_HELP_VERSION \
+	{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }
+#define CLI_OPTIONS_SYSLOG_VERBOSE \
+	{ "syslog", no_argument, NULL, 's' }, { "verbose", no_argument, NULL, 'v' }
 
 /*
  * getopt_long without getopt's own messages: an unknown option or a missing
- * argument prints one line and exits CLI_EXIT_USAGE. Returns -1 at the end
- * of the options, like getopt_long.
+ * argument prints one line and exits CLI_EXIT_USAGE. -h/--help and
+ * -V/--version print and exit, -s/--syslog and -v/--verbose take effect
+ * here: the tool sees none of them. Returns -1 at the end of the options,
+ * like getopt_long.
  */
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		    const struct option *longopts);
@@ -49,6 +60,16 @@ bool cli_is_verbose(void);
 
 /* "lsmod (modrot) 0.1" */
 void cli_print_version(void);
+
+/*
+ * Module names as typed (or module file paths), normalised: '-' becomes
+ * '_', a path gives its basename without the extension. A bad one is a
+ * usage error: nothing has been done yet. The array is malloc'd.
+ */
+char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1];
+
+/* Reports a failed rot_snapshot_read() in one line; returns the exit code. */
+enum cli_exit cli_snapshot_error(int err);
 
 /* The exit code for a failure with this negative errno. */
 enum cli_exit cli_exit_for_errno(int err);

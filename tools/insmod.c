@@ -70,10 +70,8 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		{ "match-devices", no_argument, NULL, OPT_MATCH_DEVICES },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
-		{ "syslog", no_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTIONS_SYSLOG_VERBOSE,
+		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -113,18 +111,6 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		case 'J':
 			o->json = true;
 			break;
-		case 's':
-			cli_set_syslog(true);
-			break;
-		case 'v':
-			cli_more_verbose();
-			break;
-		case 'h':
-			help();
-			exit(CLI_EXIT_OK);
-		case 'V':
-			cli_print_version();
-			exit(CLI_EXIT_OK);
 		}
 	}
 	/* In a batch, options may also follow files. */
@@ -332,15 +318,10 @@ static int setup_env(struct insmod_env *env)
 	int err = rot_kernel_facts_read(&env->kernel);
 	if (err < 0)
 		return err;
+	/* --check still judges files on a kernel without modules. */
 	err = rot_snapshot_read(&env->snap);
-	if (err == -ENOENT && !env->opts->check_only) {
-		cli_error("this kernel has no module support (/proc/modules is missing)");
-		return -ENOSYS;
-	}
-	if (err < 0 && err != -ENOENT) {
-		cli_error("could not read the module list: %s", strerror(-err));
-		return err;
-	}
+	if (err < 0 && !(err == -ENOENT && env->opts->check_only))
+		return cli_snapshot_error(err) == CLI_EXIT_UNSUPPORTED ? -ENOSYS : err;
 	env->rot = env->snap && rot_snapshot_has_rot(env->snap);
 	if (env->opts->keyring_path) {
 		err = rot_keyring_load(env->opts->keyring_path, &env->keyring);
@@ -361,7 +342,7 @@ int main(int argc, char *argv[])
 	struct insmod_job *jobs = NULL;
 	size_t n = 0;
 
-	cli_init("insmod");
+	cli_init("insmod", help);
 	int first = parse_options(argc, argv, &o);
 	int err = make_jobs(&o, argc, argv, first, &jobs, &n);
 	if (err < 0) {

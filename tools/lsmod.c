@@ -225,8 +225,7 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 		{ "noheadings", no_argument, NULL, 'n' },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "rotting", no_argument, NULL, OPT_ROTTING },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *output = NULL;
@@ -252,12 +251,6 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 				cli_usage_fail("--live and --rotting exclude each other");
 			o->which = c == OPT_LIVE ? SHOW_LIVE : SHOW_ROTTING;
 			break;
-		case 'h':
-			help();
-			exit(CLI_EXIT_OK);
-		case 'V':
-			cli_print_version();
-			exit(CLI_EXIT_OK);
 		}
 	}
 	if (optind < argc)
@@ -277,18 +270,12 @@ int main(int argc, char *argv[])
 	struct lsmod_opts o = { .which = SHOW_ALL };
 	struct rot_snapshot *snap;
 
-	cli_init("lsmod");
+	cli_init("lsmod", help);
 	parse_options(argc, argv, &o);
 
 	int err = rot_snapshot_read(&snap);
-	if (err == -ENOENT) {
-		cli_error("this kernel has no module support (/proc/modules is missing)");
-		return CLI_EXIT_UNSUPPORTED;
-	}
-	if (err < 0) {
-		cli_error("could not read the module list: %s", strerror(-err));
-		return cli_exit_for_errno(err);
-	}
+	if (err < 0)
+		return cli_snapshot_error(err);
 	if (o.which == SHOW_ROTTING && !rot_snapshot_has_rot(snap)) {
 		rot_snapshot_free(snap);
 		cli_error("this kernel has no module rot support (/proc/rotting_modules is missing)");

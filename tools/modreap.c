@@ -89,8 +89,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "json", no_argument, NULL, 'J' },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
 	bool has_interval = false;
@@ -130,12 +129,6 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
-		case 'h':
-			help();
-			exit(CLI_EXIT_OK);
-		case 'V':
-			cli_print_version();
-			exit(CLI_EXIT_OK);
 		}
 	}
 
@@ -151,20 +144,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	if (o->json && o->quiet)
 		cli_usage_fail("--json and --quiet exclude each other");
 
-	o->names = calloc(o->nnames + 1, sizeof(*o->names));
-	if (!o->names) {
-		cli_error("out of memory");
-		exit(CLI_EXIT_PARTIAL);
-	}
-	for (size_t i = 0; i < o->nnames; i++) {
-		const char *typed = argv[optind + (int)i];
-		int err = rot_name_normalise(typed, o->names[i]);
-		if (err == -ENAMETOOLONG)
-			cli_usage_fail("'%s' is not a module name: longer than %d bytes", typed,
-				       ROT_NAME_MAX);
-		if (err < 0)
-			cli_usage_fail("'%s' is not a module name", typed);
-	}
+	o->names = cli_module_names(argv + optind, o->nnames);
 }
 
 static bool reclaiming(const struct reap_opts *o)
@@ -475,7 +455,7 @@ int main(int argc, char *argv[])
 	struct reap_opts o = { 0 };
 	struct reap_run r = { .opts = &o };
 
-	cli_init("modreap");
+	cli_init("modreap", help);
 	parse_options(argc, argv, &o);
 
 	int err;
@@ -489,12 +469,8 @@ int main(int argc, char *argv[])
 	if (err == -EOPNOTSUPP) {
 		cli_error("this kernel has no module rot support (/proc/rotting_modules is missing)");
 		err = CLI_EXIT_UNSUPPORTED;
-	} else if (err == -ENOENT) {
-		cli_error("this kernel has no module support (/proc/modules is missing)");
-		err = CLI_EXIT_UNSUPPORTED;
 	} else if (err < 0) {
-		cli_error("could not read the module list: %s", strerror(-err));
-		err = cli_exit_for_errno(err);
+		err = cli_snapshot_error(err);
 	} else {
 		if (reclaiming(&o))
 			print_summary(&r);

@@ -368,10 +368,8 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove-holders", no_argument, NULL, OPT_REMOVE_HOLDERS },
 		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
-		{ "syslog", no_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		CLI_OPTIONS_SYSLOG_VERBOSE,
+		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -393,18 +391,6 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		case OPT_RECLAIM:
 			o->reclaim = true;
 			break;
-		case 's':
-			cli_set_syslog(true);
-			break;
-		case 'v':
-			cli_more_verbose();
-			break;
-		case 'h':
-			help();
-			exit(CLI_EXIT_OK);
-		case 'V':
-			cli_print_version();
-			exit(CLI_EXIT_OK);
 		}
 	}
 	if (o->unused && optind < argc)
@@ -417,38 +403,16 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		cli_usage_fail("missing module name");
 }
 
-/* Normalises every argument up front: a bad name is a usage error, and
- * nothing is unloaded. */
-static char (*normalised_names(int argc, char *argv[]))[ROT_NAME_MAX + 1]
-{
-	char (*names)[ROT_NAME_MAX + 1] = calloc((size_t)argc, sizeof(*names));
-	if (!names)
-		return NULL;
-	for (int i = 0; i < argc; i++) {
-		int err = rot_name_normalise(argv[i], names[i]);
-		if (err == -ENAMETOOLONG)
-			cli_usage_fail("'%s' is not a module name: longer than %d bytes",
-				       argv[i], ROT_NAME_MAX);
-		if (err < 0)
-			cli_usage_fail("'%s' is not a module name", argv[i]);
-	}
-	return names;
-}
-
 int main(int argc, char *argv[])
 {
 	struct rmmod_opts o = { 0 };
 	struct rmmod_run r = { .opts = &o };
 	unsigned long taint_before = 0;
 
-	cli_init("rmmod");
+	cli_init("rmmod", help);
 	parse_options(argc, argv, &o);
 	int nnames = argc - optind;
-	char (*names)[ROT_NAME_MAX + 1] = normalised_names(nnames, argv + optind);
-	if (!names) {
-		cli_error("out of memory");
-		return CLI_EXIT_PARTIAL;
-	}
+	char (*names)[ROT_NAME_MAX + 1] = cli_module_names(argv + optind, (size_t)nnames);
 
 	/* Counts of what a reclaim frees come from this snapshot: hold off other
 	 * reclaiming runs until we are done. */
@@ -457,12 +421,7 @@ int main(int argc, char *argv[])
 	if (err < 0) {
 		rot_reclaim_unlock(lock);
 		free(names);
-		if (err == -ENOENT) {
-			cli_error("this kernel has no module support (/proc/modules is missing)");
-			return CLI_EXIT_UNSUPPORTED;
-		}
-		cli_error("could not read the module list: %s", strerror(-err));
-		return cli_exit_for_errno(err);
+		return cli_snapshot_error(err);
 	}
 	if (o.reclaim && !rot_snapshot_has_rot(r.snap)) {
 		cli_error("this kernel has no module rot support: nothing to reclaim");

@@ -1,0 +1,18 @@
+#!/bin/sh
+# need-packages.sh PACKAGE...
+# Installs the Debian packages among PACKAGE... that are not installed yet
+# (apt-get update first, sudo when not root). Quiet when nothing is missing.
+set -eu
+missing=
+for p in "$@"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing="$missing $p"
+done
+[ -n "$missing" ] || exit 0
+echo "installing:$missing" >&2
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >&2
