@@ -8,45 +8,17 @@ load /usr/lib/bats/bats-assert/load.bash
 load helpers/simkernel
 load "$top_srcdir/tests/helpers/completion.bash"
 
-# One kernel for the whole file, nothing changes it:
-#   live:    snd_dummy, delta (again), beta (holds alpha), alpha
-#   rotting: delta (twice), gamma, failinit (its init failed)
+# One kernel for the whole file (completion_kernel_setup says which modules).
 # delta is both live and rotting, so --reclaim must offer it once.
 setup_file()
 {
-	local m
-	K=$BATS_FILE_TMPDIR/kernel
-	"$SIMKERNEL" create "$K" --mode rot
-	for m in alpha beta gamma delta; do
-		"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/$m.ko"
-	done
-	! "$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/failinit.ko" 2>/dev/null
-	"$SIMKERNEL" run "$K" -- /sbin/rmmod delta gamma
-	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/delta.ko"
-	"$SIMKERNEL" run "$K" -- /sbin/rmmod delta
-	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/delta.ko"
-	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/snd-dummy.ko"
-	export K
-}
-
-# Completes line $2 in shell $1 with the simulated kernel in place of the
-# real one.
-complete_on_kernel()
-{
-	SIMKERNEL_DIR=$K LD_PRELOAD=$SIMKERNEL_LIB${LD_PRELOAD:+:$LD_PRELOAD} "complete_$1" "$2"
+	completion_kernel_setup
 }
 
 LIVE=$'alpha\nbeta\ndelta\nsnd_dummy'
 LIVE_AND_ROTTING=$'alpha\nbeta\ndelta\nfailinit\ngamma\nsnd_dummy'
 
-# The options rmmod itself lists, so these tests fail when the tool gains
-# one that a completion does not offer.
-help_options()
-{
-	"$top_builddir/tools/rmmod" --help |
-		sed -n '/^Options:/,/^$/p' | grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' |
-		tr -d ' ,' | LC_ALL=C sort -u
-}
+help_options() { completion_help_options rmmod; }
 
 @test "the simulated kernel has the live and rotting modules these tests expect" {
 	run "$SIMKERNEL" state "$K"

@@ -210,3 +210,40 @@ complete_fish()
 		"$top_srcdir/completion/fish" "$1") || return
 	[[ -z $out ]] || cut -f1 <<<"$out" | LC_ALL=C sort -u
 }
+
+# For the module-name completions of rmmod and modreap: one simulated rot
+# kernel for a whole test file, in $K, that nothing changes:
+#   live:    snd_dummy, delta (again), beta (holds alpha), alpha
+#   rotting: delta (twice), gamma, failinit (its init failed)
+# Call from setup_file, after loading helpers/simkernel.
+completion_kernel_setup()
+{
+	local m
+	K=$BATS_FILE_TMPDIR/kernel
+	"$SIMKERNEL" create "$K" --mode rot
+	for m in alpha beta gamma delta; do
+		"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/$m.ko"
+	done
+	! "$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/failinit.ko" 2>/dev/null
+	"$SIMKERNEL" run "$K" -- /sbin/rmmod delta gamma
+	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/delta.ko"
+	"$SIMKERNEL" run "$K" -- /sbin/rmmod delta
+	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/delta.ko"
+	"$SIMKERNEL" run "$K" -- /sbin/insmod "$FIXTURES/snd-dummy.ko"
+	export K
+}
+
+# Completes LINE in SHELL with the simulated kernel in place of the real one.
+complete_on_kernel()
+{
+	SIMKERNEL_DIR=$K LD_PRELOAD=$SIMKERNEL_LIB${LD_PRELOAD:+:$LD_PRELOAD} "complete_$1" "$2"
+}
+
+# The options TOOL itself lists in --help, so that completion tests fail
+# when the tool gains one that a completion does not offer.
+completion_help_options()
+{
+	"$top_builddir/tools/$1" --help |
+		sed -n '/^Options:/,/^$/p' | grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' |
+		tr -d ' ,' | LC_ALL=C sort -u
+}
