@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,8 +31,9 @@ struct rot_snapshot {
 	char *bufs[2];
 	struct rot_module *mods;
 	const char **holder_pool;
-	uint32_t *live_index;  /* open-addressing table of live positions + 1; built on first lookup */
-	size_t live_index_mask;
+	/* Open-addressing table of live positions + 1, built on the first lookup.
+	 * Threads share a snapshot (insmod's batch), so it is published atomically. */
+	_Atomic(uint32_t *) live_index;
 	size_t count;
 	size_t live_count;
 	bool has_rot;
@@ -348,7 +350,7 @@ void rot_snapshot_free(struct rot_snapshot *snap)
 	free(snap->bufs[1]);
 	free(snap->mods);
 	free(snap->holder_pool);
-	free(snap->live_index);
+	free(atomic_load(&snap->live_index));
 	free(snap);
 }
 
@@ -385,24 +387,39 @@ static size_t name_hash(const char *name)
 	return h;
 }
 
-/* Tools that unload thousands of modules look each one up: index the live
- * names once rather than scanning the list per lookup. */
-static int build_live_index(struct rot_snapshot *s)
+/* The table's size depends on the live count alone, so every thread agrees on it. */
+static size_t live_index_mask(const struct rot_snapshot *s)
 {
 	size_t cap = 16;
 	while (cap < s->live_count * 2)
 		cap <<= 1;
-	s->live_index = calloc(cap, sizeof(*s->live_index));
-	if (!s->live_index)
-		return -ENOMEM;
-	s->live_index_mask = cap - 1;
+	return cap - 1;
+}
+
+/* Tools that unload thousands of modules look each one up: index the live
+ * names once rather than scanning the list per lookup. */
+static uint32_t *live_index(struct rot_snapshot *s)
+{
+	uint32_t *index = atomic_load(&s->live_index);
+	if (index)
+		return index;
+	size_t mask = live_index_mask(s);
+	index = calloc(mask + 1, sizeof(*index));
+	if (!index)
+		return NULL;
 	for (size_t i = 0; i < s->live_count; i++) {
-		size_t h = name_hash(s->mods[i].name) & s->live_index_mask;
-		while (s->live_index[h])
-			h = (h + 1) & s->live_index_mask;
-		s->live_index[h] = (uint32_t)i + 1;
+		size_t h = name_hash(s->mods[i].name) & mask;
+		while (index[h])
+			h = (h + 1) & mask;
+		index[h] = (uint32_t)i + 1;
 	}
-	return 0;
+	uint32_t *none = NULL;
+	if (!atomic_compare_exchange_strong(&s->live_index, &none, index)) {
+		/* Another thread published the same table first. */
+		free(index);
+		index = none;
+	}
+	return index;
 }
 
 const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
@@ -410,15 +427,16 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 {
 	/* The index is a cache: building it does not change what the snapshot says. */
 	struct rot_snapshot *s = (struct rot_snapshot *)snap;
-	if (!s->live_index && build_live_index(s) < 0) {
+	uint32_t *index = live_index(s);
+	if (!index) {
 		for (size_t i = 0; i < s->live_count; i++)
 			if (strcmp(s->mods[i].name, name) == 0)
 				return &s->mods[i];
 		return NULL;
 	}
-	for (size_t h = name_hash(name) & s->live_index_mask; s->live_index[h];
-	     h = (h + 1) & s->live_index_mask) {
-		const struct rot_module *m = &s->mods[s->live_index[h] - 1];
+	size_t mask = live_index_mask(s);
+	for (size_t h = name_hash(name) & mask; index[h]; h = (h + 1) & mask) {
+		const struct rot_module *m = &s->mods[index[h] - 1];
 		if (strcmp(m->name, name) == 0)
 			return m;
 	}
