@@ -69,7 +69,6 @@ int rot_module_bound_devices(const char *name, size_t *count)
 }
 
 struct rot_device {
-	char *path;     /* BUS/ID */
 	char *modalias;
 };
 
@@ -91,14 +90,12 @@ static int add_device(struct rot_devices *devs, const char *bus, const char *id)
 		return 0;
 	text[strcspn(text, "\n")] = '\0';
 	struct rot_device *grown = realloc(devs->v, (devs->n + 1) * sizeof(*grown));
-	if (grown)
-		devs->v = grown;
-	char *path = NULL;
-	if (!grown || asprintf(&path, "%s/%s", bus, id) < 0) {
+	if (!grown) {
 		free(text);
 		return -ENOMEM;
 	}
-	devs->v[devs->n++] = (struct rot_device){ path, text };
+	devs->v = grown;
+	devs->v[devs->n++] = (struct rot_device){ text };
 	return 0;
 }
 
@@ -144,24 +141,10 @@ void rot_devices_free(struct rot_devices *devs)
 {
 	if (!devs)
 		return;
-	for (size_t i = 0; i < devs->n; i++) {
-		free(devs->v[i].path);
+	for (size_t i = 0; i < devs->n; i++)
 		free(devs->v[i].modalias);
-	}
 	free(devs->v);
 	free(devs);
-}
-
-size_t rot_devices_count(const struct rot_devices *devs) { return devs->n; }
-
-const char *rot_device_modalias(const struct rot_devices *devs, size_t i)
-{
-	return i < devs->n ? devs->v[i].modalias : NULL;
-}
-
-const char *rot_device_path(const struct rot_devices *devs, size_t i)
-{
-	return i < devs->n ? devs->v[i].path : NULL;
 }
 
 bool rot_devices_match(const struct rot_devices *devs, const char *pattern)

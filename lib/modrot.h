@@ -150,10 +150,6 @@ struct rot_devices;
 /* Every present device's modalias, from /sys/bus/BUS/devices/ID/modalias. */
 int rot_devices_read(struct rot_devices **out);
 void rot_devices_free(struct rot_devices *devs);
-size_t rot_devices_count(const struct rot_devices *devs);
-const char *rot_device_modalias(const struct rot_devices *devs, size_t i);
-/* "BUS/ID", e.g. "pci/0000:00:1f.3". */
-const char *rot_device_path(const struct rot_devices *devs, size_t i);
 
 /* True when some device's modalias matches the alias pattern (fnmatch, as
  * udev and kmod match aliases). */

@@ -192,21 +192,6 @@ const char *cli_errno_hint(int err)
 	return "";
 }
 
-int cli_write_stdout(const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(STDOUT_FILENO, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int cli_parse_size(const char *text, uint64_t *bytes)
 {
 	static const char units[] = "KMGT";

@@ -84,7 +84,5 @@ int cli_parse_size(const char *text, uint64_t *bytes);
 /* What to add after strerror() so a reader knows what to do ("" if nothing). */
 const char *cli_errno_hint(int err);
 
-/* Writes all of buf to stdout; returns 0 or a negative errno. */
-int cli_write_stdout(const char *buf, size_t len);
 
 #endif
