@@ -4,6 +4,7 @@
 #define MODROT_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "modfile.h"
 
@@ -13,6 +14,34 @@
  * until read returns 0; one open, a few reads, one close.
  */
 int proc_read_whole(const char *path, char **out, size_t *len);
+
+/* Records where a kernel file is malformed (see rot_last_parse_error());
+ * returns -EPROTO. */
+int parse_error_set(const char *file, size_t line, const char *reason);
+void parse_error_clear(void);
+
+/* ---- ELF structure (elfcheck.c) ---- */
+
+enum elf_check_verdict {
+	ELF_CHECK_OK,
+	ELF_CHECK_TRUNCATED, /* need: bytes the headers or a section need; have: the image's */
+	ELF_CHECK_MALFORMED, /* reason says what */
+};
+
+struct elf_check {
+	enum elf_check_verdict verdict;
+	uint64_t need, have;
+	char reason[112];
+	/* When OK: section indexes (0: absent). */
+	uint32_t symtab, modinfo, this_module;
+};
+
+/*
+ * Checks a native-byte-order ELF image's headers, sections, string tables
+ * and symbol table as the kernel's loader would, before anything trusts
+ * them. Returns 0 (the verdict is in res) or -ENOMEM.
+ */
+int elf_check_image(const void *image, size_t len, struct elf_check *res);
 
 /* ---- decompression (decompress.c) ---- */
 

@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,6 +33,8 @@ struct rot_modfile {
 	enum rot_compression compression;
 	enum rot_problem problem;
 	uint64_t value, value2;
+	char problem_text[112];
+	size_t symtab_index;  /* the one symbol table, found by elf_check_image() */
 	Elf *elf;
 	int elf_class;
 	int elf_machine;
@@ -149,27 +152,28 @@ static void set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t v, 
 	mf->value2 = v2;
 }
 
-/* libelf trusts offsets; check that every header and section lies in the file. */
-static bool within_file(struct rot_modfile *mf, const GElf_Ehdr *eh, size_t shnum)
+/* libelf trusts offsets and links: the raw structure is checked first. */
+static int structure_ok(struct rot_modfile *mf, bool *ok)
 {
-	/* libelf reports no sections when the table does not fit: use the header's count. */
-	uint64_t count = eh->e_shnum ? eh->e_shnum : shnum;
-	uint64_t need = eh->e_shoff + count * eh->e_shentsize;
-	if (eh->e_shoff > mf->image_len || need > mf->image_len || need < eh->e_shoff) {
-		set_problem(mf, ROT_PROBLEM_TRUNCATED, need, mf->image_len);
-		return false;
+	struct elf_check c;
+	int err = elf_check_image(mf->image, mf->image_len, &c);
+	*ok = false;
+	if (err < 0)
+		return err;
+	switch (c.verdict) {
+	case ELF_CHECK_TRUNCATED:
+		set_problem(mf, ROT_PROBLEM_TRUNCATED, c.need, c.have);
+		return 0;
+	case ELF_CHECK_MALFORMED:
+		set_problem(mf, ROT_PROBLEM_MALFORMED_ELF, 0, 0);
+		memcpy(mf->problem_text, c.reason, sizeof(mf->problem_text));
+		return 0;
+	case ELF_CHECK_OK:
+		break;
 	}
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(mf->elf, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		uint64_t end = sh.sh_offset + (sh.sh_type == SHT_NOBITS ? 0 : sh.sh_size);
-		if (end > mf->image_len || end < sh.sh_offset) {
-			set_problem(mf, ROT_PROBLEM_TRUNCATED, end, mf->image_len);
-			return false;
-		}
-	}
-	return true;
+	mf->symtab_index = c.symtab;
+	*ok = true;
+	return 0;
 }
 
 static const char *section_name(struct rot_modfile *mf, size_t shstrndx, const GElf_Shdr *sh)
@@ -177,10 +181,14 @@ static const char *section_name(struct rot_modfile *mf, size_t shstrndx, const G
 	return elf_strptr(mf->elf, shstrndx, sh->sh_name);
 }
 
+/* Called once, for the one symbol table elf_check_image() vouched for:
+ * its entries, its string table and every name in it are in range. */
 static int collect_symbols(struct rot_modfile *mf, Elf_Scn *symtab, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(symtab, NULL);
 	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	if (mf->undef || mf->defined)
+		return -EINVAL; /* a second table would overflow the first one's arrays */
 	if (!data || n == 0)
 		return 0;
 	mf->undef = calloc(n, sizeof(*mf->undef));
@@ -231,18 +239,20 @@ static int inspect_elf(struct rot_modfile *mf)
 		set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA], host);
 		return 0;
 	}
+	bool ok;
+	int err = structure_ok(mf, &ok);
+	if (err < 0 || !ok)
+		return err;
 	GElf_Ehdr eh;
-	size_t shnum, shstrndx;
-	if (!gelf_getehdr(mf->elf, &eh) || elf_getshdrnum(mf->elf, &shnum) < 0 ||
-	    elf_getshdrstrndx(mf->elf, &shstrndx) < 0) {
-		/* The identification bytes are there; the headers after them are not. */
-		set_problem(mf, ROT_PROBLEM_TRUNCATED, sizeof(Elf64_Ehdr), mf->image_len);
+	size_t shstrndx;
+	if (!gelf_getehdr(mf->elf, &eh) || elf_getshdrstrndx(mf->elf, &shstrndx) < 0) {
+		/* Checked above: libelf disagreeing is a malformed file all the same. */
+		set_problem(mf, ROT_PROBLEM_MALFORMED_ELF, 0, 0);
+		snprintf(mf->problem_text, sizeof(mf->problem_text), "%s", elf_errmsg(-1));
 		return 0;
 	}
 	mf->elf_class = gelf_getclass(mf->elf);
 	mf->elf_machine = eh.e_machine;
-	if (!within_file(mf, &eh, shnum))
-		return 0;
 	if (eh.e_type != ET_REL) {
 		set_problem(mf, ROT_PROBLEM_NOT_RELOCATABLE, eh.e_type, 0);
 		return 0;
@@ -254,9 +264,9 @@ static int inspect_elf(struct rot_modfile *mf)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		const char *name = section_name(mf, shstrndx, &sh);
-		if (sh.sh_type == SHT_SYMTAB) {
+		if (sh.sh_type == SHT_SYMTAB && elf_ndxscn(scn) == mf->symtab_index) {
 			mf->has_symtab = true;
-			int err = collect_symbols(mf, scn, &sh);
+			err = collect_symbols(mf, scn, &sh);
 			if (err < 0)
 				return err;
 		}
@@ -363,6 +373,7 @@ const char *rot_modfile_modinfo_next(const struct rot_modfile *mf, const char *k
 enum rot_problem rot_modfile_problem(const struct rot_modfile *mf) { return mf->problem; }
 uint64_t rot_modfile_problem_value(const struct rot_modfile *mf) { return mf->value; }
 uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf) { return mf->value2; }
+const char *rot_modfile_problem_text(const struct rot_modfile *mf) { return mf->problem_text; }
 const char *rot_modfile_path(const struct rot_modfile *mf) { return mf->path; }
 enum rot_compression rot_modfile_compression(const struct rot_modfile *mf) { return mf->compression; }
 const char *rot_modfile_name(const struct rot_modfile *mf) { return mf->name; }

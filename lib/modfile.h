@@ -32,6 +32,7 @@ enum rot_problem {
 	ROT_PROBLEM_UNSUPPORTED_COMPRESSION, /* gzip, which this libkmod cannot read */
 	ROT_PROBLEM_NOT_ELF,
 	ROT_PROBLEM_TRUNCATED,         /* value: bytes the headers need; value2: bytes there are */
+	ROT_PROBLEM_MALFORMED_ELF,     /* rot_modfile_problem_text() says what the kernel would refuse */
 	ROT_PROBLEM_WRONG_CLASS,       /* rot_modfile_elf_class() is not the kernel's */
 	ROT_PROBLEM_WRONG_MACHINE,     /* rot_modfile_elf_machine() is not the kernel's */
 	ROT_PROBLEM_WRONG_BYTE_ORDER,  /* value: the file's EI_DATA (ELFDATA2LSB/MSB) */
@@ -63,6 +64,8 @@ void rot_modfile_free(struct rot_modfile *mf);
 enum rot_problem rot_modfile_problem(const struct rot_modfile *mf);
 uint64_t rot_modfile_problem_value(const struct rot_modfile *mf);
 uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf);
+/* ROT_PROBLEM_MALFORMED_ELF: what is wrong, in words ("" otherwise). */
+const char *rot_modfile_problem_text(const struct rot_modfile *mf);
 
 const char *rot_modfile_path(const struct rot_modfile *mf);
 enum rot_compression rot_modfile_compression(const struct rot_modfile *mf);

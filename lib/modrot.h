@@ -43,6 +43,22 @@ int rot_snapshot_parse(const char *modules, size_t modules_len,
 
 void rot_snapshot_free(struct rot_snapshot *snap);
 
+/* Where a kernel file did not parse: the file, its line (from 1) and what
+ * is wrong with it, in words. */
+struct rot_parse_error {
+	const char *file;
+	size_t line;
+	const char *reason;
+};
+
+/*
+ * After a function that parses a kernel file (rot_snapshot_read(),
+ * rot_snapshot_parse(), rot_rotting_of(), rot_taint_read(),
+ * rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
+ * why. NULL when the last failure was not a malformed file.
+ */
+const struct rot_parse_error *rot_last_parse_error(void);
+
 /* True when the kernel follows the module-rot ABI (/proc/rotting_modules exists). */
 bool rot_snapshot_has_rot(const struct rot_snapshot *snap);
 

@@ -49,13 +49,21 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 			facts->elf_machine = machines[i].elf_machine;
 		}
 	}
+	static const char sig_file[] = "/sys/module/module/parameters/sig_enforce";
 	char *v;
 	size_t len;
+	parse_error_clear();
 	/* Absent on kernels without module signing: then nothing is enforced. */
-	if (proc_read_whole("/sys/module/module/parameters/sig_enforce", &v, &len) == 0) {
-		facts->sig_support = true;
-		facts->sig_enforce = v[0] == 'Y' || v[0] == '1';
+	if (proc_read_whole(sig_file, &v, &len) == 0) {
+		/* A bool parameter reads "Y\n" or "N\n": anything else leaves it
+		 * unknown whether unsigned modules would load. */
+		bool y = len >= 1 && v[0] == 'Y', n = len >= 1 && v[0] == 'N';
+		bool whole = len == 1 || (len == 2 && v[1] == '\n');
 		free(v);
+		if (!(y || n) || !whole)
+			return parse_error_set(sig_file, 1, "not Y or N");
+		facts->sig_support = true;
+		facts->sig_enforce = y;
 	}
 	return 0;
 }

@@ -7,6 +7,25 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "modrot.h"
+
+static _Thread_local struct rot_parse_error last_error;
+
+int parse_error_set(const char *file, size_t line, const char *reason)
+{
+	last_error = (struct rot_parse_error){ file, line, reason };
+	return -EPROTO;
+}
+
+void parse_error_clear(void)
+{
+	last_error = (struct rot_parse_error){ 0 };
+}
+
+const struct rot_parse_error *rot_last_parse_error(void)
+{
+	return last_error.file ? &last_error : NULL;
+}
 
 int proc_read_whole(const char *path, char **out, size_t *len)
 {

@@ -89,126 +89,215 @@ static int parse_state(const char *s, enum rot_state *state)
 	return -EPROTO;
 }
 
-/* Insertion sort by kernfs hash, each name hashed once: holder lists are short. */
-static void sort_holders_sysfs_order(const char **h, uint32_t n)
+struct keyed_name {
+	uint32_t key;
+	const char *name;
+};
+
+static int by_key_then_name(const void *a, const void *b)
 {
-	uint32_t keys[64];
-	if (n > 64) {
-		/* Pathological fan-in: fall back to hashing inside the comparisons. */
-		for (uint32_t i = 1; i < n; i++)
-			for (uint32_t j = i; j > 0; j--) {
-				uint32_t a = rot_kernfs_hash(h[j - 1]), b = rot_kernfs_hash(h[j]);
-				if (a < b || (a == b && strcmp(h[j - 1], h[j]) <= 0))
-					break;
-				const char *t = h[j];
-				h[j] = h[j - 1];
-				h[j - 1] = t;
-			}
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		keys[i] = rot_kernfs_hash(h[i]);
-	for (uint32_t i = 1; i < n; i++) {
-		const char *name = h[i];
-		uint32_t key = keys[i], j = i;
-		while (j > 0 && (keys[j - 1] > key || (keys[j - 1] == key && strcmp(h[j - 1], name) > 0))) {
-			keys[j] = keys[j - 1];
-			h[j] = h[j - 1];
-			j--;
-		}
-		keys[j] = key;
-		h[j] = name;
-	}
+	const struct keyed_name *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
-/* HOLDERS is "-" or "a,b,[permanent]," ("[rotting]," in the rotting file). */
-static void parse_holders(char *field, struct rot_module *m, const char **pool)
+/*
+ * Holders in kernfs order, each name hashed once. Lists are short, so an
+ * insertion sort on the stack does; a pathological fan-in (tens of
+ * thousands of holders) gets qsort instead of quadratic time.
+ */
+static int sort_holders_sysfs_order(const char **h, uint32_t n)
+{
+	struct keyed_name small[64], *k = small;
+	if (n > 64 && !(k = malloc(n * sizeof(*k))))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		k[i] = (struct keyed_name){ rot_kernfs_hash(h[i]), h[i] };
+	if (n > 64) {
+		qsort(k, n, sizeof(*k), by_key_then_name);
+	} else {
+		for (uint32_t i = 1; i < n; i++) {
+			struct keyed_name v = k[i];
+			uint32_t j = i;
+			while (j > 0 && by_key_then_name(&k[j - 1], &v) > 0) {
+				k[j] = k[j - 1];
+				j--;
+			}
+			k[j] = v;
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		h[i] = k[i].name;
+	if (k != small)
+		free(k);
+	return 0;
+}
+
+/* What the kernel can print as a module's name: kobject names hold no '/',
+ * and "." or ".." would name another sysfs directory. */
+static bool valid_name(const char *s, size_t len)
+{
+	if (len == 0 || len > ROT_NAME_MAX || memchr(s, '/', len))
+		return false;
+	return !(s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')));
+}
+
+/*
+ * HOLDERS is "-" or "a,b,[permanent]," ("[rotting]," in the rotting file):
+ * every entry ends with a comma, which is what sized the pool (one slot per
+ * comma). Bracketed markers other than [permanent] are the kernel's and
+ * are skipped.
+ */
+static int parse_holders(char *field, struct rot_module *m, const char **pool,
+			 const char **reason)
 {
 	m->holders = pool;
 	m->nholders = 0;
 	if (strcmp(field, "-") == 0)
-		return;
-	for (char *tok = field; tok && *tok;) {
-		char *comma = strchr(tok, ',');
-		if (comma)
-			*comma = '\0';
-		if (strcmp(tok, "[permanent]") == 0)
-			m->permanent = true;
-		else if (tok[0] != '[' && m->nholders < UINT16_MAX)
-			pool[m->nholders++] = tok;
-		tok = comma ? comma + 1 : NULL;
+		return 0;
+	size_t len = strlen(field);
+	if (len == 0 || field[len - 1] != ',') {
+		*reason = "the holders field is not \"-\" nor a list ending in a comma";
+		return -EPROTO;
 	}
-	if (m->nholders > 1)
-		sort_holders_sysfs_order(m->holders, m->nholders);
+	for (char *tok = field; *tok;) {
+		char *comma = strchr(tok, ',');
+		*comma = '\0';
+		size_t tl = (size_t)(comma - tok);
+		if (tok[0] == '[') {
+			if (tl < 2 || tok[tl - 1] != ']') {
+				*reason = "a holder marker without its closing bracket";
+				return -EPROTO;
+			}
+			if (strcmp(tok, "[permanent]") == 0)
+				m->permanent = true;
+		} else if (!valid_name(tok, tl)) {
+			*reason = "a holder's name is empty, too long or not a module name";
+			return -EPROTO;
+		} else if (m->nholders == UINT16_MAX) {
+			*reason = "more than 65535 holders";
+			return -ERANGE;
+		} else {
+			pool[m->nholders++] = tok;
+		}
+		tok = comma + 1;
+	}
+	if (m->nholders > 1 && sort_holders_sysfs_order(m->holders, m->nholders) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
 
-/* line..end is one line without its newline; fields are split in place. */
-static int parse_line(char *line, char *end, struct rot_module *m, const char **pool)
+/*
+ * line..end is one line without its newline; fields are split in place.
+ * On -EPROTO or -ERANGE *reason says which field is wrong.
+ */
+static int parse_line(char *line, char *end, struct rot_module *m, const char **pool,
+		      const char **reason)
 {
 	char *f[F_MAX];
 	size_t n = 1;
 	uint64_t v;
 
+	if (memchr(line, '\0', (size_t)(end - line))) {
+		*reason = "a NUL byte inside the line";
+		return -EPROTO;
+	}
 	f[0] = line;
 	for (char *p = line; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
-		if (n == F_MAX)
+		if (n == F_MAX) {
+			*reason = "more fields than the kernel prints";
 			return -EPROTO;
+		}
 		*p = '\0';
 		f[n++] = p + 1;
 	}
 	*end = '\0';
-	if (n < F_TAINTS)
+	if (n < F_TAINTS) {
+		*reason = "fewer fields than the kernel prints";
 		return -EPROTO;
+	}
 
 	memset(m, 0, sizeof(*m));
 	m->name = f[F_NAME];
 	size_t name_len = (size_t)(f[F_SIZE] - f[F_NAME]) - 1;
-	if (name_len == 0 || name_len > ROT_NAME_MAX)
+	if (!valid_name(m->name, name_len)) {
+		*reason = "the name is empty, too long or not a module name";
 		return -EPROTO;
-	if (parse_u64(f[F_SIZE], 10, &m->size) < 0)
-		return -EPROTO;
+	}
+	int err = parse_u64(f[F_SIZE], 10, &m->size);
+	if (err < 0) {
+		*reason = err == -ERANGE ? "the size does not fit 64 bits" : "the size is not a number";
+		return err;
+	}
 	/* A stock kernel may print a negative count for a module being torn down. */
 	bool negative = f[F_REFCNT][0] == '-';
-	if (parse_u64(f[F_REFCNT] + negative, 10, &v) < 0 || v > INT32_MAX)
-		return -EPROTO;
+	err = parse_u64(f[F_REFCNT] + negative, 10, &v);
+	if (err == 0 && v > INT32_MAX)
+		err = -ERANGE;
+	if (err < 0) {
+		*reason = err == -ERANGE ? "the reference count does not fit 32 bits"
+					 : "the reference count is not a number";
+		return err;
+	}
 	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
 	enum rot_state state;
-	if (parse_state(f[F_STATE], &state) < 0)
+	if (parse_state(f[F_STATE], &state) < 0) {
+		*reason = "the state is not Live, Loading, Unloading or Rotting";
 		return -EPROTO;
+	}
 	m->state = (uint8_t)state;
 	char *addr = f[F_ADDR];
-	if (addr[0] != '0' || addr[1] != 'x' || parse_u64(addr + 2, 16, &m->address) < 0)
-		return -EPROTO;
+	err = addr[0] == '0' && addr[1] == 'x' ? parse_u64(addr + 2, 16, &m->address) : -EPROTO;
+	if (err < 0) {
+		*reason = err == -ERANGE ? "the address does not fit 64 bits"
+					 : "the address is not 0x and hex digits";
+		return err;
+	}
 	m->taints = "";
 	if (n > F_TAINTS) {
 		char *t = f[F_TAINTS];
 		size_t tl = (size_t)(end - t);
-		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')')
+		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')') {
+			*reason = "the taints are not in parentheses";
 			return -EPROTO;
+		}
 		t[tl - 1] = '\0';
 		m->taints = t + 1;
 	}
-	parse_holders(f[F_HOLDERS], m, pool);
-	return 0;
+	return parse_holders(f[F_HOLDERS], m, pool, reason);
+}
+
+static int parse_failed(int err, const char *file, size_t line, const char *reason)
+{
+	if (err == -EPROTO || err == -ERANGE)
+		return parse_error_set(file, line, reason);
+	return err;
 }
 
 /* Parses every line of buf into mods[*count...]; the holder pool advances. */
 static int parse_file(char *buf, size_t len, struct rot_module *mods, size_t *count,
 		      const char ***pool, bool rotting)
 {
+	const char *file = rotting ? "/proc/rotting_modules" : "/proc/modules";
 	char *end = buf + len;
+	size_t lineno = 0;
 	for (char *line = buf; line < end;) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		char *eol = nl ? nl : end;
+		lineno++;
 		if (eol > line) {
 			struct rot_module *m = &mods[*count];
-			int err = parse_line(line, eol, m, *pool);
+			const char *reason = NULL;
+			int err = parse_line(line, eol, m, *pool, &reason);
 			if (err < 0)
-				return err;
+				return parse_failed(err, file, lineno, reason);
 			if (rotting != (m->state == ROT_STATE_ROTTING))
-				return -EPROTO;
+				return parse_failed(-EPROTO, file, lineno,
+						    rotting ? "a module that is not Rotting"
+							    : "a Rotting instance among live modules");
 			*pool += m->nholders;
 			(*count)++;
 		}
@@ -268,6 +357,7 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 			  struct rot_snapshot **out)
 {
+	parse_error_clear();
 	struct rot_snapshot *s = calloc(1, sizeof(*s));
 	if (!s) {
 		free(mbuf);
@@ -285,6 +375,7 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 		commas += count_byte(rbuf, rlen, ',');
 	}
 	s->mods = malloc(lines * sizeof(*s->mods));
+	/* Every holder ends with a comma (parse_holders refuses one that does not). */
 	s->holder_pool = malloc((commas + 1) * sizeof(*s->holder_pool));
 	if (!s->mods || !s->holder_pool) {
 		rot_snapshot_free(s);

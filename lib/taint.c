@@ -11,19 +11,32 @@ static const char taint_letters[] = "PFSRMBUDAWCIOELKXTN";
 
 int rot_taint_read(unsigned long *mask)
 {
+	static const char file[] = "/proc/sys/kernel/tainted";
 	char *buf;
 	size_t len;
-	int err = proc_read_whole("/proc/sys/kernel/tainted", &buf, &len);
+	parse_error_clear();
+	int err = proc_read_whole(file, &buf, &len);
 	if (err < 0)
 		return err;
 
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(buf, &end, 10);
-	bool bad = errno != 0 || end == buf || (*end != '\n' && *end != '\0');
+	/* The kernel prints "%lu\n": digits only (strtoul would take a sign,
+	 * blanks and a negative number wrapped around). */
+	const char *reason = NULL;
+	unsigned long v = 0;
+	size_t i = 0;
+	for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++)
+		if (__builtin_mul_overflow(v, 10ul, &v) ||
+		    __builtin_add_overflow(v, (unsigned long)(buf[i] - '0'), &v)) {
+			reason = "the taint mask does not fit an unsigned long";
+			break;
+		}
+	if (!reason && i == 0)
+		reason = "the taint mask is not a decimal number";
+	else if (!reason && !(i == len || (buf[i] == '\n' && i + 1 == len)))
+		reason = "more than one decimal number";
 	free(buf);
-	if (bad)
-		return -EPROTO;
+	if (reason)
+		return parse_error_set(file, 1, reason);
 	*mask = v;
 	return 0;
 }

@@ -168,8 +168,18 @@ enum cli_exit cli_snapshot_error(int err)
 		cli_error("this kernel has no module support (/proc/modules is missing)");
 		return CLI_EXIT_UNSUPPORTED;
 	}
-	cli_error("could not read the module list: %s", strerror(-err));
+	char why[256];
+	cli_error("could not read the module list: %s", cli_read_error(err, why, sizeof(why)));
 	return cli_exit_for_errno(err);
+}
+
+const char *cli_read_error(int err, char *buf, size_t len)
+{
+	const struct rot_parse_error *pe = err == -EPROTO ? rot_last_parse_error() : NULL;
+	if (!pe)
+		return strerror(-err);
+	snprintf(buf, len, "%s line %zu: %s", pe->file, pe->line, pe->reason);
+	return buf;
 }
 
 enum cli_exit cli_exit_for_errno(int err)

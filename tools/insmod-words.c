@@ -134,6 +134,9 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 			 (unsigned long long)rot_modfile_problem_value(mf),
 			 (unsigned long long)rot_modfile_problem_value2(mf));
 		break;
+	case ROT_PROBLEM_MALFORMED_ELF:
+		snprintf(buf, len, "malformed ELF file: %s", rot_modfile_problem_text(mf));
+		break;
 	case ROT_PROBLEM_WRONG_CLASS:
 		snprintf(buf, len, "a %s-bit module, and this kernel is %s-bit",
 			 rot_modfile_elf_class(mf) == ELFCLASS32 ? "32" : "64",

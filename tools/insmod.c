@@ -316,8 +316,12 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 static int setup_env(struct insmod_env *env)
 {
 	int err = rot_kernel_facts_read(&env->kernel);
-	if (err < 0)
+	if (err < 0) {
+		char why[256];
+		cli_error("could not read what the kernel enforces: %s",
+			  cli_read_error(err, why, sizeof(why)));
 		return err;
+	}
 	/* --check still judges files on a kernel without modules. */
 	err = rot_snapshot_read(&env->snap);
 	if (err < 0 && !(err == -ENOENT && env->opts->check_only))

@@ -274,8 +274,9 @@ static int reap_pass(struct reap_run *r, bool first)
 		rot_reclaim_unlock(lock);
 		return -EOPNOTSUPP;
 	}
-	if (first && rot_taint_read(&r->taint_before) < 0)
-		cli_warn("could not read the kernel taint");
+	char why[256];
+	if (first && (err = rot_taint_read(&r->taint_before)) < 0)
+		cli_warn("could not read the kernel taint: %s", cli_read_error(err, why, sizeof(why)));
 	err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (err < 0) {
 		rot_snapshot_free(snap);
@@ -402,12 +403,15 @@ static void print_summary(const struct reap_run *r)
 {
 	unsigned long after = r->taint_before;
 	const bool dry = r->opts->dry_run;
+	int err;
 
 	if (dry) {
 		if (r->instances)
 			after |= ROT_TAINT_FORCED_RMMOD;
-	} else if (rot_taint_read(&after) < 0) {
-		cli_warn("could not read the kernel taint after reclaiming");
+	} else if ((err = rot_taint_read(&after)) < 0) {
+		char why[256];
+		cli_warn("could not read the kernel taint after reclaiming: %s",
+			 cli_read_error(err, why, sizeof(why)));
 	}
 	if (r->opts->json) {
 		print_reclaim_json(r, after);

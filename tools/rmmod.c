@@ -353,8 +353,11 @@ static void print_taint_change(unsigned long before)
 {
 	unsigned long after;
 
-	if (rot_taint_read(&after) < 0)
-		cli_warn("could not read the kernel taint after reclaiming");
+	char why[256];
+	int err = rot_taint_read(&after);
+	if (err < 0)
+		cli_warn("could not read the kernel taint after reclaiming: %s",
+			 cli_read_error(err, why, sizeof(why)));
 	else
 		report_taint_change(before, after, false);
 }
@@ -430,8 +433,9 @@ int main(int argc, char *argv[])
 		free(names);
 		return CLI_EXIT_UNSUPPORTED;
 	}
-	if (o.reclaim && rot_taint_read(&taint_before) < 0)
-		cli_warn("could not read the kernel taint");
+	char why[256];
+	if (o.reclaim && (err = rot_taint_read(&taint_before)) < 0)
+		cli_warn("could not read the kernel taint: %s", cli_read_error(err, why, sizeof(why)));
 
 	r.gone = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.gone));
 	if (!r.gone) {

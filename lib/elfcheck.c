@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The structure checks the kernel's loader makes before it trusts a
+ * module's headers (elf_validity_check and setup_load_info in Linux 6.1),
+ * made on the raw bytes before libelf is handed the image: libelf trusts
+ * offsets, counts and links, a hostile file does not deserve that. Offsets
+ * and sizes are added with overflow checks; every string table used is
+ * NUL-terminated; the one symbol table has 24-byte entries and a real
+ * string table; no two sections share bytes.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct shdr {
+	uint32_t name, type, link, info;
+	uint64_t flags, offset, size, entsize;
+};
+
+struct image {
+	const unsigned char *p;
+	size_t len;
+	bool is64;
+	uint64_t shoff;
+	uint32_t shnum;
+	struct elf_check *res;
+};
+
+static void malformed(struct elf_check *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void malformed(struct elf_check *res, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	res->verdict = ELF_CHECK_MALFORMED;
+	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
+	va_end(ap);
+}
+
+static void truncated(struct elf_check *res, uint64_t need, uint64_t have)
+{
+	res->verdict = ELF_CHECK_TRUNCATED;
+	res->need = need;
+	res->have = have;
+}
+
+/* Only called for i < shnum, whose headers were checked to lie in the image. */
+static struct shdr shdr_at(const struct image *im, uint32_t i)
+{
+	struct shdr s;
+	const unsigned char *at = im->p + im->shoff + (uint64_t)i * (im->is64 ? sizeof(Elf64_Shdr)
+									  : sizeof(Elf32_Shdr));
+	if (im->is64) {
+		Elf64_Shdr h;
+		memcpy(&h, at, sizeof(h));
+		s = (struct shdr){ h.sh_name, h.sh_type, h.sh_link, h.sh_info,
+				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
+	} else {
+		Elf32_Shdr h;
+		memcpy(&h, at, sizeof(h));
+		s = (struct shdr){ h.sh_name, h.sh_type, h.sh_link, h.sh_info,
+				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
+	}
+	return s;
+}
+
+static bool has_bytes(const struct shdr *s)
+{
+	return s->type != SHT_NOBITS && s->type != SHT_NULL;
+}
+
+/* A string table is usable when it has bytes and its last one is NUL. */
+static bool string_table_ok(const struct image *im, const struct shdr *s)
+{
+	return has_bytes(s) && s->size > 0 && im->p[s->offset + s->size - 1] == '\0';
+}
+
+struct extent {
+	uint64_t start, end;
+	uint32_t index; /* section index; UINT32_MAX: the ELF header, UINT32_MAX - 1: the table */
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct extent *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static const char *extent_name(uint32_t index, char *buf, size_t len)
+{
+	if (index == UINT32_MAX)
+		return "the ELF header";
+	if (index == UINT32_MAX - 1)
+		return "the section header table";
+	snprintf(buf, len, "section %u", index);
+	return buf;
+}
+
+/* Two sections (or a section and the headers) sharing bytes: a file made to
+ * confuse whoever reads one of them. Sorted, so n log n. */
+static int check_overlaps(const struct image *im, uint64_t ehsize, uint64_t table_end)
+{
+	struct extent *e = malloc(((size_t)im->shnum + 2) * sizeof(*e));
+	size_t n = 0;
+	if (!e)
+		return -ENOMEM;
+	e[n++] = (struct extent){ 0, ehsize, UINT32_MAX };
+	e[n++] = (struct extent){ im->shoff, table_end, UINT32_MAX - 1 };
+	for (uint32_t i = 1; i < im->shnum; i++) {
+		struct shdr s = shdr_at(im, i);
+		if (has_bytes(&s) && s.size > 0)
+			e[n++] = (struct extent){ s.offset, s.offset + s.size, i };
+	}
+	qsort(e, n, sizeof(*e), by_start);
+	for (size_t i = 1; i < n; i++) {
+		if (e[i].start < e[i - 1].end) {
+			char a[24], b[24];
+			malformed(im->res, "%s and %s overlap", extent_name(e[i - 1].index, a, sizeof(a)),
+				  extent_name(e[i].index, b, sizeof(b)));
+			break;
+		}
+	}
+	free(e);
+	return 0;
+}
+
+static const char *name_of(const struct image *im, const struct shdr *strs, const struct shdr *s)
+{
+	return (const char *)im->p + strs->offset + s->name;
+}
+
+/* The one symbol table: entries of the right size, a NUL-terminated string
+ * table behind sh_link, every name inside it. */
+static void check_symtab(const struct image *im, uint32_t idx)
+{
+	struct elf_check *res = im->res;
+	struct shdr s = shdr_at(im, idx);
+	size_t entsize = im->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	if (s.entsize != entsize) {
+		malformed(res, "the symbol table's entries are %llu bytes, not %zu",
+			  (unsigned long long)s.entsize, entsize);
+		return;
+	}
+	if (s.size % entsize) {
+		malformed(res, "the symbol table's size is not a whole number of entries");
+		return;
+	}
+	if (s.link == SHN_UNDEF || s.link >= im->shnum) {
+		malformed(res, "the symbol table's string table (sh_link %u) is not a section", s.link);
+		return;
+	}
+	uint64_t nsyms = s.size / entsize;
+	if (s.info > nsyms) {
+		malformed(res, "the symbol table's first global symbol (sh_info %u) is past its end",
+			  s.info);
+		return;
+	}
+	struct shdr str = shdr_at(im, s.link);
+	if (str.type != SHT_STRTAB || !has_bytes(&str) || str.size == 0) {
+		malformed(res, "the symbol table's string table is empty");
+		return;
+	}
+	if (!string_table_ok(im, &str)) {
+		malformed(res, "the symbol table's string table does not end in a NUL byte");
+		return;
+	}
+	for (uint64_t i = 0; i < nsyms; i++) {
+		uint32_t name;
+		uint16_t shndx;
+		const unsigned char *at = im->p + s.offset + i * entsize;
+		if (im->is64) {
+			Elf64_Sym sym;
+			memcpy(&sym, at, sizeof(sym));
+			name = sym.st_name;
+			shndx = sym.st_shndx;
+		} else {
+			Elf32_Sym sym;
+			memcpy(&sym, at, sizeof(sym));
+			name = sym.st_name;
+			shndx = sym.st_shndx;
+		}
+		if (name >= str.size) {
+			malformed(res, "symbol %llu's name lies outside the string table",
+				  (unsigned long long)i);
+			return;
+		}
+		if (shndx >= im->shnum && shndx < SHN_LORESERVE) {
+			malformed(res, "symbol %llu is in section %u, which does not exist",
+				  (unsigned long long)i, shndx);
+			return;
+		}
+	}
+	res->symtab = idx;
+}
+
+static void check_sections(const struct image *im, uint32_t shstrndx)
+{
+	struct elf_check *res = im->res;
+	struct shdr strs = shdr_at(im, shstrndx);
+	if (!has_bytes(&strs) || strs.size == 0) {
+		malformed(res, "the section name table is empty");
+		return;
+	}
+	if (!string_table_ok(im, &strs)) {
+		malformed(res, "the section name table does not end in a NUL byte");
+		return;
+	}
+	struct shdr zero = shdr_at(im, 0);
+	if (zero.type != SHT_NULL || zero.size != 0) {
+		malformed(res, "section 0 is not the null section");
+		return;
+	}
+	uint32_t symtabs = 0, symtab = 0;
+	res->modinfo = res->this_module = 0;
+	for (uint32_t i = 1; i < im->shnum; i++) {
+		struct shdr s = shdr_at(im, i);
+		if (s.name >= strs.size) {
+			malformed(res, "section %u's name lies outside the section name table", i);
+			return;
+		}
+		if (s.link >= im->shnum) {
+			malformed(res, "section %u links to section %u, which does not exist", i, s.link);
+			return;
+		}
+		if (s.type == SHT_REL || s.type == SHT_RELA) {
+			size_t want = s.type == SHT_REL
+					      ? (im->is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel))
+					      : (im->is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela));
+			if (s.info >= im->shnum) {
+				malformed(res, "section %u relocates section %u, which does not exist",
+					  i, s.info);
+				return;
+			}
+			if (s.entsize != want || s.size % want) {
+				malformed(res, "section %u's relocations are not %zu-byte entries", i,
+					  want);
+				return;
+			}
+		}
+		if (s.type == SHT_SYMTAB) {
+			symtabs++;
+			symtab = i;
+		}
+		const char *name = name_of(im, &strs, &s);
+		if (strcmp(name, ".modinfo") == 0) {
+			if (!has_bytes(&s)) {
+				malformed(res, "the .modinfo section holds no data");
+				return;
+			}
+			if (s.size && im->p[s.offset + s.size - 1] != '\0') {
+				malformed(res, "the .modinfo section does not end in a NUL byte");
+				return;
+			}
+			res->modinfo = i;
+		} else if (strcmp(name, ".gnu.linkonce.this_module") == 0) {
+			if (!has_bytes(&s)) {
+				malformed(res, "the .gnu.linkonce.this_module section holds no data");
+				return;
+			}
+			res->this_module = i;
+		}
+	}
+	if (symtabs > 1) {
+		malformed(res, "%u symbol tables; the kernel takes exactly one", symtabs);
+		return;
+	}
+	if (symtabs == 1)
+		check_symtab(im, symtab);
+}
+
+int elf_check_image(const void *image, size_t len, struct elf_check *res)
+{
+	struct image im = { .p = image, .len = len, .res = res };
+	memset(res, 0, sizeof(*res));
+
+	/* Byte order was looked at by the caller: native order only. */
+	if (len > EI_CLASS && im.p[EI_CLASS] != ELFCLASS32 && im.p[EI_CLASS] != ELFCLASS64) {
+		malformed(res, "unknown ELF class %u", im.p[EI_CLASS]);
+		return 0;
+	}
+	im.is64 = len > EI_CLASS && im.p[EI_CLASS] == ELFCLASS64;
+	size_t ehsize = im.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	size_t shentsize = im.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	if (len < ehsize) {
+		truncated(res, ehsize, len);
+		return 0;
+	}
+	uint16_t e_shentsize, e_shnum, e_shstrndx;
+	if (im.is64) {
+		Elf64_Ehdr eh;
+		memcpy(&eh, image, sizeof(eh));
+		im.shoff = eh.e_shoff;
+		e_shentsize = eh.e_shentsize;
+		e_shnum = eh.e_shnum;
+		e_shstrndx = eh.e_shstrndx;
+	} else {
+		Elf32_Ehdr eh;
+		memcpy(&eh, image, sizeof(eh));
+		im.shoff = eh.e_shoff;
+		e_shentsize = eh.e_shentsize;
+		e_shnum = eh.e_shnum;
+		e_shstrndx = eh.e_shstrndx;
+	}
+	im.shnum = e_shnum;
+	/* The table's extent first: a table past the end is a truncated file. */
+	uint64_t table = (uint64_t)e_shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
+	if (__builtin_add_overflow(im.shoff, table, &table_end) || table_end > len) {
+		truncated(res, table_end < im.shoff ? UINT64_MAX : table_end, len);
+		return 0;
+	}
+	if (e_shentsize != shentsize) {
+		malformed(res, "section headers are %u bytes, not %zu", e_shentsize, shentsize);
+		return 0;
+	}
+	/* Extended numbering (e_shnum 0) is not something the kernel reads. */
+	if (e_shnum == 0 || im.shoff == 0) {
+		malformed(res, "no section header table");
+		return 0;
+	}
+	if (e_shstrndx >= e_shnum) {
+		malformed(res, "the section name table's index %u is not a section", e_shstrndx);
+		return 0;
+	}
+	for (uint32_t i = 0; i < im.shnum; i++) {
+		struct shdr s = shdr_at(&im, i);
+		uint64_t end;
+		if (!has_bytes(&s))
+			continue;
+		if (__builtin_add_overflow(s.offset, s.size, &end) || end > len) {
+			truncated(res, end < s.offset ? UINT64_MAX : end, len);
+			return 0;
+		}
+	}
+	check_sections(&im, e_shstrndx);
+	if (res->verdict != ELF_CHECK_OK)
+		return 0;
+	return check_overlaps(&im, ehsize, table_end);
+}
