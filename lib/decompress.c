@@ -72,8 +72,11 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, s
 			continue;
 		if (r == LZMA_BUF_ERROR)
 			err = -ENODATA; /* no progress with output room left: input ended */
-		else if (r == LZMA_MEM_ERROR || r == LZMA_MEMLIMIT_ERROR)
+		else if (r == LZMA_MEM_ERROR)
 			err = -ENOMEM;
+		/* A dictionary beyond the limit is the file's fault, not memory's
+		 * (the kernel's own decoder caps it too): LZMA_MEMLIMIT_ERROR is
+		 * reported as bad data with the rest. */
 		else
 			err = -EBADMSG;
 		break;
@@ -98,10 +101,19 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out,
 
 	if (!ds)
 		return -ENOMEM;
-	/* The frame usually records its size: one allocation then. */
+	/* The frame usually records its size: a bomb that says so is refused
+	 * unread, an honest module gets one allocation. The size is only a
+	 * hint (the data may end sooner): a few bytes of input do not buy a
+	 * huge allocation, the buffer grows as output really arrives. */
 	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR && size < limit)
-		err = grow(&buf, &cap, (size_t)size + 1, limit);
+	if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR) {
+		if (size > limit) {
+			ZSTD_freeDStream(ds);
+			return -EFBIG;
+		}
+		size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
+		err = grow(&buf, &cap, (size_t)(size < plausible ? size : plausible) + 1, limit);
+	}
 	while (err == 0) {
 		if (used == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
 			break;

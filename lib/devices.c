@@ -77,6 +77,26 @@ struct rot_devices {
 	size_t n;
 };
 
+int devices_add_modalias(struct rot_devices *devs, const char *modalias, size_t len)
+{
+	char *text = strndup(modalias, len);
+	if (!text)
+		return -ENOMEM;
+	struct rot_device *grown = realloc(devs->v, (devs->n + 1) * sizeof(*grown));
+	if (!grown) {
+		free(text);
+		return -ENOMEM;
+	}
+	devs->v = grown;
+	devs->v[devs->n++] = (struct rot_device){ text };
+	return 0;
+}
+
+struct rot_devices *devices_new(void)
+{
+	return calloc(1, sizeof(struct rot_devices));
+}
+
 static int add_device(struct rot_devices *devs, const char *bus, const char *id)
 {
 	char *file, *text;
@@ -88,15 +108,10 @@ static int add_device(struct rot_devices *devs, const char *bus, const char *id)
 	free(file);
 	if (err < 0)
 		return 0;
-	text[strcspn(text, "\n")] = '\0';
-	struct rot_device *grown = realloc(devs->v, (devs->n + 1) * sizeof(*grown));
-	if (!grown) {
-		free(text);
-		return -ENOMEM;
-	}
-	devs->v = grown;
-	devs->v[devs->n++] = (struct rot_device){ text };
-	return 0;
+	/* One line; a NUL inside would hide the rest from fnmatch. */
+	err = devices_add_modalias(devs, text, strcspn(text, "\n"));
+	free(text);
+	return err;
 }
 
 int rot_devices_read(struct rot_devices **out)

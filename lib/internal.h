@@ -20,6 +20,11 @@ int proc_read_whole(const char *path, char **out, size_t *len);
 int parse_error_set(const char *file, size_t line, const char *reason);
 void parse_error_clear(void);
 
+/* ---- devices (devices.c): a device set built by hand, for tests ---- */
+struct rot_devices;
+struct rot_devices *devices_new(void);
+int devices_add_modalias(struct rot_devices *devs, const char *modalias, size_t len);
+
 /* ---- ELF structure (elfcheck.c) ---- */
 
 enum elf_check_verdict {

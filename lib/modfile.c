@@ -21,7 +21,9 @@
 
 /* Larger than any real module (the biggest in a distribution kernel are
  * tens of MiB), small enough that a hostile file cannot exhaust memory. */
+#ifndef MODFILE_LIMIT
 #define MODFILE_LIMIT (512u << 20)
+#endif
 
 struct rot_modfile {
 	char *path;
@@ -313,15 +315,21 @@ static int inspect_elf(struct rot_modfile *mf)
 	return 0;
 }
 
-int rot_modfile_read(const char *path, struct rot_modfile **out)
+static struct rot_modfile *modfile_new(const char *path)
 {
 	struct rot_modfile *mf = calloc(1, sizeof(*mf));
 	if (!mf || !(mf->path = strdup(path))) {
 		free(mf);
-		return -ENOMEM;
+		return NULL;
 	}
-	int err = read_file(mf);
-	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
+	return mf;
+}
+
+/* Everything after reading: decompress, then look inside. */
+static int examine(struct rot_modfile *mf, struct rot_modfile **out)
+{
+	int err = 0;
+	if (mf->problem == ROT_PROBLEM_NONE)
 		err = decompress(mf);
 	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
 		err = inspect_elf(mf);
@@ -331,6 +339,38 @@ int rot_modfile_read(const char *path, struct rot_modfile **out)
 	}
 	*out = mf;
 	return 0;
+}
+
+int rot_modfile_read(const char *path, struct rot_modfile **out)
+{
+	struct rot_modfile *mf = modfile_new(path);
+	if (!mf)
+		return -ENOMEM;
+	int err = read_file(mf);
+	if (err < 0) {
+		rot_modfile_free(mf);
+		return err;
+	}
+	return examine(mf, out);
+}
+
+int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
+{
+	struct rot_modfile *mf = modfile_new(path);
+	if (!mf)
+		return -ENOMEM;
+	if (len > MODFILE_LIMIT) {
+		set_problem(mf, ROT_PROBLEM_TOO_BIG, MODFILE_LIMIT, 0);
+	} else if (!(mf->raw = malloc(len + 1))) {
+		rot_modfile_free(mf);
+		return -ENOMEM;
+	} else {
+		memcpy(mf->raw, buf, len);
+		mf->raw_len = len;
+		if (len == 0)
+			mf->problem = ROT_PROBLEM_EMPTY;
+	}
+	return examine(mf, out);
 }
 
 void rot_modfile_free(struct rot_modfile *mf)

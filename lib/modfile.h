@@ -44,6 +44,7 @@ enum rot_problem {
 	ROT_PROBLEM_NAME_TOO_LONG,     /* value: its length; value2: the limit */
 	/* Found by rot_preflight(): */
 	ROT_PROBLEM_VERMAGIC,          /* text: the module's release; text2: the kernel's */
+	ROT_PROBLEM_VERMAGIC_FLAGS,    /* same release, other build flags: text, text2 the whole strings */
 	ROT_PROBLEM_ALREADY_LOADED,
 	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight.missing lists them */
 	ROT_PROBLEM_UNSIGNED,          /* the kernel enforces signatures, or --verify asked */
@@ -59,6 +60,8 @@ struct rot_modfile;
  * 0 and a modfile whose rot_modfile_problem() says whether it is usable.
  */
 int rot_modfile_read(const char *path, struct rot_modfile **out);
+/* The same for bytes already in memory (copied); path only names them. */
+int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out);
 void rot_modfile_free(struct rot_modfile *mf);
 
 enum rot_problem rot_modfile_problem(const struct rot_modfile *mf);
@@ -117,9 +120,14 @@ struct rot_kernel_facts {
 	int elf_machine;       /* EM_X86_64 ... , 0 when unknown */
 	bool sig_support;      /* the kernel checks signatures (the sig_enforce parameter exists) */
 	bool sig_enforce;      /* /sys/module/module/parameters/sig_enforce is Y */
+	/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
+	 * from a module this release shipped; "" when none can be read. */
+	char vermagic[128];
 };
 
-/* uname and sig_enforce: read once per run. */
+/* uname, sig_enforce and the kernel's vermagic: read once per run. The
+ * vermagic is that of the first module /lib/modules/RELEASE/modules.dep
+ * lists: the kernel build stamps every module it ships with its own. */
 int rot_kernel_facts_read(struct rot_kernel_facts *facts);
 
 struct rot_keyring;

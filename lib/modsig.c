@@ -280,12 +280,20 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 		malformed(info, "module too large to verify");
 		return 0;
 	}
-	BIO *content = BIO_new_mem_buf(image, (int)info->content_len);
-	if (!content)
+	/* OpenSSL 3.0's CMS_verify copies a memory BIO into one of its own and
+	 * leaks that copy when the message names a digest it cannot set up
+	 * (CMS_dataInit fails under CMS_BINARY). A buffering BIO in front is
+	 * used as it is, and freed here. */
+	BIO *mem = BIO_new_mem_buf(image, (int)info->content_len);
+	BIO *content = mem ? BIO_new(BIO_f_buffer()) : NULL;
+	if (!content) {
+		BIO_free(mem);
 		return -ENOMEM;
+	}
+	BIO_push(content, mem);
 	ERR_clear_error(); /* the reason quoted must be CMS_verify()'s */
 	int verified = CMS_verify(cms, kr->certs, NULL, content, NULL, VERIFY_FLAGS);
-	BIO_free(content);
+	BIO_free_all(content);
 	if (verified == 1)
 		return 0;
 	if (openssl_out_of_memory())

@@ -232,3 +232,25 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 	*bytes = v;
 	return 0;
 }
+
+int cli_parse_interval(const char *text, double *seconds)
+{
+	/* Plain decimal only: strtod would also take blanks, signs, exponents,
+	 * hex, "inf" and "nan". */
+	size_t digits = strspn(text, "0123456789");
+	const char *p = text + digits;
+	if (*p == '.') {
+		size_t frac = strspn(p + 1, "0123456789");
+		digits += frac;
+		p += 1 + frac;
+	}
+	if (digits == 0 || *p)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno == ERANGE || !(v > 0) || v > 86400)
+		return -ERANGE;
+	*seconds = v;
+	return 0;
+}

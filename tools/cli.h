@@ -85,6 +85,10 @@ enum cli_exit cli_exit_for_errno(int err);
  */
 int cli_parse_size(const char *text, uint64_t *bytes);
 
+/* Parses an interval in seconds, a plain decimal (1, 0.5, 2.25) with
+ * 0 < SECS <= 86400. -EINVAL: not a number; -ERANGE: out of range. */
+int cli_parse_interval(const char *text, double *seconds);
+
 /* What to add after strerror() so a reader knows what to do ("" if nothing). */
 const char *cli_errno_hint(int err);
 

@@ -112,17 +112,12 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		case OPT_WATCH:
 			o->watch = true;
 			break;
-		case OPT_INTERVAL: {
-			char *end;
-			errno = 0;
-			o->interval = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->interval > 0) ||
-			    o->interval > 86400)
+		case OPT_INTERVAL:
+			if (cli_parse_interval(optarg, &o->interval) < 0)
 				cli_usage_fail("'%s' is not an interval in seconds (0 < SECS <= 86400)",
 					       optarg);
 			has_interval = true;
 			break;
-		}
 		case 'J':
 			o->json = true;
 			break;
