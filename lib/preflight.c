@@ -8,10 +8,12 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "modfile.h"
@@ -36,6 +38,40 @@ static const struct {
 	{ "mips64", ELFCLASS64, EM_MIPS },
 };
 
+/* The vermagic of the first module modules.dep lists, if it can be read. */
+static void kernel_vermagic(struct rot_kernel_facts *facts)
+{
+	char dir[sizeof("/lib/modules/") + sizeof(facts->release)];
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", facts->release);
+	char dep[sizeof(dir) + sizeof("/modules.dep")];
+	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
+	int fd = open(dep, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char line[4096];
+	ssize_t n = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	line[n] = '\0';
+	size_t rel = strcspn(line, ":\n");
+	if (rel == 0 || line[rel] != ':' || line[0] == '/')
+		return;
+	line[rel] = '\0';
+	char *path;
+	if (asprintf(&path, "%s/%s", dir, line) < 0)
+		return;
+	struct rot_modfile *mf;
+	if (rot_modfile_read(path, &mf) == 0) {
+		const char *v = rot_modfile_problem(mf) == ROT_PROBLEM_NONE ? rot_modfile_vermagic(mf)
+									     : NULL;
+		if (v && strlen(v) < sizeof(facts->vermagic))
+			memcpy(facts->vermagic, v, strlen(v) + 1);
+		rot_modfile_free(mf);
+	}
+	free(path);
+}
+
 int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 {
 	struct utsname u;
@@ -49,6 +85,7 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 			facts->elf_machine = machines[i].elf_machine;
 		}
 	}
+	kernel_vermagic(facts);
 	static const char sig_file[] = "/sys/module/module/parameters/sig_enforce";
 	char *v;
 	size_t len;
@@ -99,24 +136,55 @@ static enum rot_problem check_signature(const struct rot_modfile *mf,
 	}
 }
 
-/* The release is the first word of vermagic ("6.1.0-sim SMP preempt ..."). */
+/* Copies s into a text field, without the trailing blanks vermagic ends in. */
+static void set_text(char *dst, size_t size, const char *s, size_t len)
+{
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (len > size - 1)
+		len = size - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/*
+ * What Linux 6.1's same_magic() compares: the whole string, or, when the
+ * module carries symbol versions (CONFIG_MODVERSIONS), what follows the
+ * release (the CRCs then stand for the release). The release is the first
+ * word ("6.1.0-sim SMP preempt mod_unload modversions "). Without the
+ * kernel's own vermagic only the release can be compared.
+ */
 static enum rot_problem check_vermagic(const struct rot_modfile *mf,
 				       const struct rot_preflight_input *in,
 				       struct rot_preflight *res)
 {
 	const char *vermagic = rot_modfile_vermagic(mf);
-	/* With symbol versions the kernel compares what follows the release and
-	 * checks CRCs, neither of which userspace can see. */
-	if (in->force_vermagic || !vermagic || rot_modfile_has_versions(mf))
+	const char *kernel = in->kernel->vermagic;
+	if (in->force_vermagic || !vermagic)
 		return ROT_PROBLEM_NONE;
 	size_t rl = strcspn(vermagic, " ");
-	if (rl == strlen(in->kernel->release) && strncmp(vermagic, in->kernel->release, rl) == 0)
+	if (rot_modfile_has_versions(mf)) {
+		if (!kernel[0])
+			return ROT_PROBLEM_NONE;
+		const char *flags = vermagic + rl, *kflags = kernel + strcspn(kernel, " ");
+		if (strcmp(flags, kflags) == 0)
+			return ROT_PROBLEM_NONE;
+		set_text(res->text, sizeof(res->text), vermagic, strlen(vermagic));
+		set_text(res->text2, sizeof(res->text2), kernel, strlen(kernel));
+		return ROT_PROBLEM_VERMAGIC_FLAGS;
+	}
+	bool same_release = rl == strlen(in->kernel->release) &&
+			    strncmp(vermagic, in->kernel->release, rl) == 0;
+	if (!same_release) {
+		set_text(res->text, sizeof(res->text), vermagic, rl);
+		snprintf(res->text2, sizeof(res->text2), "%s", in->kernel->release);
+		return ROT_PROBLEM_VERMAGIC;
+	}
+	if (!kernel[0] || strcmp(vermagic, kernel) == 0)
 		return ROT_PROBLEM_NONE;
-	size_t copy = rl < sizeof(res->text) - 1 ? rl : sizeof(res->text) - 1;
-	memcpy(res->text, vermagic, copy);
-	res->text[copy] = '\0';
-	snprintf(res->text2, sizeof(res->text2), "%s", in->kernel->release);
-	return ROT_PROBLEM_VERMAGIC;
+	set_text(res->text, sizeof(res->text), vermagic, strlen(vermagic));
+	set_text(res->text2, sizeof(res->text2), kernel, strlen(kernel));
+	return ROT_PROBLEM_VERMAGIC_FLAGS;
 }
 
 static int check_symbols(const struct rot_modfile *mf, const struct rot_preflight_input *in,

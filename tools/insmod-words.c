@@ -182,6 +182,11 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 			 "built for kernel %s, and this kernel is %s (--force-vermagic loads it anyway)",
 			 job->pf.text, job->pf.text2);
 		break;
+	case ROT_PROBLEM_VERMAGIC_FLAGS:
+		snprintf(buf, len,
+			 "its vermagic \"%s\" is not this kernel's \"%s\" "
+			 "(--force-vermagic loads it anyway)", job->pf.text, job->pf.text2);
+		break;
 	case ROT_PROBLEM_ALREADY_LOADED:
 		snprintf(buf, len, "Module already loaded (%s is live)", job_name(job));
 		break;
