@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <libkmod.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "modfile.h"
 
@@ -55,6 +57,18 @@ int rot_loader_insert(struct rot_loader *l, const char *path, const char *params
 	err = kmod_module_insert_module(mod, kflags, params ? params : "");
 	kmod_module_unref(mod);
 	return err;
+}
+
+int rot_load_image(const struct rot_modfile *mf, const char *params)
+{
+	size_t len;
+	const void *image = rot_modfile_image(mf, &len);
+	if (rot_modfile_problem(mf) != ROT_PROBLEM_NONE || !image || len == 0)
+		return -ENOEXEC;
+	/* glibc declares no init_module(); the call is the same either way. */
+	if (syscall(SYS_init_module, image, (unsigned long)len, params ? params : "") == 0)
+		return 0;
+	return -errno;
 }
 
 bool rot_loader_can_read(struct rot_loader *l, const char *path)

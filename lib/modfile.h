@@ -180,6 +180,15 @@ void rot_loader_free(struct rot_loader *loader);
 int rot_loader_insert(struct rot_loader *loader, const char *path, const char *params,
 		      unsigned flags);
 
+/*
+ * Inserts the image rot_modfile_read() read (decompressed by modrot) with
+ * init_module(2): the bytes preflight looked at, and --verify verified,
+ * are the bytes the kernel gets, whatever the path names by now. Nothing
+ * can be forced this way (forcing rewrites the image). Returns the
+ * kernel's negative errno; -ENOEXEC for a modfile with a problem.
+ */
+int rot_load_image(const struct rot_modfile *mf, const char *params);
+
 /* True when libkmod can read the file's modinfo: how to tell whether this
  * system's libkmod decompresses a format modrot does not (gzip). */
 bool rot_loader_can_read(struct rot_loader *loader, const char *path);

@@ -77,8 +77,9 @@ void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_lo
 			 job->path);
 		return;
 	}
-	/* A format libkmod may read although modrot cannot look inside. */
-	if (job->pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION &&
+	/* A format libkmod may read although modrot cannot look inside; not
+	 * under --verify, where what is loaded must be what was verified. */
+	if (job->pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION && !env->keyring &&
 	    rot_loader_can_read(loader, job->path))
 		job->pf.problem = ROT_PROBLEM_NONE;
 	if (job->pf.problem != ROT_PROBLEM_NONE) {
@@ -89,7 +90,11 @@ void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_lo
 		job->result = JOB_CHECKED;
 		return;
 	}
-	int err = rot_loader_insert(loader, job->path, job->params, env->opts->load_flags);
+	/* --verify inserts the very buffer it verified: libkmod would open the
+	 * path again, and a path can name other bytes by then. */
+	int err = env->keyring ? rot_load_image(job->mf, job->params)
+			       : rot_loader_insert(loader, job->path, job->params,
+						   env->opts->load_flags);
 	if (err == 0) {
 		job->result = JOB_LOADED;
 		return;

@@ -120,6 +120,10 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		cli_usage_fail("missing module file");
 	if (o->jobs && !o->batch)
 		cli_usage_fail("--jobs only makes sense with --batch");
+	/* Forcing strips vermagic or __versions from the image: the kernel
+	 * would get other bytes than those the signature covers. */
+	if (o->keyring_path && o->load_flags)
+		cli_usage_fail("--verify excludes --force, --force-vermagic and --force-modversion");
 	if (!o->jobs) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		o->jobs = o->batch && cpus > 0 ? (unsigned)cpus : 1;
