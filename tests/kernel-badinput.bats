@@ -1,0 +1,169 @@
+#!/usr/bin/env bats
+# The kernel-file bad-input corpus (tests/badinput/kernel-manifest and
+# kernel-scalar-manifest): what the tools do with malformed /proc/modules,
+# /proc/rotting_modules, /proc/sys/kernel/tainted and sig_enforce. No
+# crash, one line naming the file, the line and what is wrong, a defined
+# exit code, and nothing changed.
+
+load helpers/tools
+bats_require_minimum_version 1.5.0
+
+INSMOD=$top_builddir/tools/insmod
+
+# Replaces a served file's content without writing through it (the
+# simulator hard-links common values).
+plant() { # plant FILE PRINTF-FORMAT
+	local f=$K/root$1
+	# shellcheck disable=SC2059
+	printf -- "$2" > "$f.planted"
+	mv "$f.planted" "$f"
+}
+
+# A rot kernel with alpha live, its files rendered (so they are not
+# rendered again over what a test plants).
+setup() {
+	kernel_new rot
+	kmod_load alpha
+	on_kernel cat /proc/modules /proc/rotting_modules /proc/sys/kernel/tainted >/dev/null
+	good_modules=$(cat "$K/root/proc/modules")
+	good_rotting=$(cat "$K/root/proc/rotting_modules")
+}
+
+# Puts the well-formed files back, so that each entry spoils one file only.
+restore() {
+	plant /proc/modules "${good_modules:+$good_modules\n}"
+	plant /proc/rotting_modules "${good_rotting:+$good_rotting\n}"
+}
+
+# Prints the manifest's entries as FILE, CONTENT and REASON lines in turn
+# (CONTENT may be empty, which read with IFS=tab would swallow).
+entries() {
+	awk -F '\t' '!/^#/ && NF >= 3 { print $1; print $2; print $3 }' \
+		"$top_srcdir/tests/badinput/$1"
+}
+
+# One tool on the planted file: exit 1, nothing on stdout, exactly one line
+# on stderr, the state unchanged.
+refuses() { # refuses WHAT-FOR-THE-LOG EXPECTED-STDERR CMD...
+	local what=$1 want=$2
+	shift 2
+	run --separate-stderr on_kernel "$@"
+	if [ "$status" -ne 1 ] || [ -n "$output" ] || [ "$stderr" != "$want" ] ||
+		[ "$(kernel_state)" != "$before" ]; then
+		echo "$what: $*"
+		echo "  exit $status (want 1)"
+		echo "  stdout: $output"
+		echo "  stderr: $stderr"
+		echo "  want:   $want"
+		return 1
+	fi
+}
+
+@test "every tool refuses each malformed /proc/modules and /proc/rotting_modules line with the file and line" {
+	local n=0
+	while IFS= read -r file && IFS= read -r content && IFS= read -r reason; do
+		restore
+		plant "$file" "$content"
+		before=$(kernel_state)
+		local why="could not read the module list: $reason"
+		refuses "$content" "lsmod: ERROR: $why" "$LSMOD"
+		refuses "$content" "lsmod: ERROR: $why" "$LSMOD" -J
+		refuses "$content" "lsmod: ERROR: $why" "$LSMOD" -o name,holders
+		refuses "$content" "rmmod: ERROR: $why" "$RMMOD" alpha
+		refuses "$content" "rmmod: ERROR: $why" "$RMMOD" --reclaim alpha
+		refuses "$content" "modreap: ERROR: $why" "$MODREAP" -a
+		refuses "$content" "modreap: ERROR: $why" "$MODREAP" -a -J
+		refuses "$content" "insmod: ERROR: $why" "$INSMOD" --check "$FIXTURES/delta.ko"
+		refuses "$content" "insmod: ERROR: $why" "$INSMOD" "$FIXTURES/delta.ko"
+		n=$((n + 1))
+	done < <(entries kernel-manifest)
+	[ "$n" -ge 30 ]
+}
+
+@test "lsmod, plain and -J, refuse an address past 64 bits alike" {
+	# One parser serves both; an address past 64 bits once passed one of them.
+	plant /proc/modules 'a 1 0 - Live 0x1ffffffffffffffff\n'
+	run --separate-stderr on_kernel "$LSMOD"
+	plain="$status $stderr"
+	run --separate-stderr on_kernel "$LSMOD" -J
+	assert_equal "$status $stderr" "$plain"
+}
+
+@test "a malformed taint mask is a warning naming the file, and the reclaim is still done" {
+	kmod_unload alpha
+	while IFS= read -r file && IFS= read -r content && IFS= read -r reason; do
+		[ "$file" = /proc/sys/kernel/tainted ] || continue
+		on_kernel "$KMOD_INSMOD" "$FIXTURES/alpha.ko"
+		kmod_unload alpha
+		on_kernel cat /proc/sys/kernel/tainted >/dev/null
+		plant "$file" "$content"
+		run --separate-stderr on_kernel "$MODREAP" -a
+		assert_success
+		# Read before and after reclaiming; the reclaim re-renders the file
+		# only when the taint changes.
+		first=${stderr%%$'\n'*}
+		assert_equal "$first" "modreap: WARNING: could not read the kernel taint: $reason"
+		[ "$stderr" = "$first" ] ||
+			assert_equal "$stderr" "$first"$'\n'"modreap: WARNING: could not read the kernel taint after reclaiming: $reason"
+		assert_equal "$(rotting_count alpha)" 0
+	done < <(entries kernel-scalar-manifest)
+}
+
+@test "rmmod --reclaim warns about a malformed taint mask once, naming the file" {
+	kmod_unload alpha
+	on_kernel cat /proc/sys/kernel/tainted >/dev/null
+	plant /proc/sys/kernel/tainted '12 13\n'
+	run --separate-stderr on_kernel "$RMMOD" --reclaim alpha
+	assert_success
+	assert_equal "$stderr" "rmmod: WARNING: could not read the kernel taint: /proc/sys/kernel/tainted line 1: more than one decimal number"
+	assert_equal "$(rotting_count alpha)" 0
+}
+
+@test "insmod refuses to judge signatures when sig_enforce is neither Y nor N" {
+	while IFS= read -r file && IFS= read -r content && IFS= read -r reason; do
+		[ "$file" = /sys/module/module/parameters/sig_enforce ] || continue
+		plant "$file" "$content"
+		before=$(kernel_state)
+		refuses "$content" "insmod: ERROR: could not read what the kernel enforces: $reason" \
+			"$INSMOD" "$FIXTURES/delta.ko"
+		refuses "$content" "insmod: ERROR: could not read what the kernel enforces: $reason" \
+			"$INSMOD" --check "$FIXTURES/delta.ko"
+	done < <(entries kernel-scalar-manifest)
+}
+
+@test "2,000 holders fields without trailing commas: a clean refusal, no overflow" {
+	for i in $(seq 2000); do printf 'm%d 1 0 x Live 0x%x\n' "$i" "$i"; done > "$K/root/proc/modules.planted"
+	mv "$K/root/proc/modules.planted" "$K/root/proc/modules"
+	before=$(kernel_state)
+	refuses big "lsmod: ERROR: could not read the module list: /proc/modules line 1: the holders field is not \"-\" nor a list ending in a comma" "$LSMOD"
+	refuses big "modreap: ERROR: could not read the module list: /proc/modules line 1: the holders field is not \"-\" nor a list ending in a comma" "$MODREAP" -a
+}
+
+@test "one module with 65,535 holders lists in under three seconds" {
+	{
+		printf 'hub 1 0 '
+		for i in $(seq 65535); do printf 'h%d,' "$i"; done
+		printf ' Live 0x1000\n'
+	} > "$K/root/proc/modules.planted"
+	mv "$K/root/proc/modules.planted" "$K/root/proc/modules"
+	start=$(date +%s%N)
+	run --separate-stderr on_kernel "$LSMOD" -o name,holders -r -n
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	assert_success
+	echo "lsmod took $ms ms"
+	[ "$ms" -lt 3000 ]
+	holders=${output#hub }
+	assert_equal "$(tr ',' '\n' <<<"$holders" | wc -l)" 65535
+	# The order itself (kernfs hash, then name) is checked by tests/unit/snapshot.t.
+}
+
+@test "65,536 holders are more than a module can report: refused by name" {
+	{
+		printf 'hub 1 0 '
+		for i in $(seq 65536); do printf 'h%d,' "$i"; done
+		printf ' Live 0x1000\n'
+	} > "$K/root/proc/modules.planted"
+	mv "$K/root/proc/modules.planted" "$K/root/proc/modules"
+	before=$(kernel_state)
+	refuses many "lsmod: ERROR: could not read the module list: /proc/modules line 1: more than 65535 holders" "$LSMOD"
+}
