@@ -145,6 +145,60 @@ cp "$fixtures/needsym.ko" "$out/unknown-symbol.ko"
 cp "$fixtures/beta.ko" "$out/dependency-missing.ko"
 cp "$fixtures/delta.ko" "$out/already-loaded.ko"
 
+# --- ELF structure the kernel's elf_validity_check refuses ----------------
+# Little-endian hex of VALUE in BYTES bytes, for poke.
+le() {
+	hex=$(printf "%0$(( $2 * 2 ))x" "$1") r=
+	while [ -n "$hex" ]; do
+		r=$r$(printf '%.2s' "${hex#"${hex%??}"}")
+		hex=${hex%??}
+	done
+	echo "$r"
+}
+# Byte offset of field FIELD (sh_type 4, sh_offset 24, sh_size 32, sh_link
+# 40, sh_info 44, sh_entsize 56, ...) of section NAME's header.
+field() { echo $(( $(shdr_offset "$base" "$(section_index "$base" "$1")") + $2 )); }
+section_value() { peek "$base" "$(field "$1" "$2")" "${3:-8}"; }
+patched shentsize-40.ko 58 "$(le 40 2)"                      # e_shentsize
+patched shnum-zero.ko 60 0000                                # e_shnum
+patched shstrndx-out-of-range.ko 62 "$(le 65520 2)"          # e_shstrndx
+patched section0-not-null.ko $(( $(peek "$base" 40 8) + 4 )) 01000000
+patched shstrtab-empty.ko "$(field .shstrtab 32)" "$(le 0 8)"
+patched shstrtab-unterminated.ko $(( $(section_value .shstrtab 24) + $(section_value .shstrtab 32) - 1 )) 78
+patched section-name-out-of-range.ko "$(field .data 0)" ffffff00
+patched symtab-entsize-16.ko "$(field .symtab 56)" "$(le 16 8)"
+patched symtab-link-zero.ko "$(field .symtab 40)" "$(le 0 4)"
+patched symtab-link-out-of-range.ko "$(field .symtab 40)" "$(le 999 4)"
+patched symtab-link-not-strtab.ko "$(field .symtab 40)" "$(le "$(section_index "$base" .data)" 4)"
+patched symtab-info-past-end.ko "$(field .symtab 44)" "$(le 999999 4)"
+patched strtab-empty.ko "$(field .strtab 32)" "$(le 0 8)"
+patched strtab-unterminated.ko $(( $(section_value .strtab 24) + $(section_value .strtab 32) - 1 )) 78
+patched symbol-name-out-of-range.ko $(( $(section_value .symtab 24) + 24 )) ffffff7f
+patched symbol-section-out-of-range.ko $(( $(section_value .symtab 24) + 24 + 6 )) "$(le 999 2)"
+# A second SHT_SYMTAB: .comment's header made a copy of .symtab's (the
+# heap overflow in preflight once), then one pointing elsewhere.
+cp "$base" "$out/two-symtabs.ko"
+dd if="$base" of="$out/two-symtabs.ko" bs=1 count=64 conv=notrunc status=none \
+	skip="$(shdr_offset "$base" "$(section_index "$base" .symtab)")" \
+	seek="$(shdr_offset "$base" "$(section_index "$base" .comment)")"
+patched two-symtabs-apart.ko "$(field .comment 4)" 02000000
+poke "$out/two-symtabs-apart.ko" "$(field .comment 40)" "$(le "$(section_index "$base" .strtab)" 4)"
+poke "$out/two-symtabs-apart.ko" "$(field .comment 56)" "$(le 24 8)"
+poke "$out/two-symtabs-apart.ko" "$(field .comment 32)" "$(le 24 8)"
+patched rela-info-out-of-range.ko "$(field .rela.text 44)" "$(le 999 4)"
+patched rela-link-out-of-range.ko "$(field .rela.text 40)" "$(le 999 4)"
+patched rela-entsize-16.ko "$(field .rela.text 56)" "$(le 16 8)"
+# Sections sharing bytes with each other and with the headers.
+patched overlap-sections.ko "$(field .data 24)" "$(le "$(section_value .text 24)" 8)"
+patched overlap-elf-header.ko "$(field .data 24)" "$(le 0 8)"
+patched overlap-section-table.ko "$(field .modinfo 24)" "$(le "$(peek "$base" 40 8)" 8)"
+# An offset that wraps around 64 bits when its size is added.
+patched offset-wraps.ko "$(field .data 24)" "$(le 18446744073709551360 8)"
+patched modinfo-unterminated.ko $(( $(section_value .modinfo 24) + $(section_value .modinfo 32) - 1 )) 78
+patched modinfo-nobits.ko "$(field .modinfo 4)" 08000000
+patched this-module-nobits.ko "$(field .gnu.linkonce.this_module 4)" 08000000
+patched class-unknown.ko 4 03                               # EI_CLASS
+
 # --- compression ---------------------------------------------------------
 zstd -q -19 -c "$base" > "$tmp/alpha.zst"
 xz --check=crc32 --lzma2=dict=1MiB -c "$base" > "$tmp/alpha.xz"
@@ -164,6 +218,11 @@ printf 'not a module\n' | xz -c > "$out/xz-of-text.ko.xz"
 : | zstd -q -c > "$out/zstd-of-nothing.ko.zst"
 zstd -q -c "$out/truncated-500.ko" > "$out/zstd-of-truncated-elf.ko.zst"
 xz -c "$out/machine-aarch64.ko" > "$out/xz-of-aarch64.ko.xz"
+# Bombs: a few KiB that claim or inflate to more than any module.
+truncate -s 600M "$tmp/zeros"
+zstd -q -1 -c "$tmp/zeros" > "$out/zstd-bomb.ko.zst"
+rm -f "$tmp/zeros"
+xz -c "$out/two-symtabs.ko" > "$out/xz-of-two-symtabs.ko.xz"
 
 # --- signatures (refused on a kernel that enforces them) -----------------
 cp "$base" "$out/sig-magic-only.ko"
