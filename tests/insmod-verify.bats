@@ -93,3 +93,69 @@ ledger_names() { "$SIM" ledger "$K" | awk '{ print $3 }' | sort -u | tr '\n' ' '
 	assert_equal "$stderr" "insmod: ERROR: could not insert module $BATS_TEST_TMPDIR/alpha.ko.gz: gzip-compressed, and this system's libkmod cannot decompress gzip"
 	assert_equal "$(kernel_state)" "$before"
 }
+
+# --- insmod --check compares vermagic as the kernel does ------------------
+
+# The kernel's own vermagic comes from a module it shipped: the first one
+# /lib/modules/RELEASE/modules.dep lists.
+ship_kernel_modules() {
+	local dir=$K/root/lib/modules/6.1.0-sim
+	mkdir -p "$dir/kernel"
+	cp "$FIXTURES/delta.ko" "$dir/kernel/delta.ko"
+	printf 'kernel/delta.ko:\n' > "$dir/modules.dep"
+}
+
+# A copy of a fixture with its vermagic's flags rewritten (same length).
+reflag() { # reflag FIXTURE FROM TO OUT
+	perl -0777 -pe "s/\Q$2\E/$3/" "$FIXTURES/$1.ko" > "$4"
+	strings "$4" | grep -q "vermagic=.*$3"
+}
+
+@test "insmod --check refuses a module of the kernel's release built with other flags, as the kernel does" {
+	kernel_new rot
+	ship_kernel_modules
+	reflag alpha "SMP preempt " "SMP nopreem " "$BATS_TEST_TMPDIR/alpha.ko"
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$INSMOD" --check "$BATS_TEST_TMPDIR/alpha.ko"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "insmod: ERROR: could not insert module $BATS_TEST_TMPDIR/alpha.ko: its vermagic \"6.1.0-sim SMP nopreem mod_unload modversions\" is not this kernel's \"6.1.0-sim SMP preempt mod_unload modversions\" (--force-vermagic loads it anyway)"
+	run --separate-stderr on_kernel "$INSMOD" "$BATS_TEST_TMPDIR/alpha.ko"
+	assert_equal "$status" 1
+	assert_equal "$(kernel_state)" "$before"
+	# The kernel agrees: kmod's insmod, which does not check, is refused by it.
+	run on_kernel "$KMOD_INSMOD" "$BATS_TEST_TMPDIR/alpha.ko"
+	assert_failure
+	assert_output --partial "Invalid module format"
+	assert_equal "$(kernel_state)" "$before"
+	# --force-vermagic is what loads it.
+	on_kernel "$INSMOD" --force-vermagic "$BATS_TEST_TMPDIR/alpha.ko"
+	is_live alpha
+}
+
+@test "insmod --check with symbol versions compares what follows the release" {
+	kernel_new rot
+	ship_kernel_modules
+	# versioned is built for 6.0.0-other with this kernel's flags: it loads.
+	run --separate-stderr on_kernel "$INSMOD" --check "$FIXTURES/versioned.ko"
+	assert_success
+	assert_equal "$stderr" ""
+	reflag versioned "mod_unload " "mod_unlozd " "$BATS_TEST_TMPDIR/versioned.ko"
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$INSMOD" --check "$BATS_TEST_TMPDIR/versioned.ko"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "insmod: ERROR: could not insert module $BATS_TEST_TMPDIR/versioned.ko: its vermagic \"6.0.0-other SMP preempt mod_unlozd modversions\" is not this kernel's \"6.1.0-sim SMP preempt mod_unload modversions\" (--force-vermagic loads it anyway)"
+	run on_kernel "$KMOD_INSMOD" "$BATS_TEST_TMPDIR/versioned.ko"
+	assert_failure
+	assert_equal "$(kernel_state)" "$before"
+	on_kernel "$INSMOD" "$FIXTURES/versioned.ko"
+	is_live versioned
+}
+
+@test "insmod --check still says which module of the batch would load when the kernel's vermagic is known" {
+	kernel_new rot
+	ship_kernel_modules
+	reflag alpha "SMP preempt " "SMP nopreem " "$BATS_TEST_TMPDIR/alpha.ko"
+	run --separate-stderr on_kernel "$INSMOD" --check --batch "$FIXTURES/delta.ko" "$BATS_TEST_TMPDIR/alpha.ko"
+	assert_equal "$status" 1
+	assert_line "1 of 2 would load, 1 refused, 0 skipped"
+}
