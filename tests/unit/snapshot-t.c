@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The snapshot parser against kernel-format text. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "modrot.h"
 #include "tap.h"
@@ -114,6 +116,97 @@ static void malformed_lines_are_refused(void)
 	ok(err == -EPROTO && !s, "a live line in /proc/rotting_modules is refused");
 }
 
+
+static void refusals_name_the_file_line_and_reason(void)
+{
+	int err;
+	struct rot_snapshot *s = parse("a 1 0 - Live 0x1000\n\nb 1 0 x Live 0x2000\n", NULL, &err);
+	ok(err == -EPROTO && !s, "a holder without its comma is refused");
+	const struct rot_parse_error *pe = rot_last_parse_error();
+	ok(pe != NULL, "and the parser says where");
+	if (pe) {
+		is_str(pe->file, "/proc/modules", "the file");
+		is_int(pe->line, 3, "the line, counting the blank one");
+		is_str(pe->reason, "the holders field is not \"-\" nor a list ending in a comma",
+		       "the reason");
+	}
+	s = parse("a 1 0 - Live 0x1000\n", "a 1 0 [rotting], Rotting 0x10000000000000000\n", &err);
+	pe = rot_last_parse_error();
+	ok(err == -EPROTO && pe && strcmp(pe->file, "/proc/rotting_modules") == 0 && pe->line == 1,
+	   "a 65-bit address in /proc/rotting_modules line 1");
+	if (pe)
+		is_str(pe->reason, "the address does not fit 64 bits", "named as such");
+	s = parse("a 1 0 - Live 0x1000\n", NULL, &err);
+	ok(err == 0 && rot_last_parse_error() == NULL, "a good parse clears the last error");
+	rot_snapshot_free(s);
+
+	static const char *const bad[] = {
+		"a 1 0 x Live 0x1\n",          /* holders without trailing commas */
+		"a 1 0 b,c Live 0x1\n",
+		"a 1 0 ,, Live 0x1\n",         /* empty holder names */
+		"a 1 0 ../b, Live 0x1\n",      /* a holder that names another directory */
+		"a 1 0 [permanent, Live 0x1\n",
+		".. 1 0 - Live 0x1\n",
+		"a/b 1 0 - Live 0x1\n",
+		"a 1 0 - Live 0x1ffffffffffffffff\n",
+		"a 1 0 - Live 0x\n",
+		"a 1 2147483648 - Live 0x1\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		s = NULL;
+		err = rot_snapshot_parse(bad[i], strlen(bad[i]), NULL, 0, &s);
+		ok(err == -EPROTO && !s && rot_last_parse_error(), "refused with a position: %.*s",
+		   (int)strcspn(bad[i], "\n"), bad[i]);
+	}
+	/* A NUL byte would cut the name short for every reader after us. */
+	static const char nul[] = "ab\0cd 1 0 - Live 0x1\n";
+	s = NULL;
+	err = rot_snapshot_parse(nul, sizeof(nul) - 1, NULL, 0, &s);
+	ok(err == -EPROTO && !s && rot_last_parse_error() &&
+	   strcmp(rot_last_parse_error()->reason, "a NUL byte inside the line") == 0,
+	   "a NUL byte inside a line is refused");
+}
+
+static void a_huge_fan_in_sorts_fast_and_in_order(void)
+{
+	/* 65,535 holders: the most a module line may have; the old insertion
+	 * sort took half a minute. */
+	size_t n = 65535, cap = 32 + n * 8;
+	char *text = malloc(cap), *p = text;
+	p += sprintf(p, "hub 1 0 ");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "h%zu,", n - i);
+	p += sprintf(p, " Live 0x1000\n");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	struct rot_snapshot *s;
+	int err = rot_snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	is_int(err, 0, "65,535 holders parse");
+	ok(ms < 1000, "in %.1f ms (under a second)", ms);
+	const struct rot_module *m = rot_snapshot_module(s, 0);
+	is_int(rot_module_holder_count(m), n, "every holder kept");
+	int sorted = 1;
+	for (size_t i = 1; i < n; i++) {
+		const char *a = rot_module_holder(m, i - 1), *b = rot_module_holder(m, i);
+		uint32_t ha = rot_kernfs_hash(a), hb = rot_kernfs_hash(b);
+		sorted &= ha < hb || (ha == hb && strcmp(a, b) < 0);
+	}
+	ok(sorted, "in kernfs order: hash, then name");
+	rot_snapshot_free(s);
+
+	p = text + sprintf(text, "hub 1 0 ");
+	for (size_t i = 0; i <= n; i++)
+		p += sprintf(p, "h%zu,", i);
+	p += sprintf(p, " Live 0x1000\n");
+	err = rot_snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
+	ok(err == -EPROTO && rot_last_parse_error() &&
+	   strcmp(rot_last_parse_error()->reason, "more than 65535 holders") == 0,
+	   "65,536 holders are refused, not cut short");
+	free(text);
+}
+
 static void taint_letters_follow_linux_6_1(void)
 {
 	char buf[40];
@@ -166,6 +259,8 @@ int main(void)
 	rotting_instances_follow_live();
 	unload_between_reads_is_counted_once();
 	malformed_lines_are_refused();
+	refusals_name_the_file_line_and_reason();
+	a_huge_fan_in_sorts_fast_and_in_order();
 	taint_letters_follow_linux_6_1();
 	names_are_normalised();
 	kernfs_hash_matches_the_kernel();
