@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <lzma.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
@@ -48,6 +49,30 @@ static int grow(unsigned char **buf, size_t *cap, size_t need, size_t limit)
 	return 0;
 }
 
+/*
+ * The uncompressed size the (last) stream's index declares, or 0 when it
+ * cannot be read. A bomb that says what it is gets refused unread; one
+ * whose index lies is still stopped by the limit while decoding.
+ */
+static uint64_t xz_declared_size(const unsigned char *in, size_t len)
+{
+	lzma_stream_flags flags;
+	if (len < 2 * LZMA_STREAM_HEADER_SIZE ||
+	    lzma_stream_footer_decode(&flags, in + len - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
+	    flags.backward_size > len - 2 * LZMA_STREAM_HEADER_SIZE)
+		return 0;
+	uint64_t memlimit = 1 << 20;
+	lzma_index *index = NULL;
+	size_t pos = 0;
+	const unsigned char *at = in + len - LZMA_STREAM_HEADER_SIZE - flags.backward_size;
+	if (lzma_index_buffer_decode(&index, &memlimit, NULL, at, &pos,
+				     (size_t)flags.backward_size) != LZMA_OK)
+		return 0;
+	uint64_t size = lzma_index_uncompressed_size(index);
+	lzma_index_end(index, NULL);
+	return size;
+}
+
 static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, size_t *out_len)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
@@ -55,6 +80,8 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, s
 	size_t cap = 0;
 	int err = 0;
 
+	if (xz_declared_size(in, len) > limit)
+		return -EFBIG;
 	if (lzma_stream_decoder(&s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
 		return -ENOMEM;
 	s.next_in = in;

@@ -122,9 +122,14 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 			 compression_name(rot_modfile_compression(mf)));
 		break;
 	case ROT_PROBLEM_UNSUPPORTED_COMPRESSION:
-		snprintf(buf, len, "%s-compressed, and this system's libkmod cannot decompress %s",
-			 compression_name(rot_modfile_compression(mf)),
-			 compression_name(rot_modfile_compression(mf)));
+		if (env->opts->keyring_path)
+			snprintf(buf, len, "%s-compressed, which insmod cannot decompress to verify",
+				 compression_name(rot_modfile_compression(mf)));
+		else
+			snprintf(buf, len,
+				 "%s-compressed, and this system's libkmod cannot decompress %s",
+				 compression_name(rot_modfile_compression(mf)),
+				 compression_name(rot_modfile_compression(mf)));
 		break;
 	case ROT_PROBLEM_NOT_ELF:
 		snprintf(buf, len, "not an ELF file, so not a kernel module");

@@ -221,6 +221,7 @@ xz -c "$out/machine-aarch64.ko" > "$out/xz-of-aarch64.ko.xz"
 # Bombs: a few KiB that claim or inflate to more than any module.
 truncate -s 600M "$tmp/zeros"
 zstd -q -1 -c "$tmp/zeros" > "$out/zstd-bomb.ko.zst"
+xz -0 -T1 -c "$tmp/zeros" > "$out/xz-bomb.ko.xz"
 rm -f "$tmp/zeros"
 xz -c "$out/two-symtabs.ko" > "$out/xz-of-two-symtabs.ko.xz"
 
