@@ -167,3 +167,27 @@ refuses() { # refuses WHAT-FOR-THE-LOG EXPECTED-STDERR CMD...
 	before=$(kernel_state)
 	refuses many "lsmod: ERROR: could not read the module list: /proc/modules line 1: more than 65535 holders" "$LSMOD"
 }
+
+@test "insmod --match-devices takes a device's modalias file as one line, whatever it holds" {
+	"$top_srcdir/tests/fixtures/mkdrivers.sh" 1 "$BATS_TEST_TMPDIR/drv" "$BATS_TEST_TMPDIR/devices" >/dev/null
+	"$SIM" device add "$K" --from "$BATS_TEST_TMPDIR/devices"
+	read -r bus id alias _ < <(grep -v '^#' "$BATS_TEST_TMPDIR/devices" | head -1)
+	file=/sys/bus/$bus/devices/$id/modalias
+	on_kernel cat "$file" >/dev/null
+	check() { # check CONTENT MATCHES
+		plant "$file" "$1"
+		before=$(kernel_state)
+		run --separate-stderr on_kernel "$INSMOD" --check --match-devices "$BATS_TEST_TMPDIR/drv/drv00000.ko"
+		assert_success
+		assert_equal "$stderr" ""
+		assert_line "$2 of 1 modules match a present device (or one that does needs them)"
+		assert_equal "$(kernel_state)" "$before"
+	}
+	check "$alias\n" 1
+	check "$alias" 1
+	check "$alias\nsomething else\n" 1
+	check "" 0
+	check "\n" 0
+	check "\000$alias\n" 0
+	check "$(head -c 100000 /dev/zero | tr '\0' 'a')\n" 0
+}
