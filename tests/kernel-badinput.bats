@@ -191,3 +191,18 @@ refuses() { # refuses WHAT-FOR-THE-LOG EXPECTED-STDERR CMD...
 	check "\000$alias\n" 0
 	check "$(head -c 100000 /dev/zero | tr '\0' 'a')\n" 0
 }
+
+@test "the refusals are clean under valgrind" {
+	skip_if_sanitized
+	plant /proc/modules 'a 1 0 b,c Live 0x1\n'
+	before=$(kernel_state)
+	valgrind_clean "$LSMOD" -J
+	assert_equal "$status" 1
+	valgrind_clean "$MODREAP" -a
+	assert_equal "$status" 1
+	restore
+	plant /sys/module/module/parameters/sig_enforce 'maybe\n'
+	valgrind_clean "$INSMOD" --check "$FIXTURES/delta.ko"
+	assert_equal "$status" 1
+	assert_equal "$(kernel_state)" "$before"
+}
