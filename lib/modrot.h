@@ -174,7 +174,9 @@ int rot_taint_letters(unsigned long mask, char *buf, size_t len);
  * Copies a user-typed module name into buf with '-' turned into '_', as the
  * kernel's build does. A path ("drivers/foo-bar.ko.zst") gives its basename
  * without the module extension. Returns -ENAMETOOLONG past ROT_NAME_MAX and
- * -EINVAL for an empty name.
+ * -EINVAL for what names no module: an empty name, "." or "..", a byte that
+ * is not printable ASCII, a blank, or a '/' in anything but a module file's
+ * path (one ending in .ko, .ko.gz, .ko.xz or .ko.zst).
  */
 int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
 

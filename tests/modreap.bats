@@ -152,7 +152,8 @@ make_rot() {
 	assert_equal "$(echo "$output" | jq '.summary.bytes')" "$total"
 	assert_equal "$(echo "$output" | jq '.summary.rot_left')" 0
 	assert_equal "$(echo "$output" | jq -r '.summary.taint_after')" R
-	assert_equal "$(echo "$output" | jq '[.rotting[].instances] | add')" 6
+	assert_equal "$(echo "$output" | jq '[.reclaimed[].instances] | add')" 6
+	assert_equal "$(rotting_count)" 0
 }
 
 @test "modreap of a name with nothing rotting fails for it and reclaims the rest" {
