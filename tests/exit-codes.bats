@@ -154,3 +154,32 @@ setup() {
 	assert_equal "$status" 2
 	assert_equal "$stderr" "modreap: ERROR: --watch and --dry-run exclude each other (see 'modreap --help')"
 }
+
+# root reads any file; without these two capabilities it cannot.
+without_dac() {
+	setpriv --bounding-set=-dac_override,-dac_read_search -- "$SIM" run "$K" -- "$@"
+}
+
+@test "insmod exits 4 for a --from list or --verify keyring it may not read" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	echo "$FIXTURES/delta.ko" > "$BATS_TEST_TMPDIR/list"
+	cp "$FIXTURES/delta.ko" "$BATS_TEST_TMPDIR/keyring.pem"
+	chmod 000 "$BATS_TEST_TMPDIR/list" "$BATS_TEST_TMPDIR/keyring.pem"
+	before=$(kernel_state)
+	run --separate-stderr without_dac "$INSMOD" --from "$BATS_TEST_TMPDIR/list"
+	assert_equal "$status" 4
+	assert_equal "$stderr" "insmod: ERROR: could not read the list $BATS_TEST_TMPDIR/list: Permission denied"
+	run --separate-stderr without_dac "$INSMOD" --verify "$BATS_TEST_TMPDIR/keyring.pem" "$FIXTURES/delta.ko"
+	assert_equal "$status" 4
+	assert_equal "$stderr" "insmod: ERROR: could not read the keyring $BATS_TEST_TMPDIR/keyring.pem: Permission denied"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "insmod --batch exits 4 when its only failure is a file it may not read" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	cp "$FIXTURES/alpha.ko" "$BATS_TEST_TMPDIR/alpha.ko"
+	chmod 000 "$BATS_TEST_TMPDIR/alpha.ko"
+	run --separate-stderr without_dac "$INSMOD" --batch "$BATS_TEST_TMPDIR/alpha.ko" "$FIXTURES/delta.ko"
+	assert_equal "$status" 4
+	is_live delta
+}
