@@ -25,6 +25,10 @@ void cli_output_failed(int err)
 	if (output_failed)
 		return;
 	output_failed = true;
+	if (use_syslog) {
+		syslog(LOG_ERR, "could not write to standard output: %s", strerror(-err));
+		return;
+	}
 	/* Straight to the descriptor: stderr's own state may be the failed one. */
 	char line[256];
 	int n = snprintf(line, sizeof(line), "%s: ERROR: could not write to standard output: %s\n",

@@ -198,8 +198,9 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 	struct listing l;
 	int err = o->style.json ? json_start_stdout(&w) : 0;
 
-	if (err == 0)
-		err = listing_start(&l, columns, o->ids, o->nids, &o->style, &w);
+	if (err < 0)
+		return err;
+	err = listing_start(&l, columns, o->ids, o->nids, &o->style, &w);
 	for (size_t i = 0; err == 0 && i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		if (!wanted(o, m))
