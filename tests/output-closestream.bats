@@ -92,6 +92,39 @@ assert_write_failures() {
 	assert_equal "$(kernel_state)" "$before"
 }
 
+@test "rmmod --unused and insmod --batch exit 1 when their summary line cannot be written" {
+	kmod_load delta
+	run --separate-stderr on_kernel sh -c '"$1" --unused > /dev/full' sh "$RMMOD"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: could not write to standard output: No space left on device"
+	assert_equal "$(rotting_count delta)" 1
+	run --separate-stderr on_kernel_broken_pipe "$INSMOD" --batch "$FIXTURES/alpha.ko" "$FIXTURES/beta.ko"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "insmod: ERROR: could not write to standard output: Broken pipe"
+	is_live alpha
+	is_live beta
+}
+
+@test "modreap --watch -J exits 1 when its report at the end cannot be written" {
+	kmod_load delta
+	kmod_unload delta
+	# One process from here to modreap (each execs the next), so the
+	# signal reaches modreap itself.
+	"$SIM" run "$K" -- sh -c 'exec "$1" --watch --down-to 0 --interval 0.05 -J > /dev/full 2> "$2"' \
+		sh "$MODREAP" "$BATS_TEST_TMPDIR/err" &
+	watcher=$!
+	for _ in $(seq 100); do
+		[ "$(rotting_count)" -eq 0 ] && break
+		sleep 0.05
+	done
+	kill -TERM "$watcher"
+	status=0
+	wait "$watcher" || status=$?
+	assert_equal "$status" 1
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/err")" "modreap: ERROR: could not write to standard output: No space left on device"
+	assert_equal "$(rotting_count)" 0
+}
+
 @test "rmmod with nothing to print succeeds with stdout closed or full" {
 	kmod_load alpha delta
 	run --separate-stderr on_kernel sh -c '"$1" delta >&-' sh "$RMMOD"
