@@ -107,23 +107,21 @@ void cli_init(const char *name, void (*help)(void))
 
 /* ---- the sanitiser ---- */
 
-/* Length of the valid, printable UTF-8 sequence at s (n bytes left), or 0. */
-static size_t printable_utf8(const unsigned char *s, size_t n)
+size_t cli_utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0];
-	if (c >= 0x20 && c < 0x7f)
-		return c == '\\' ? 0 : 1;
 	size_t len;
 	uint32_t cp;
-	if (c >= 0xc2 && c <= 0xdf) {
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
 		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
 		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
 		len = 4;
-		cp = c & 0x07;
+		cp = s[0] & 0x07;
 	} else {
 		return 0;
 	}
@@ -134,10 +132,23 @@ static size_t printable_utf8(const unsigned char *s, size_t n)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	/* Overlong forms, surrogates, past U+10FFFF, and the C1 controls
-	 * (U+0080 to U+009F), which some terminals obey as escapes. */
+	/* Overlong forms, surrogates, and past U+10FFFF. */
 	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Length of the printable UTF-8 sequence at s (n bytes left), or 0 for a
+ * byte to escape: C0 controls, DEL, the backslash, the C1 controls (U+0080
+ * to U+009F, which some terminals obey as escapes) and invalid UTF-8. */
+static size_t printable_utf8(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return c >= 0x20 && c < 0x7f && c != '\\' ? 1 : 0;
+	size_t len = cli_utf8_len(s, n);
+	if (len == 2 && c == 0xc2 && s[1] < 0xa0)
 		return 0;
 	return len;
 }

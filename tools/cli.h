@@ -120,6 +120,7 @@ enum cli_exit cli_outcome_exit(const struct cli_outcome *o);
  * group with "--a and --b exclude each other" and exit CLI_EXIT_USAGE.
  */
 #define CLI_EXCLUSIVE_MAX 6
+/* At most 8 groups. */
 void cli_exclusive_options(const int (*groups)[CLI_EXCLUSIVE_MAX], size_t ngroups);
 
 /*
@@ -130,6 +131,9 @@ void cli_exclusive_options(const int (*groups)[CLI_EXCLUSIVE_MAX], size_t ngroup
  * cli_error() and its siblings are sanitised whole; listings call these.
  */
 bool cli_text_is_safe(const char *s, size_t n);
+/* The length of the valid UTF-8 sequence at s (n >= 1 bytes left; 1 for
+ * ASCII), or 0 when it is not valid UTF-8. */
+size_t cli_utf8_len(const unsigned char *s, size_t n);
 void cli_put_safe(struct outbuf *o, const char *s);
 /* A sanitised copy (malloc'd), or NULL when out of memory. */
 char *cli_safe_dup(const char *s);

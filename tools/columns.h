@@ -19,7 +19,6 @@ struct column_info {
 	const char *name;  /* as typed after -o and shown in the header */
 	double whint;
 	int flags;         /* SCOLS_FL_* */
-	int json_type;     /* SCOLS_JSON_*: what the listing_* call for the cell writes */
 	const char *help;
 };
 

@@ -45,36 +45,6 @@ static void indent(struct json_writer *w)
 	outbuf_pad(w->out, ' ', 3 * w->depth);
 }
 
-/* Valid UTF-8 sequence length at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 static void put_quoted(struct outbuf *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -101,7 +71,7 @@ static void put_quoted(struct outbuf *o, const char *s)
 			outbuf_put(o, esc, 6);
 			i++;
 		} else {
-			size_t len = utf8_len(p + i, n - i);
+			size_t len = cli_utf8_len(p + i, n - i);
 			if (len)
 				outbuf_put(o, s + i, len);
 			else

@@ -22,18 +22,15 @@ enum { COL_NAME, COL_SIZE, COL_REFCNT, COL_HOLDERS, COL_STATE, COL_ADDRESS, COL_
        COL_PERMANENT, COL_DEVICES };
 
 static const struct column_info columns[] = {
-	[COL_NAME] = { "NAME", 0.2, 0, SCOLS_JSON_STRING, "module name" },
-	[COL_SIZE] = { "SIZE", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "bytes of memory held" },
-	[COL_REFCNT] = { "REFCNT", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
-			 "reference count (always 0 on a rot kernel)" },
-	[COL_HOLDERS] = { "HOLDERS", 0.3, 0, SCOLS_JSON_ARRAY_STRING,
-			  "live modules that depend on this one" },
-	[COL_STATE] = { "STATE", 9, 0, SCOLS_JSON_STRING, "live, loading, unloading or rotting" },
-	[COL_ADDRESS] = { "ADDRESS", 18, 0, SCOLS_JSON_STRING, "core base address" },
-	[COL_TAINTS] = { "TAINTS", 6, 0, SCOLS_JSON_STRING, "module taint letters" },
-	[COL_PERMANENT] = { "PERMANENT", 1, 0, SCOLS_JSON_BOOLEAN,
-			    "init without exit: unloads only when forced" },
-	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+	[COL_NAME] = { "NAME", 0.2, 0, "module name" },
+	[COL_SIZE] = { "SIZE", 8, SCOLS_FL_RIGHT, "bytes of memory held" },
+	[COL_REFCNT] = { "REFCNT", 3, SCOLS_FL_RIGHT, "reference count (always 0 on a rot kernel)" },
+	[COL_HOLDERS] = { "HOLDERS", 0.3, 0, "live modules that depend on this one" },
+	[COL_STATE] = { "STATE", 9, 0, "live, loading, unloading or rotting" },
+	[COL_ADDRESS] = { "ADDRESS", 18, 0, "core base address" },
+	[COL_TAINTS] = { "TAINTS", 6, 0, "module taint letters" },
+	[COL_PERMANENT] = { "PERMANENT", 1, 0, "init without exit: unloads only when forced" },
+	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT,
 			  "devices bound to the module's drivers (read from sysfs)" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))

@@ -297,9 +297,9 @@ static int print_groups(const struct rot_group *g, size_t n, struct json_writer 
 			const char *array_name)
 {
 	static const struct column_info cols[] = {
-		{ "NAME", 0.3, 0, SCOLS_JSON_STRING, "module name" },
-		{ "INSTANCES", 9, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "rotting instances" },
-		{ "BYTES", 12, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "bytes they hold" },
+		{ "NAME", 0.3, 0, "module name" },
+		{ "INSTANCES", 9, SCOLS_FL_RIGHT, "rotting instances" },
+		{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes they hold" },
 	};
 	static const int ids[] = { 0, 1, 2 };
 	struct table_style style = { .json = w != NULL, .json_name = array_name };
