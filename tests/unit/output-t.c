@@ -2,6 +2,7 @@
 /* The tools' output helpers: the sanitiser, the JSON writer, the module
  * name rules and the exit-code rule. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -23,6 +24,20 @@ static void sanitiser_escapes_what_a_terminal_obeys(void)
 	is_str(cli_safe("\xed\xa0\x80", buf, sizeof(buf)), "\\xed\\xa0\\x80", "a surrogate");
 	is_str(cli_safe("ab\033cd", buf, 6), "ab", "truncation never splits an escape");
 	ok(cli_text_is_safe("alpha beta", 10), "a blank is safe");
+	/* Every unsafe byte, at every place in and after the first words. */
+	const unsigned char unsafe[] = { 0x01, 0x1b, 0x1f, 0x7f, '\\', 0x80, 0xff };
+	char text[40];
+	bool all_found = true;
+	for (size_t u = 0; u < sizeof(unsafe); u++) {
+		for (size_t at = 0; at < 24; at++) {
+			memset(text, '~', sizeof(text));
+			text[at] = (char)unsafe[u];
+			all_found &= !cli_text_is_safe(text, 24);
+			memset(text, ' ', sizeof(text));
+			all_found &= cli_text_is_safe(text, 24);
+		}
+	}
+	ok(all_found, "an unsafe byte is found wherever it is, and '~' and ' ' pass");
 	ok(!cli_text_is_safe("x\ny", 3), "a newline is not");
 	char *dup = cli_safe_dup("\033");
 	is_str(dup, "\\x1b", "cli_safe_dup escapes too");
