@@ -45,6 +45,22 @@ static void indent(struct json_writer *w)
 	outbuf_pad(w->out, ' ', 3 * w->depth);
 }
 
+/* No byte below 0x20, at or above 0x7f, '"' or '\\' in these eight (the
+ * haszero and hasless bit tricks, which never miss one). */
+static bool json_word_is_plain(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t w, quote, backslash, del;
+	memcpy(&w, p, 8);
+	quote = w ^ (ones * '"');
+	backslash = w ^ (ones * '\\');
+	del = w ^ (ones * 0x7f);
+	uint64_t hits = (w & highs) | ((w - ones * 0x20) & ~w & highs) |
+			((quote - ones) & ~quote & highs) | ((backslash - ones) & ~backslash & highs) |
+			((del - ones) & ~del & highs);
+	return hits == 0;
+}
+
 static void put_quoted(struct outbuf *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -53,6 +69,12 @@ static void put_quoted(struct outbuf *o, const char *s)
 
 	outbuf_putc(o, '"');
 	for (size_t i = 0; i < n;) {
+		/* Eight plain bytes at a time while there are. */
+		if (i + 8 <= n && json_word_is_plain(p + i)) {
+			i += 8;
+			plain += 8;
+			continue;
+		}
 		unsigned char c = p[i];
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
 			i++;
@@ -92,9 +114,11 @@ static void begin_value(struct json_writer *w, const char *name)
 		outbuf_putc(w->out, '\n');
 	w->has_member[w->depth] = true;
 	indent(w);
+	/* Member names are the tools' own constants: plain ASCII, no escaping. */
 	if (name) {
-		put_quoted(w->out, name);
-		outbuf_put(w->out, ": ", 2);
+		outbuf_putc(w->out, '"');
+		outbuf_puts(w->out, name);
+		outbuf_put(w->out, "\": ", 3);
 	}
 }
 

@@ -38,8 +38,8 @@ void json_init(struct json_writer *w, struct outbuf *out);
 int json_start_stdout(struct json_writer *w);
 int json_finish(struct json_writer *w);
 
-/* name is the member's name inside an object, NULL inside an array or at
- * the top. */
+/* name is the member's name inside an object (plain ASCII: the tools'
+ * own constants, written as they are), NULL inside an array or at the top. */
 void json_open_object(struct json_writer *w, const char *name);
 void json_close_object(struct json_writer *w);
 void json_open_array(struct json_writer *w, const char *name);

@@ -104,6 +104,37 @@ static void json_writer_writes_valid_typed_json(void)
 	       "booleans, numbers, null and arrays");
 }
 
+static const char *special_text;
+
+static void special(struct json_writer *w)
+{
+	json_string(w, NULL, special_text);
+}
+
+static void json_writer_escapes_wherever_the_byte_is(void)
+{
+	const unsigned char specials[] = { '"', '\\', 0x01, 0x1f, 0x7f, 0xff };
+	char text[25];
+	bool all_escaped = true;
+	special_text = text;
+	for (size_t k = 0; k < sizeof(specials); k++) {
+		for (size_t at = 0; at < 24; at++) {
+			memset(text, '~', 24);
+			text[24] = '\0';
+			text[at] = (char)specials[k];
+			const char *out = json_of(special);
+			size_t backslashes = 0;
+			for (const char *c = out; *c; c++)
+				backslashes += *c == '\\';
+			/* Each special becomes one escape: \", \\ (two), \u00XX, \ufffd. */
+			all_escaped &= backslashes == (specials[k] == '\\' ? 2u : 1u);
+			all_escaped &= memchr(out, specials[k], strlen(out)) == NULL ||
+				       specials[k] == '"' || specials[k] == '\\';
+		}
+	}
+	ok(all_escaped, "a byte JSON must escape is escaped at every place in a string");
+}
+
 static void names_that_name_no_module_are_refused(void)
 {
 	char name[ROT_NAME_MAX + 1];
@@ -141,6 +172,7 @@ int main(void)
 {
 	sanitiser_escapes_what_a_terminal_obeys();
 	json_writer_writes_valid_typed_json();
+	json_writer_escapes_wherever_the_byte_is();
 	names_that_name_no_module_are_refused();
 	permission_failures_and_their_cascades_exit_4();
 	return tap_done();
