@@ -45,7 +45,9 @@ static void help(void)
 	       "allocated (it rots) until it is reclaimed.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -f, --force            unload even a permanent module (taints the kernel R)\n"
+	       "  -f, --force            unload even a permanent module (taints the kernel R);\n"
+	       "                         with --reclaim, free even instances still in use\n"
+	       "                         (an armed timer, queued work): may crash the machine\n"
 	       "      --remove-holders   first unload the live modules that depend on MODULE\n"
 	       "      --reclaim          unload MODULE if live, then free all its rotting\n"
 	       "                         instances (taints the kernel R)\n"
@@ -189,48 +191,59 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 	return 0;
 }
 
-struct rot_count {
-	size_t instances;
-	uint64_t bytes;
-};
-
-static struct rot_count rotting_of(const struct rot_snapshot *snap, const char *name)
+/* What the snapshot saw rot under name; one more instance counts as the newest. */
+static struct reclaim_seen rotting_of(const struct rot_snapshot *snap, const char *name)
 {
-	struct rot_count c = { 0, 0 };
+	struct reclaim_seen c = { 0, 0, 0 };
 	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		if (strcmp(rot_module_name(m), name) == 0) {
-			c.instances++;
+			if (c.instances++ == 0)
+				c.unit = rot_module_size(m);
 			c.bytes += rot_module_size(m);
 		}
 	}
+	const struct rot_module *live = rot_snapshot_find_live(snap, name);
+	if (live)
+		c.unit = rot_module_size(live); /* what a concurrent unload leaves */
 	return c;
 }
 
 /* Frees what rots under name; c counts what the snapshot (and this run) saw rot. */
-static void reclaim_rot(struct rmmod_run *r, const char *name, struct rot_count c, bool was_live)
+static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_seen c, bool was_live)
 {
-	int err = rot_reclaim(r->snap, name);
-	if (err == -ENOENT) {
+	struct reclaim_outcome o;
+	reclaim_name(r->snap, name, &c, r->opts->unload_flags & ROT_UNLOAD_FORCE, &o);
+	if (o.err == -ENOENT) {
 		cli_error("Module %s has no rotting instances%s", name,
 			  was_live ? "" : " and is not currently loaded");
-		fail(r, err);
+		fail(r, o.err);
 		return;
 	}
-	if (err < 0) {
-		cli_error("could not reclaim module %s: %s%s", name, strerror(-err),
-			  cli_errno_hint(err));
-		fail(r, err);
+	if (o.err < 0 && o.err != -EBUSY) {
+		cli_error("could not reclaim module %s: %s%s", name, strerror(-o.err),
+			  cli_errno_hint(o.err));
+		fail(r, o.err);
 		return;
 	}
-	r->reclaimed++;
-	report_reclaimed(name, c.instances, c.bytes, false);
+	if (o.freed) {
+		r->reclaimed++;
+		report_reclaimed(name, o.freed, o.bytes, false);
+	}
+	if (o.refused) {
+		/* The user asked for all of them: what stays is a failure. */
+		char hint[ROT_NAME_MAX + 32];
+		snprintf(hint, sizeof(hint), "'rmmod --reclaim -f %s'", name);
+		fflush(stdout);
+		report_refused(name, o.refused, hint);
+		fail(r, -EBUSY);
+	}
 }
 
 static void reclaim_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *live = find_present(r, name);
-	struct rot_count c = rotting_of(r->snap, name);
+	struct reclaim_seen c = rotting_of(r->snap, name);
 
 	/* A live module that will not unload (holders, say) is reported, and
 	 * what already rots under its name is still reclaimed. */
@@ -326,7 +339,7 @@ static void unload_unused(struct rmmod_run *r)
 		} else if (unload_one(r, name) < 0) {
 			continue;
 		} else if (r->opts->reclaim) {
-			struct rot_count c = rotting_of(snap, name);
+			struct reclaim_seen c = rotting_of(snap, name);
 			c.instances++;
 			c.bytes += rot_module_size(m);
 			reclaim_rot(r, name, c, true);
