@@ -235,6 +235,20 @@ static void note_refusal(struct reap_run *r, const char *name, size_t instances)
 	f->instances = instances;
 }
 
+static void forget_refusal(struct reap_run *r, const char *name)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (f)
+		*f = r->refusals[--r->nrefusals];
+}
+
+/* --watch: what stays refused at the end, not the sum over passes. */
+static void count_refusals(struct reap_run *r)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		r->refused += r->refusals[i].instances;
+}
+
 /*
  * Which groups this pass reclaims, in order; NULL entries are names with no
  * rot. --down-to takes the largest names until the rest fits, passing over
@@ -306,12 +320,15 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 			fflush(stdout);
 		}
 	}
+	if (!out.refused && o->watch)
+		forget_refusal(r, g->name);
 	if (out.refused) {
 		char hint[ROT_NAME_MAX + 32];
 		progress_clear(bar);
 		snprintf(hint, sizeof(hint), "'modreap --force %s'", g->name);
 		report_refused(g->name, out.refused, hint);
-		r->refused += out.refused;
+		if (!o->watch)
+			r->refused += out.refused;
 		fail(r, -EBUSY);
 		if (o->watch)
 			note_refusal(r, g->name, out.refused);
@@ -554,6 +571,7 @@ static int watch(struct reap_run *r)
 		if (!stop_requested)
 			nanosleep(&pause, NULL);
 	}
+	count_refusals(r);
 	return 0;
 }
 
