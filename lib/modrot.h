@@ -97,7 +97,8 @@ int rot_unload(const char *name, unsigned flags);
  * Frees the rotting instances of name (one delete_module call) and taints
  * the kernel R. Returns the number of instances freed (> 0), as the kernel
  * counts them (rot-abi.md revision 2; a revision-1 kernel returns 0, and
- * then the snapshot's count of name's rotting instances is returned). A
+ * then the snapshot's count of name's rotting instances is returned, plus
+ * one if the snapshot's live instance has been unloaded since). A
  * stock kernel ignores unknown flag bits and would unload the live module
  * instead, so this refuses with -EOPNOTSUPP unless the snapshot shows a
  * rot kernel. -ENOENT: nothing of that name rots. -EBUSY: every instance

@@ -38,6 +38,13 @@ static int snapshot_rotting_count(const struct rot_snapshot *snap, const char *n
 	return n;
 }
 
+static bool live_now(const char *name)
+{
+	char path[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return access(path, F_OK) == 0;
+}
+
 static int reclaim(const struct rot_snapshot *snap, const char *name, bool force)
 {
 	if (!rot_snapshot_has_rot(snap))
@@ -51,8 +58,12 @@ static int reclaim(const struct rot_snapshot *snap, const char *name, bool force
 	if (ret != 0)
 		return ret;
 	/* Revision 1 returned 0 and freed every instance: what the snapshot
-	 * saw is the best count there is (at least the one it freed). */
+	 * saw rot is the best count there is, plus the live instance it saw
+	 * if that has been unloaded since (by the caller, typically), and at
+	 * least the one it freed. */
 	int seen = snapshot_rotting_count(snap, name);
+	if (rot_snapshot_find_live(snap, name) && !live_now(name))
+		seen++;
 	return seen > 0 ? seen : 1;
 }
 

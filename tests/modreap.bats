@@ -279,6 +279,19 @@ refused_words() { # N INSTANCE(S) IT|THEM
 	assert_output --regexp '^total: reclaimed 1 instance, [0-9]+ bytes; [0-9]+ bytes still rot; 3 instances still in use; kernel taint: none -> R \(8\)$'
 }
 
+@test "modreap on a revision-1 kernel (reclaim returns 0, no checks) counts from its snapshot" {
+	kernel_new rot --abi 1
+	make_rot
+	rot_straytimer 2
+	total=$(rotting_bytes)
+	run --separate-stderr on_kernel "$MODREAP" -a -J
+	assert_success
+	assert_equal "$(jq '.summary.instances' <<< "$output")" 8
+	assert_equal "$(jq '.summary.bytes' <<< "$output")" "$total"
+	assert_equal "$(jq '.summary.refused' <<< "$output")" 0
+	assert_equal "$(kernel_state)" "taint 8"
+}
+
 @test "modreap on a stock kernel exits 3" {
 	kernel_new stock
 	kmod_load delta

@@ -320,6 +320,24 @@ taint 8\$"
 	"$SIM" ledger "$K" --check
 }
 
+@test "rmmod --reclaim on a revision-1 kernel (reclaim returns 0) counts from its snapshot; -f falls back" {
+	kernel_new rot --abi 1
+	kmod_load delta
+	kmod_unload delta
+	kmod_load delta
+	bytes=$(( $(rotting_bytes delta) + $(live_size delta) ))
+	run --separate-stderr on_kernel "$RMMOD" --reclaim delta
+	assert_success
+	assert_line --index 0 "delta: reclaimed 2 instances, $bytes bytes"
+	assert_equal "$(kernel_state)" "taint 8"
+	rot_straytimer
+	run --separate-stderr on_kernel "$RMMOD" --reclaim -f straytimer
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 0 --regexp '^straytimer: reclaimed 2 instances, [0-9]+ bytes$'
+	assert_equal "$(kernel_state)" "taint 8"
+}
+
 @test "rmmod --reclaim on a stock kernel exits 3 and unloads nothing" {
 	kernel_new stock
 	kmod_load delta

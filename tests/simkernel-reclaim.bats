@@ -251,3 +251,26 @@ taint 0$'
 	assert_output ok=1
 	sim_ledger_check
 }
+
+@test "--abi 1: revision 1's delete_module (EINVAL for other bits, reclaim returns 0, no checks)" {
+	sim_create rot --abi 1
+	run sim_run cat /sys/module/module/parameters/rot_reclaim_checks
+	assert_failure
+	rot_straytimer
+	rot_straytimer
+	run sim_run "$SYSC" delete straytimer 0x40000200
+	assert_output EINVAL
+	run sim_run "$SYSC" delete straytimer 0x40000001
+	assert_output EINVAL
+	sim_run "$SYSC" finit "$(fixture delta)"
+	run sim_run "$SYSC" delete delta 0x880
+	assert_output EINVAL
+	run sim_run "$SYSC" delete straytimer $RECLAIM
+	assert_output ok
+	run sim_state
+	assert_output --regexp '^live delta .* Live refcnt=0 holders=- permanent=0
+taint 8$'
+	run "$SIMKERNEL" create "$BATS_TEST_TMPDIR/k4" --mode stock --abi 1
+	assert_failure 2
+	sim_ledger_check
+}

@@ -543,6 +543,20 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 		goto out;
 	}
 	int rot = s.hdr->mode == SIM_MODE_ROT;
+	if (rot && (s.hdr->cfgflags & SIM_CFG_ABI_REV1)) {
+		/* revision 1: unknown bits and MODULE_RECLAIM|O_TRUNC are EINVAL;
+		 * reclaim frees everything, checks nothing and returns 0 */
+		if ((flags & ~(unsigned)(O_NONBLOCK | O_TRUNC | SIM_MODULE_RECLAIM)) ||
+		    (flags & (SIM_MODULE_RECLAIM | O_TRUNC)) == (SIM_MODULE_RECLAIM | O_TRUNC)) {
+			err = -EINVAL;
+			goto out;
+		}
+		if (flags & SIM_MODULE_RECLAIM) {
+			err = reclaim(&s, name, 1);
+			err = err > 0 ? 0 : err;
+			goto out;
+		}
+	}
 	/* Other flag bits are ignored, as by every kernel (busybox passes O_EXCL). */
 	if (rot && (flags & SIM_MODULE_RECLAIM)) {
 		err = reclaim(&s, name, !!(flags & O_TRUNC));

@@ -30,6 +30,7 @@ enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
 #define SIM_CFG_SIG_ENFORCE 0x1u
 #define SIM_CFG_MODULES_DISABLED 0x2u
 #define SIM_CFG_NO_RECLAIM_CHECKS 0x4u /* rot_reclaim_checks reads N: reclaim sees no strays */
+#define SIM_CFG_ABI_REV1 0x8u /* rot-abi revision 1's delete_module (older kernels) */
 
 /* what may be rendered lazily; rendered[i] is the generation it reflects */
 enum sim_lazy { SIM_LAZY_PROC = 0, SIM_LAZY_KALLSYMS = 1, SIM_NLAZY = 2 };

@@ -18,7 +18,7 @@
 static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
-	"                            [--reclaim-checks y|n]\n"
+	"                            [--reclaim-checks y|n] [--abi 1|2]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
 	"       simkernel ledger DIR [--check]\n"
@@ -150,7 +150,8 @@ static int cmd_create(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' }, { "release", required_argument, NULL, 'r' },
 		{ "builtin", required_argument, NULL, 'b' }, { "sig-enforce", no_argument, NULL, 's' },
 		{ "modules-disabled", no_argument, NULL, 'd' }, { "devices", required_argument, NULL, 'D' },
-		{ "reclaim-checks", required_argument, NULL, 'c' }, { NULL, 0, NULL, 0 },
+		{ "reclaim-checks", required_argument, NULL, 'c' }, { "abi", required_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
 	};
 	enum sim_mode mode = SIM_MODE_ROT;
 	const char *release = DEFAULT_RELEASE, *builtin = "", *devices = NULL;
@@ -171,6 +172,13 @@ static int cmd_create(int argc, char **argv)
 		case 's': flags |= SIM_CFG_SIG_ENFORCE; break;
 		case 'd': flags |= SIM_CFG_MODULES_DISABLED; break;
 		case 'D': devices = optarg; break;
+		case 'a':
+			checks_given = 1;
+			if (!strcmp(optarg, "1"))
+				flags |= SIM_CFG_ABI_REV1;
+			else if (strcmp(optarg, "2"))
+				return usage();
+			break;
 		case 'c':
 			checks_given = 1;
 			if (!strcmp(optarg, "n"))
@@ -205,10 +213,11 @@ static int cmd_create(int argc, char **argv)
 	if (!err) {
 		snprintf(text, sizeof(text),
 			 "mode=%s\nrelease=%s\nvermagic=%s SMP preempt mod_unload modversions \nbuiltin=%s\n"
-			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\n",
+			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\n",
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
 			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
-			 mode == SIM_MODE_ROT && !(flags & SIM_CFG_NO_RECLAIM_CHECKS));
+			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
+			 (flags & SIM_CFG_ABI_REV1) ? 1 : 2);
 		err = put(dir, "config", text);
 	}
 	if (!err) {
@@ -224,7 +233,7 @@ static int cmd_create(int argc, char **argv)
 		err = put(dir, "root/sys/module/module/parameters/sig_enforce",
 			  (flags & SIM_CFG_SIG_ENFORCE) ? "Y\n" : "N\n");
 	/* rot-abi.md revision 2: whether reclaim refuses instances still in use */
-	if (!err && mode == SIM_MODE_ROT)
+	if (!err && mode == SIM_MODE_ROT && !(flags & SIM_CFG_ABI_REV1))
 		err = put(dir, "root/sys/module/module/parameters/rot_reclaim_checks",
 			  (flags & SIM_CFG_NO_RECLAIM_CHECKS) ? "N\n" : "Y\n");
 	/* builtin modules: a sysfs directory with parameters/ only, and modules.builtin */
