@@ -437,34 +437,51 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		if (r->taints & (1u << bit))
 			add_taint(&s, bit);
 	/*
-	 * Without an init delay nobody can watch init run, so the outcome is
-	 * rendered at once: a module that fails init never gets a sysfs
-	 * directory, one that succeeds gets it already live. Files are the
-	 * dear part of a load on a disk file system.
+	 * The name is reserved: the rest runs as the kernel's load_module()
+	 * does after add_unformed_module(), without the lock while the module's
+	 * sysfs directory is built and its init runs, then commits under it.
+	 * Symbols go in now (one small file), so that a load that needs them
+	 * finds them while this one is Loading, as before. Dependencies are
+	 * held from here (a Loading holder blocks their unload); on a stock
+	 * kernel their refcnt counts this module from now on.
 	 */
 	int delayed = b.init_delay_ms > 0, fails = b.init_errno > 0;
-	if (!delayed && !fails)
-		r->mstate = SIM_RUNNING;
-	if (delayed || !fails) {
-		if (im.ndefs)
-			write_syms(&s, &im, r);
-		sim_sysfs_add(&s, r, (const char *const *)params);
+	int sysfs = delayed || !fails; /* a failing init nobody can watch never gets one */
+	if (sysfs && im.ndefs)
+		write_syms(&s, &im, r);
+	if (s.hdr->mode == SIM_MODE_STOCK)
+		sim_sysfs_deps_refcnt(&s, r);
+	struct sim_rec mine = *r;
+	char depnames[SIM_MAX_DEPS][SIM_NAME_LEN];
+	for (unsigned i = 0; i < mine.ndeps; i++) {
+		const struct sim_rec *dep = sim_find_live_id(&s, mine.deps[i]);
+		snprintf(depnames[i], sizeof(depnames[i]), "%s", dep ? dep->name : "");
 	}
 	changed(&s);
+	sim_unlock(&s);
 
-	uint32_t id = r->id;
-	if (delayed) {
-		/* other callers see the module Loading while init runs */
-		sim_unlock(&s);
+	/*
+	 * Unlocked. Without an init delay nobody can watch init run, so the
+	 * directory is staged already live and appears at the commit; with a
+	 * delay it appears at once, `coming`, while init sleeps.
+	 */
+	int staged = 0;
+	if (sysfs) {
+		mine.mstate = delayed ? SIM_LOADING : SIM_RUNNING;
+		staged = sim_sysfs_stage(&s, &mine, (const char *const *)params) == 0;
+		if (staged && delayed)
+			staged = sim_sysfs_publish(&s, &mine, (const char (*)[SIM_NAME_LEN])depnames) == 0 ? 2 : 0;
+	}
+	if (delayed)
 		sim_sleep_ms(b.init_delay_ms);
-		err = sim_relock(&s);
-		if (err)
-			goto out;
-		r = sim_find_live_id(&s, id);
-		if (!r) {
-			err = -EIO;
-			goto out;
-		}
+
+	err = sim_relock(&s);
+	if (err)
+		goto out;
+	r = sim_find_live_id(&s, mine.id);
+	if (!r) {
+		err = -EIO;
+		goto out;
 	}
 	if (fails) {
 		/* do_init_module() failure: rot keeps core and init, stock frees both */
@@ -474,13 +491,14 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		retire(&s, r, s.hdr->mode == SIM_MODE_ROT, (uint64_t)r->core + r->init, delayed);
 		goto out;
 	}
+	if (staged == 1)
+		sim_sysfs_publish(&s, &mine, (const char (*)[SIM_NAME_LEN])depnames);
 	if (r->init)
 		sim_ledger(&s, "init_free", r, r->init);
-	if (r->mstate == SIM_LOADING) {
-		r->mstate = SIM_RUNNING;
+	r->mstate = SIM_RUNNING;
+	if (delayed)
 		sim_sysfs_initstate(&s, r);
-		changed(&s);
-	}
+	changed(&s);
 	/* init registered the driver: it binds what matches (a failed probe is no failed load) */
 	patterns = alias_patterns(&im);
 	b.devices[b.ndevices] = NULL;

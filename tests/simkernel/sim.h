@@ -162,6 +162,11 @@ int sim_ledger_flush(struct sim *s);
 
 /* sysfs.c: incremental /sys/module updates */
 int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params);
+/* the two halves of sim_sysfs_add, which a load runs without the lock */
+int sim_sysfs_stage(struct sim *s, const struct sim_rec *r, const char *const *params);
+int sim_sysfs_publish(struct sim *s, const struct sim_rec *r, const char (*depnames)[SIM_NAME_LEN]);
+void sim_sysfs_deps_refcnt(struct sim *s, const struct sim_rec *r);
+int sim_sysfs_holder_of(struct sim *s, const char *dep, const char *holder, int add);
 int sim_sysfs_remove(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_initstate(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_refcnt(struct sim *s, const struct sim_rec *r);
