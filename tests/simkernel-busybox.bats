@@ -153,8 +153,9 @@ alpha +[0-9]+ +$refs beta\$"
 
 @test "busybox rmmod of a Loading module is EBUSY, and the load still ends Live" {
 	sim_create rot
+	"$SIMKERNEL" set "$K" slowinit init_delay_ms=1000
 	sim_run busybox insmod "$(fixture slowinit)" &
-	sleep 0.1
+	sleep 0.2
 	run sim_run busybox rmmod slowinit
 	assert_failure 1
 	assert_output "rmmod: can't unload module 'slowinit': Device or resource busy"

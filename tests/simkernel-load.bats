@@ -202,14 +202,15 @@ N"
 }
 
 @test "loading a name that is still Loading waits for its init, then gives EEXIST" {
+	"$SIMKERNEL" set "$K" slowinit init_delay_ms=1500
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
-	sleep 0.1
+	sleep 0.2
 	start=$(date +%s%N)
 	run sim_run "$SYSC" finit "$(fixture slowinit)"
 	waited=$(( ($(date +%s%N) - start) / 1000000 ))
 	assert_output EEXIST
-	# the first init had about 200 of its 300 ms left
-	assert [ "$waited" -ge 120 ]
+	# the first init had most of its 1500 ms left
+	assert [ "$waited" -ge 500 ]
 	wait
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" ok
 	run sim_state
@@ -219,11 +220,11 @@ taint 0$'
 }
 
 @test "loading a name whose init is failing waits, then loads in its place" {
-	"$SIMKERNEL" set "$K" slowinit init_errno=5
+	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_delay_ms=1000
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
-	sleep 0.1
+	sleep 0.2
 	# the second load reads the behaviour file before it waits: it succeeds
-	"$SIMKERNEL" set "$K" slowinit init_errno=
+	"$SIMKERNEL" set "$K" slowinit init_errno= init_delay_ms=
 	run sim_run "$SYSC" finit "$(fixture slowinit)"
 	assert_output ok
 	wait

@@ -27,7 +27,7 @@ static uint64_t size_now(const char *name)
 	if (rot_snapshot_read(&snap) < 0)
 		return 0;
 	const struct rot_module *m = rot_snapshot_find_live(snap, name);
-	if (m)
+	if (m && rot_module_state(m) != ROT_STATE_LOADING) /* Loading: init memory too */
 		size = rot_module_size(m);
 	rot_snapshot_free(snap);
 	return size;

@@ -203,9 +203,10 @@ static struct reclaim_seen rotting_of(const struct rot_snapshot *snap, const cha
 			c.bytes += rot_module_size(m);
 		}
 	}
+	/* what a concurrent unload leaves (while Loading, SIZE counts init memory too) */
 	const struct rot_module *live = rot_snapshot_find_live(snap, name);
-	if (live)
-		c.unit = rot_module_size(live); /* what a concurrent unload leaves */
+	if (live && rot_module_state(live) != ROT_STATE_LOADING)
+		c.unit = rot_module_size(live);
 	return c;
 }
 
@@ -249,8 +250,15 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 	 * what already rots under its name is still reclaimed. */
 	bool unloaded = live && unload_one(r, name) == 0;
 	if (unloaded) {
+		uint64_t size = rot_module_size(live);
+		size_t n;
+		/* Seen Loading, its SIZE counted init memory, freed since: ask
+		 * what the instance it left rotting holds. */
+		if (rot_module_state(live) == ROT_STATE_LOADING && rot_rotting_of(name, &n, &size) < 0)
+			size = rot_module_size(live);
 		c.instances++;
-		c.bytes += rot_module_size(live);
+		c.bytes += size;
+		c.unit = size;
 	}
 	if (live && !unloaded && c.instances == 0)
 		return;

@@ -129,9 +129,10 @@ int sim_sysfs_stage(struct sim *s, const struct sim_rec *r, const char *const *p
 		err = put_value(s, fd, "initstate", initstate_name(r));
 	if (!err)
 		err = put_value(s, fd, "taint", tl);
-	/* a module just loaded has no holders and no other references */
+	/* a module being loaded has no holders and no other references;
+	 * populate renders its modules once all are in the state */
 	if (!err)
-		err = put_u(s, fd, "refcnt", 0);
+		err = put_u(s, fd, "refcnt", s->bulk ? sim_refcnt(s, r) : 0);
 	if (!err && mkdirat(fd, "holders", 0755) < 0)
 		err = -errno;
 	if (!err && params && params[0]) {
