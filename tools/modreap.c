@@ -24,6 +24,7 @@
 struct reap_opts {
 	bool all;
 	bool dry_run;
+	bool force;
 	bool json;
 	bool quiet;
 	bool watch;
@@ -41,12 +42,21 @@ struct reaped {
 	uint64_t bytes;
 };
 
+/* A name the kernel refused as still in use, and how many instances it had then. */
+struct refusal {
+	char name[ROT_NAME_MAX + 1];
+	size_t instances;
+};
+
 struct reap_run {
 	const struct reap_opts *opts;
 	struct reaped *reaped;
 	size_t nreaped;
 	size_t instances;
 	uint64_t bytes;
+	size_t refused;   /* instances left rotting as still in use */
+	struct refusal *refusals; /* --watch: not asked again until they change */
+	size_t nrefusals;
 	uint64_t rot_left;
 	struct run_taint taint;
 	struct cli_outcome outcome;
@@ -68,6 +78,8 @@ static void help(void)
 	       "  -a, --all             reclaim everything that rots\n"
 	       "      --down-to SIZE    reclaim, largest names first, until at most SIZE\n"
 	       "                        rots (e.g. 16M, 512K)\n"
+	       "  -f, --force           free even instances the kernel sees still in use\n"
+	       "                        (an armed timer, queued work): may crash the machine\n"
 	       "  -n, --dry-run         say what would be freed, free nothing\n"
 	       "      --watch           keep running: reclaim whenever rot exceeds --down-to\n"
 	       "      --interval SECS   how often --watch looks (default 1)\n"
@@ -85,6 +97,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		{ "all", no_argument, NULL, 'a' },
 		{ "down-to", required_argument, NULL, OPT_DOWN_TO },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "watch", no_argument, NULL, OPT_WATCH },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "json", no_argument, NULL, 'J' },
@@ -101,7 +114,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 
 	cli_exclusive_options(exclusive, 2);
 	o->interval = 1.0;
-	while ((c = cli_next_option(argc, argv, "anJqhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "afnJqhV", longopts)) != -1) {
 		switch (c) {
 		case 'a':
 			o->all = true;
@@ -113,6 +126,9 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 			break;
 		case 'n':
 			o->dry_run = true;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case OPT_WATCH:
 			o->watch = true;
@@ -144,6 +160,8 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		cli_usage_fail("--watch needs --down-to SIZE");
 	if (has_interval && !o->watch)
 		cli_usage_fail("--interval only makes sense with --watch");
+	if (o->force && !(o->all || o->has_down_to || o->nnames))
+		cli_usage_fail("--force only makes sense when reclaiming (NAME, --all or --down-to)");
 
 	o->names = cli_module_names(argv + optind, o->nnames);
 }
@@ -182,10 +200,59 @@ static const struct rot_group *find_group(const struct rot_group *g, size_t n, c
 	return NULL;
 }
 
-/* Which groups this pass reclaims, in order; NULL entries are names with no rot. */
-static size_t choose(const struct reap_opts *o, const struct rot_group *g, size_t n,
+static struct refusal *find_refusal(const struct reap_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		if (strcmp(r->refusals[i].name, name) == 0)
+			return &r->refusals[i];
+	return NULL;
+}
+
+/* --watch: the kernel refused this group last time and it has not changed since. */
+static bool refused_before(const struct reap_run *r, const struct rot_group *g)
+{
+	const struct refusal *f = find_refusal(r, g->name);
+	return f && f->instances == g->instances;
+}
+
+static void note_refusal(struct reap_run *r, const char *name, size_t instances)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (!f) {
+		struct refusal *grown = realloc(r->refusals, (r->nrefusals + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* it is only asked again next pass */
+		r->refusals = grown;
+		f = &r->refusals[r->nrefusals++];
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+	f->instances = instances;
+}
+
+static void forget_refusal(struct reap_run *r, const char *name)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (f)
+		*f = r->refusals[--r->nrefusals];
+}
+
+/* --watch: what stays refused at the end, not the sum over passes. */
+static void count_refusals(struct reap_run *r)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		r->refused += r->refusals[i].instances;
+}
+
+/*
+ * Which groups this pass reclaims, in order; NULL entries are names with no
+ * rot. --down-to takes the largest names until the rest fits, passing over
+ * names --watch already saw refused (asking again would only be refused
+ * again); reclaim_chosen takes more if the kernel refuses some.
+ */
+static size_t choose(const struct reap_run *r, const struct rot_group *g, size_t n,
 		     const struct rot_group **chosen, uint64_t total)
 {
+	const struct reap_opts *o = r->opts;
 	size_t k = 0;
 
 	if (o->nnames) {
@@ -196,13 +263,75 @@ static size_t choose(const struct reap_opts *o, const struct rot_group *g, size_
 	for (size_t i = 0; i < n; i++) {
 		if (o->has_down_to && total <= o->down_to)
 			break;
+		if (refused_before(r, &g[i]))
+			continue;
 		chosen[k++] = &g[i];
 		total -= g[i].bytes;
 	}
 	return k;
 }
 
+/* --down-to, after refusals: the next largest groups not yet tried. */
+static size_t choose_more(const struct reap_run *r, const struct rot_group *g, size_t n,
+			  const struct rot_group **chosen, size_t k)
+{
+	size_t from = k ? (size_t)(chosen[k - 1] - g) + 1 : 0;
+	for (size_t i = from; i < n; i++) {
+		if (refused_before(r, &g[i]))
+			continue;
+		chosen[k++] = &g[i];
+		break;
+	}
+	return k;
+}
+
+/* Reclaims one group; returns false when the kernel refused all of it. */
+static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
+			  const struct rot_group *g, struct progress *bar)
+{
+	const struct reap_opts *o = r->opts;
+	struct reclaim_outcome out = { .freed = g->instances, .bytes = g->bytes };
+
+	if (!o->dry_run) {
+		struct reclaim_seen seen = { g->instances, g->bytes,
+					     g->instances ? g->bytes / g->instances : 0 };
+		reclaim_name(snap, g->name, &seen, o->force, &out);
+	}
+	if (out.err < 0 && out.err != -EBUSY) {
+		cli_error("could not reclaim module %s: %s%s", g->name, strerror(-out.err),
+			  cli_errno_hint(out.err));
+		cli_outcome_failed(&r->outcome, out.err);
+		return false;
+	}
+	if (out.freed) {
+		struct rot_group freed = { g->name, out.freed, out.bytes };
+		remember(r, &freed);
+		r->rot_left = r->rot_left > out.bytes ? r->rot_left - out.bytes : 0;
+		if (!o->quiet && !o->json) {
+			progress_clear(bar);
+			report_reclaimed(g->name, out.freed, out.bytes, o->dry_run);
+			/* The bar is on stderr: the line must be out before it is redrawn. */
+			cli_flush_stdout();
+		}
+	}
+	if (!out.refused && o->watch)
+		forget_refusal(r, g->name);
+	if (out.refused) {
+		char msg[512];
+		progress_clear(bar);
+		refused_message(msg, sizeof(msg), g->name, out.refused, "modreap --force");
+		cli_error("%s", msg);
+		if (!o->watch)
+			r->refused += out.refused;
+		cli_outcome_failed(&r->outcome, -EBUSY);
+		if (o->watch)
+			note_refusal(r, g->name, out.refused);
+	}
+	return out.freed > 0;
+}
+
 static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
+			   const struct rot_group *groups, size_t ngroups,
 			   const struct rot_group **chosen, size_t k)
 {
 	const struct reap_opts *o = r->opts;
@@ -217,20 +346,12 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			cli_outcome_failed(&r->outcome, -ENOENT);
 			continue;
 		}
-		int err = o->dry_run ? 0 : rot_reclaim(snap, g->name);
-		if (err < 0) {
-			cli_error("could not reclaim module %s: %s%s", g->name, strerror(-err),
-				  cli_errno_hint(err));
-			cli_outcome_failed(&r->outcome, err);
-			continue;
-		}
-		remember(r, g);
-		r->rot_left -= g->bytes;
-		if (!o->quiet && !o->json) {
-			progress_clear(&bar);
-			report_reclaimed(g->name, g->instances, g->bytes, o->dry_run);
-			/* The bar is on stderr: the line must be out before it is redrawn. */
-			cli_flush_stdout();
+		reclaim_group(r, snap, g, &bar);
+		/* Refused names leave the target unmet: try the next largest. */
+		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
+			size_t more = choose_more(r, groups, ngroups, chosen, k);
+			bar.total += more - k;
+			k = more;
 		}
 	}
 	progress_end(&bar);
@@ -282,8 +403,8 @@ static int reap_pass(struct reap_run *r, bool first)
 	if (!chosen) {
 		err = -ENOMEM;
 	} else {
-		size_t k = choose(r->opts, groups, ngroups, chosen, r->rot_left);
-		reclaim_chosen(r, snap, chosen, k);
+		size_t k = choose(r, groups, ngroups, chosen, r->rot_left);
+		reclaim_chosen(r, snap, groups, ngroups, chosen, k);
 	}
 	free(chosen);
 	free(groups);
@@ -324,6 +445,7 @@ static void summary_json(struct json_writer *w, const struct reap_run *r, size_t
 	json_u64(w, "names", names);
 	json_u64(w, "instances", instances);
 	json_u64(w, "bytes", bytes);
+	json_u64(w, "refused", r->refused);
 	json_u64(w, "rot_left", r->rot_left);
 	json_close_object(w);
 }
@@ -421,6 +543,8 @@ static int print_summary(struct reap_run *r)
 	printf("total: %s %zu %s, %" PRIu64 " bytes; %" PRIu64 " bytes %s rot; ",
 	       dry ? "would reclaim" : "reclaimed", r->instances, instances_word(r->instances),
 	       r->bytes, r->rot_left, dry ? "would still" : "still");
+	if (r->refused)
+		printf("%zu %s still in use; ", r->refused, instances_word(r->refused));
 	if (r->taint.before_known && r->taint.after_known)
 		report_taint_change(r->taint.before, r->taint.after, dry);
 	else
@@ -454,6 +578,7 @@ static int watch(struct reap_run *r)
 		if (!stop_requested)
 			nanosleep(&pause, NULL);
 	}
+	count_refusals(r);
 	return 0;
 }
 
@@ -490,6 +615,7 @@ int main(int argc, char *argv[])
 		}
 	}
 	free(r.reaped);
+	free(r.refusals);
 	free(o.names);
 	return err;
 }

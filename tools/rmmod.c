@@ -51,6 +51,7 @@ struct rmmod_run {
 	unsigned reclaimed;
 	size_t reclaimed_instances;
 	uint64_t reclaimed_bytes;
+	size_t refused;      /* rotting instances the kernel refused as still in use */
 	struct rmmod_record *records;
 	size_t nrecords;
 	bool records_lost;   /* out of memory while keeping them */
@@ -64,7 +65,9 @@ static void help(void)
 	       "allocated (it rots) until it is reclaimed.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -f, --force            unload even a permanent module (taints the kernel R)\n"
+	       "  -f, --force            unload even a permanent module (taints the kernel R);\n"
+	       "                         with --reclaim, free even instances still in use\n"
+	       "                         (an armed timer, queued work): may crash the machine\n"
 	       "      --remove-holders   first unload the live modules that depend on MODULE\n"
 	       "      --reclaim          unload MODULE if live, then free all its rotting\n"
 	       "                         instances (taints the kernel R)\n"
@@ -279,57 +282,76 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 	return 0;
 }
 
-struct rot_count {
-	size_t instances;
-	uint64_t bytes;
-};
-
-static struct rot_count rotting_of(const struct rot_snapshot *snap, const char *name)
+/* What the snapshot saw rot under name; one more instance counts as the newest. */
+static struct reclaim_seen rotting_of(const struct rot_snapshot *snap, const char *name)
 {
-	struct rot_count c = { 0, 0 };
+	struct reclaim_seen c = { 0, 0, 0 };
 	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		if (strcmp(rot_module_name(m), name) == 0) {
-			c.instances++;
+			if (c.instances++ == 0)
+				c.unit = rot_module_size(m);
 			c.bytes += rot_module_size(m);
 		}
 	}
+	/* what a concurrent unload leaves (while Loading, SIZE counts init memory too) */
+	const struct rot_module *live = rot_snapshot_find_live(snap, name);
+	if (live && rot_module_state(live) != ROT_STATE_LOADING)
+		c.unit = rot_module_size(live);
 	return c;
 }
 
 /* Frees what rots under name; c counts what the snapshot (and this run) saw rot. */
-static void reclaim_rot(struct rmmod_run *r, const char *name, struct rot_count c, bool was_live)
+static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_seen c, bool was_live)
 {
-	int err = rot_reclaim(r->snap, name);
-	if (err == -ENOENT) {
-		failed(r, name, err, false, "Module %s has no rotting instances%s", name,
+	struct reclaim_outcome o;
+	reclaim_name(r->snap, name, &c, r->opts->unload_flags & ROT_UNLOAD_FORCE, &o);
+	if (o.err == -ENOENT) {
+		failed(r, name, o.err, false, "Module %s has no rotting instances%s", name,
 		       was_live ? "" : " and is not currently loaded");
 		return;
 	}
-	if (err < 0) {
-		failed(r, name, err, false, "could not reclaim module %s: %s%s", name,
-		       strerror(-err), cli_errno_hint(err));
+	if (o.err < 0 && o.err != -EBUSY) {
+		failed(r, name, o.err, false, "could not reclaim module %s: %s%s", name,
+		       strerror(-o.err), cli_errno_hint(o.err));
 		return;
 	}
-	r->reclaimed++;
-	r->reclaimed_instances += c.instances;
-	r->reclaimed_bytes += c.bytes;
-	record(r, name, "reclaimed", 0, c.instances, c.bytes, NULL);
-	if (!r->opts->json)
-		report_reclaimed(name, c.instances, c.bytes, false);
+	if (o.freed) {
+		r->reclaimed++;
+		r->reclaimed_instances += o.freed;
+		r->reclaimed_bytes += o.bytes;
+		record(r, name, "reclaimed", 0, o.freed, o.bytes, NULL);
+		if (!r->opts->json)
+			report_reclaimed(name, o.freed, o.bytes, false);
+	}
+	if (o.refused) {
+		/* The user asked for all of them: what stays is a failure. */
+		char msg[512];
+		refused_message(msg, sizeof(msg), name, o.refused, "rmmod --reclaim -f");
+		cli_flush_stdout();
+		r->refused += o.refused;
+		failed(r, name, -EBUSY, false, "%s", msg);
+	}
 }
 
 static void reclaim_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *live = find_present(r, name);
-	struct rot_count c = rotting_of(r->snap, name);
+	struct reclaim_seen c = rotting_of(r->snap, name);
 
 	/* A live module that will not unload (holders, say) is reported, and
 	 * what already rots under its name is still reclaimed. */
 	bool unloaded = live && unload_one(r, name) == 0;
 	if (unloaded) {
+		uint64_t size = rot_module_size(live);
+		size_t n;
+		/* Seen Loading, its SIZE counted init memory, freed since: ask
+		 * what the instance it left rotting holds. */
+		if (rot_module_state(live) == ROT_STATE_LOADING && rot_rotting_of(name, &n, &size) < 0)
+			size = rot_module_size(live);
 		c.instances++;
-		c.bytes += rot_module_size(live);
+		c.bytes += size;
+		c.unit = size;
 	}
 	if (live && !unloaded && c.instances == 0)
 		return;
@@ -421,7 +443,7 @@ static void unload_unused(struct rmmod_run *r)
 		} else if (unload_one(r, name) < 0) {
 			continue;
 		} else if (r->opts->reclaim) {
-			struct rot_count c = rotting_of(snap, name);
+			struct reclaim_seen c = rotting_of(snap, name);
 			c.instances++;
 			c.bytes += rot_module_size(m);
 			reclaim_rot(r, name, c, true);
@@ -471,6 +493,7 @@ static void print_json(struct rmmod_run *r, const struct run_taint *taint)
 		json_u64(&w, "reclaimed", r->reclaimed);
 		json_u64(&w, "instances", r->reclaimed_instances);
 		json_u64(&w, "bytes", r->reclaimed_bytes);
+		json_u64(&w, "refused", r->refused);
 		json_close_object(&w);
 	}
 	err = json_finish(&w);

@@ -30,7 +30,7 @@ function __rmmod_names
 end
 
 complete -c rmmod -f
-complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R)'
+complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R); with --reclaim, free instances still in use'
 complete -c rmmod -l remove-holders -d 'First unload the live modules that depend on it'
 complete -c rmmod -l reclaim -d 'Unload if live, then free its rotting instances (taints R)'
 complete -c rmmod -s J -l json -d 'Report what was done as JSON'
