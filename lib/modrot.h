@@ -110,12 +110,41 @@ enum rot_unload_flags {
 int rot_unload(const char *name, unsigned flags);
 
 /*
- * Frees every rotting instance of name (one delete_module call) and taints
- * the kernel R. A stock kernel ignores unknown flag bits and would unload
- * the live module instead, so this refuses with -EOPNOTSUPP unless the
- * snapshot shows a rot kernel. -ENOENT: nothing of that name rots.
+ * Frees the rotting instances of name (one delete_module call) and taints
+ * the kernel R. Returns the number of instances freed (> 0), as the kernel
+ * counts them (rot-abi.md revision 2; a revision-1 kernel returns 0, and
+ * then the snapshot's count of name's rotting instances is returned, plus
+ * one if the snapshot's live instance has been unloaded since). A
+ * stock kernel ignores unknown flag bits and would unload the live module
+ * instead, so this refuses with -EOPNOTSUPP unless the snapshot shows a
+ * rot kernel. -ENOENT: nothing of that name rots. -EBUSY: every instance
+ * is still in use (an armed timer, queued work, an RCU callback or a probe
+ * points into it) and none was freed; some refused instances may also
+ * stay behind a positive return.
  */
 int rot_reclaim(const struct rot_snapshot *snap, const char *name);
+
+/*
+ * The same with O_TRUNC: frees instances still in use too, after the kernel
+ * deactivates what it can see (a stray reference may still crash it). On a
+ * revision-1 kernel, which refuses the combination and checks nothing, a
+ * plain reclaim.
+ */
+int rot_reclaim_force(const struct rot_snapshot *snap, const char *name);
+
+/*
+ * Whether the running kernel refuses to reclaim instances still in use
+ * (/sys/module/module/parameters/rot_reclaim_checks): 1 it checks, 0 it
+ * cannot see such objects and frees everything, -ENOENT no such file (a
+ * stock or revision-1 kernel), another negative errno if unreadable.
+ */
+int rot_reclaim_checks(void);
+
+/*
+ * Reads /proc/rotting_modules alone: how many instances of name rot now,
+ * and the bytes they hold. -ENOENT on a kernel without rot support.
+ */
+int rot_rotting_total(const char *name, size_t *instances, uint64_t *bytes);
 
 /* Rotting instances of one name. */
 struct rot_group {
@@ -190,7 +219,9 @@ int rot_taint_letters(unsigned long mask, char *buf, size_t len);
  * Copies a user-typed module name into buf with '-' turned into '_', as the
  * kernel's build does. A path ("drivers/foo-bar.ko.zst") gives its basename
  * without the module extension. Returns -ENAMETOOLONG past ROT_NAME_MAX and
- * -EINVAL for an empty name.
+ * -EINVAL for what names no module: an empty name, "." or "..", a byte that
+ * is not printable ASCII, a blank, or a '/' in anything but a module file's
+ * path (one ending in .ko, .ko.gz, .ko.xz or .ko.zst).
  */
 int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
 

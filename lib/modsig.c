@@ -38,8 +38,9 @@ struct sig_trailer {
  * in the keyring, as with the kernel's builtin keys, and for no other reason. */
 #define VERIFY_FLAGS (CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY | CMS_NOINTERN | CMS_DETACHED)
 
-/* Names come from hostile files and end up on terminals: control bytes
- * become '?', and truncation never splits a UTF-8 sequence. */
+/* Names come from hostile files: they are kept as they are (the tools
+ * escape what reaches a terminal, in one place), and truncation never
+ * splits a UTF-8 sequence. A NUL inside ends the name. */
 static void copy_text(char *dst, size_t cap, const unsigned char *src, size_t n)
 {
 	if (n >= cap) {
@@ -47,8 +48,7 @@ static void copy_text(char *dst, size_t cap, const unsigned char *src, size_t n)
 		while (n > 0 && (src[n] & 0xc0) == 0x80)
 			n--;
 	}
-	for (size_t i = 0; i < n; i++)
-		dst[i] = src[i] < 0x20 || src[i] == 0x7f ? '?' : (char)src[i];
+	memcpy(dst, src, n);
 	dst[n] = '\0';
 }
 

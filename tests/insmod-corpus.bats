@@ -167,7 +167,7 @@ corpus_refuses() {
 	OPTS=--check corpus_refuses '*'
 }
 
-@test "insmod refuses a file it may not read with exit 1 and the reason" {
+@test "insmod refuses a file it may not read with exit 4 (permission) and the reason" {
 	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
 	kernel_new rot
 	cp "$FIXTURES/delta.ko" "$BATS_TEST_TMPDIR/unreadable.ko"
@@ -176,7 +176,7 @@ corpus_refuses() {
 	# root reads any file; without the two capabilities it cannot.
 	run --separate-stderr setpriv --bounding-set=-dac_override,-dac_read_search -- \
 		"$SIM" run "$K" -- "$INSMOD" "$BATS_TEST_TMPDIR/unreadable.ko"
-	assert_equal "$status" 1
+	assert_equal "$status" 4
 	assert_equal "$output" ""
 	assert_equal "$stderr" "insmod: ERROR: could not read $BATS_TEST_TMPDIR/unreadable.ko: Permission denied"
 	assert_equal "$(snapshot)" "$before"

@@ -169,7 +169,7 @@ setup() {
 	kmod_load alpha
 	run --separate-stderr on_kernel sh -c "'$LSMOD' > /dev/full"
 	assert_equal "$status" 1
-	assert_equal "$stderr" "lsmod: ERROR: could not write the list: No space left on device"
+	assert_equal "$stderr" "lsmod: ERROR: could not write to standard output: No space left on device"
 }
 
 @test "lsmod --help lists every column and --version names the suite" {

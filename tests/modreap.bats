@@ -152,7 +152,8 @@ make_rot() {
 	assert_equal "$(echo "$output" | jq '.summary.bytes')" "$total"
 	assert_equal "$(echo "$output" | jq '.summary.rot_left')" 0
 	assert_equal "$(echo "$output" | jq -r '.summary.taint_after')" R
-	assert_equal "$(echo "$output" | jq '[.rotting[].instances] | add')" 6
+	assert_equal "$(echo "$output" | jq '[.reclaimed[].instances] | add')" 6
+	assert_equal "$(rotting_count)" 0
 }
 
 @test "modreap of a name with nothing rotting fails for it and reclaims the rest" {
@@ -162,6 +163,134 @@ make_rot() {
 	assert_equal "$stderr" "modreap: ERROR: Module zeta has no rotting instances"
 	assert_equal "$(rotting_count alpha)" 0
 	assert_equal "$(rotting_count delta)" 3
+}
+
+# straytimer's exit leaves a timer armed: its rotting instances are still
+# in use, and the kernel refuses to free them without O_TRUNC.
+rot_straytimer() { # TIMES
+	local i
+	for i in $(seq "$1"); do
+		kmod_load straytimer
+		kmod_unload straytimer
+	done
+}
+
+refused_words() { # N INSTANCE(S) IT|THEM
+	echo "modreap: ERROR: straytimer: $1 rotting $2 still in use (an armed timer, queued work or a probe points into $3); not reclaimed; 'modreap --force straytimer' frees $3 anyway, at the risk of a crash"
+}
+
+@test "modreap NAME reports instances still in use, reclaims the other names and exits 1" {
+	make_rot
+	rot_straytimer 2
+	stray=$(rotting_bytes straytimer)
+	bytes=$(rotting_bytes delta)
+	left=$(( $(rotting_bytes) - bytes ))
+	run --separate-stderr on_kernel "$MODREAP" straytimer delta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "$(refused_words 2 instances them)"
+	assert_line --index 0 "delta: reclaimed 3 instances, $bytes bytes"
+	assert_line --index 1 "total: reclaimed 3 instances, $bytes bytes; $left bytes still rot; 2 instances still in use; kernel taint: none -> R (8)"
+	assert_equal "${#lines[@]}" 2
+	assert_equal "$(rotting_count straytimer)" 2
+	assert_equal "$(rotting_bytes straytimer)" "$stray"
+	assert_equal "$(rotting_count delta)" 0
+	"$SIM" ledger "$K" --check
+}
+
+@test "modreap with only refusals exits 1 and leaves the taint alone" {
+	rot_straytimer 1
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$MODREAP" -a
+	assert_equal "$status" 1
+	assert_equal "$stderr" "$(refused_words 1 instance it)"
+	assert_output "total: reclaimed 0 instances, 0 bytes; $(rotting_bytes) bytes still rot; 1 instance still in use; kernel taint: none -> none (0)"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modreap -J counts the refused instances in its summary" {
+	make_rot
+	rot_straytimer 2
+	total=$(rotting_bytes)
+	stray=$(rotting_bytes straytimer)
+	run --separate-stderr on_kernel "$MODREAP" -a -J
+	assert_equal "$status" 1
+	assert_equal "$(jq '.summary.refused' <<< "$output")" 2
+	assert_equal "$(jq '.summary.failures' <<< "$output")" 1
+	assert_equal "$(jq '.summary.bytes' <<< "$output")" $((total - stray))
+	assert_equal "$(jq '.summary.rot_left' <<< "$output")" "$stray"
+	assert_equal "$(jq -r '[.reclaimed[].name] | sort | join(",")' <<< "$output")" "alpha,delta,failinit"
+	assert_equal "$(rotting_count)" 2
+}
+
+@test "modreap --force frees instances still in use" {
+	make_rot
+	rot_straytimer 2
+	stray=$(rotting_bytes straytimer)
+	run --separate-stderr on_kernel "$MODREAP" --force straytimer
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 0 "straytimer: reclaimed 2 instances, $stray bytes"
+	assert_equal "$(rotting_count straytimer)" 0
+	assert_equal "$(taint)" 8
+	run on_kernel "$MODREAP" -f -a -J
+	assert_success
+	assert_equal "$(jq '.summary.refused' <<< "$output")" 0
+	assert_equal "$(rotting_count)" 0
+	"$SIM" ledger "$K" --check
+}
+
+@test "modreap --down-to passes over a refused name to the next largest and meets the target" {
+	rot_straytimer 4
+	kmod_load delta alpha
+	kmod_unload delta alpha
+	stray=$(rotting_bytes straytimer)
+	ceiling=$(( stray + $(rotting_bytes alpha) ))
+	run --separate-stderr on_kernel "$MODREAP" --down-to "$ceiling"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "$(refused_words 4 instances them)"
+	assert_line --index 0 --regexp '^delta: reclaimed 1 instance, [0-9]+ bytes$'
+	[ "$(rotting_bytes)" -le "$ceiling" ]
+	assert_equal "$(rotting_count straytimer)" 4
+	assert_equal "$(rotting_count alpha)" 1
+	assert_equal "$(rotting_count delta)" 0
+}
+
+@test "modreap --watch asks for a refused name once, and again only when it changes" {
+	rot_straytimer 2
+	(exec "$SIM" run "$K" -- "$MODREAP" --watch --down-to 0 --interval 0.05 \
+		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
+	reaper=$!
+	sleep 0.5
+	kmod_load delta
+	kmod_unload delta
+	sleep 0.5
+	rot_straytimer 1
+	sleep 0.5
+	kill -TERM "$reaper"
+	rc=0
+	wait "$reaper" || rc=$?
+	assert_equal "$rc" 1
+	run cat "$BATS_TEST_TMPDIR/watch.err"
+	assert_line --index 0 "$(refused_words 2 instances them)"
+	assert_line --index 1 "$(refused_words 3 instances them)"
+	assert_equal "${#lines[@]}" 2
+	assert_equal "$(rotting_count straytimer)" 3
+	assert_equal "$(rotting_count delta)" 0
+	run tail -1 "$BATS_TEST_TMPDIR/watch.out"
+	assert_output --regexp '^total: reclaimed 1 instance, [0-9]+ bytes; [0-9]+ bytes still rot; 3 instances still in use; kernel taint: none -> R \(8\)$'
+}
+
+@test "modreap on a revision-1 kernel (reclaim returns 0, no checks) counts from its snapshot" {
+	kernel_new rot --abi 1
+	make_rot
+	rot_straytimer 2
+	total=$(rotting_bytes)
+	run --separate-stderr on_kernel "$MODREAP" -a -J
+	assert_success
+	assert_equal "$(jq '.summary.instances' <<< "$output")" 8
+	assert_equal "$(jq '.summary.bytes' <<< "$output")" "$total"
+	assert_equal "$(jq '.summary.refused' <<< "$output")" 0
+	assert_equal "$(kernel_state)" "taint 8"
 }
 
 @test "modreap on a stock kernel exits 3" {
@@ -192,7 +321,7 @@ make_rot() {
 	make_rot
 	before=$(kernel_state)
 	for args in "-a delta" "--down-to 1M -a" "--watch" "--down-to 12Q" "--down-to -1" \
-		"--watch --down-to 1M --interval 0" "--interval 2" "-J -q" "--bogus"; do
+		"--watch --down-to 1M --interval 0" "--interval 2" "-J -q" "--bogus" "-f" "--force -J"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr on_kernel "$MODREAP" $args
 		assert_equal "$status" 2
@@ -222,15 +351,16 @@ make_rot() {
 	[ "$(rotting_bytes)" -le "$ceiling" ]
 	kill -TERM "$reaper"
 	wait "$reaper"
-	# A reclaim also frees instances that rotted after modreap's snapshot,
-	# and the ABI does not say how many: the summary may count less than
-	# was freed, never more, and never nothing.
+	# A reclaim also frees instances that rotted after modreap's snapshot;
+	# the kernel says how many, so the summary counts exactly what was
+	# freed (each name's instances all have one size).
 	freed=$("$SIM" ledger "$K" | awk '$2 == "reclaim" { s += $5 } END { print s }')
+	instances=$("$SIM" ledger "$K" | grep -c ' reclaim ')
 	summary=$(tail -1 "$BATS_TEST_TMPDIR/watch.out")
-	[[ "$summary" =~ ^total:\ reclaimed\ [0-9]+\ instances?,\ ([0-9]+)\ bytes\; ]]
-	counted=${BASH_REMATCH[1]}
-	[ "$counted" -gt 0 ]
-	[ "$counted" -le "$freed" ]
+	[[ "$summary" =~ ^total:\ reclaimed\ ([0-9]+)\ instances?,\ ([0-9]+)\ bytes\; ]]
+	[ "${BASH_REMATCH[2]}" -gt 0 ]
+	assert_equal "${BASH_REMATCH[1]}" "$instances"
+	assert_equal "${BASH_REMATCH[2]}" "$freed"
 	[[ "$summary" == *"kernel taint: none -> R (8)" ]]
 	"$SIM" ledger "$K" --check
 }
@@ -259,5 +389,10 @@ make_rot() {
 	valgrind_clean "$MODREAP" zeta delta
 	assert_failure 1
 	valgrind_clean "$MODREAP" --down-to 1K
+	assert_success
+	rot_straytimer 2
+	valgrind_clean "$MODREAP" -a -J
+	assert_failure 1
+	valgrind_clean "$MODREAP" --force straytimer
 	assert_success
 }

@@ -318,7 +318,7 @@ uevent"
 	load_fx nic
 	before=$(sim_devices)
 	run sim_run "$SYSC" delete nic $RECLAIM
-	assert_output ok
+	assert_output ok=1
 	assert_equal "$(sim_devices)" "$before"
 	assert_equal "$(driver_of pci 0000:00:03.0)" nic
 	run sim_run readlink /sys/bus/pci/devices/0000:00:03.0/driver

@@ -201,6 +201,61 @@ N"
 	sim_ledger_check
 }
 
+@test "loading a name that is still Loading waits for its init, then gives EEXIST" {
+	"$SIMKERNEL" set "$K" slowinit init_delay_ms=1500
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
+	sleep 0.2
+	start=$(date +%s%N)
+	run sim_run "$SYSC" finit "$(fixture slowinit)"
+	waited=$(( ($(date +%s%N) - start) / 1000000 ))
+	assert_output EEXIST
+	# the first init had most of its 1500 ms left
+	assert [ "$waited" -ge 500 ]
+	wait
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" ok
+	run sim_state
+	assert_output --regexp '^live slowinit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
+taint 0$'
+	sim_ledger_check
+}
+
+@test "loading a name whose init is failing waits, then loads in its place" {
+	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_delay_ms=1000
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
+	sleep 0.2
+	# the second load reads the behaviour file before it waits: it succeeds
+	"$SIMKERNEL" set "$K" slowinit init_errno= init_delay_ms=
+	run sim_run "$SYSC" finit "$(fixture slowinit)"
+	assert_output ok
+	wait
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" EIO
+	run sim_state
+	assert_output --regexp '^live slowinit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
+rotting slowinit [0-9]+ 0x[0-9a-f]{16}
+taint 0$'
+	sim_ledger_check
+}
+
+@test "loading a name that is still Unloading gives EBUSY at once" {
+	sim_run "$SYSC" finit "$(fixture slowexit)"
+	sim_run "$SYSC" delete slowexit 0 > "$BATS_TEST_TMPDIR/unload.out" &
+	sleep 0.2
+	start=$(date +%s%N)
+	run sim_run "$SYSC" finit "$(fixture slowexit)"
+	assert_output EBUSY
+	assert [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 500 ]
+	run sim_state
+	assert_output --regexp '^live slowexit [0-9]+ 0x[0-9a-f]{16} Unloading refcnt=0 holders=- permanent=0
+taint 0$'
+	wait
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/unload.out")" ok
+	run sim_run "$SYSC" finit "$(fixture slowexit)"
+	assert_output ok
+	run "$SIMKERNEL" ledger "$K"
+	assert_equal "$(grep -c ' load slowexit ' <<< "$output")" 2
+	sim_ledger_check
+}
+
 @test "a declared device is bound: /sys/module/NAME/drivers/BUS:DRIVER/DEVICE" {
 	sim_run "$SYSC" finit "$(fixture bound)"
 	run sim_run readlink /sys/module/bound/drivers/platform:bound_drv

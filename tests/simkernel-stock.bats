@@ -136,3 +136,27 @@ alpha 1 beta,"
 	run sim_run wc -l /proc/modules
 	assert_output '3 /proc/modules'
 }
+
+@test "stock: loading a name still Unloading waits for it to go, then loads (Linux 6.1)" {
+	sim_run "$SYSC" finit "$(fixture slowexit)"
+	sim_run "$SYSC" delete slowexit 0 > "$BATS_TEST_TMPDIR/unload.out" &
+	sleep 0.2
+	start=$(date +%s%N)
+	run sim_run "$SYSC" finit "$(fixture slowexit)"
+	assert_output ok
+	assert [ $(( ($(date +%s%N) - start) / 1000000 )) -ge 1000 ]
+	wait
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/unload.out")" ok
+	run sim_state
+	assert_output --regexp '^live slowexit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
+taint 0$'
+	sim_ledger_check
+}
+
+@test "stock: MODULE_RECLAIM and unknown bits are ignored: a plain unload" {
+	sim_run "$SYSC" finit "$(fixture delta)"
+	run sim_run "$SYSC" delete delta 0x40000880
+	assert_output ok
+	run sim_state
+	assert_output 'taint 0'
+}

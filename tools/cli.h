@@ -15,6 +15,7 @@
 #include <stdnoreturn.h>
 
 #include "modrot.h"
+#include "outbuf.h"
 
 enum cli_exit {
 	CLI_EXIT_OK = 0,          /* everything asked for was done */
@@ -24,7 +25,16 @@ enum cli_exit {
 	CLI_EXIT_PERM = 4,        /* no CAP_SYS_MODULE */
 };
 
-/* help prints the tool's --help text; it runs for -h/--help. */
+/*
+ * help prints the tool's --help text; it runs for -h/--help. Also makes
+ * sure descriptors 0, 1 and 2 are open (a closed one is filled with a
+ * descriptor on which writes fail, so no file the tool opens later takes
+ * its place), and registers the exit hook that closes standard output and
+ * error: a write to stdout that failed, there or through
+ * cli_output_failed(), prints one line and turns the exit status into
+ * CLI_EXIT_PARTIAL, as util-linux's closestream does; a failed stderr
+ * turns a success into CLI_EXIT_PARTIAL.
+ */
 void cli_init(const char *progname, void (*help)(void));
 const char *cli_progname(void);
 
@@ -54,6 +64,17 @@ void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only with -v. */
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Output written past stdio (an outbuf bound to STDOUT_FILENO) failed with
+ * this negative errno: one line is printed, once, and the run exits
+ * CLI_EXIT_PARTIAL.
+ */
+void cli_output_failed(int err);
+
+/* fflush(stdout) that remembers why it failed, for the line at exit;
+ * returns 0 or the negative errno. Tools flush stdout through this. */
+int cli_flush_stdout(void);
+
 void cli_set_syslog(bool on);
 void cli_more_verbose(void);
 bool cli_is_verbose(void);
@@ -75,8 +96,53 @@ enum cli_exit cli_snapshot_error(int err);
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);
 
-/* The exit code for a failure with this negative errno. */
+/* The exit code for a failure with this negative errno: EPERM and EACCES
+ * are CLI_EXIT_PERM, ENOSYS CLI_EXIT_UNSUPPORTED, the rest CLI_EXIT_PARTIAL. */
 enum cli_exit cli_exit_for_errno(int err);
+
+/*
+ * What went wrong in a run that goes on after a failure. A failure that
+ * only follows from an earlier one (a holder that stayed because its
+ * unload was refused, a dependent skipped because its dependency was not
+ * loaded) is a cascade: it has no root cause of its own. A run whose every
+ * root cause is a permission error exits CLI_EXIT_PERM, cascades or not.
+ */
+struct cli_outcome {
+	unsigned failures;  /* every failure, cascades included */
+	unsigned perm;      /* root causes that were EPERM or EACCES */
+	unsigned cascaded;  /* failures that follow from another one */
+};
+
+void cli_outcome_failed(struct cli_outcome *o, int err);
+void cli_outcome_cascaded(struct cli_outcome *o);
+enum cli_exit cli_outcome_exit(const struct cli_outcome *o);
+
+/*
+ * Options that exclude each other, as util-linux's err_exclusive_options:
+ * each group lists option values (as cli_next_option returns them),
+ * ending with 0. Once set, cli_next_option refuses a second option of a
+ * group with "--a and --b exclude each other" and exit CLI_EXIT_USAGE.
+ */
+#define CLI_EXCLUSIVE_MAX 6
+/* At most 8 groups. */
+void cli_exclusive_options(const int (*groups)[CLI_EXCLUSIVE_MAX], size_t ngroups);
+
+/*
+ * The one sanitiser for text that came from outside (argv, module files,
+ * kernel files) on its way to a terminal: control bytes, C1 controls, DEL,
+ * bytes that are not valid UTF-8 and the backslash itself are written as
+ * \xHH escapes, as util-linux does; valid UTF-8 is kept. Messages through
+ * cli_error() and its siblings are sanitised whole; listings call these.
+ */
+bool cli_text_is_safe(const char *s, size_t n);
+/* The length of the valid UTF-8 sequence at s (n >= 1 bytes left; 1 for
+ * ASCII), or 0 when it is not valid UTF-8. */
+size_t cli_utf8_len(const unsigned char *s, size_t n);
+void cli_put_safe(struct outbuf *o, const char *s);
+/* A sanitised copy (malloc'd), or NULL when out of memory. */
+char *cli_safe_dup(const char *s);
+/* Sanitised into buf (cap bytes, truncated between escapes); returns buf. */
+const char *cli_safe(const char *s, char *buf, size_t cap);
 
 /*
  * Parses a size such as 16M, 512K, 1G or 4096 (bytes; K, M, G, T are

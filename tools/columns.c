@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -31,44 +35,180 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 	return n;
 }
 
-struct libscols_table *columns_table_new(const struct column_info *cols, const int *ids,
-					 size_t nids, const struct table_style *style)
+static struct libscols_table *table_new(const struct column_info *cols, const int *ids,
+					size_t nids, const struct table_style *style)
 {
 	struct libscols_table *tb = scols_new_table();
 	if (!tb)
 		return NULL;
-	scols_table_enable_json(tb, style->json);
 	scols_table_enable_raw(tb, style->raw);
 	scols_table_enable_noheadings(tb, style->noheadings);
-	if (style->json)
-		scols_table_set_name(tb, style->json_name);
-
 	for (size_t i = 0; i < nids; i++) {
 		const struct column_info *ci = &cols[ids[i]];
-		struct libscols_column *cl = scols_table_new_column(tb, ci->name, ci->whint, ci->flags);
-		if (!cl) {
+		if (!scols_table_new_column(tb, ci->name, ci->whint, ci->flags)) {
 			scols_unref_table(tb);
 			return NULL;
-		}
-		if (!style->json)
-			continue;
-		scols_column_set_json_type(cl, ci->json_type);
-		/* An array cell holds its elements one per line; smartcols splits
-		 * them into JSON array elements only through a wrap function. */
-		if (ci->json_type == SCOLS_JSON_ARRAY_STRING ||
-		    ci->json_type == SCOLS_JSON_ARRAY_NUMBER) {
-			scols_column_set_flags(cl, ci->flags | SCOLS_FL_WRAP);
-			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
-						  scols_wrapnl_nextchunk, NULL);
-			scols_column_set_safechars(cl, "\n");
 		}
 	}
 	return tb;
 }
 
-char columns_list_sep(const struct table_style *style)
+int listing_start(struct listing *l, const struct column_info *cols, const int *ids, size_t nids,
+		  const struct table_style *style, struct json_writer *w)
 {
-	return style->json ? '\n' : ',';
+	memset(l, 0, sizeof(*l));
+	l->cols = cols;
+	l->ids = ids;
+	l->nids = nids < COLUMNS_MAX ? nids : COLUMNS_MAX;
+	l->json = style->json;
+	if (l->json) {
+		l->w = w;
+		for (size_t i = 0; i < l->nids; i++) {
+			const char *name = cols[ids[i]].name;
+			size_t k = 0;
+			for (; name[k] && k + 1 < sizeof(l->keys[i]); k++)
+				l->keys[i][k] = (char)tolower((unsigned char)name[k]);
+			l->keys[i][k] = '\0';
+		}
+		json_open_array(w, style->json_name);
+		return 0;
+	}
+	l->tb = table_new(cols, ids, l->nids, style);
+	if (!l->tb)
+		l->err = -ENOMEM;
+	return l->err;
+}
+
+int listing_row(struct listing *l)
+{
+	if (l->err)
+		return l->err;
+	if (l->json) {
+		if (l->row_open)
+			json_close_object(l->w);
+		json_open_object(l->w, NULL);
+		l->row_open = true;
+		return 0;
+	}
+	l->ln = scols_table_new_line(l->tb, NULL);
+	if (!l->ln)
+		l->err = -ENOMEM;
+	return l->err;
+}
+
+/* Text cells go to smartcols as they are: it writes control bytes, bytes
+ * that do not print in the C locale and the backslash as \xHH escapes, as
+ * cli_put_safe() does (util-linux's rule, kept by util-linux's library). */
+static void text_cell(struct listing *l, size_t col, const char *s)
+{
+	if (l->err || !l->ln)
+		return;
+	if (scols_line_set_data(l->ln, col, s) < 0)
+		l->err = -ENOMEM;
+}
+
+void listing_str(struct listing *l, size_t col, const char *s)
+{
+	if (l->json)
+		json_string(l->w, l->keys[col], s);
+	else
+		text_cell(l, col, s);
+}
+
+void listing_u64(struct listing *l, size_t col, uint64_t v)
+{
+	if (l->json) {
+		json_u64(l->w, l->keys[col], v);
+		return;
+	}
+	char num[24];
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	text_cell(l, col, num);
+}
+
+void listing_i64(struct listing *l, size_t col, int64_t v)
+{
+	if (l->json) {
+		json_i64(l->w, l->keys[col], v);
+		return;
+	}
+	char num[24];
+	snprintf(num, sizeof(num), "%" PRId64, v);
+	text_cell(l, col, num);
+}
+
+void listing_bool(struct listing *l, size_t col, bool v)
+{
+	if (l->json)
+		json_bool(l->w, l->keys[col], v);
+	else
+		text_cell(l, col, v ? "true" : "false");
+}
+
+void listing_unknown(struct listing *l, size_t col)
+{
+	if (l->json)
+		json_null(l->w, l->keys[col]);
+	else
+		text_cell(l, col, "");
+}
+
+void listing_list_begin(struct listing *l, size_t col)
+{
+	l->list_col = col;
+	l->list_first = true;
+	if (l->json) {
+		json_open_array(l->w, l->keys[col]);
+		return;
+	}
+	if (!l->err && outbuf_init(&l->list, 64) < 0)
+		l->err = -ENOMEM;
+}
+
+void listing_list_item(struct listing *l, const char *s)
+{
+	if (l->json) {
+		json_string(l->w, NULL, s);
+		return;
+	}
+	if (l->err)
+		return;
+	if (!l->list_first)
+		outbuf_putc(&l->list, ',');
+	l->list_first = false;
+	outbuf_puts(&l->list, s);
+}
+
+void listing_list_end(struct listing *l)
+{
+	if (l->json) {
+		json_close_array(l->w);
+		return;
+	}
+	if (l->err)
+		return;
+	outbuf_putc(&l->list, '\0');
+	if (outbuf_failed(&l->list))
+		l->err = -ENOMEM;
+	else
+		text_cell(l, l->list_col, l->list.buf);
+	outbuf_release(&l->list);
+}
+
+int listing_end(struct listing *l)
+{
+	int err = l->err;
+	if (l->json) {
+		if (l->row_open)
+			json_close_object(l->w);
+		json_close_array(l->w);
+		return err;
+	}
+	if (err == 0 && scols_print_table(l->tb) < 0)
+		err = -ENOMEM;
+	scols_unref_table(l->tb);
+	l->tb = NULL;
+	return err;
 }
 
 void columns_print_help(FILE *out, const struct column_info *cols, size_t ncols)

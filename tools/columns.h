@@ -10,13 +10,15 @@
 #include <libsmartcols.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+#include "jsonwrt.h"
 
 struct column_info {
 	const char *name;  /* as typed after -o and shown in the header */
 	double whint;
 	int flags;         /* SCOLS_FL_* */
-	int json_type;     /* SCOLS_JSON_*; array cells are filled with columns_list_sep() */
 	const char *help;
 };
 
@@ -33,13 +35,46 @@ struct table_style {
 size_t columns_parse(const char *list, const struct column_info *cols, size_t ncols,
 		     int ids[COLUMNS_MAX]);
 
-/* A new table with the chosen columns; NULL when out of memory. */
-struct libscols_table *columns_table_new(const struct column_info *cols, const int *ids,
-					 size_t nids, const struct table_style *style);
+/*
+ * A listing: rows of the chosen columns, printed as a libsmartcols table
+ * (text, sanitised for the terminal) or written as a JSON array of
+ * objects into the document of a json_writer, where a summary may follow
+ * it. Cells are given in the order of ids, each with its type: in JSON a
+ * boolean is a boolean, a list an array ([] when empty), a number a
+ * number; keys are the column names in lower case.
+ */
+struct listing {
+	const struct column_info *cols;
+	const int *ids;
+	size_t nids;
+	bool json;
+	struct json_writer *w;            /* JSON */
+	struct libscols_table *tb;        /* text */
+	struct libscols_line *ln;
+	bool row_open;
+	bool list_first;
+	struct outbuf list;               /* text: a list cell being joined */
+	size_t list_col;
+	int err;                          /* sticky: -ENOMEM */
+	char keys[COLUMNS_MAX][24];
+};
 
-/* What separates the elements of a list cell: ',' in tables, '\n' in JSON
- * (where each becomes an array element). */
-char columns_list_sep(const struct table_style *style);
+/* w is used (and must be started) only when style->json. */
+int listing_start(struct listing *l, const struct column_info *cols, const int *ids, size_t nids,
+		  const struct table_style *style, struct json_writer *w);
+int listing_row(struct listing *l);
+void listing_str(struct listing *l, size_t col, const char *s);
+void listing_u64(struct listing *l, size_t col, uint64_t v);
+void listing_i64(struct listing *l, size_t col, int64_t v);
+void listing_bool(struct listing *l, size_t col, bool v);
+/* Unknown (not empty): JSON null, an empty text cell. */
+void listing_unknown(struct listing *l, size_t col);
+void listing_list_begin(struct listing *l, size_t col);
+void listing_list_item(struct listing *l, const char *s);
+void listing_list_end(struct listing *l);
+/* Text: prints the table to stdout. JSON: closes the array. Returns the
+ * first error (-ENOMEM). */
+int listing_end(struct listing *l);
 
 /* The "Available output columns" part of a --help text. */
 void columns_print_help(FILE *out, const struct column_info *cols, size_t ncols);

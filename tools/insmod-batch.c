@@ -7,6 +7,7 @@
  * kernel, where on a rot kernel a failed init would rot.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -208,8 +209,11 @@ static void announce(struct batch *b, const struct insmod_job *job)
 	case JOB_CHECKED:
 		/* --check is asked for a report: the good news is printed too. */
 		progress_clear(&b->bar);
-		printf("%s: ok, %s would load\n", job->path, job_name(job));
-		fflush(stdout);
+		/* Escapes take at most four bytes a byte. */
+		char path[4 * PATH_MAX + 1], name[4 * ROT_NAME_MAX + 8];
+		printf("%s: ok, %s would load\n", cli_safe(job->path, path, sizeof(path)),
+		       cli_safe(job_name(job), name, sizeof(name)));
+		cli_flush_stdout();
 		break;
 	default:
 		break;
@@ -221,6 +225,7 @@ static void run_one(struct batch *b, struct insmod_job *job, struct rot_loader *
 	const char *dep = undelivered_dependency(b, job);
 	if (job->result == JOB_PENDING && dep) {
 		job->result = JOB_SKIPPED;
+		job->cascaded = true;
 		snprintf(job->message, sizeof(job->message),
 			 "skipped %s: it depends on %s, which was not loaded", job->path, dep);
 		return;

@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "columns.h"
 #include "insmod.h"
+#include "jsonwrt.h"
+#include "reclaim-report.h"
 
 static void help(void)
 {
@@ -131,10 +132,13 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 	return optind;
 }
 
-static void refuse_stdin(const char *path)
+/* What no file name can be is refused before anything is done. */
+static void refuse_non_file(const char *path)
 {
 	if (strcmp(path, "-") == 0)
 		cli_usage_fail("loading a module from standard input is not supported: give its file");
+	if (!*path)
+		cli_usage_fail("an empty module file name");
 }
 
 /* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments skipped. */
@@ -168,7 +172,7 @@ static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
 		if (!job->path || (*params && !job->params))
 			err = -ENOMEM;
 		else
-			refuse_stdin(job->path);
+			refuse_non_file(job->path);
 	}
 	free(line);
 	if (f != stdin)
@@ -192,7 +196,7 @@ static int make_jobs(const struct insmod_opts *o, int argc, char *argv[], int fi
 	for (size_t i = 0; i < files; i++) {
 		struct insmod_job *job = &(*jobs)[(*n)++];
 		memset(job, 0, sizeof(*job));
-		refuse_stdin(argv[first + (int)i]);
+		refuse_non_file(argv[first + (int)i]);
 		job->path = strdup(argv[first + (int)i]);
 		if (!job->path)
 			return -ENOMEM;
@@ -219,15 +223,17 @@ static const char *result_word(enum job_result r)
 }
 
 struct tally {
-	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, perm;
+	size_t loaded, checked, refused, failed, skipped, unmatched, rotted;
 	uint64_t rot_bytes;
+	struct cli_outcome outcome;
 };
 
 static struct tally count(const struct insmod_job *jobs, size_t n)
 {
 	struct tally t = { 0 };
 	for (size_t i = 0; i < n; i++) {
-		switch (jobs[i].result) {
+		const struct insmod_job *j = &jobs[i];
+		switch (j->result) {
 		case JOB_LOADED: t.loaded++; break;
 		case JOB_CHECKED: t.checked++; break;
 		case JOB_REFUSED: t.refused++; break;
@@ -236,8 +242,16 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 		case JOB_UNMATCHED: t.unmatched++; break;
 		default: break;
 		}
-		t.perm += jobs[i].err == -EPERM;
-		if (jobs[i].rot_bytes) {
+		/* A file that could not be read or a kernel that said no has an
+		 * errno; a preflight refusal is the module's own fault; a module
+		 * skipped for its dependency only follows from that one. */
+		if (j->result == JOB_SKIPPED && j->cascaded)
+			cli_outcome_cascaded(&t.outcome);
+		else if (j->result == JOB_REFUSED || j->result == JOB_FAILED ||
+			 j->result == JOB_SKIPPED)
+			cli_outcome_failed(&t.outcome, j->err ? j->err : j->read_err ? j->read_err
+											 : -EINVAL);
+		if (j->rot_bytes) {
 			t.rotted++;
 			t.rot_bytes += jobs[i].rot_bytes;
 		}
@@ -245,58 +259,42 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 	return t;
 }
 
-static int print_json(const struct insmod_job *jobs, size_t n, const struct tally *t, bool check)
+/* One record per module, then the summary (modrot(7) has the schema). */
+static int print_json(const struct insmod_job *jobs, size_t n, const struct tally *t, bool check,
+		      const struct run_taint *taint)
 {
-	static const struct column_info cols[] = {
-		{ "NAME", 0, 0, SCOLS_JSON_STRING, "" },
-		{ "FILE", 0, 0, SCOLS_JSON_STRING, "" },
-		{ "RESULT", 0, 0, SCOLS_JSON_STRING, "" },
-		{ "ERRNO", 0, 0, SCOLS_JSON_NUMBER, "" },
-		{ "ERROR", 0, 0, SCOLS_JSON_STRING, "" },
-		{ "MESSAGE", 0, 0, SCOLS_JSON_STRING, "" },
-		{ "ROT_BYTES", 0, 0, SCOLS_JSON_NUMBER, "" },
-	};
-	static const int ids[] = { 0, 1, 2, 3, 4, 5, 6 };
-	struct table_style style = { .json = true, .json_name = "modules" };
-	struct libscols_table *tb = columns_table_new(cols, ids, 7, &style);
-	if (!tb)
-		return -ENOMEM;
+	struct json_writer w;
+	int err = json_start_stdout(&w);
+	if (err < 0)
+		return err;
+	json_open_array(&w, "modules");
 	for (size_t i = 0; i < n; i++) {
 		const struct insmod_job *j = &jobs[i];
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		char num[24], bytes[24];
-		if (!ln) {
-			scols_unref_table(tb);
-			return -ENOMEM;
-		}
-		scols_line_set_data(ln, 0, job_name(j));
-		scols_line_set_data(ln, 1, j->path);
-		scols_line_set_data(ln, 2, result_word(j->result));
-		if (j->err) {
-			snprintf(num, sizeof(num), "%d", -j->err);
-			scols_line_set_data(ln, 3, num);
-			scols_line_set_data(ln, 4, strerrorname_np(-j->err));
-		}
-		scols_line_set_data(ln, 5, j->message);
-		snprintf(bytes, sizeof(bytes), "%" PRIu64, j->rot_bytes);
-		scols_line_set_data(ln, 6, bytes);
+		int e = j->err ? j->err : j->read_err;
+		json_open_object(&w, NULL);
+		json_string(&w, "name", job_name(j));
+		json_string(&w, "file", j->path);
+		json_string(&w, "result", result_word(j->result));
+		json_u64(&w, "errno", (uint64_t)-e);
+		json_string(&w, "error", e ? strerrorname_np(-e) : "");
+		json_string(&w, "message", j->message);
+		json_u64(&w, "rot_bytes", j->rot_bytes);
+		json_close_object(&w);
 	}
-	char *text = NULL;
-	int err = scols_print_table_to_string(tb, &text);
-	if (err == 0) {
-		/* The object gets a summary member after the array. */
-		size_t len = strlen(text);
-		while (len && (text[len - 1] == '\n' || text[len - 1] == '}'))
-			text[--len] = '\0';
-		printf("%s,\n   \"summary\": {\"check\": %s, \"modules\": %zu, \"loaded\": %zu, "
-		       "\"ok\": %zu, \"refused\": %zu, \"failed\": %zu, \"skipped\": %zu, "
-		       "\"unmatched\": %zu, \"rotted\": %zu, \"rot_bytes\": %" PRIu64 "}\n}\n",
-		       text, check ? "true" : "false", n, t->loaded, t->checked, t->refused, t->failed,
-		       t->skipped, t->unmatched, t->rotted, t->rot_bytes);
-	}
-	free(text);
-	scols_unref_table(tb);
-	return err;
+	json_close_array(&w);
+	json_open_object(&w, "summary");
+	report_json_summary_common(&w, check, t->outcome.failures, taint);
+	json_u64(&w, "modules", n);
+	json_u64(&w, "loaded", t->loaded);
+	json_u64(&w, "ok", t->checked);
+	json_u64(&w, "refused", t->refused);
+	json_u64(&w, "failed", t->failed);
+	json_u64(&w, "skipped", t->skipped);
+	json_u64(&w, "unmatched", t->unmatched);
+	json_u64(&w, "rotted", t->rotted);
+	json_u64(&w, "rot_bytes", t->rot_bytes);
+	json_close_object(&w);
+	return json_finish(&w);
 }
 
 static void print_summary(const struct tally *t, size_t n, bool check, bool matching)
@@ -317,30 +315,36 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 	printf(", %zu refused before loading, %zu skipped\n", t->refused, t->skipped);
 }
 
-static int setup_env(struct insmod_env *env)
+/* Returns 0, or the exit code of a run that cannot start (each said in one line). */
+static enum cli_exit setup_env(struct insmod_env *env)
 {
 	int err = rot_kernel_facts_read(&env->kernel);
 	if (err < 0) {
 		char why[256];
 		cli_error("could not read what the kernel enforces: %s",
 			  cli_read_error(err, why, sizeof(why)));
-		return err;
+		return cli_exit_for_errno(err);
 	}
 	/* --check still judges files on a kernel without modules. */
 	err = rot_snapshot_read(&env->snap);
 	if (err < 0 && !(err == -ENOENT && env->opts->check_only))
-		return cli_snapshot_error(err) == CLI_EXIT_UNSUPPORTED ? -ENOSYS : err;
+		return cli_snapshot_error(err);
 	env->rot = env->snap && rot_snapshot_has_rot(env->snap);
 	if (env->opts->keyring_path) {
 		err = rot_keyring_load(env->opts->keyring_path, &env->keyring);
 		if (err == -ENOKEY)
 			cli_usage_fail("the keyring %s holds no X.509 certificate",
 				       env->opts->keyring_path);
+		if (err == -EACCES || err == -EPERM) {
+			cli_error("could not read the keyring %s: %s", env->opts->keyring_path,
+				  strerror(-err));
+			return CLI_EXIT_PERM;
+		}
 		if (err < 0)
 			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
 				       strerror(-err));
 	}
-	return 0;
+	return CLI_EXIT_OK;
 }
 
 int main(int argc, char *argv[])
@@ -348,29 +352,41 @@ int main(int argc, char *argv[])
 	struct insmod_opts o = { 0 };
 	struct insmod_env env = { .opts = &o };
 	struct insmod_job *jobs = NULL;
+	struct run_taint taint = { 0 };
 	size_t n = 0;
 
 	cli_init("insmod", help);
 	int first = parse_options(argc, argv, &o);
 	int err = make_jobs(&o, argc, argv, first, &jobs, &n);
 	if (err < 0) {
-		if (o.list_path && err != -ENOMEM)
-			cli_usage_fail("could not read the list %s: %s", o.list_path, strerror(-err));
-		cli_error("out of memory");
-		return CLI_EXIT_PARTIAL;
+		if (err == -ENOMEM) {
+			cli_error("out of memory");
+			return CLI_EXIT_PARTIAL;
+		}
+		if (cli_exit_for_errno(err) == CLI_EXIT_PERM) {
+			cli_error("could not read the list %s: %s", o.list_path, strerror(-err));
+			return CLI_EXIT_PERM;
+		}
+		cli_usage_fail("could not read the list %s: %s", o.list_path, strerror(-err));
 	}
 	if (n == 0)
 		cli_usage_fail("no module file in %s", o.list_path);
 
-	err = setup_env(&env);
-	if (err == 0)
+	enum cli_exit status = setup_env(&env);
+	if (status == CLI_EXIT_OK) {
+		if (o.json)
+			run_taint_before(&taint);
 		err = batch_run(jobs, n, &env);
+	}
 
 	struct tally t = count(jobs, n);
-	if (err == 0 && o.json)
-		err = print_json(jobs, n, &t, o.check_only);
-	else if (err == 0 && o.batch)
+	int out = 0;
+	if (status == CLI_EXIT_OK && err == 0 && o.json) {
+		run_taint_after(&taint, o.check_only, 0);
+		out = print_json(jobs, n, &t, o.check_only, &taint);
+	} else if (status == CLI_EXIT_OK && err == 0 && o.batch) {
 		print_summary(&t, n, o.check_only, o.match_devices);
+	}
 
 	for (size_t i = 0; i < n; i++) {
 		job_release(&jobs[i]);
@@ -380,19 +396,19 @@ int main(int argc, char *argv[])
 	rot_symbols_free(env.kernel_symbols);
 	rot_keyring_free(env.keyring);
 	rot_snapshot_free(env.snap);
-	if (fflush(stdout) != 0) {
-		cli_error("could not write the report: %s", strerror(errno));
+	if (status != CLI_EXIT_OK)
+		return status;
+	if (err == -ENOMEM || out == -ENOMEM) {
+		cli_error("out of memory");
 		return CLI_EXIT_PARTIAL;
 	}
-	if (err == -ENOSYS)
-		return CLI_EXIT_UNSUPPORTED;
 	if (err < 0) {
-		if (err == -ENOMEM)
-			cli_error("out of memory");
+		cli_error("could not run the batch: %s", strerror(-err));
+		return cli_exit_for_errno(err);
+	}
+	if (out < 0) {
+		cli_output_failed(out);
 		return CLI_EXIT_PARTIAL;
 	}
-	size_t bad = t.refused + t.failed + t.skipped;
-	if (bad == 0)
-		return CLI_EXIT_OK;
-	return t.perm == bad ? CLI_EXIT_PERM : CLI_EXIT_PARTIAL;
+	return cli_outcome_exit(&t.outcome);
 }

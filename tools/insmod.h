@@ -53,6 +53,7 @@ struct insmod_job {
 	int read_err;                 /* rot_modfile_read()'s errno, when it failed */
 	struct rot_preflight pf;
 	enum job_result result;
+	bool cascaded;                /* SKIPPED only because a dependency was not loaded */
 	int err;                      /* the kernel's errno when FAILED */
 	uint64_t rot_bytes;           /* FAILED on a rot kernel: what the failed init left */
 	char message[768];            /* one line, without the "insmod: ERROR: " prefix */

@@ -15,24 +15,22 @@
 #include "cli.h"
 #include "columns.h"
 #include "modrot.h"
+#include "jsonwrt.h"
 #include "outbuf.h"
 
 enum { COL_NAME, COL_SIZE, COL_REFCNT, COL_HOLDERS, COL_STATE, COL_ADDRESS, COL_TAINTS,
        COL_PERMANENT, COL_DEVICES };
 
 static const struct column_info columns[] = {
-	[COL_NAME] = { "NAME", 0.2, 0, SCOLS_JSON_STRING, "module name" },
-	[COL_SIZE] = { "SIZE", 8, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "bytes of memory held" },
-	[COL_REFCNT] = { "REFCNT", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
-			 "reference count (always 0 on a rot kernel)" },
-	[COL_HOLDERS] = { "HOLDERS", 0.3, 0, SCOLS_JSON_ARRAY_STRING,
-			  "live modules that depend on this one" },
-	[COL_STATE] = { "STATE", 9, 0, SCOLS_JSON_STRING, "live, loading, unloading or rotting" },
-	[COL_ADDRESS] = { "ADDRESS", 18, 0, SCOLS_JSON_STRING, "core base address" },
-	[COL_TAINTS] = { "TAINTS", 6, 0, SCOLS_JSON_STRING, "module taint letters" },
-	[COL_PERMANENT] = { "PERMANENT", 1, 0, SCOLS_JSON_BOOLEAN,
-			    "init without exit: unloads only when forced" },
-	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER,
+	[COL_NAME] = { "NAME", 0.2, 0, "module name" },
+	[COL_SIZE] = { "SIZE", 8, SCOLS_FL_RIGHT, "bytes of memory held" },
+	[COL_REFCNT] = { "REFCNT", 3, SCOLS_FL_RIGHT, "reference count (always 0 on a rot kernel)" },
+	[COL_HOLDERS] = { "HOLDERS", 0.3, 0, "live modules that depend on this one" },
+	[COL_STATE] = { "STATE", 9, 0, "live, loading, unloading or rotting" },
+	[COL_ADDRESS] = { "ADDRESS", 18, 0, "core base address" },
+	[COL_TAINTS] = { "TAINTS", 6, 0, "module taint letters" },
+	[COL_PERMANENT] = { "PERMANENT", 1, 0, "init without exit: unloads only when forced" },
+	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT,
 			  "devices bound to the module's drivers (read from sysfs)" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
@@ -77,13 +75,20 @@ static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
 	}
 }
 
-/* kmod's row: printf("%-19s %8ld  %d") then " holder1,holder2". */
+/* kmod's row: printf("%-19s %8ld  %d") then " holder1,holder2". Names come
+ * from a kernel file: they reach the terminal sanitised. */
 static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 {
 	const char *name = rot_module_name(m);
 	size_t nl = strlen(name);
 
-	outbuf_put(out, name, nl);
+	if (cli_text_is_safe(name, nl)) {
+		outbuf_put(out, name, nl);
+	} else {
+		size_t before = out->len;
+		cli_put_safe(out, name);
+		nl = out->len - before;
+	}
 	outbuf_pad(out, ' ', nl < 19 ? 19 - nl : 0);
 	outbuf_putc(out, ' ');
 	outbuf_put_u64_right(out, rot_module_size(m), 8);
@@ -93,7 +98,7 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 	char sep = ' ';
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
 		outbuf_putc(out, sep);
-		outbuf_puts(out, rot_module_holder(m, i));
+		cli_put_safe(out, rot_module_holder(m, i));
 		sep = ',';
 	}
 	/* The kernel's markers show on a rot kernel only: on a stock kernel the
@@ -138,80 +143,77 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 	return err;
 }
 
-static int set_cell(struct libscols_line *ln, size_t col, const struct rot_module *m, int id,
-		    char list_sep)
+static void set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
 {
 	char num[32];
-	const char *text = num;
 
 	switch (id) {
 	case COL_NAME:
-		text = rot_module_name(m);
+		listing_str(l, col, rot_module_name(m));
 		break;
 	case COL_SIZE:
-		snprintf(num, sizeof(num), "%" PRIu64, rot_module_size(m));
+		listing_u64(l, col, rot_module_size(m));
 		break;
 	case COL_REFCNT:
-		snprintf(num, sizeof(num), "%ld", rot_module_refcnt(m));
+		listing_i64(l, col, rot_module_refcnt(m));
 		break;
-	case COL_HOLDERS: {
-		/* In JSON, smartcols turns the separated list into an array. */
-		size_t n = rot_module_holder_count(m), len = 1;
-		for (size_t i = 0; i < n; i++)
-			len += strlen(rot_module_holder(m, i)) + 1;
-		char *joined = malloc(len), *p = joined;
-		if (!joined)
-			return -ENOMEM;
-		*p = '\0';
-		for (size_t i = 0; i < n; i++)
-			p += sprintf(p, "%s%s", i ? (char[]){ list_sep, '\0' } : "",
-				     rot_module_holder(m, i));
-		return scols_line_refer_data(ln, col, joined);
-	}
+	case COL_HOLDERS:
+		listing_list_begin(l, col);
+		for (size_t i = 0; i < rot_module_holder_count(m); i++)
+			listing_list_item(l, rot_module_holder(m, i));
+		listing_list_end(l);
+		break;
 	case COL_STATE:
-		text = rot_state_name(rot_module_state(m));
+		listing_str(l, col, rot_state_name(rot_module_state(m)));
 		break;
 	case COL_ADDRESS:
 		snprintf(num, sizeof(num), "0x%016" PRIx64, rot_module_address(m));
+		listing_str(l, col, num);
 		break;
 	case COL_TAINTS:
-		text = rot_module_taints(m);
+		listing_str(l, col, rot_module_taints(m));
 		break;
 	case COL_PERMANENT:
-		text = rot_module_is_permanent(m) ? "true" : "false";
+		listing_bool(l, col, rot_module_is_permanent(m));
 		break;
 	case COL_DEVICES: {
-		/* A rotting instance has no sysfs directory, and no devices. */
+		/* A rotting instance has no sysfs directory, and no devices. A live
+		 * one that left sysfs while we listed has an unknown count. */
 		size_t n = 0;
 		if (!rot_module_is_rotting(m) && rot_module_bound_devices(rot_module_name(m), &n) < 0)
-			return scols_line_set_data(ln, col, NULL);
-		snprintf(num, sizeof(num), "%zu", n);
+			listing_unknown(l, col);
+		else
+			listing_u64(l, col, n);
 		break;
 	}
 	}
-	return scols_line_set_data(ln, col, text);
 }
 
 static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *snap)
 {
-	struct libscols_table *tb = columns_table_new(columns, o->ids, o->nids, &o->style);
-	int err = tb ? 0 : -ENOMEM;
+	struct json_writer w;
+	struct listing l;
+	int err = o->style.json ? json_start_stdout(&w) : 0;
 
+	if (err < 0)
+		return err;
+	err = listing_start(&l, columns, o->ids, o->nids, &o->style, &w);
 	for (size_t i = 0; err == 0 && i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		if (!wanted(o, m))
 			continue;
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		if (!ln) {
-			err = -ENOMEM;
-			break;
-		}
+		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			err = set_cell(ln, c, m, o->ids[c], columns_list_sep(&o->style));
+			set_cell(&l, c, m, o->ids[c]);
 	}
+	int end = listing_end(&l);
 	if (err == 0)
-		err = scols_print_table(tb);
-	scols_unref_table(tb);
+		err = end;
+	if (o->style.json) {
+		int fin = json_finish(&w);
+		if (err == 0)
+			err = fin;
+	}
 	return err;
 }
 
@@ -228,9 +230,14 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int exclusive[][CLI_EXCLUSIVE_MAX] = {
+		{ 'J', 'r' },
+		{ OPT_LIVE, OPT_ROTTING },
+	};
 	const char *output = NULL;
 	int c;
 
+	cli_exclusive_options(exclusive, 2);
 	while ((c = cli_next_option(argc, argv, "o:JrnhV", longopts)) != -1) {
 		switch (c) {
 		case 'o':
@@ -247,16 +254,12 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 			break;
 		case OPT_LIVE:
 		case OPT_ROTTING:
-			if (o->which != SHOW_ALL)
-				cli_usage_fail("--live and --rotting exclude each other");
 			o->which = c == OPT_LIVE ? SHOW_LIVE : SHOW_ROTTING;
 			break;
 		}
 	}
 	if (optind < argc)
 		cli_usage_fail("unexpected argument '%s'", argv[optind]);
-	if (o->style.json && o->style.raw)
-		cli_usage_fail("--json and --raw exclude each other");
 
 	o->table = output || o->style.json || o->style.raw || o->style.noheadings;
 	o->style.json_name = "modules";
@@ -284,9 +287,11 @@ int main(int argc, char *argv[])
 
 	err = o.table ? print_table(&o, snap) : print_kmod_layout(&o, snap);
 	rot_snapshot_free(snap);
-	if (err < 0) {
-		cli_error("could not write the list: %s", strerror(-err));
+	if (err == -ENOMEM) {
+		cli_error("out of memory");
 		return CLI_EXIT_PARTIAL;
 	}
-	return CLI_EXIT_OK;
+	if (err < 0)
+		cli_output_failed(err);
+	return err < 0 ? CLI_EXIT_PARTIAL : CLI_EXIT_OK;
 }

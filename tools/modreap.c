@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "columns.h"
+#include "jsonwrt.h"
 #include "modrot.h"
 #include "progress.h"
 #include "reclaim-report.h"
@@ -23,6 +24,7 @@
 struct reap_opts {
 	bool all;
 	bool dry_run;
+	bool force;
 	bool json;
 	bool quiet;
 	bool watch;
@@ -40,16 +42,24 @@ struct reaped {
 	uint64_t bytes;
 };
 
+/* A name the kernel refused as still in use, and how many instances it had then. */
+struct refusal {
+	char name[ROT_NAME_MAX + 1];
+	size_t instances;
+};
+
 struct reap_run {
 	const struct reap_opts *opts;
 	struct reaped *reaped;
 	size_t nreaped;
 	size_t instances;
 	uint64_t bytes;
+	size_t refused;   /* instances left rotting as still in use */
+	struct refusal *refusals; /* --watch: not asked again until they change */
+	size_t nrefusals;
 	uint64_t rot_left;
-	unsigned long taint_before;
-	unsigned failures;
-	unsigned perm_failures;
+	struct run_taint taint;
+	struct cli_outcome outcome;
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -68,6 +78,8 @@ static void help(void)
 	       "  -a, --all             reclaim everything that rots\n"
 	       "      --down-to SIZE    reclaim, largest names first, until at most SIZE\n"
 	       "                        rots (e.g. 16M, 512K)\n"
+	       "  -f, --force           free even instances the kernel sees still in use\n"
+	       "                        (an armed timer, queued work): may crash the machine\n"
 	       "  -n, --dry-run         say what would be freed, free nothing\n"
 	       "      --watch           keep running: reclaim whenever rot exceeds --down-to\n"
 	       "      --interval SECS   how often --watch looks (default 1)\n"
@@ -85,6 +97,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		{ "all", no_argument, NULL, 'a' },
 		{ "down-to", required_argument, NULL, OPT_DOWN_TO },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "watch", no_argument, NULL, OPT_WATCH },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "json", no_argument, NULL, 'J' },
@@ -92,11 +105,16 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int exclusive[][CLI_EXCLUSIVE_MAX] = {
+		{ 'J', 'q' },
+		{ OPT_WATCH, 'n' },
+	};
 	bool has_interval = false;
 	int c;
 
+	cli_exclusive_options(exclusive, 2);
 	o->interval = 1.0;
-	while ((c = cli_next_option(argc, argv, "anJqhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "afnJqhV", longopts)) != -1) {
 		switch (c) {
 		case 'a':
 			o->all = true;
@@ -108,6 +126,9 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 			break;
 		case 'n':
 			o->dry_run = true;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case OPT_WATCH:
 			o->watch = true;
@@ -134,10 +155,8 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		cli_usage_fail("--watch needs --down-to SIZE");
 	if (has_interval && !o->watch)
 		cli_usage_fail("--interval only makes sense with --watch");
-	if (o->watch && o->dry_run)
-		cli_usage_fail("--watch and --dry-run exclude each other");
-	if (o->json && o->quiet)
-		cli_usage_fail("--json and --quiet exclude each other");
+	if (o->force && !(o->all || o->has_down_to || o->nnames))
+		cli_usage_fail("--force only makes sense when reclaiming (NAME, --all or --down-to)");
 
 	o->names = cli_module_names(argv + optind, o->nnames);
 }
@@ -145,13 +164,6 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 static bool reclaiming(const struct reap_opts *o)
 {
 	return o->all || o->has_down_to || o->nnames;
-}
-
-static void fail(struct reap_run *r, int err)
-{
-	r->failures++;
-	if (err == -EPERM || err == -EACCES)
-		r->perm_failures++;
 }
 
 static void remember(struct reap_run *r, const struct rot_group *g)
@@ -183,10 +195,59 @@ static const struct rot_group *find_group(const struct rot_group *g, size_t n, c
 	return NULL;
 }
 
-/* Which groups this pass reclaims, in order; NULL entries are names with no rot. */
-static size_t choose(const struct reap_opts *o, const struct rot_group *g, size_t n,
+static struct refusal *find_refusal(const struct reap_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		if (strcmp(r->refusals[i].name, name) == 0)
+			return &r->refusals[i];
+	return NULL;
+}
+
+/* --watch: the kernel refused this group last time and it has not changed since. */
+static bool refused_before(const struct reap_run *r, const struct rot_group *g)
+{
+	const struct refusal *f = find_refusal(r, g->name);
+	return f && f->instances == g->instances;
+}
+
+static void note_refusal(struct reap_run *r, const char *name, size_t instances)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (!f) {
+		struct refusal *grown = realloc(r->refusals, (r->nrefusals + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* it is only asked again next pass */
+		r->refusals = grown;
+		f = &r->refusals[r->nrefusals++];
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+	f->instances = instances;
+}
+
+static void forget_refusal(struct reap_run *r, const char *name)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (f)
+		*f = r->refusals[--r->nrefusals];
+}
+
+/* --watch: what stays refused at the end, not the sum over passes. */
+static void count_refusals(struct reap_run *r)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		r->refused += r->refusals[i].instances;
+}
+
+/*
+ * Which groups this pass reclaims, in order; NULL entries are names with no
+ * rot. --down-to takes the largest names until the rest fits, passing over
+ * names --watch already saw refused (asking again would only be refused
+ * again); reclaim_chosen takes more if the kernel refuses some.
+ */
+static size_t choose(const struct reap_run *r, const struct rot_group *g, size_t n,
 		     const struct rot_group **chosen, uint64_t total)
 {
+	const struct reap_opts *o = r->opts;
 	size_t k = 0;
 
 	if (o->nnames) {
@@ -197,13 +258,75 @@ static size_t choose(const struct reap_opts *o, const struct rot_group *g, size_
 	for (size_t i = 0; i < n; i++) {
 		if (o->has_down_to && total <= o->down_to)
 			break;
+		if (refused_before(r, &g[i]))
+			continue;
 		chosen[k++] = &g[i];
 		total -= g[i].bytes;
 	}
 	return k;
 }
 
+/* --down-to, after refusals: the next largest groups not yet tried. */
+static size_t choose_more(const struct reap_run *r, const struct rot_group *g, size_t n,
+			  const struct rot_group **chosen, size_t k)
+{
+	size_t from = k ? (size_t)(chosen[k - 1] - g) + 1 : 0;
+	for (size_t i = from; i < n; i++) {
+		if (refused_before(r, &g[i]))
+			continue;
+		chosen[k++] = &g[i];
+		break;
+	}
+	return k;
+}
+
+/* Reclaims one group; returns false when the kernel refused all of it. */
+static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
+			  const struct rot_group *g, struct progress *bar)
+{
+	const struct reap_opts *o = r->opts;
+	struct reclaim_outcome out = { .freed = g->instances, .bytes = g->bytes };
+
+	if (!o->dry_run) {
+		struct reclaim_seen seen = { g->instances, g->bytes,
+					     g->instances ? g->bytes / g->instances : 0 };
+		reclaim_name(snap, g->name, &seen, o->force, &out);
+	}
+	if (out.err < 0 && out.err != -EBUSY) {
+		cli_error("could not reclaim module %s: %s%s", g->name, strerror(-out.err),
+			  cli_errno_hint(out.err));
+		cli_outcome_failed(&r->outcome, out.err);
+		return false;
+	}
+	if (out.freed) {
+		struct rot_group freed = { g->name, out.freed, out.bytes };
+		remember(r, &freed);
+		r->rot_left = r->rot_left > out.bytes ? r->rot_left - out.bytes : 0;
+		if (!o->quiet && !o->json) {
+			progress_clear(bar);
+			report_reclaimed(g->name, out.freed, out.bytes, o->dry_run);
+			/* The bar is on stderr: the line must be out before it is redrawn. */
+			cli_flush_stdout();
+		}
+	}
+	if (!out.refused && o->watch)
+		forget_refusal(r, g->name);
+	if (out.refused) {
+		char msg[512];
+		progress_clear(bar);
+		refused_message(msg, sizeof(msg), g->name, out.refused, "modreap --force");
+		cli_error("%s", msg);
+		if (!o->watch)
+			r->refused += out.refused;
+		cli_outcome_failed(&r->outcome, -EBUSY);
+		if (o->watch)
+			note_refusal(r, g->name, out.refused);
+	}
+	return out.freed > 0;
+}
+
 static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
+			   const struct rot_group *groups, size_t ngroups,
 			   const struct rot_group **chosen, size_t k)
 {
 	const struct reap_opts *o = r->opts;
@@ -215,23 +338,15 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 		progress_step(&bar);
 		if (!g) {
 			cli_error("Module %s has no rotting instances", o->names[i]);
-			fail(r, -ENOENT);
+			cli_outcome_failed(&r->outcome, -ENOENT);
 			continue;
 		}
-		int err = o->dry_run ? 0 : rot_reclaim(snap, g->name);
-		if (err < 0) {
-			cli_error("could not reclaim module %s: %s%s", g->name, strerror(-err),
-				  cli_errno_hint(err));
-			fail(r, err);
-			continue;
-		}
-		remember(r, g);
-		r->rot_left -= g->bytes;
-		if (!o->quiet && !o->json) {
-			progress_clear(&bar);
-			report_reclaimed(g->name, g->instances, g->bytes, o->dry_run);
-			/* The bar is on stderr: the line must be out before it is redrawn. */
-			fflush(stdout);
+		reclaim_group(r, snap, g, &bar);
+		/* Refused names leave the target unmet: try the next largest. */
+		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
+			size_t more = choose_more(r, groups, ngroups, chosen, k);
+			bar.total += more - k;
+			k = more;
 		}
 	}
 	progress_end(&bar);
@@ -269,9 +384,8 @@ static int reap_pass(struct reap_run *r, bool first)
 		rot_reclaim_unlock(lock);
 		return -EOPNOTSUPP;
 	}
-	char why[256];
-	if (first && (err = rot_taint_read(&r->taint_before)) < 0)
-		cli_warn("could not read the kernel taint: %s", cli_read_error(err, why, sizeof(why)));
+	if (first)
+		run_taint_before(&r->taint);
 	err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (err < 0) {
 		rot_snapshot_free(snap);
@@ -284,8 +398,8 @@ static int reap_pass(struct reap_run *r, bool first)
 	if (!chosen) {
 		err = -ENOMEM;
 	} else {
-		size_t k = choose(r->opts, groups, ngroups, chosen, r->rot_left);
-		reclaim_chosen(r, snap, chosen, k);
+		size_t k = choose(r, groups, ngroups, chosen, r->rot_left);
+		reclaim_chosen(r, snap, groups, ngroups, chosen, k);
 	}
 	free(chosen);
 	free(groups);
@@ -294,43 +408,62 @@ static int reap_pass(struct reap_run *r, bool first)
 	return err;
 }
 
-static int print_report_table(const struct rot_group *g, size_t n, bool json)
+/* The rows of rot by name: a table, or the named array of a JSON document. */
+static int print_groups(const struct rot_group *g, size_t n, struct json_writer *w,
+			const char *array_name)
 {
 	static const struct column_info cols[] = {
-		{ "NAME", 0.3, 0, SCOLS_JSON_STRING, "module name" },
-		{ "INSTANCES", 9, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "rotting instances" },
-		{ "BYTES", 12, SCOLS_FL_RIGHT, SCOLS_JSON_NUMBER, "bytes they hold" },
+		{ "NAME", 0.3, 0, "module name" },
+		{ "INSTANCES", 9, SCOLS_FL_RIGHT, "rotting instances" },
+		{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes they hold" },
 	};
 	static const int ids[] = { 0, 1, 2 };
-	struct table_style style = { .json = json, .json_name = "rotting" };
-	struct libscols_table *tb = columns_table_new(cols, ids, 3, &style);
-	if (!tb)
-		return -ENOMEM;
+	struct table_style style = { .json = w != NULL, .json_name = array_name };
+	struct listing l;
+
+	int err = listing_start(&l, cols, ids, 3, &style, w);
+	for (size_t i = 0; err == 0 && i < n; i++) {
+		err = listing_row(&l);
+		listing_str(&l, 0, g[i].name);
+		listing_u64(&l, 1, g[i].instances);
+		listing_u64(&l, 2, g[i].bytes);
+	}
+	int end = listing_end(&l);
+	return err ? err : end;
+}
+
+static void summary_json(struct json_writer *w, const struct reap_run *r, size_t names,
+			 size_t instances, uint64_t bytes)
+{
+	json_open_object(w, "summary");
+	report_json_summary_common(w, r->opts->dry_run, r->outcome.failures, &r->taint);
+	json_u64(w, "names", names);
+	json_u64(w, "instances", instances);
+	json_u64(w, "bytes", bytes);
+	json_u64(w, "refused", r->refused);
+	json_u64(w, "rot_left", r->rot_left);
+	json_close_object(w);
+}
+
+/* A JSON document: the array, then the summary. */
+static int print_json(struct reap_run *r, const struct rot_group *g, size_t n,
+		      const char *array_name)
+{
+	struct json_writer w;
+	size_t instances = 0;
+	uint64_t bytes = 0;
+	int err = json_start_stdout(&w);
+
 	for (size_t i = 0; i < n; i++) {
-		struct libscols_line *ln = scols_table_new_line(tb, NULL);
-		char inst[24], bytes[24];
-		if (!ln) {
-			scols_unref_table(tb);
-			return -ENOMEM;
-		}
-		snprintf(inst, sizeof(inst), "%zu", g[i].instances);
-		snprintf(bytes, sizeof(bytes), "%" PRIu64, g[i].bytes);
-		scols_line_set_data(ln, 0, g[i].name);
-		scols_line_set_data(ln, 1, inst);
-		scols_line_set_data(ln, 2, bytes);
+		instances += g[i].instances;
+		bytes += g[i].bytes;
 	}
-	/* The JSON object gets a summary member after the table's array. */
-	char *text = NULL;
-	int err = json ? scols_print_table_to_string(tb, &text) : scols_print_table(tb);
-	if (err == 0 && json) {
-		size_t len = strlen(text);
-		while (len && (text[len - 1] == '\n' || text[len - 1] == '}'))
-			text[--len] = '\0';
-		fputs(text, stdout);
-	}
-	free(text);
-	scols_unref_table(tb);
-	return err;
+	if (err == 0)
+		err = print_groups(g, n, &w, array_name);
+	if (err == 0)
+		summary_json(&w, r, n, instances, bytes);
+	int fin = json_finish(&w);
+	return err ? err : fin;
 }
 
 static int report(struct reap_run *r)
@@ -356,68 +489,62 @@ static int report(struct reap_run *r)
 	uint64_t bytes = total_bytes(g, n);
 
 	if (r->opts->json) {
-		err = print_report_table(g, n, true);
-		if (err == 0)
-			printf(",\n   \"summary\": {\"names\": %zu, \"instances\": %zu, \"bytes\": %" PRIu64
-			       "}\n}\n", n, instances, bytes);
+		/* Nothing is reclaimed: the taint is what it is, before and after. */
+		run_taint_before(&r->taint);
+		r->taint.after_known = r->taint.before_known;
+		r->taint.after = r->taint.before;
+		r->rot_left = bytes;
+		err = print_json(r, g, n, "rotting");
 	} else if (!r->opts->quiet) {
 		if (n)
-			err = print_report_table(g, n, false);
+			err = print_groups(g, n, NULL, NULL);
 		printf("total: %zu rotting %s of %zu %s, %" PRIu64 " bytes\n", instances,
 		       instances_word(instances), n, n == 1 ? "name" : "names", bytes);
 	}
 	free(g);
 	rot_snapshot_free(snap);
+	/* The kernel was read: what failed now is the output. */
+	if (err == -ENOMEM)
+		cli_error("out of memory");
+	else if (err < 0)
+		cli_output_failed(err);
+	if (err < 0)
+		cli_outcome_failed(&r->outcome, err);
+	return 0;
+}
+
+static int print_reclaim_json(struct reap_run *r)
+{
+	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nreaped; i++)
+		g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
+					   r->reaped[i].bytes };
+	int err = print_json(r, g, r->nreaped, "reclaimed");
+	free(g);
 	return err;
 }
 
-static void print_reclaim_json(const struct reap_run *r, unsigned long taint_after)
+static int print_summary(struct reap_run *r)
 {
-	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
-	char before[40], after[40];
-
-	if (g) {
-		for (size_t i = 0; i < r->nreaped; i++)
-			g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
-						   r->reaped[i].bytes };
-		/* Same shape as the report: an array, then the summary. */
-		if (print_report_table(g, r->nreaped, true) < 0)
-			fputs("{\n   \"rotting\": []", stdout);
-		free(g);
-	}
-	rot_taint_letters(r->taint_before, before, sizeof(before));
-	rot_taint_letters(taint_after, after, sizeof(after));
-	printf(",\n   \"summary\": {\"dry_run\": %s, \"instances\": %zu, \"bytes\": %" PRIu64
-	       ", \"rot_left\": %" PRIu64 ", \"taint_before\": \"%s\", \"taint_after\": \"%s\""
-	       ", \"taint_after_value\": %lu, \"failures\": %u}\n}\n",
-	       r->opts->dry_run ? "true" : "false", r->instances, r->bytes, r->rot_left, before,
-	       after, taint_after, r->failures);
-}
-
-static void print_summary(const struct reap_run *r)
-{
-	unsigned long after = r->taint_before;
 	const bool dry = r->opts->dry_run;
-	int err;
 
-	if (dry) {
-		if (r->instances)
-			after |= ROT_TAINT_FORCED_RMMOD;
-	} else if ((err = rot_taint_read(&after)) < 0) {
-		char why[256];
-		cli_warn("could not read the kernel taint after reclaiming: %s",
-			 cli_read_error(err, why, sizeof(why)));
-	}
-	if (r->opts->json) {
-		print_reclaim_json(r, after);
-		return;
-	}
+	run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0);
+	if (r->opts->json)
+		return print_reclaim_json(r);
 	if (r->opts->quiet)
-		return;
+		return 0;
 	printf("total: %s %zu %s, %" PRIu64 " bytes; %" PRIu64 " bytes %s rot; ",
 	       dry ? "would reclaim" : "reclaimed", r->instances, instances_word(r->instances),
 	       r->bytes, r->rot_left, dry ? "would still" : "still");
-	report_taint_change(r->taint_before, after, dry);
+	if (r->refused)
+		printf("%zu %s still in use; ", r->refused, instances_word(r->refused));
+	if (r->taint.before_known && r->taint.after_known)
+		report_taint_change(r->taint.before, r->taint.after, dry);
+	else
+		printf("kernel taint unknown\n");
+	return 0;
 }
 
 static void on_stop_signal(int sig)
@@ -442,10 +569,11 @@ static int watch(struct reap_run *r)
 		int err = reap_pass(r, first);
 		if (err < 0)
 			return err;
-		fflush(stdout);
+		cli_flush_stdout();
 		if (!stop_requested)
 			nanosleep(&pause, NULL);
 	}
+	count_refusals(r);
 	return 0;
 }
 
@@ -471,16 +599,18 @@ int main(int argc, char *argv[])
 	} else if (err < 0) {
 		err = cli_snapshot_error(err);
 	} else {
-		if (reclaiming(&o))
-			print_summary(&r);
-		err = r.failures == 0 ? CLI_EXIT_OK
-			: r.perm_failures == r.failures ? CLI_EXIT_PERM : CLI_EXIT_PARTIAL;
+		int out = reclaiming(&o) ? print_summary(&r) : 0;
+		err = cli_outcome_exit(&r.outcome);
+		if (out == -ENOMEM) {
+			cli_error("out of memory");
+			err = CLI_EXIT_PARTIAL;
+		} else if (out < 0) {
+			cli_output_failed(out);
+			err = CLI_EXIT_PARTIAL;
+		}
 	}
 	free(r.reaped);
+	free(r.refusals);
 	free(o.names);
-	if (fflush(stdout) != 0) {
-		cli_error("could not write the report: %s", strerror(errno));
-		return CLI_EXIT_PARTIAL;
-	}
 	return err;
 }

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The words rmmod --reclaim and modreap use for what they freed. */
+/*
+ * What rmmod, modreap and insmod share to tell what a run did: how one
+ * name is reclaimed, the words for what a reclaim freed or was refused,
+ * and the members every JSON summary has.
+ */
 #ifndef MODROT_RECLAIM_REPORT_H
 #define MODROT_RECLAIM_REPORT_H
 
@@ -7,13 +11,74 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jsonwrt.h"
+#include "modrot.h"
+
+/* What this run knows rots under a name before reclaiming it. */
+struct reclaim_seen {
+	size_t instances;
+	uint64_t bytes;
+	/* The size of one instance it did not see: one a concurrent unload
+	 * left (the live module's size when known). */
+	uint64_t unit;
+};
+
+/* What one reclaim of a name did. */
+struct reclaim_outcome {
+	int err;         /* 0, or the negative errno (-EBUSY: all still in use) */
+	size_t freed;    /* as the kernel counted them */
+	uint64_t bytes;  /* what they held */
+	size_t refused;  /* left rotting because still in use */
+	uint64_t refused_bytes;
+};
+
+/*
+ * One delete_module call for name (forced: O_TRUNC too). The count freed
+ * is the kernel's; when it differs from what the run saw (a concurrent
+ * unload added an instance, or some were still in use),
+ * /proc/rotting_modules is read once more to tell how many stay and what
+ * the freed ones held.
+ */
+void reclaim_name(const struct rot_snapshot *snap, const char *name, const struct reclaim_seen *seen,
+		  bool force, struct reclaim_outcome *out);
+
 /* "delta: reclaimed 2 instances, 32768 bytes" (or "would reclaim"). */
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run);
+
+/*
+ * The one line for instances the kernel refused as still in use, e.g.
+ * "straytimer: 1 rotting instance still in use (...); not reclaimed;
+ * 'rmmod --reclaim -f straytimer' frees it anyway, ...". force_cmd is the
+ * command that overrides, without the name.
+ */
+void refused_message(char *buf, size_t cap, const char *name, size_t refused,
+		     const char *force_cmd);
 
 /* "kernel taint: none -> R (8)", or "kernel taint would go: ..." when predicted. */
 void report_taint_change(unsigned long before, unsigned long after, bool predicted);
 
 /* "2 instances" / "1 instance" */
 const char *instances_word(size_t n);
+
+/* The kernel taint around a run; a value that could not be read is unknown. */
+struct run_taint {
+	bool before_known, after_known;
+	unsigned long before, after;
+};
+
+/* Reads the taint before the run; warns once when it cannot. */
+void run_taint_before(struct run_taint *t);
+/* Reads it after the run (a dry run predicts instead: predicted_bits are
+ * what the run would have added). */
+void run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits);
+
+/*
+ * The members every tool's JSON summary starts with (modrot(7)):
+ * "dry_run", "failures", and "taint_before", "taint_before_value",
+ * "taint_after", "taint_after_value" (letters, "" when untainted; null
+ * only when the taint could not be read).
+ */
+void report_json_summary_common(struct json_writer *w, bool dry_run, unsigned failures,
+				const struct run_taint *t);
 
 #endif

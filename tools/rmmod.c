@@ -9,12 +9,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonwrt.h"
 #include "modrot.h"
 #include "outbuf.h"
 #include "reclaim-report.h"
@@ -25,16 +27,34 @@ struct rmmod_opts {
 	bool reclaim;
 	bool unused;
 	bool dry_run;
+	bool json;
+};
+
+/* One thing a run did or failed to do, for -J. */
+struct rmmod_record {
+	char name[ROT_NAME_MAX + 1];
+	const char *result;  /* "unloaded", "reclaimed", "would unload" or "failed" */
+	int err;
+	size_t instances;
+	uint64_t bytes;
+	char *message;       /* malloc'd; NULL when there is nothing to say */
 };
 
 struct rmmod_run {
 	const struct rmmod_opts *opts;
 	struct rot_snapshot *snap;
 	bool *gone;          /* per snapshot index: unloaded by this run */
+	bool *failed;        /* per snapshot index: this run's unload of it failed */
 	bool talk;           /* say what rots: -v, or stderr is a terminal */
-	unsigned failures;
-	unsigned perm_failures;
+	struct cli_outcome outcome;
+	unsigned unloaded;
 	unsigned reclaimed;
+	size_t reclaimed_instances;
+	uint64_t reclaimed_bytes;
+	size_t refused;      /* rotting instances the kernel refused as still in use */
+	struct rmmod_record *records;
+	size_t nrecords;
+	bool records_lost;   /* out of memory while keeping them */
 };
 
 static void help(void)
@@ -45,10 +65,13 @@ static void help(void)
 	       "allocated (it rots) until it is reclaimed.\n"
 	       "\n"
 	       "Options:\n"
-	       "  -f, --force            unload even a permanent module (taints the kernel R)\n"
+	       "  -f, --force            unload even a permanent module (taints the kernel R);\n"
+	       "                         with --reclaim, free even instances still in use\n"
+	       "                         (an armed timer, queued work): may crash the machine\n"
 	       "      --remove-holders   first unload the live modules that depend on MODULE\n"
 	       "      --reclaim          unload MODULE if live, then free all its rotting\n"
 	       "                         instances (taints the kernel R)\n"
+	       "  -J, --json             report what was done as JSON\n"
 	       "  -s, --syslog           report errors to syslog instead of stderr\n"
 	       "  -v, --verbose          say what each unload leaves behind\n"
 	       "  -h, --help             show this help\n"
@@ -64,19 +87,81 @@ static const struct rot_module *find_present(const struct rmmod_run *r, const ch
 	return m;
 }
 
-static void fail(struct rmmod_run *r, int err)
+static void record(struct rmmod_run *r, const char *name, const char *result, int err,
+		   size_t instances, uint64_t bytes, char *message)
 {
-	r->failures++;
-	if (err == -EPERM || err == -EACCES)
-		r->perm_failures++;
+	if (!r->opts->json) {
+		free(message);
+		return;
+	}
+	struct rmmod_record *grown = realloc(r->records, (r->nrecords + 1) * sizeof(*grown));
+	if (!grown) {
+		r->records_lost = true;
+		free(message);
+		return;
+	}
+	r->records = grown;
+	struct rmmod_record *rec = &r->records[r->nrecords++];
+	snprintf(rec->name, sizeof(rec->name), "%s", name);
+	rec->result = result;
+	rec->err = err;
+	rec->instances = instances;
+	rec->bytes = bytes;
+	rec->message = message;
 }
 
-static void report_in_use(const struct rmmod_run *r, const struct rot_module *m)
+/* A failure: one line on stderr, or (with -J) a record that carries it.
+ * cascade: it only follows from a failure already counted. */
+static void failed(struct rmmod_run *r, const char *name, int err, bool cascade,
+		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void failed(struct rmmod_run *r, const char *name, int err, bool cascade,
+		   const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (cascade)
+		cli_outcome_cascaded(&r->outcome);
+	else
+		cli_outcome_failed(&r->outcome, err);
+	if (!r->opts->json) {
+		cli_error("%s", msg);
+		return;
+	}
+	char *copy = strdup(msg);
+	if (!copy)
+		r->records_lost = true;
+	record(r, name, "failed", err, 0, 0, copy);
+}
+
+/* True when every holder still present is one this run failed to unload:
+ * the module stays in use only because of that earlier failure. */
+static bool held_only_by_failures(const struct rmmod_run *r, const struct rot_module *m)
+{
+	bool any = false;
+	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+		const struct rot_module *h = find_present(r, rot_module_holder(m, i));
+		if (!h)
+			continue;
+		if (!r->failed[rot_snapshot_index_of(r->snap, h)])
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int err)
 {
 	struct outbuf list;
+	const char *name = rot_module_name(m);
+	bool cascade = held_only_by_failures(r, m);
 
-	if (outbuf_init(&list, 256) < 0)
+	if (outbuf_init(&list, 256) < 0) {
+		failed(r, name, err, cascade, "Module %s is in use", name);
 		return;
+	}
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
 		const char *h = rot_module_holder(m, i);
 		if (!find_present(r, h))
@@ -85,42 +170,45 @@ static void report_in_use(const struct rmmod_run *r, const struct rot_module *m)
 		outbuf_puts(&list, h);
 	}
 	outbuf_putc(&list, '\0');
-	cli_error("Module %s is in use by:%s", rot_module_name(m),
-		  outbuf_failed(&list) ? " (out of memory)" : list.buf);
+	failed(r, name, err, cascade, "Module %s is in use by:%s", name,
+	       outbuf_failed(&list) ? " (out of memory)" : list.buf);
 	outbuf_release(&list);
 }
 
 /* Turns delete_module's answer into kmod's words, or better ones. */
-static void report_unload_error(const struct rmmod_run *r, const char *name,
+static void report_unload_error(struct rmmod_run *r, const char *name,
 				const struct rot_module *m, int err)
 {
 	switch (-err) {
 	case ENOENT:
 		if (rot_module_is_builtin(name))
-			cli_error("Module %s is builtin.", name);
+			failed(r, name, err, false, "Module %s is builtin.", name);
 		else
-			cli_error("Module %s is not currently loaded", name);
+			failed(r, name, err, false, "Module %s is not currently loaded", name);
 		break;
 	case EWOULDBLOCK:
 		if (m && rot_module_holder_count(m))
-			report_in_use(r, m);
+			report_in_use(r, m, err);
 		else
-			cli_error("Module %s is in use", name);
+			failed(r, name, err, false, "Module %s is in use", name);
 		break;
 	case EBUSY:
 		if (m && rot_module_state(m) == ROT_STATE_LOADING)
-			cli_error("Module %s is busy: its init is still running", name);
+			failed(r, name, err, false, "Module %s is busy: its init is still running",
+			       name);
 		else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
-			cli_error("Module %s is busy: it is already unloading", name);
+			failed(r, name, err, false, "Module %s is busy: it is already unloading",
+			       name);
 		else if (m && rot_module_is_permanent(m))
-			cli_error("Module %s is permanent (it has no exit function); "
-				  "-f forces it and taints the kernel", name);
+			failed(r, name, err, false,
+			       "Module %s is permanent (it has no exit function); "
+			       "-f forces it and taints the kernel", name);
 		else
-			cli_error("Module %s is busy", name);
+			failed(r, name, err, false, "Module %s is busy", name);
 		break;
 	default:
-		cli_error("could not remove module %s: %s%s", name, strerror(-err),
-			  cli_errno_hint(err));
+		failed(r, name, err, false, "could not remove module %s: %s%s", name,
+		       strerror(-err), cli_errno_hint(err));
 	}
 }
 
@@ -158,10 +246,15 @@ static int unload_one(struct rmmod_run *r, const char *name)
 		err = rot_unload(name, r->opts->unload_flags);
 	if (err < 0) {
 		report_unload_error(r, name, m, err);
-		fail(r, err);
+		if (m)
+			r->failed[rot_snapshot_index_of(r->snap, m)] = true;
 		return err;
 	}
 	mark_gone(r, m);
+	r->unloaded++;
+	record(r, name, "unloaded", 0, 0, m ? rot_module_size(m) : 0, NULL);
+	if (r->opts->json)
+		return 0;
 	if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim)
 		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated; "
 			   "'rmmod --reclaim %s' frees them and taints the kernel",
@@ -189,55 +282,76 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 	return 0;
 }
 
-struct rot_count {
-	size_t instances;
-	uint64_t bytes;
-};
-
-static struct rot_count rotting_of(const struct rot_snapshot *snap, const char *name)
+/* What the snapshot saw rot under name; one more instance counts as the newest. */
+static struct reclaim_seen rotting_of(const struct rot_snapshot *snap, const char *name)
 {
-	struct rot_count c = { 0, 0 };
+	struct reclaim_seen c = { 0, 0, 0 };
 	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		if (strcmp(rot_module_name(m), name) == 0) {
-			c.instances++;
+			if (c.instances++ == 0)
+				c.unit = rot_module_size(m);
 			c.bytes += rot_module_size(m);
 		}
 	}
+	/* what a concurrent unload leaves (while Loading, SIZE counts init memory too) */
+	const struct rot_module *live = rot_snapshot_find_live(snap, name);
+	if (live && rot_module_state(live) != ROT_STATE_LOADING)
+		c.unit = rot_module_size(live);
 	return c;
 }
 
 /* Frees what rots under name; c counts what the snapshot (and this run) saw rot. */
-static void reclaim_rot(struct rmmod_run *r, const char *name, struct rot_count c, bool was_live)
+static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_seen c, bool was_live)
 {
-	int err = rot_reclaim(r->snap, name);
-	if (err == -ENOENT) {
-		cli_error("Module %s has no rotting instances%s", name,
-			  was_live ? "" : " and is not currently loaded");
-		fail(r, err);
+	struct reclaim_outcome o;
+	reclaim_name(r->snap, name, &c, r->opts->unload_flags & ROT_UNLOAD_FORCE, &o);
+	if (o.err == -ENOENT) {
+		failed(r, name, o.err, false, "Module %s has no rotting instances%s", name,
+		       was_live ? "" : " and is not currently loaded");
 		return;
 	}
-	if (err < 0) {
-		cli_error("could not reclaim module %s: %s%s", name, strerror(-err),
-			  cli_errno_hint(err));
-		fail(r, err);
+	if (o.err < 0 && o.err != -EBUSY) {
+		failed(r, name, o.err, false, "could not reclaim module %s: %s%s", name,
+		       strerror(-o.err), cli_errno_hint(o.err));
 		return;
 	}
-	r->reclaimed++;
-	report_reclaimed(name, c.instances, c.bytes, false);
+	if (o.freed) {
+		r->reclaimed++;
+		r->reclaimed_instances += o.freed;
+		r->reclaimed_bytes += o.bytes;
+		record(r, name, "reclaimed", 0, o.freed, o.bytes, NULL);
+		if (!r->opts->json)
+			report_reclaimed(name, o.freed, o.bytes, false);
+	}
+	if (o.refused) {
+		/* The user asked for all of them: what stays is a failure. */
+		char msg[512];
+		refused_message(msg, sizeof(msg), name, o.refused, "rmmod --reclaim -f");
+		cli_flush_stdout();
+		r->refused += o.refused;
+		failed(r, name, -EBUSY, false, "%s", msg);
+	}
 }
 
 static void reclaim_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *live = find_present(r, name);
-	struct rot_count c = rotting_of(r->snap, name);
+	struct reclaim_seen c = rotting_of(r->snap, name);
 
 	/* A live module that will not unload (holders, say) is reported, and
 	 * what already rots under its name is still reclaimed. */
 	bool unloaded = live && unload_one(r, name) == 0;
 	if (unloaded) {
+		uint64_t size = rot_module_size(live);
+		size_t n;
+		/* Seen Loading, its SIZE counted init memory, freed since: ask
+		 * what the instance it left rotting holds. */
+		if (rot_module_state(live) == ROT_STATE_LOADING && rot_rotting_of(name, &n, &size) < 0)
+			size = rot_module_size(live);
 		c.instances++;
-		c.bytes += rot_module_size(live);
+		c.bytes += size;
+		c.unit = size;
 	}
 	if (live && !unloaded && c.instances == 0)
 		return;
@@ -311,8 +425,7 @@ static void unload_unused(struct rmmod_run *r)
 	size_t *order = calloc(live + 1, sizeof(*order));
 
 	if (!in || !seen || !order) {
-		cli_error("out of memory");
-		fail(r, -ENOMEM);
+		failed(r, "", -ENOMEM, false, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < live; i++)
@@ -322,11 +435,15 @@ static void unload_unused(struct rmmod_run *r)
 		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
 		const char *name = rot_module_name(m);
 		if (r->opts->dry_run) {
-			printf("%s\n", name);
+			record(r, name, "would unload", 0, 0, rot_module_size(m), NULL);
+			if (!r->opts->json) {
+				char safe[4 * ROT_NAME_MAX + 8];
+				printf("%s\n", cli_safe(name, safe, sizeof(safe)));
+			}
 		} else if (unload_one(r, name) < 0) {
 			continue;
 		} else if (r->opts->reclaim) {
-			struct rot_count c = rotting_of(snap, name);
+			struct reclaim_seen c = rotting_of(snap, name);
 			c.instances++;
 			c.bytes += rot_module_size(m);
 			reclaim_rot(r, name, c, true);
@@ -335,6 +452,8 @@ static void unload_unused(struct rmmod_run *r)
 		bytes += rot_module_size(m);
 	}
 	bool rot = rot_snapshot_has_rot(snap);
+	if (r->opts->json)
+		goto out;
 	if (r->opts->dry_run)
 		printf("%zu unused %s would be unloaded%s", unloaded, unloaded == 1 ? "module" : "modules",
 		       rot && !r->opts->reclaim ? "; " : "\n");
@@ -349,17 +468,41 @@ out:
 	free(order);
 }
 
-static void print_taint_change(unsigned long before)
+static void print_json(struct rmmod_run *r, const struct run_taint *taint)
 {
-	unsigned long after;
-
-	char why[256];
-	int err = rot_taint_read(&after);
-	if (err < 0)
-		cli_warn("could not read the kernel taint after reclaiming: %s",
-			 cli_read_error(err, why, sizeof(why)));
-	else
-		report_taint_change(before, after, false);
+	struct json_writer w;
+	int err = json_start_stdout(&w);
+	if (err == 0) {
+		json_open_array(&w, "modules");
+		for (size_t i = 0; i < r->nrecords; i++) {
+			const struct rmmod_record *rec = &r->records[i];
+			json_open_object(&w, NULL);
+			json_string(&w, "name", rec->name);
+			json_string(&w, "result", rec->result);
+			json_u64(&w, "errno", (uint64_t)-rec->err);
+			json_string(&w, "error", rec->err ? strerrorname_np(-rec->err) : "");
+			json_string(&w, "message", rec->message ? rec->message : "");
+			json_u64(&w, "instances", rec->instances);
+			json_u64(&w, "bytes", rec->bytes);
+			json_close_object(&w);
+		}
+		json_close_array(&w);
+		json_open_object(&w, "summary");
+		report_json_summary_common(&w, r->opts->dry_run, r->outcome.failures, taint);
+		json_u64(&w, "unloaded", r->unloaded);
+		json_u64(&w, "reclaimed", r->reclaimed);
+		json_u64(&w, "instances", r->reclaimed_instances);
+		json_u64(&w, "bytes", r->reclaimed_bytes);
+		json_u64(&w, "refused", r->refused);
+		json_close_object(&w);
+	}
+	err = json_finish(&w);
+	if (err == -ENOMEM) {
+		cli_error("out of memory");
+		cli_outcome_failed(&r->outcome, err);
+	} else if (err < 0) {
+		cli_output_failed(err);
+	}
 }
 
 static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
@@ -371,14 +514,22 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "remove-holders", no_argument, NULL, OPT_REMOVE_HOLDERS },
 		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		{ "json", no_argument, NULL, 'J' },
 		CLI_OPTIONS_SYSLOG_VERBOSE,
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
+	static const int exclusive[][CLI_EXCLUSIVE_MAX] = {
+		{ OPT_UNUSED, OPT_REMOVE_HOLDERS },
+	};
 	int c;
 
-	while ((c = cli_next_option(argc, argv, "fnsvhV", longopts)) != -1) {
+	cli_exclusive_options(exclusive, 1);
+	while ((c = cli_next_option(argc, argv, "fnJsvhV", longopts)) != -1) {
 		switch (c) {
+		case 'J':
+			o->json = true;
+			break;
 		case OPT_UNUSED:
 			o->unused = true;
 			break;
@@ -398,8 +549,6 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 	}
 	if (o->unused && optind < argc)
 		cli_usage_fail("--unused chooses the modules itself: give no MODULE");
-	if (o->unused && o->remove_holders)
-		cli_usage_fail("--unused and --remove-holders exclude each other");
 	if (o->dry_run && !o->unused)
 		cli_usage_fail("--dry-run only makes sense with --unused");
 	if (!o->unused && optind >= argc)
@@ -410,7 +559,7 @@ int main(int argc, char *argv[])
 {
 	struct rmmod_opts o = { 0 };
 	struct rmmod_run r = { .opts = &o };
-	unsigned long taint_before = 0;
+	struct run_taint taint = { 0 };
 
 	cli_init("rmmod", help);
 	parse_options(argc, argv, &o);
@@ -433,15 +582,17 @@ int main(int argc, char *argv[])
 		free(names);
 		return CLI_EXIT_UNSUPPORTED;
 	}
-	char why[256];
-	if (o.reclaim && (err = rot_taint_read(&taint_before)) < 0)
-		cli_warn("could not read the kernel taint: %s", cli_read_error(err, why, sizeof(why)));
+	if (o.reclaim || o.json)
+		run_taint_before(&taint);
 
 	r.gone = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.gone));
-	if (!r.gone) {
+	r.failed = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.failed));
+	if (!r.gone || !r.failed) {
 		cli_error("out of memory");
 		rot_reclaim_unlock(lock);
 		rot_snapshot_free(r.snap);
+		free(r.gone);
+		free(r.failed);
 		free(names);
 		return CLI_EXIT_PARTIAL;
 	}
@@ -459,18 +610,27 @@ int main(int argc, char *argv[])
 		else
 			unload_one(&r, name);
 	}
-	if (o.reclaim && r.reclaimed)
-		print_taint_change(taint_before);
+	if (o.json) {
+		run_taint_after(&taint, o.dry_run, 0);
+		if (r.records_lost) {
+			cli_error("out of memory");
+			cli_outcome_failed(&r.outcome, -ENOMEM);
+		} else {
+			print_json(&r, &taint);
+		}
+	} else if (o.reclaim && r.reclaimed) {
+		run_taint_after(&taint, false, 0);
+		if (taint.before_known && taint.after_known)
+			report_taint_change(taint.before, taint.after, false);
+	}
 	rot_reclaim_unlock(lock);
 
+	for (size_t i = 0; i < r.nrecords; i++)
+		free(r.records[i].message);
+	free(r.records);
 	free(r.gone);
+	free(r.failed);
 	rot_snapshot_free(r.snap);
 	free(names);
-	if (fflush(stdout) != 0) {
-		cli_error("could not write the report: %s", strerror(errno));
-		return CLI_EXIT_PARTIAL;
-	}
-	if (r.failures == 0)
-		return CLI_EXIT_OK;
-	return r.perm_failures == r.failures ? CLI_EXIT_PERM : CLI_EXIT_PARTIAL;
+	return cli_outcome_exit(&r.outcome);
 }

@@ -30,9 +30,10 @@ function __rmmod_names
 end
 
 complete -c rmmod -f
-complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R)'
+complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R); with --reclaim, free instances still in use'
 complete -c rmmod -l remove-holders -d 'First unload the live modules that depend on it'
 complete -c rmmod -l reclaim -d 'Unload if live, then free its rotting instances (taints R)'
+complete -c rmmod -s J -l json -d 'Report what was done as JSON'
 complete -c rmmod -s s -l syslog -d 'Report errors to syslog'
 complete -c rmmod -s v -l verbose -d 'Say what each unload leaves behind'
 complete -c rmmod -s h -l help -d 'Show help'

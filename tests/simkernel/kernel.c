@@ -26,8 +26,23 @@ struct behaviour {
 	const char *devices[MAX_DEVICES + 1];
 	unsigned ndevices;
 	const char *driver; /* the driver's name, when not the module's */
+	unsigned stray; /* enum sim_stray */
 	char *file; /* DIR/behaviour/NAME, kept for the device strings */
 };
+
+const char *sim_stray_name(unsigned stray)
+{
+	static const char *const names[] = { "none", "timer", "work", "rcu", "kprobe" };
+	return stray < sizeof(names) / sizeof(names[0]) ? names[stray] : "?";
+}
+
+static unsigned stray_parse(const char *val)
+{
+	for (unsigned k = SIM_STRAY_TIMER; k <= SIM_STRAY_KPROBE; k++)
+		if (!strcmp(val, sim_stray_name(k)))
+			return k;
+	return SIM_STRAY_NONE;
+}
 
 static void behaviour_set(struct behaviour *b, const char *key, const char *val)
 {
@@ -43,6 +58,8 @@ static void behaviour_set(struct behaviour *b, const char *key, const char *val)
 		b->devices[b->ndevices++] = val;
 	else if (!strcmp(key, "driver"))
 		b->driver = val;
+	else if (!strcmp(key, "stray"))
+		b->stray = stray_parse(val);
 }
 
 /* the image's alias= patterns, NULL-terminated; NULL when it has none */
@@ -300,6 +317,31 @@ static int check_deps(struct sim *s, const struct sim_image *im, struct sim_rec 
 	return err;
 }
 
+/*
+ * add_unformed_module(): a Live instance of the name is EEXIST. One still
+ * Loading is waited for (its init may fail and free the name), as every
+ * kernel does. One Unloading: rot-abi.md says EBUSY at once; Linux 6.1
+ * (stock mode) waits for it to go and then loads. The lock is dropped
+ * while waiting, as module_mutex is.
+ */
+static int wait_for_name(struct sim *s, const char *name)
+{
+	for (;;) {
+		const struct sim_rec *old = sim_find_live(s, name);
+		if (!old)
+			return 0;
+		if (old->mstate == SIM_RUNNING)
+			return -EEXIST;
+		if (old->mstate == SIM_UNLOADING && s->hdr->mode == SIM_MODE_ROT)
+			return -EBUSY;
+		sim_unlock(s);
+		sim_sleep_ms(2);
+		int err = sim_relock(s);
+		if (err)
+			return err;
+	}
+}
+
 static int builtin_dir_exists(struct sim *s, const char *name)
 {
 	char rel[PATH_MAX], path[PATH_MAX];
@@ -356,11 +398,9 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	const char *license = sim_modinfo_get(&im, "license");
 	if (!license_is_gpl_compatible(license ? license : "unspecified"))
 		rec.taints |= 1u << SIM_TAINT_PROPRIETARY;
-	/* add_unformed_module() */
-	if (sim_find_live(&s, rec.name)) {
-		err = -EEXIST;
+	err = wait_for_name(&s, rec.name);
+	if (err)
 		goto out;
-	}
 	err = check_deps(&s, &im, &rec);
 	if (!err)
 		err = resolve_symbols(&s, &im, &rec);
@@ -382,6 +422,7 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	rec.kind = SIM_LIVE;
 	rec.mstate = SIM_LOADING;
 	rec.exit_delay_ms = b.exit_delay_ms;
+	rec.stray = (uint8_t)b.stray;
 	if ((im.has_init && !im.has_exit) || b.permanent)
 		rec.flags |= SIM_F_PERMANENT;
 	if (im.ndefs)
@@ -396,34 +437,51 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		if (r->taints & (1u << bit))
 			add_taint(&s, bit);
 	/*
-	 * Without an init delay nobody can watch init run, so the outcome is
-	 * rendered at once: a module that fails init never gets a sysfs
-	 * directory, one that succeeds gets it already live. Files are the
-	 * dear part of a load on a disk file system.
+	 * The name is reserved: the rest runs as the kernel's load_module()
+	 * does after add_unformed_module(), without the lock while the module's
+	 * sysfs directory is built and its init runs, then commits under it.
+	 * Symbols go in now (one small file), so that a load that needs them
+	 * finds them while this one is Loading, as before. Dependencies are
+	 * held from here (a Loading holder blocks their unload); on a stock
+	 * kernel their refcnt counts this module from now on.
 	 */
 	int delayed = b.init_delay_ms > 0, fails = b.init_errno > 0;
-	if (!delayed && !fails)
-		r->mstate = SIM_RUNNING;
-	if (delayed || !fails) {
-		if (im.ndefs)
-			write_syms(&s, &im, r);
-		sim_sysfs_add(&s, r, (const char *const *)params);
+	int sysfs = delayed || !fails; /* a failing init nobody can watch never gets one */
+	if (sysfs && im.ndefs)
+		write_syms(&s, &im, r);
+	if (s.hdr->mode == SIM_MODE_STOCK)
+		sim_sysfs_deps_refcnt(&s, r);
+	struct sim_rec mine = *r;
+	char depnames[SIM_MAX_DEPS][SIM_NAME_LEN];
+	for (unsigned i = 0; i < mine.ndeps; i++) {
+		const struct sim_rec *dep = sim_find_live_id(&s, mine.deps[i]);
+		snprintf(depnames[i], sizeof(depnames[i]), "%s", dep ? dep->name : "");
 	}
 	changed(&s);
+	sim_unlock(&s);
 
-	uint32_t id = r->id;
-	if (delayed) {
-		/* other callers see the module Loading while init runs */
-		sim_unlock(&s);
+	/*
+	 * Unlocked. Without an init delay nobody can watch init run, so the
+	 * directory is staged already live and appears at the commit; with a
+	 * delay it appears at once, `coming`, while init sleeps.
+	 */
+	int staged = 0;
+	if (sysfs) {
+		mine.mstate = delayed ? SIM_LOADING : SIM_RUNNING;
+		staged = sim_sysfs_stage(&s, &mine, (const char *const *)params) == 0;
+		if (staged && delayed)
+			staged = sim_sysfs_publish(&s, &mine, (const char (*)[SIM_NAME_LEN])depnames) == 0 ? 2 : 0;
+	}
+	if (delayed)
 		sim_sleep_ms(b.init_delay_ms);
-		err = sim_relock(&s);
-		if (err)
-			goto out;
-		r = sim_find_live_id(&s, id);
-		if (!r) {
-			err = -EIO;
-			goto out;
-		}
+
+	err = sim_relock(&s);
+	if (err)
+		goto out;
+	r = sim_find_live_id(&s, mine.id);
+	if (!r) {
+		err = -EIO;
+		goto out;
 	}
 	if (fails) {
 		/* do_init_module() failure: rot keeps core and init, stock frees both */
@@ -433,13 +491,14 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		retire(&s, r, s.hdr->mode == SIM_MODE_ROT, (uint64_t)r->core + r->init, delayed);
 		goto out;
 	}
+	if (staged == 1)
+		sim_sysfs_publish(&s, &mine, (const char (*)[SIM_NAME_LEN])depnames);
 	if (r->init)
 		sim_ledger(&s, "init_free", r, r->init);
-	if (r->mstate == SIM_LOADING) {
-		r->mstate = SIM_RUNNING;
+	r->mstate = SIM_RUNNING;
+	if (delayed)
 		sim_sysfs_initstate(&s, r);
-		changed(&s);
-	}
+	changed(&s);
 	/* init registered the driver: it binds what matches (a failed probe is no failed load) */
 	patterns = alias_patterns(&im);
 	b.devices[b.ndevices] = NULL;
@@ -455,24 +514,35 @@ out_free:
 	return err;
 }
 
-static int reclaim(struct sim *s, const char *name)
+/*
+ * MODULE_RECLAIM: frees the rotting instances of name that nothing still
+ * points into (a stray timer, work, RCU callback or probe, when the kernel
+ * checks: rot_reclaim_checks), or all of them when forced (O_TRUNC).
+ * Returns how many were freed; -EBUSY when every one was refused.
+ */
+static int reclaim(struct sim *s, const char *name, int force)
 {
-	int n = 0;
+	int checks = !(s->hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS);
+	int n = 0, refused = 0;
 	for (uint32_t i = 0; i < s->hdr->count; i++) {
 		struct sim_rec *r = &s->recs[i];
 		if (r->kind != SIM_ROT || strcmp(r->name, name))
 			continue;
+		if (r->stray && checks && !force) {
+			refused++;
+			continue;
+		}
 		uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
 		sim_ledger(s, "reclaim", r, held);
 		sim_free_slot(s, r);
 		n++;
 	}
 	if (!n)
-		return -ENOENT;
+		return refused ? -EBUSY : -ENOENT;
 	add_taint(s, SIM_TAINT_FORCED_RMMOD);
 	sim_compact(s);
 	changed(s);
-	return 0;
+	return n;
 }
 
 int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
@@ -491,15 +561,24 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 		goto out;
 	}
 	int rot = s.hdr->mode == SIM_MODE_ROT;
-	if (rot) {
-		if (flags & ~(unsigned)(O_NONBLOCK | O_TRUNC | SIM_MODULE_RECLAIM)) {
+	if (rot && (s.hdr->cfgflags & SIM_CFG_ABI_REV1)) {
+		/* revision 1: unknown bits and MODULE_RECLAIM|O_TRUNC are EINVAL;
+		 * reclaim frees everything, checks nothing and returns 0 */
+		if ((flags & ~(unsigned)(O_NONBLOCK | O_TRUNC | SIM_MODULE_RECLAIM)) ||
+		    (flags & (SIM_MODULE_RECLAIM | O_TRUNC)) == (SIM_MODULE_RECLAIM | O_TRUNC)) {
 			err = -EINVAL;
 			goto out;
 		}
 		if (flags & SIM_MODULE_RECLAIM) {
-			err = (flags & O_TRUNC) ? -EINVAL : reclaim(&s, name);
+			err = reclaim(&s, name, 1);
+			err = err > 0 ? 0 : err;
 			goto out;
 		}
+	}
+	/* Other flag bits are ignored, as by every kernel (busybox passes O_EXCL). */
+	if (rot && (flags & SIM_MODULE_RECLAIM)) {
+		err = reclaim(&s, name, !!(flags & O_TRUNC));
+		goto out;
 	}
 	struct sim_rec *r = sim_find_live(&s, name);
 	if (!r) {

@@ -347,7 +347,8 @@ int sim_state_print(struct sim *s, int fd)
 	for (uint32_t i = s->hdr->count; i-- > 0;) {
 		const struct sim_rec *r = &s->recs[i];
 		if (r->kind == SIM_ROT)
-			fprintf(f, "rotting %s %" PRIu64 " 0x%016" PRIx64 "\n", r->name, shown_size(r), r->addr);
+			fprintf(f, "rotting %s %" PRIu64 " 0x%016" PRIx64 "%s%s\n", r->name, shown_size(r), r->addr,
+				r->stray ? " stray=" : "", r->stray ? sim_stray_name(r->stray) : "");
 	}
 	fprintf(f, "taint %" PRIu64 "\n", s->hdr->taint);
 	err = fclose(f) ? -errno : 0;

@@ -29,6 +29,8 @@ enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
 /* header flags */
 #define SIM_CFG_SIG_ENFORCE 0x1u
 #define SIM_CFG_MODULES_DISABLED 0x2u
+#define SIM_CFG_NO_RECLAIM_CHECKS 0x4u /* rot_reclaim_checks reads N: reclaim sees no strays */
+#define SIM_CFG_ABI_REV1 0x8u /* rot-abi revision 1's delete_module (older kernels) */
 
 /* what may be rendered lazily; rendered[i] is the generation it reflects */
 enum sim_lazy { SIM_LAZY_PROC = 0, SIM_LAZY_KALLSYMS = 1, SIM_NLAZY = 2 };
@@ -70,8 +72,17 @@ struct sim_rec {
 	uint32_t exit_delay_ms;
 	uint8_t kind, mstate, flags, ndeps;
 	uint32_t deps[SIM_MAX_DEPS]; /* ids of the live modules this one uses */
-	uint8_t pad[4];
+	uint8_t stray; /* enum sim_stray: what its exit leaves pointing into it */
+	uint8_t pad[3];
 };
+
+/*
+ * What a module's exit leaves behind that still points into its memory once
+ * it rots (behaviour key stray=): reclaim refuses such an instance unless
+ * forced (rot-abi.md, "Reclaim", revision 2).
+ */
+enum sim_stray { SIM_STRAY_NONE = 0, SIM_STRAY_TIMER, SIM_STRAY_WORK, SIM_STRAY_RCU, SIM_STRAY_KPROBE };
+const char *sim_stray_name(unsigned stray);
 
 /* An open, locked, mapped state directory: one per operation. */
 struct sim {
@@ -151,6 +162,11 @@ int sim_ledger_flush(struct sim *s);
 
 /* sysfs.c: incremental /sys/module updates */
 int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params);
+/* the two halves of sim_sysfs_add, which a load runs without the lock */
+int sim_sysfs_stage(struct sim *s, const struct sim_rec *r, const char *const *params);
+int sim_sysfs_publish(struct sim *s, const struct sim_rec *r, const char (*depnames)[SIM_NAME_LEN]);
+void sim_sysfs_deps_refcnt(struct sim *s, const struct sim_rec *r);
+int sim_sysfs_holder_of(struct sim *s, const char *dep, const char *holder, int add);
 int sim_sysfs_remove(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_initstate(struct sim *s, const struct sim_rec *r);
 int sim_sysfs_refcnt(struct sim *s, const struct sim_rec *r);

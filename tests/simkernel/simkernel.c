@@ -18,6 +18,7 @@
 static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
+	"                            [--reclaim-checks y|n] [--abi 1|2]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
 	"       simkernel ledger DIR [--check]\n"
@@ -149,12 +150,13 @@ static int cmd_create(int argc, char **argv)
 		{ "mode", required_argument, NULL, 'm' }, { "release", required_argument, NULL, 'r' },
 		{ "builtin", required_argument, NULL, 'b' }, { "sig-enforce", no_argument, NULL, 's' },
 		{ "modules-disabled", no_argument, NULL, 'd' }, { "devices", required_argument, NULL, 'D' },
+		{ "reclaim-checks", required_argument, NULL, 'c' }, { "abi", required_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sim_mode mode = SIM_MODE_ROT;
 	const char *release = DEFAULT_RELEASE, *builtin = "", *devices = NULL;
 	uint32_t flags = 0;
-	int c;
+	int c, checks_given = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
@@ -170,11 +172,25 @@ static int cmd_create(int argc, char **argv)
 		case 's': flags |= SIM_CFG_SIG_ENFORCE; break;
 		case 'd': flags |= SIM_CFG_MODULES_DISABLED; break;
 		case 'D': devices = optarg; break;
+		case 'a':
+			checks_given = 1;
+			if (!strcmp(optarg, "1"))
+				flags |= SIM_CFG_ABI_REV1;
+			else if (strcmp(optarg, "2"))
+				return usage();
+			break;
+		case 'c':
+			checks_given = 1;
+			if (!strcmp(optarg, "n"))
+				flags |= SIM_CFG_NO_RECLAIM_CHECKS;
+			else if (strcmp(optarg, "y"))
+				return usage();
+			break;
 		default: return usage();
 		}
 	}
-	if (optind + 1 != argc)
-		return usage();
+	if (optind + 1 != argc || (checks_given && mode != SIM_MODE_ROT))
+		return usage(); /* a stock kernel has no reclaim to check */
 	const char *dir = argv[optind];
 	char path[PATH_MAX], text[8192];
 	int err = mkdirs(dir);
@@ -197,9 +213,11 @@ static int cmd_create(int argc, char **argv)
 	if (!err) {
 		snprintf(text, sizeof(text),
 			 "mode=%s\nrelease=%s\nvermagic=%s SMP preempt mod_unload modversions \nbuiltin=%s\n"
-			 "sig_enforce=%d\nmodules_disabled=%d\n",
+			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\n",
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
-			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED));
+			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
+			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
+			 (flags & SIM_CFG_ABI_REV1) ? 1 : 2);
 		err = put(dir, "config", text);
 	}
 	if (!err) {
@@ -214,6 +232,10 @@ static int cmd_create(int argc, char **argv)
 	if (!err)
 		err = put(dir, "root/sys/module/module/parameters/sig_enforce",
 			  (flags & SIM_CFG_SIG_ENFORCE) ? "Y\n" : "N\n");
+	/* rot-abi.md revision 2: whether reclaim refuses instances still in use */
+	if (!err && mode == SIM_MODE_ROT && !(flags & SIM_CFG_ABI_REV1))
+		err = put(dir, "root/sys/module/module/parameters/rot_reclaim_checks",
+			  (flags & SIM_CFG_NO_RECLAIM_CHECKS) ? "N\n" : "Y\n");
 	/* builtin modules: a sysfs directory with parameters/ only, and modules.builtin */
 	char list[8192] = "";
 	size_t ll = 0;

@@ -7,6 +7,8 @@
  *   sysc finit FILE [PARAMS] [FLAGS]   syscall(SYS_finit_module, ...)
  *   sysc delete NAME FLAGS             delete_module(); FLAGS as in C (0x800)
  *
+ * Prints "ok", "ok=N" for a positive return (reclaim: the number freed), or
+ * the errno's name.
  * Exit status: 0 on success, 1 on a syscall error, 2 on a usage error.
  */
 #include <errno.h>
@@ -25,6 +27,10 @@ static int report(int ret)
 {
 	if (ret == 0) {
 		puts("ok");
+		return 0;
+	}
+	if (ret > 0) { /* reclaim: the number of instances freed */
+		printf("ok=%d\n", ret);
 		return 0;
 	}
 	/* EWOULDBLOCK is EAGAIN; the kernel and rot-abi.md call it EWOULDBLOCK */

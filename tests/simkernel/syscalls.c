@@ -94,22 +94,38 @@ static long sk_delete_module(const char *name, unsigned flags)
 	if (!name)
 		return fail(-EFAULT);
 	err = sim_sys_delete(dir, name, flags);
-	return err ? fail(err) : 0;
+	return err < 0 ? fail(err) : err; /* reclaim: the number freed */
+}
+
+/*
+ * A system call that succeeds leaves errno alone, and callers rely on it:
+ * busybox's insmod and rmmod set errno to 0, call, and test errno rather
+ * than the return value. The simulator's own file work may set errno on
+ * the way (a stat that finds nothing), so a success restores it.
+ */
+static long keep_errno(int saved, long ret)
+{
+	if (ret >= 0)
+		errno = saved;
+	return ret;
 }
 
 SK_EXPORT int init_module(void *image, unsigned long len, const char *params)
 {
-	return (int)sk_init_module(image, len, params);
+	int saved = errno;
+	return (int)keep_errno(saved, sk_init_module(image, len, params));
 }
 
 SK_EXPORT int finit_module(int fd, const char *params, int flags)
 {
-	return (int)sk_finit_module(fd, params, flags);
+	int saved = errno;
+	return (int)keep_errno(saved, sk_finit_module(fd, params, flags));
 }
 
 SK_EXPORT int delete_module(const char *name, unsigned int flags)
 {
-	return (int)sk_delete_module(name, flags);
+	int saved = errno;
+	return (int)keep_errno(saved, sk_delete_module(name, flags));
 }
 
 DECLARE_NEXT(syscall);
@@ -121,13 +137,14 @@ SK_EXPORT long syscall(long nr, ...)
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	int saved = errno;
 	switch (nr) {
 	case SYS_init_module:
-		return sk_init_module((const void *)a[0], (unsigned long)a[1], (const char *)a[2]);
+		return keep_errno(saved, sk_init_module((const void *)a[0], (unsigned long)a[1], (const char *)a[2]));
 	case SYS_finit_module:
-		return sk_finit_module((int)a[0], (const char *)a[1], (int)a[2]);
+		return keep_errno(saved, sk_finit_module((int)a[0], (const char *)a[1], (int)a[2]));
 	case SYS_delete_module:
-		return sk_delete_module((const char *)a[0], (unsigned)a[1]);
+		return keep_errno(saved, sk_delete_module((const char *)a[0], (unsigned)a[1]));
 	}
 	return NEXT(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

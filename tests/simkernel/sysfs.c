@@ -85,20 +85,33 @@ static uint32_t shown_initsize(const struct sim_rec *r)
 	return r->mstate == SIM_LOADING ? r->init : 0;
 }
 
-/* params: "P=VALUE" strings; drivers/ is made by devices.c when one binds */
-int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params)
+static int stage_paths(struct sim *s, const struct sim_rec *r, char *stage, char *target)
 {
-	char stage[PATH_MAX], target[PATH_MAX], rel[PATH_MAX], tl[32];
-	int err;
-
+	char rel[PATH_MAX];
 	snprintf(rel, sizeof(rel), "root/.staging/%s.%" PRIu32, r->name, r->id);
-	if (!sim_path(stage, sizeof(stage), s->dir, rel))
+	if (!sim_path(stage, PATH_MAX, s->dir, rel))
 		return -ENAMETOOLONG;
 	snprintf(rel, sizeof(rel), "root/sys/module/%s", r->name);
-	sim_path(target, sizeof(target), s->dir, rel);
+	if (!sim_path(target, PATH_MAX, s->dir, rel))
+		return -ENAMETOOLONG;
 	/* populate builds before anyone reads: straight into place */
 	if (s->bulk)
-		memcpy(stage, target, sizeof(stage));
+		memcpy(stage, target, PATH_MAX);
+	return 0;
+}
+
+/*
+ * Builds the module's directory in the staging area, from the record alone:
+ * nothing here reads the state, so a load does it without the lock (the
+ * name is reserved by its Loading record, and the staging name is unique).
+ * params: "P=VALUE" strings; drivers/ is made by devices.c when one binds.
+ */
+int sim_sysfs_stage(struct sim *s, const struct sim_rec *r, const char *const *params)
+{
+	char stage[PATH_MAX], target[PATH_MAX], tl[32];
+	int err = stage_paths(s, r, stage, target);
+	if (err)
+		return err;
 
 	if (mkdir(stage, 0755) < 0) {
 		sim_rm_rf_at(AT_FDCWD, stage); /* left by a crashed caller */
@@ -115,9 +128,11 @@ int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *par
 	if (!err)
 		err = put_value(s, fd, "initstate", initstate_name(r));
 	if (!err)
-		err = put_u(s, fd, "refcnt", sim_refcnt(s, r));
-	if (!err)
 		err = put_value(s, fd, "taint", tl);
+	/* a module being loaded has no holders and no other references;
+	 * populate renders its modules once all are in the state */
+	if (!err)
+		err = put_u(s, fd, "refcnt", s->bulk ? sim_refcnt(s, r) : 0);
 	if (!err && mkdirat(fd, "holders", 0755) < 0)
 		err = -errno;
 	if (!err && params && params[0]) {
@@ -138,7 +153,25 @@ int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *par
 			close(pfd);
 	}
 	close(fd);
-	if (!err && !s->bulk && rename(stage, target) < 0) {
+	if (err)
+		sim_rm_rf_at(AT_FDCWD, stage);
+	return err;
+}
+
+/*
+ * Moves the staged directory into /sys/module and links it into its
+ * dependencies' holders/. Safe without the lock too: no one else touches
+ * /sys/module/NAME while NAME is Loading, and each holder link has its
+ * own name. Dependencies' refcnt files (stock mode) need the state: the
+ * caller updates them under the lock.
+ */
+int sim_sysfs_publish(struct sim *s, const struct sim_rec *r, const char (*depnames)[SIM_NAME_LEN])
+{
+	char stage[PATH_MAX], target[PATH_MAX];
+	int err = stage_paths(s, r, stage, target);
+	if (err)
+		return err;
+	if (!s->bulk && rename(stage, target) < 0) {
 		if (errno == ENOTEMPTY || errno == EEXIST) {
 			sim_rm_rf_at(AT_FDCWD, target);
 			if (rename(stage, target) < 0)
@@ -151,15 +184,34 @@ int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *par
 		sim_rm_rf_at(AT_FDCWD, stage);
 		return err;
 	}
+	for (unsigned i = 0; i < r->ndeps; i++)
+		sim_sysfs_holder_of(s, depnames[i], r->name, 1);
+	return 0;
+}
+
+/* populate, and callers holding the lock: stage, publish, then dependencies' refcnt */
+int sim_sysfs_add(struct sim *s, const struct sim_rec *r, const char *const *params)
+{
+	char depnames[SIM_MAX_DEPS][SIM_NAME_LEN];
+	for (unsigned i = 0; i < r->ndeps; i++) {
+		const struct sim_rec *dep = sim_find_live_id(s, r->deps[i]);
+		snprintf(depnames[i], sizeof(depnames[i]), "%s", dep ? dep->name : "");
+	}
+	int err = sim_sysfs_stage(s, r, params);
+	if (!err)
+		err = sim_sysfs_publish(s, r, (const char (*)[SIM_NAME_LEN])depnames);
+	if (!err && s->hdr->mode == SIM_MODE_STOCK && !s->bulk)
+		sim_sysfs_deps_refcnt(s, r);
+	return err;
+}
+
+void sim_sysfs_deps_refcnt(struct sim *s, const struct sim_rec *r)
+{
 	for (unsigned i = 0; i < r->ndeps; i++) {
 		struct sim_rec *dep = sim_find_live_id(s, r->deps[i]);
-		if (!dep)
-			continue;
-		sim_sysfs_holder(s, dep, r->name, 1);
-		if (s->hdr->mode == SIM_MODE_STOCK && !s->bulk)
+		if (dep)
 			sim_sysfs_refcnt(s, dep);
 	}
-	return 0;
 }
 
 int sim_sysfs_remove(struct sim *s, const struct sim_rec *r)
@@ -222,8 +274,15 @@ int sim_sysfs_refcnt(struct sim *s, const struct sim_rec *r)
 
 int sim_sysfs_holder(struct sim *s, const struct sim_rec *dep, const char *holder, int add)
 {
+	return sim_sysfs_holder_of(s, dep->name, holder, add);
+}
+
+int sim_sysfs_holder_of(struct sim *s, const char *dep, const char *holder, int add)
+{
 	char rel[PATH_MAX], path[PATH_MAX], dest[PATH_MAX];
-	snprintf(rel, sizeof(rel), "root/sys/module/%s/holders/%s", dep->name, holder);
+	if (!*dep)
+		return 0;
+	snprintf(rel, sizeof(rel), "root/sys/module/%s/holders/%s", dep, holder);
 	if (!sim_path(path, sizeof(path), s->dir, rel))
 		return -ENAMETOOLONG;
 	if (!add)

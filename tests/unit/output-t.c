@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The tools' output helpers: the sanitiser, the JSON writer, the module
+ * name rules and the exit-code rule. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "jsonwrt.h"
+#include "modrot.h"
+#include "tap.h"
+
+static void sanitiser_escapes_what_a_terminal_obeys(void)
+{
+	char buf[256];
+	is_str(cli_safe("snd_pcm", buf, sizeof(buf)), "snd_pcm", "plain ASCII is kept");
+	is_str(cli_safe("a\033[2Jb", buf, sizeof(buf)), "a\\x1b[2Jb", "ESC is escaped");
+	is_str(cli_safe("\r\a\t\x7f", buf, sizeof(buf)), "\\x0d\\x07\\x09\\x7f", "CR, BEL, TAB, DEL");
+	is_str(cli_safe("a\\b", buf, sizeof(buf)), "a\\x5cb", "the backslash, so escapes are unambiguous");
+	is_str(cli_safe("caf\xc3\xa9", buf, sizeof(buf)), "caf\xc3\xa9", "valid UTF-8 is kept");
+	is_str(cli_safe("\xc2\x9b" "1m", buf, sizeof(buf)), "\\xc2\\x9b1m", "a C1 control (CSI) is escaped");
+	is_str(cli_safe("\xff\xc3", buf, sizeof(buf)), "\\xff\\xc3", "invalid and cut UTF-8");
+	is_str(cli_safe("\xe0\x80\x80", buf, sizeof(buf)), "\\xe0\\x80\\x80", "an overlong form");
+	is_str(cli_safe("\xed\xa0\x80", buf, sizeof(buf)), "\\xed\\xa0\\x80", "a surrogate");
+	is_str(cli_safe("ab\033cd", buf, 6), "ab", "truncation never splits an escape");
+	ok(cli_text_is_safe("alpha beta", 10), "a blank is safe");
+	/* Every unsafe byte, at every place in and after the first words. */
+	const unsigned char unsafe[] = { 0x01, 0x1b, 0x1f, 0x7f, '\\', 0x80, 0xff };
+	char text[40];
+	bool all_found = true;
+	for (size_t u = 0; u < sizeof(unsafe); u++) {
+		for (size_t at = 0; at < 24; at++) {
+			memset(text, '~', sizeof(text));
+			text[at] = (char)unsafe[u];
+			all_found &= !cli_text_is_safe(text, 24);
+			memset(text, ' ', sizeof(text));
+			all_found &= cli_text_is_safe(text, 24);
+		}
+	}
+	ok(all_found, "an unsafe byte is found wherever it is, and '~' and ' ' pass");
+	ok(!cli_text_is_safe("x\ny", 3), "a newline is not");
+	char *dup = cli_safe_dup("\033");
+	is_str(dup, "\\x1b", "cli_safe_dup escapes too");
+	free(dup);
+	struct outbuf o;
+	outbuf_init(&o, 16);
+	cli_put_safe(&o, "n\033");
+	outbuf_putc(&o, '\0');
+	is_str(o.buf, "n\\x1b", "cli_put_safe appends the escaped text");
+	outbuf_release(&o);
+}
+
+static const char *json_of(void (*write)(struct json_writer *))
+{
+	static struct outbuf o;
+	struct json_writer w;
+	outbuf_release(&o);
+	outbuf_init(&o, 64);
+	json_init(&w, &o);
+	json_open_object(&w, NULL);
+	write(&w);
+	json_close_object(&w);
+	outbuf_putc(&o, '\0');
+	return o.buf;
+}
+
+static void strings(struct json_writer *w)
+{
+	json_string(w, "s", "q\"b\\c\033\r\xff\xc3\xa9");
+	json_string(w, "empty", NULL);
+}
+
+static void empty_containers(struct json_writer *w)
+{
+	json_open_array(w, "list");
+	json_close_array(w);
+	json_open_object(w, "obj");
+	json_close_object(w);
+}
+
+static void typed(struct json_writer *w)
+{
+	json_bool(w, "t", true);
+	json_bool(w, "f", false);
+	json_u64(w, "big", UINT64_MAX);
+	json_i64(w, "neg", -3);
+	json_null(w, "unknown");
+	json_open_array(w, "a");
+	json_string(w, NULL, "x");
+	json_string(w, NULL, "y");
+	json_close_array(w);
+}
+
+static void json_writer_writes_valid_typed_json(void)
+{
+	is_str(json_of(strings),
+	       "{\n   \"s\": \"q\\\"b\\\\c\\u001b\\u000d\\ufffd\xc3\xa9\",\n   \"empty\": \"\"\n}\n",
+	       "strings: quotes, backslashes, controls escaped; bad UTF-8 is U+FFFD");
+	is_str(json_of(empty_containers), "{\n   \"list\": [],\n   \"obj\": {}\n}\n",
+	       "empty containers are [] and {}");
+	is_str(json_of(typed),
+	       "{\n   \"t\": true,\n   \"f\": false,\n   \"big\": 18446744073709551615,\n"
+	       "   \"neg\": -3,\n   \"unknown\": null,\n   \"a\": [\n      \"x\",\n      \"y\"\n   ]\n}\n",
+	       "booleans, numbers, null and arrays");
+}
+
+static const char *special_text;
+
+static void special(struct json_writer *w)
+{
+	json_string(w, NULL, special_text);
+}
+
+static void json_writer_escapes_wherever_the_byte_is(void)
+{
+	const unsigned char specials[] = { '"', '\\', 0x01, 0x1f, 0x7f, 0xff };
+	char text[25];
+	bool all_escaped = true;
+	special_text = text;
+	for (size_t k = 0; k < sizeof(specials); k++) {
+		for (size_t at = 0; at < 24; at++) {
+			memset(text, '~', 24);
+			text[24] = '\0';
+			text[at] = (char)specials[k];
+			const char *out = json_of(special);
+			size_t backslashes = 0;
+			for (const char *c = out; *c; c++)
+				backslashes += *c == '\\';
+			/* Each special becomes one escape: \", \\ (two), \u00XX, \ufffd. */
+			all_escaped &= backslashes == (specials[k] == '\\' ? 2u : 1u);
+			all_escaped &= memchr(out, specials[k], strlen(out)) == NULL ||
+				       specials[k] == '"' || specials[k] == '\\';
+		}
+	}
+	ok(all_escaped, "a byte JSON must escape is escaped at every place in a string");
+}
+
+static void names_that_name_no_module_are_refused(void)
+{
+	char name[ROT_NAME_MAX + 1];
+	const char *bad[] = { ".", "..", "a b", "a/b", "../..", "/x/../..", "a\tb", "x\x7f",
+			      "\033", "caf\xc3\xa9", "dir/", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		is_int(rot_name_normalise(bad[i], name), -EINVAL, "a name that names no module");
+	is_int(rot_name_normalise("../delta.ko", name), 0, "a relative module file path");
+	is_str(name, "delta", "gives its module");
+	is_int(rot_name_normalise("/m/snd-pcm.ko.zst", name), 0, "an absolute one");
+	is_str(name, "snd_pcm", "gives its module, normalised");
+	is_int(rot_name_normalise("nf_conntrack", name), 0, "a plain name");
+}
+
+static void permission_failures_and_their_cascades_exit_4(void)
+{
+	struct cli_outcome o = { 0 };
+	is_int(cli_outcome_exit(&o), CLI_EXIT_OK, "no failure: 0");
+	cli_outcome_failed(&o, -EACCES);
+	is_int(cli_outcome_exit(&o), CLI_EXIT_PERM, "EACCES: 4");
+	cli_outcome_cascaded(&o);
+	is_int(cli_outcome_exit(&o), CLI_EXIT_PERM, "EACCES and what follows from it: 4");
+	cli_outcome_failed(&o, -EPERM);
+	is_int(cli_outcome_exit(&o), CLI_EXIT_PERM, "and EPERM: still 4");
+	cli_outcome_failed(&o, -ENOENT);
+	is_int(cli_outcome_exit(&o), CLI_EXIT_PARTIAL, "with another root cause: 1");
+	struct cli_outcome c = { 0 };
+	cli_outcome_cascaded(&c);
+	is_int(cli_outcome_exit(&c), CLI_EXIT_PARTIAL, "a cascade alone is no permission error");
+	is_int(cli_exit_for_errno(-EACCES), CLI_EXIT_PERM, "EACCES maps to 4");
+	is_int(cli_exit_for_errno(-EPERM), CLI_EXIT_PERM, "EPERM maps to 4");
+}
+
+int main(void)
+{
+	sanitiser_escapes_what_a_terminal_obeys();
+	json_writer_writes_valid_typed_json();
+	json_writer_escapes_wherever_the_byte_is();
+	names_that_name_no_module_are_refused();
+	permission_failures_and_their_cascades_exit_4();
+	return tap_done();
+}

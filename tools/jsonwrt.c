@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "jsonwrt.h"
+
+void json_init(struct json_writer *w, struct outbuf *out)
+{
+	memset(w, 0, sizeof(*w));
+	w->out = out;
+}
+
+static void close_container(struct json_writer *w, char close);
+
+int json_start_stdout(struct json_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+	/* What stdio holds goes first, so the two never interleave. */
+	cli_flush_stdout();
+	int err = outbuf_init_stream(&w->buf, STDOUT_FILENO, 64 * 1024);
+	if (err < 0)
+		return err;
+	w->out = &w->buf;
+	json_open_object(w, NULL);
+	return 0;
+}
+
+int json_finish(struct json_writer *w)
+{
+	if (!w->out)
+		return -ENOMEM;
+	while (w->depth > 0)
+		close_container(w, w->closer[w->depth]);
+	int err = outbuf_flush(w->out);
+	outbuf_release(w->out);
+	w->out = NULL;
+	return err;
+}
+
+static void indent(struct json_writer *w)
+{
+	outbuf_pad(w->out, ' ', 3 * w->depth);
+}
+
+/* No byte below 0x20, at or above 0x7f, '"' or '\\' in these eight (the
+ * haszero and hasless bit tricks, which never miss one). */
+static bool json_word_is_plain(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t w, quote, backslash, del;
+	memcpy(&w, p, 8);
+	quote = w ^ (ones * '"');
+	backslash = w ^ (ones * '\\');
+	del = w ^ (ones * 0x7f);
+	uint64_t hits = (w & highs) | ((w - ones * 0x20) & ~w & highs) |
+			((quote - ones) & ~quote & highs) | ((backslash - ones) & ~backslash & highs) |
+			((del - ones) & ~del & highs);
+	return hits == 0;
+}
+
+static void put_quoted(struct outbuf *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), plain = 0;
+
+	outbuf_putc(o, '"');
+	for (size_t i = 0; i < n;) {
+		/* Eight plain bytes at a time while there are. */
+		if (i + 8 <= n && json_word_is_plain(p + i)) {
+			i += 8;
+			plain += 8;
+			continue;
+		}
+		unsigned char c = p[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			i++;
+			plain++;
+			continue;
+		}
+		/* Runs of plain bytes go out in one copy. */
+		outbuf_put(o, s + i - plain, plain);
+		plain = 0;
+		if (c == '"' || c == '\\') {
+			char esc[2] = { '\\', (char)c };
+			outbuf_put(o, esc, 2);
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+			outbuf_put(o, esc, 6);
+			i++;
+		} else {
+			size_t len = cli_utf8_len(p + i, n - i);
+			if (len)
+				outbuf_put(o, s + i, len);
+			else
+				outbuf_puts(o, "\\ufffd");
+			i += len ? len : 1;
+		}
+	}
+	outbuf_put(o, s + n - plain, plain);
+	outbuf_putc(o, '"');
+}
+
+/* The comma, line break, indentation and name before a value. */
+static void begin_value(struct json_writer *w, const char *name)
+{
+	if (w->has_member[w->depth])
+		outbuf_putc(w->out, ',');
+	if (w->depth > 0 || w->has_member[0])
+		outbuf_putc(w->out, '\n');
+	w->has_member[w->depth] = true;
+	indent(w);
+	/* Member names are the tools' own constants: plain ASCII, no escaping. */
+	if (name) {
+		outbuf_putc(w->out, '"');
+		outbuf_puts(w->out, name);
+		outbuf_put(w->out, "\": ", 3);
+	}
+}
+
+static void open_container(struct json_writer *w, const char *name, char open)
+{
+	begin_value(w, name);
+	outbuf_putc(w->out, open);
+	if (w->depth < JSON_DEPTH_MAX)
+		w->depth++;
+	w->has_member[w->depth] = false;
+	w->closer[w->depth] = open == '{' ? '}' : ']';
+}
+
+static void close_container(struct json_writer *w, char close)
+{
+	bool had = w->has_member[w->depth];
+	if (w->depth > 0)
+		w->depth--;
+	if (had) {
+		outbuf_putc(w->out, '\n');
+		indent(w);
+	}
+	outbuf_putc(w->out, close);
+	if (w->depth == 0)
+		outbuf_putc(w->out, '\n');
+}
+
+void json_open_object(struct json_writer *w, const char *name)
+{
+	open_container(w, name, '{');
+}
+
+void json_close_object(struct json_writer *w)
+{
+	close_container(w, '}');
+}
+
+void json_open_array(struct json_writer *w, const char *name)
+{
+	open_container(w, name, '[');
+}
+
+void json_close_array(struct json_writer *w)
+{
+	close_container(w, ']');
+}
+
+void json_string(struct json_writer *w, const char *name, const char *value)
+{
+	begin_value(w, name);
+	put_quoted(w->out, value ? value : "");
+}
+
+void json_u64(struct json_writer *w, const char *name, uint64_t value)
+{
+	begin_value(w, name);
+	outbuf_put_u64_right(w->out, value, 0);
+}
+
+void json_i64(struct json_writer *w, const char *name, int64_t value)
+{
+	begin_value(w, name);
+	outbuf_put_long(w->out, (long)value);
+}
+
+void json_bool(struct json_writer *w, const char *name, bool value)
+{
+	begin_value(w, name);
+	outbuf_puts(w->out, value ? "true" : "false");
+}
+
+void json_null(struct json_writer *w, const char *name)
+{
+	begin_value(w, name);
+	outbuf_puts(w->out, "null");
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one JSON writer of the tools (after util-linux's lib/jsonwrt.c):
+ * objects, arrays and typed members written straight into an outbuf, so a
+ * listing and the summary after it are one document, never text cut open
+ * and spliced. Strings are escaped for JSON; bytes that are not UTF-8
+ * become U+FFFD, so the output always parses.
+ *
+ * Layout: one member per line, three spaces a level, as libsmartcols
+ * writes it.
+ */
+#ifndef MODROT_JSONWRT_H
+#define MODROT_JSONWRT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "outbuf.h"
+
+#define JSON_DEPTH_MAX 8
+
+struct json_writer {
+	struct outbuf buf;
+	struct outbuf *out;
+	unsigned depth;
+	bool has_member[JSON_DEPTH_MAX + 1]; /* per level: a comma goes before the next */
+	char closer[JSON_DEPTH_MAX + 1];     /* per level: '}' or ']' */
+};
+
+void json_init(struct json_writer *w, struct outbuf *out);
+
+/*
+ * A document on standard output: its own buffer bound to STDOUT_FILENO
+ * and the top-level object opened. json_finish() closes the object,
+ * writes out what is left and returns the first error (-ENOMEM, or the
+ * write's errno), which the tool reports.
+ */
+int json_start_stdout(struct json_writer *w);
+int json_finish(struct json_writer *w);
+
+/* name is the member's name inside an object (plain ASCII: the tools'
+ * own constants, written as they are), NULL inside an array or at the top. */
+void json_open_object(struct json_writer *w, const char *name);
+void json_close_object(struct json_writer *w);
+void json_open_array(struct json_writer *w, const char *name);
+void json_close_array(struct json_writer *w);
+
+void json_string(struct json_writer *w, const char *name, const char *value);
+void json_u64(struct json_writer *w, const char *name, uint64_t value);
+void json_i64(struct json_writer *w, const char *name, int64_t value);
+void json_bool(struct json_writer *w, const char *name, bool value);
+/* Only for a value that is unknown, never for an empty one. */
+void json_null(struct json_writer *w, const char *name);
+
+#endif
