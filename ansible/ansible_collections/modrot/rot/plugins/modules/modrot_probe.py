@@ -19,7 +19,7 @@ description:
   - With C(mode=probe_all), loads every module (C(insmod -J --batch)), then
     unloads every module that found nothing (C(rmmod --unused)). A module
     whose init fails is expected here (it found no device): it is reported
-    in C(failed) but does not fail the task. On a kernel with module rot
+    in C(not_loaded) but does not fail the task. On a kernel with module rot
     support both leave rot behind.
   - With C(ceiling), the rot is then reclaimed down to the ceiling
     (C(modreap -J --down-to)).
@@ -95,7 +95,7 @@ unmatched:
   type: list
   elements: str
   sample: [alpha]
-failed:
+not_loaded:
   description: Modules that failed or were refused, with C(result), C(error) and C(message).
   returned: always
   type: list
@@ -164,7 +164,7 @@ def main():
     p = module.params
     if not p['modules'] and not p['from_file']:
         module.fail_json(msg='give modules or from_file')
-    result = dict(changed=False, loaded=[], unmatched=[], failed=[], unloaded=[],
+    result = dict(changed=False, loaded=[], unmatched=[], not_loaded=[], unloaded=[],
                   rot_added=0, reclaim={})
     try:
         dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', insmod_args(module),
@@ -172,7 +172,7 @@ def main():
         loads = insmod_result(doc)
         result.update(loaded=loads['loaded'] if not module.check_mode else
                       [m['name'] for m in loads['modules'] if m['result'] == 'ok'],
-                      unmatched=loads['unmatched'], failed=loads['failed'],
+                      unmatched=loads['unmatched'], not_loaded=loads['failed'],
                       rot_added=loads['rot_bytes'])
         result['changed'] = bool(loads['loaded'] or loads['rot_bytes'])
         if p['mode'] == 'probe_all' and not module.check_mode:
@@ -190,7 +190,7 @@ def main():
     if module.check_mode:
         result['changed'] = bool(result['loaded'])
     # In probe_all a failed init is a module that found no device.
-    bad = [f for f in result['failed']
+    bad = [f for f in result['not_loaded']
            if not (p['mode'] == 'probe_all' and f['result'] == 'failed')]
     if bad:
         result['msg'] = 'insmod could not load %d module(s): %s' % (

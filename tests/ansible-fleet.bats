@@ -1,0 +1,206 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The modrot.rot Ansible collection run as a fleet: every host is its own
+# simulated kernel, reached by a local connection whose environment points
+# the tools at that kernel. Asserts the recap, the tasks' results and each
+# kernel's state after the run.
+
+load helpers/tools
+
+ANSIBLE_DIR=$top_srcdir/ansible
+CEILING=64K
+CEILING_BYTES=65536
+
+setup_file() {
+	"$top_srcdir/scripts/need-packages.sh" ansible-core ansible
+	F=$BATS_FILE_TMPDIR
+	: > "$F/ansible.cfg" # no configuration from the user or the machine
+	# name mode live rotting seed nocap
+	cat > "$F/hosts.list" <<-HOSTS
+		h01 rot 4 0 1 0
+		h02 rot 6 3 2 0
+		h03 rot 8 6 3 0
+		h04 stock 3 0 4 0
+		h05 rot 5 4 5 1
+		h06 rot 3 1 6 0
+		h07 rot 7 5 7 0
+	HOSTS
+	while read -r name mode live rotting seed nocap; do
+		"$SIM" create "$F/$name" --mode "$mode"
+		if [ "$rotting" -gt 0 ]; then
+			"$SIM" populate "$F/$name" --live "$live" --rotting "$rotting" --seed "$seed"
+		else
+			"$SIM" populate "$F/$name" --live "$live" --seed "$seed"
+		fi
+	done < "$F/hosts.list"
+	write_inventory "$F/inventory" "$F" < "$F/hosts.list"
+}
+
+# write_inventory FILE KERNELS-DIR < hosts.list
+write_inventory() {
+	local inv=$1 dir=$2 name mode live rotting seed nocap
+	{
+		echo "[fleet]"
+		while read -r name mode live rotting seed nocap; do
+			echo "$name modrot_kernel=$dir/$name modrot_nocap=$nocap"
+		done
+		echo "[fleet:vars]"
+		echo "ansible_connection=local"
+		echo "ansible_python_interpreter=/usr/bin/python3"
+		echo "modrot_env={\"SIMKERNEL_DIR\": \"{{ modrot_kernel }}\", \"LD_PRELOAD\": \"$top_builddir/tests/simkernel/libsimkernel.so\", \"SIMKERNEL_NOCAP\": \"{{ modrot_nocap }}\"}"
+		echo "[all:vars]"
+		echo "modrot_tools_dir=$top_builddir/tools"
+	} > "$inv"
+}
+
+# playbook INVENTORY PLAYBOOK [ansible-playbook options]
+playbook() {
+	local inv=$1 book=$2
+	shift 2
+	ANSIBLE_COLLECTIONS_PATH=$ANSIBLE_DIR ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+		ANSIBLE_RETRY_FILES_ENABLED=0 ANSIBLE_STDOUT_CALLBACK=default \
+		ANSIBLE_LOCAL_TEMP=$BATS_FILE_TMPDIR/ansible-local \
+		ANSIBLE_REMOTE_TEMP=$BATS_FILE_TMPDIR/ansible-remote \
+		ANSIBLE_HOME=$BATS_FILE_TMPDIR/ansible-home ANSIBLE_CONFIG=$BATS_FILE_TMPDIR/ansible.cfg \
+		ansible-playbook -i "$inv" "$ANSIBLE_DIR/fleet/$book" "$@"
+}
+
+# The recap line of one host, with its counters as "ok=N changed=N ...".
+recap() {
+	echo "$output" | awk -v h="$1" '$1 == h && $2 == ":" { $1 = $2 = ""; print substr($0, 3) }' |
+		tr -s ' ' | sed 's/ $//'
+}
+
+assert_recap() {
+	local host=$1 want=$2 got
+	got=$(recap "$host")
+	[[ " $got " == *" $want "* ]] || {
+		echo "recap of $host: '$got', expected it to hold '$want'"
+		return 1
+	}
+}
+
+host_state() { "$SIM" state "$BATS_FILE_TMPDIR/$1"; }
+host_rot() { host_state "$1" | awk '$1 == "rotting" { s += $3 } END { print s + 0 }'; }
+host_taint() { host_state "$1" | awk '$1 == "taint" { print $2 }'; }
+hosts_of() { awk -v m="$1" 'm == "" || $2 == m { print $1 }' "$BATS_FILE_TMPDIR/hosts.list"; }
+
+snapshot_states() {
+	local h
+	for h in $(hosts_of ""); do
+		host_state "$h" > "$BATS_FILE_TMPDIR/$h.$1"
+	done
+}
+
+@test "fleet: facts, the three worst hosts, a reclaim in batches of two; stock and no-capability hosts fail alone" {
+	local h rot ranked
+	snapshot_states before
+	# The three worst, from the kernels themselves.
+	ranked=$(for h in $(hosts_of ""); do echo "$h $(host_rot "$h")"; done |
+		sort -k2,2nr -k1,1 | head -3)
+
+	run playbook "$BATS_FILE_TMPDIR/inventory" fleet.yml -e modrot_ceiling=$CEILING \
+		-e modrot_report="$BATS_FILE_TMPDIR/report"
+	echo "$output" > "$BATS_FILE_TMPDIR/first-run.log"
+	assert_failure 2 # ansible-playbook: some hosts failed
+	assert_equal "$(cat "$BATS_FILE_TMPDIR/report")" "$ranked"
+
+	# Batches of two, in inventory order: one PLAY header per batch.
+	assert_equal "$(grep -c '^PLAY \[Reclaim the hosts above the ceiling\]' <<< "$output")" 4
+
+	# Above the ceiling (h02 h03 h07): reclaimed to it, tainted R.
+	for h in h02 h03 h07; do
+		assert_recap $h "changed=1"
+		assert_recap $h "failed=0"
+		rot=$(host_rot $h)
+		[ "$rot" -le $CEILING_BYTES ] || fail "$h still has $rot bytes rotting"
+		[ $(($(host_taint $h) & 8)) -eq 8 ] || fail "$h is not tainted R"
+		"$SIM" ledger "$BATS_FILE_TMPDIR/$h" --check > /dev/null
+	done
+	# Under it (h01 h06): skipped, untouched.
+	for h in h01 h06; do
+		assert_recap $h "changed=0"
+		assert_recap $h "skipped=1"
+		assert_equal "$(host_state $h)" "$(cat "$BATS_FILE_TMPDIR/$h.before")"
+	done
+	# The stock kernel: a failure of its own, exit 3, nothing changed.
+	assert_recap h04 "failed=1"
+	assert_output --partial 'fatal: [h04]: FAILED!'
+	assert_line --regexp '^fatal: \[h04\].*"msg": "modreap failed with exit 3 \(the kernel lacks what was asked for\): this kernel has no module rot support.*"rc": 3'
+	assert_equal "$(host_state h04)" "$(cat "$BATS_FILE_TMPDIR/h04.before")"
+	# No CAP_SYS_MODULE: exit 4, a permission failure, nothing changed.
+	assert_recap h05 "failed=1"
+	assert_line --regexp '^fatal: \[h05\].*"msg": "modreap failed with exit 4 \(permission denied.*Operation not permitted.*"rc": 4'
+	assert_equal "$(host_state h05)" "$(cat "$BATS_FILE_TMPDIR/h05.before")"
+	# h05 (4th) and h07 (7th) are in different batches: h05's batch went on.
+	assert_recap h06 "failed=0"
+}
+
+@test "fleet: the second run changes nothing" {
+	[ -f "$BATS_FILE_TMPDIR/first-run.log" ] || fail "needs the first run"
+	snapshot_states second
+	run playbook "$BATS_FILE_TMPDIR/inventory" fleet.yml -e modrot_ceiling=$CEILING
+	echo "$output" > "$BATS_FILE_TMPDIR/second-run.log"
+	assert_failure 2
+	local h
+	for h in $(hosts_of ""); do
+		assert_recap $h "changed=0"
+		assert_equal "$(host_state $h)" "$(cat "$BATS_FILE_TMPDIR/$h.second")"
+	done
+	assert_recap h04 "failed=1"
+	assert_recap h05 "failed=1"
+	for h in h01 h02 h03 h06 h07; do
+		assert_recap $h "failed=0"
+	done
+}
+
+@test "fleet: --check --diff reports what would be freed and frees nothing" {
+	local F=$BATS_TEST_TMPDIR
+	"$SIM" create "$F/c01" --mode rot
+	"$SIM" populate "$F/c01" --live 5 --rotting 5 --seed 11
+	local before rot
+	before=$("$SIM" state "$F/c01")
+	rot=$("$SIM" state "$F/c01" | awk '$1 == "rotting" { s += $3 } END { print s + 0 }')
+	echo "c01 rot 5 5 11 0" | write_inventory "$F/inventory" "$F"
+	run playbook "$F/inventory" fleet.yml -e modrot_ceiling=$CEILING --check --diff
+	assert_success
+	assert_line --regexp '^changed: \[c01\]'
+	# The diff: rot and taint before and after.
+	assert_output --partial "\"rot_bytes\": $rot,"
+	assert_output --partial '+    "taint": "R"'
+	assert_equal "$("$SIM" state "$F/c01")" "$before"
+}
+
+@test "fleet: probe loads what present devices need, then a ceiling reclaims what failed" {
+	local F=$BATS_TEST_TMPDIR
+	"$top_srcdir/tests/fixtures/mkdrivers.sh" 12 "$F/drv" "$F/devices" > /dev/null
+	cp "$FIXTURES/failinit.ko" "$F/drv/"
+	rm -f "$F/drv/"*.xz "$F/drv/"*.zst
+	"$SIM" create "$F/p01" --mode rot --devices "$F/devices"
+	"$SIM" create "$F/p02" --mode rot --devices "$F/devices"
+	printf 'p01 rot 0 0 0 0\np02 rot 0 0 0 0\n' | write_inventory "$F/inventory" "$F"
+
+	run playbook "$F/inventory" probe.yml -e modrot_modules_glob="$F/drv/*.ko" \
+		-e modrot_probe_mode=probe_all -e modrot_ceiling=0
+	assert_success
+	local k
+	for k in p01 p02; do
+		# drv00000 and drv00010 found their devices and stay; the rest were
+		# unloaded (or failed their init) and their rot was reclaimed.
+		assert_equal "$("$SIM" state "$F/$k" | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" \
+			"drv00000 drv00010 "
+		assert_equal "$("$SIM" state "$F/$k" | awk '$1 == "rotting"' | wc -l)" 0
+		[ $(($("$SIM" state "$F/$k" | awk '$1 == "taint" { print $2 }') & 8)) -eq 8 ]
+		"$SIM" ledger "$F/$k" --check > /dev/null
+	done
+	assert_line --regexp '"msg": "loaded=drv00000,drv00001,.*drv00011 unloaded=.*drv00001.* reclaimed=[1-9][0-9]*"'
+
+	# match_devices on a fresh kernel loads only the two that match.
+	"$SIM" create "$F/p03" --mode rot --devices "$F/devices"
+	echo "p03 rot 0 0 0 0" | write_inventory "$F/inventory" "$F"
+	run playbook "$F/inventory" probe.yml -e modrot_modules_glob="$F/drv/drv*.ko"
+	assert_success
+	assert_line --partial '"msg": "loaded=drv00000,drv00010 unloaded= reclaimed=0"'
+	assert_equal "$("$SIM" state "$F/p03" | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" \
+		"drv00000 drv00010 "
+}
