@@ -263,6 +263,9 @@ def reclaim_result(doc):
 
 # ---- insmod -J ----
 
+COUNTS = ('loaded', 'ok', 'refused', 'failed', 'skipped', 'unmatched')
+
+
 def insmod_result(doc):
     recs = []
     for m in as_list((doc or {}).get('modules')):
@@ -282,8 +285,7 @@ def insmod_result(doc):
         loaded=[r['name'] for r in recs if r['result'] == 'loaded'],
         failed=[r for r in recs if r['result'] in ('failed', 'refused', 'skipped')],
         unmatched=[r['name'] for r in recs if r['result'] == 'unmatched'],
-        counts=dict((k, count(k)) for k in ('loaded', 'ok', 'refused', 'failed',
-                                             'skipped', 'unmatched')),
+        counts=dict((k, count(k)) for k in COUNTS),
         rot_bytes=as_int(summary.get('rot_bytes'), sum(r['rot_bytes'] for r in recs)),
     )
 

@@ -18,7 +18,7 @@ description:
     (C(insmod -J --match-devices)).
   - With C(mode=probe_all), loads every module (C(insmod -J --batch)), then
     unloads every module that found nothing (C(rmmod --unused)). A module
-    whose init fails is expected here (it found no device): it is reported
+    whose init fails is expected here (it found no device); it is reported
     in C(not_loaded) but does not fail the task. On a kernel with module rot
     support both leave rot behind.
   - With C(ceiling), the rot is then reclaimed down to the ceiling
