@@ -49,6 +49,12 @@ unit_command() {
 	CMD=($(env -i "${assignments[@]}" bash -c "set -a; [ ! -f '$file' ] || . '$file'; eval \"printf '%s\\n' $line\""))
 }
 
+# make in the build tree, on its own: not a sub-make of the make check
+# that runs this suite (its flags would add "Entering directory" lines).
+build_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" "$@"
+}
+
 @test "systemd-analyze verify passes on the units" {
 	local dir man
 	dir=$(test_units)
@@ -68,10 +74,10 @@ unit_command() {
 	local dest=$BATS_TEST_TMPDIR/dest unitdir bindir sysconfdir
 	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
 	[ -n "$unitdir" ]
-	run make -s -C "$top_builddir" install-systemdsystemunitDATA install-modrotdefaultDATA DESTDIR="$dest"
+	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA DESTDIR="$dest"
 	assert_success
-	bindir=$(make -s -C "$top_builddir" -f Makefile -f - print-bindir <<< 'print-%: ; @echo $($*)')
-	sysconfdir=$(make -s -C "$top_builddir" -f Makefile -f - print-sysconfdir <<< 'print-%: ; @echo $($*)')
+	bindir=$(build_make -f Makefile -f - print-bindir <<< 'print-%: ; @echo $($*)')
+	sysconfdir=$(build_make -f Makefile -f - print-sysconfdir <<< 'print-%: ; @echo $($*)')
 	assert_file_exist "$dest$unitdir/modrot-ceiling.service"
 	assert_file_exist "$dest$unitdir/modrot-metrics.service"
 	assert_file_exist "$dest$unitdir/modrot-metrics.timer"
@@ -82,7 +88,7 @@ unit_command() {
 	run grep -l '@[a-z]*@' "$dest$unitdir"/modrot-*
 	assert_failure
 	# Overridden on the command line.
-	run make -s -C "$top_builddir" install-systemdsystemunitDATA DESTDIR="$dest" \
+	run build_make install-systemdsystemunitDATA DESTDIR="$dest" \
 		systemdsystemunitdir=/elsewhere/units
 	assert_success
 	assert_file_exist "$dest/elsewhere/units/modrot-ceiling.service"
