@@ -92,6 +92,53 @@ snapshot_states() {
 	done
 }
 
+@test "fleet: each host's facts are its own kernel's rot, live modules and taint" {
+	local F=$BATS_TEST_TMPDIR h
+	"$SIM" create "$F/f01" --mode rot
+	"$SIM" populate "$F/f01" --live 4 --rotting 6 --seed 21
+	"$SIM" run "$F/f01" -- "$MODREAP" -q pop00002 # taint R
+	"$SIM" create "$F/f02" --mode stock
+	"$SIM" populate "$F/f02" --live 3 --seed 22
+	"$SIM" create "$F/f03" --mode rot
+	"$SIM" populate "$F/f03" --live 2 --rotting 3 --seed 23
+	printf 'f01 rot 0 0 0 0\nf02 stock 0 0 0 0\nf03 rot 0 0 0 1\n' | write_inventory "$F/inventory" "$F"
+	cat > "$F/facts.yml" <<-'PLAY'
+		- hosts: fleet
+		  gather_facts: false
+		  environment: "{{ modrot_env }}"
+		  tasks:
+		    - modrot.rot.modrot_facts:
+		        tools_dir: "{{ modrot_tools_dir }}"
+		    - ansible.builtin.copy:
+		        dest: "{{ facts_dir }}/{{ inventory_hostname }}.json"
+		        content: "{{ modrot | to_json }}"
+		        mode: "0644"
+		      delegate_to: localhost
+	PLAY
+	mkdir "$F/facts"
+	ANSIBLE_COLLECTIONS_PATH=$ANSIBLE_DIR ANSIBLE_CONFIG=$BATS_FILE_TMPDIR/ansible.cfg \
+		ANSIBLE_HOME=$BATS_FILE_TMPDIR/ansible-home ANSIBLE_NOCOLOR=1 \
+		run ansible-playbook -i "$F/inventory" "$F/facts.yml" -e facts_dir="$F/facts"
+	assert_success
+	for h in f01 f02 f03; do
+		local state facts
+		state=$("$SIM" state "$F/$h")
+		facts=$F/facts/$h.json
+		assert_equal "$(jq -r '.rot_bytes' "$facts")" "$(awk '$1 == "rotting" { s += $3 } END { print s + 0 }' <<< "$state")"
+		assert_equal "$(jq -r '.rot_instances' "$facts")" "$(grep -c '^rotting ' <<< "$state")"
+		assert_equal "$(jq -r '.rotting | map("\(.name) \(.instances) \(.bytes)") | .[]' "$facts" | sort)" \
+			"$(awk '$1 == "rotting" { n[$2]++; b[$2] += $3 } END { for (k in n) print k, n[k], b[k] }' <<< "$state" | sort)"
+		assert_equal "$(jq -r '.live_modules | sort | join(" ")' "$facts")" \
+			"$(awk '$1 == "live" { print $2 }' <<< "$state" | sort | tr '\n' ' ' | sed 's/ $//')"
+		assert_equal "$(jq -r '.live_bytes' "$facts")" "$(awk '$1 == "live" { s += $3 } END { print s + 0 }' <<< "$state")"
+		assert_equal "$(jq -r '.taint.value' "$facts")" "$(awk '$1 == "taint" { print $2 }' <<< "$state")"
+	done
+	assert_equal "$(jq -r '[.rot_supported, .taint.letters, .taint.reclaimed] | join(" ")' "$F/facts/f01.json")" "true R true"
+	assert_equal "$(jq -r '[.rot_supported, .rot_bytes, (.rotting | length), .taint.letters] | join(" ")' "$F/facts/f02.json")" "false 0 0 none"
+	# Without CAP_SYS_MODULE the facts are the same: reading needs no privilege.
+	assert_equal "$(jq -r '.rot_supported' "$F/facts/f03.json")" true
+}
+
 @test "fleet: facts, the three worst hosts, a reclaim in batches of two; stock and no-capability hosts fail alone" {
 	local h rot ranked
 	snapshot_states before
