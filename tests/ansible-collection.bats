@@ -25,6 +25,8 @@ setup_file() {
 
 setup() {
 	export ANSIBLE_COLLECTIONS_PATH=$COLLECTIONS ANSIBLE_NOCOLOR=1
+	# Importing the modules from the source tree must not write into it.
+	export PYTHONDONTWRITEBYTECODE=1
 	export ANSIBLE_HOME=$BATS_TEST_TMPDIR/ansible-home
 	: > "$BATS_TEST_TMPDIR/ansible.cfg"
 	export ANSIBLE_CONFIG=$BATS_TEST_TMPDIR/ansible.cfg

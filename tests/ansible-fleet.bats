@@ -251,3 +251,30 @@ snapshot_states() {
 	assert_equal "$("$SIM" state "$F/p03" | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" \
 		"drv00000 drv00010 "
 }
+
+@test "fleet: reap by name frees what rots; a name that does not rot fails with exit 1, the rest still freed" {
+	local F=$BATS_TEST_TMPDIR
+	"$SIM" create "$F/n01" --mode rot
+	"$SIM" populate "$F/n01" --live 4 --rotting 4 --seed 31
+	local name bytes
+	name=$("$SIM" state "$F/n01" | awk '$1 == "rotting" { print $2; exit }')
+	bytes=$("$SIM" state "$F/n01" | awk -v n="$name" '$1 == "rotting" && $2 == n { s += $3 } END { print s }')
+	echo "n01 rot 0 0 0 0" | write_inventory "$F/inventory" "$F"
+	cat > "$F/reap.yml" <<-PLAY
+		- hosts: fleet
+		  gather_facts: false
+		  environment: "{{ modrot_env }}"
+		  tasks:
+		    - modrot.rot.modrot_reap:
+		        tools_dir: "{{ modrot_tools_dir }}"
+		        names: [$name, nosuch]
+	PLAY
+	ANSIBLE_COLLECTIONS_PATH=$ANSIBLE_DIR ANSIBLE_CONFIG=$BATS_FILE_TMPDIR/ansible.cfg \
+		ANSIBLE_HOME=$BATS_FILE_TMPDIR/ansible-home ANSIBLE_NOCOLOR=1 \
+		run ansible-playbook -i "$F/inventory" "$F/reap.yml"
+	assert_failure 2
+	assert_line --regexp '^fatal: \[n01\].*"bytes": '"$bytes"',.*"changed": true,.*"msg": "modreap failed with exit 1 \(some of it failed\): Module nosuch has no rotting instances".*"rc": 1'
+	assert_equal "$("$SIM" state "$F/n01" | awk -v n="$name" '$1 == "rotting" && $2 == n' | wc -l)" 0
+	assert_equal "$(("$("$SIM" state "$F/n01" | awk '$1 == "taint" { print $2 }')" & 8))" 8
+	"$SIM" ledger "$F/n01" --check > /dev/null
+}
