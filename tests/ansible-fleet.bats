@@ -250,6 +250,17 @@ snapshot_states() {
 	assert_line --partial '"msg": "loaded=drv00000,drv00010 unloaded= reclaimed=0"'
 	assert_equal "$("$SIM" state "$F/p03" | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" \
 		"drv00000 drv00010 "
+
+	# match_devices: a matching driver whose init fails fails the task,
+	# with insmod's exit code and message; the other one is loaded.
+	"$SIM" create "$F/p04" --mode rot --devices "$F/devices"
+	"$SIM" set "$F/p04" drv00010 init_errno=19
+	echo "p04 rot 0 0 0 0" | write_inventory "$F/inventory" "$F"
+	run playbook "$F/inventory" probe.yml -e modrot_modules_glob="$F/drv/drv*.ko"
+	assert_failure 2
+	assert_line --regexp '^fatal: \[p04\].*"loaded": \["drv00000"\].*"msg": "insmod could not load 1 module\(s\): drv00010: could not insert module .*drv00010.ko: No such device.*"rc": 1'
+	assert_equal "$("$SIM" state "$F/p04" | awk '$1 != "taint" { print $1, $2 }' | sort | tr '\n' ' ')" \
+		"live drv00000 rotting drv00010 "
 }
 
 @test "fleet: reap by name frees what rots; a name that does not rot fails with exit 1, the rest still freed" {
