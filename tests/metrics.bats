@@ -138,6 +138,17 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	assert_failure 2
 }
 
+@test "metrics: a kernel without module support exits 3 and leaves the file alone" {
+	# The host kernel here has no module support; the simulator always has.
+	[ ! -e /proc/modules ] || skip "this host kernel has /proc/modules"
+	echo old > "$BATS_TEST_TMPDIR/modrot.prom"
+	run "$METRICS" -o "$BATS_TEST_TMPDIR/modrot.prom"
+	assert_failure 3
+	assert_output "modrot-metrics: ERROR: this kernel has no module support (/proc/modules is missing)"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/modrot.prom")" old
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR" | grep -c prom)" 1
+}
+
 @test "metrics: valgrind finds no error or leak" {
 	skip_if_sanitized
 	kernel_new rot

@@ -139,6 +139,22 @@ build_make() {
 	assert_equal "${CMD[*]}" "$top_builddir/tools/modreap --watch --down-to 64M --interval 10"
 }
 
+@test "a ceiling that is not a size stops the service at once, with exit 2, and no restart" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 2 --rotting 2 --seed 6
+	local dir before
+	dir=$(test_units)
+	echo 'MODROT_CEILING=lots' > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$dir/modrot-ceiling.service"
+	before=$(kernel_state)
+	run on_kernel timeout 10 "${CMD[@]}"
+	assert_failure 2
+	assert_output --partial "modreap: ERROR: 'lots' is not a size"
+	assert_equal "$(kernel_state)" "$before"
+	run grep '^RestartPreventExitStatus=' "$dir/modrot-ceiling.service"
+	assert_output --regexp '^RestartPreventExitStatus=.*\b2\b'
+}
+
 @test "on a kernel without rot support the ceiling service refuses clearly and is not restarted" {
 	kernel_new stock
 	kmod_load alpha
