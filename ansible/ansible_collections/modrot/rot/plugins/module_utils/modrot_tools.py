@@ -1,0 +1,320 @@
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: GPL-2.0-or-later
+# GNU General Public License v2.0+ (see https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt)
+"""Everything the modrot collection knows about the tools' -J output.
+
+This is the one place that reads modrot's JSON: the modules call the
+functions below and never look at a key themselves, so a change of the
+tools' schema is a change of this file alone. Every reader is defensive:
+a missing key gives a default, an array that holds null (libsmartcols
+prints [null] for an empty list) is read as empty, and a boolean may be
+spelled true/false, "true"/"false" or 1/0.
+
+Keys read, per tool (anything else in the output is ignored):
+
+lsmod -J
+    modules[]: name, size, state ("live", "loading", "unloading",
+    "rotting"), holders[] (strings; null entries dropped), refcnt.
+
+modreap -J (report: no NAME, no -a, no --down-to)
+    rotting[]: name, instances, bytes.
+    summary: names, instances, bytes (recomputed from rotting[] when absent).
+
+modreap -J (reclaim: NAME..., -a or --down-to, with or without -n)
+    rotting[]: name, instances, bytes -- what was (or would be) freed.
+    summary: dry_run, instances, bytes, rot_left, taint_before,
+    taint_after, taint_before_value, taint_after_value, failures (a count),
+    refused (optional: instances left alone as still in use; a count or a
+    list of names; read as a count).
+
+insmod -J
+    modules[]: name, file, result ("loaded", "ok", "unmatched",
+    "refused", "failed", "skipped"), errno, error, message, rot_bytes.
+    summary: loaded, ok, refused, failed, skipped, unmatched, rotted,
+    rot_bytes.
+
+rmmod --unused has no JSON here: what it unloaded is the difference of
+two lsmod -J listings (live_names before and after).
+
+Exit codes, the same for every tool (architecture.md): 0 done, 1 some of
+it failed, 2 usage error, 3 the kernel lacks what was asked for, 4
+permission denied.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import os
+
+EXIT_OK = 0
+EXIT_PARTIAL = 1
+EXIT_USAGE = 2
+EXIT_UNSUPPORTED = 3
+EXIT_PERM = 4
+
+EXIT_MEANING = {
+    EXIT_PARTIAL: 'some of it failed',
+    EXIT_USAGE: 'usage error',
+    EXIT_UNSUPPORTED: 'the kernel lacks what was asked for',
+    EXIT_PERM: 'permission denied (this needs CAP_SYS_MODULE)',
+}
+
+# Linux 6.1 taint letters by bit (kernel/panic.c, taint_flags), as
+# /proc/sys/kernel/tainted and the tools' taint_*_value count them.
+TAINT_LETTERS = 'PFSRMBUDAWCIOELKXTN'
+TAINT_RECLAIM_BIT = 3  # 'R': a reclaim or a forced unload
+
+TAINT_FILE = '/proc/sys/kernel/tainted'
+
+TOOLS_DIR_DOC = 'Directory holding the modrot tools; by default they are looked up in C(PATH) and the sbin directories.'
+
+
+class ToolError(Exception):
+    """A tool exited with a failure; carries what a task should report."""
+
+    def __init__(self, tool, rc, stderr, doc=None):
+        self.tool = tool
+        self.rc = rc
+        self.stderr = stderr or ''
+        self.doc = doc
+        Exception.__init__(self, failure_message(tool, rc, self.stderr))
+
+
+def as_int(value, default=0):
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return default
+
+
+def as_bool(value, default=False):
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value != 0
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v in ('true', 'yes', '1'):
+            return True
+        if v in ('false', 'no', '0', ''):
+            return False
+    return default
+
+
+def as_list(value):
+    """A JSON array as a list without its null entries ([null] is empty)."""
+    if not isinstance(value, list):
+        return []
+    return [v for v in value if v is not None]
+
+
+def as_count(value):
+    """A count that a schema may give as a number or as a list of items."""
+    if isinstance(value, list):
+        return len(as_list(value))
+    return as_int(value)
+
+
+def as_str(value, default=''):
+    if value is None:
+        return default
+    return str(value)
+
+
+def parse_json(text):
+    """The tool's JSON object, or None when stdout holds none."""
+    if not text or not text.strip():
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def error_lines(tool, stderr):
+    """The tool's ERROR lines without the 'tool: ERROR: ' prefix."""
+    prefix = tool + ': ERROR: '
+    out = []
+    for line in (stderr or '').splitlines():
+        line = line.strip()
+        if line.startswith(prefix):
+            out.append(line[len(prefix):])
+        elif line:
+            out.append(line)
+    return out
+
+
+def failure_message(tool, rc, stderr):
+    lines = error_lines(tool, stderr)
+    meaning = EXIT_MEANING.get(rc, 'exit status %d' % rc)
+    text = '; '.join(lines) if lines else 'no message'
+    return '%s failed with exit %d (%s): %s' % (tool, rc, meaning, text)
+
+
+def find_tool(module, name):
+    tools_dir = module.params.get('tools_dir')
+    if tools_dir:
+        path = os.path.join(tools_dir, name)
+        if not os.access(path, os.X_OK):
+            module.fail_json(msg='%s is not an executable modrot tool' % path)
+        return path
+    return module.get_bin_path(name, required=True)
+
+
+def run_tool(module, name, args, ok_codes=(EXIT_OK,)):
+    """Runs a modrot tool; returns (rc, parsed JSON or None, stdout, stderr).
+
+    Raises ToolError unless the exit code is one of ok_codes."""
+    argv = [find_tool(module, name)] + list(args)
+    rc, out, err = module.run_command(argv, environ_update={'LC_ALL': 'C'})
+    doc = parse_json(out)
+    if rc not in ok_codes:
+        raise ToolError(name, rc, err, doc)
+    return rc, doc, out, err
+
+
+def fail_with(module, exc, **extra):
+    """Fails the task with the tool's exit code and message."""
+    result = dict(extra)
+    result.update(msg=str(exc), rc=exc.rc, tool=exc.tool,
+                  stderr=exc.stderr, errors=error_lines(exc.tool, exc.stderr))
+    module.fail_json(**result)
+
+
+# ---- lsmod -J ----
+
+def live_modules(doc):
+    """Live (and loading or unloading) modules: list of dicts."""
+    mods = []
+    for m in as_list((doc or {}).get('modules')):
+        if not isinstance(m, dict):
+            continue
+        state = as_str(m.get('state'), 'live').lower()
+        if state == 'rotting':
+            continue
+        mods.append(dict(name=as_str(m.get('name')), size=as_int(m.get('size')),
+                         state=state, refcnt=as_int(m.get('refcnt')),
+                         holders=[as_str(h) for h in as_list(m.get('holders'))]))
+    return mods
+
+
+def live_names(doc):
+    return [m['name'] for m in live_modules(doc)]
+
+
+# ---- modreap -J ----
+
+def rot_groups(doc):
+    """The rotting[] array: list of dicts name, instances, bytes."""
+    groups = []
+    for g in as_list((doc or {}).get('rotting')):
+        if not isinstance(g, dict):
+            continue
+        groups.append(dict(name=as_str(g.get('name')), instances=as_int(g.get('instances')),
+                           bytes=as_int(g.get('bytes'))))
+    return groups
+
+
+def rot_report(doc):
+    """A report (modreap -J): groups, largest first, and the totals."""
+    groups = rot_groups(doc)
+    summary = (doc or {}).get('summary') or {}
+    return dict(
+        rotting=groups,
+        rot_names=as_int(summary.get('names'), len(groups)),
+        rot_instances=as_int(summary.get('instances'), sum(g['instances'] for g in groups)),
+        rot_bytes=as_int(summary.get('bytes'), sum(g['bytes'] for g in groups)),
+    )
+
+
+def reclaim_result(doc):
+    """A reclaiming run (modreap -J with NAME, -a or --down-to)."""
+    groups = rot_groups(doc)
+    summary = (doc or {}).get('summary') or {}
+    freed_bytes = as_int(summary.get('bytes'), sum(g['bytes'] for g in groups))
+    freed_instances = as_int(summary.get('instances'), sum(g['instances'] for g in groups))
+    before = as_str(summary.get('taint_before'), 'none')
+    after = as_str(summary.get('taint_after'), before)
+    after_value = summary.get('taint_after_value')
+    before_value = summary.get('taint_before_value')
+    return dict(
+        dry_run=as_bool(summary.get('dry_run')),
+        reclaimed=groups,
+        instances=freed_instances,
+        bytes=freed_bytes,
+        rot_left=as_int(summary.get('rot_left')),
+        rot_before=as_int(summary.get('rot_left')) + freed_bytes,
+        taint_before=before,
+        taint_after=after,
+        taint_before_value=(as_int(before_value) if before_value is not None
+                            else letters_to_mask(before)),
+        taint_after_value=(as_int(after_value) if after_value is not None
+                           else letters_to_mask(after)),
+        failures=as_count(summary.get('failures')),
+        refused=as_count(summary.get('refused')),
+    )
+
+
+# ---- insmod -J ----
+
+COUNTS = ('loaded', 'ok', 'refused', 'failed', 'skipped', 'unmatched')
+
+
+def insmod_result(doc):
+    recs = []
+    for m in as_list((doc or {}).get('modules')):
+        if not isinstance(m, dict):
+            continue
+        recs.append(dict(name=as_str(m.get('name')), file=as_str(m.get('file')),
+                         result=as_str(m.get('result')), errno=m.get('errno'),
+                         error=m.get('error'), message=m.get('message'),
+                         rot_bytes=as_int(m.get('rot_bytes'))))
+    summary = (doc or {}).get('summary') or {}
+
+    def count(key):
+        return as_int(summary.get(key), sum(1 for r in recs if r['result'] == key))
+
+    return dict(
+        modules=recs,
+        loaded=[r['name'] for r in recs if r['result'] == 'loaded'],
+        failed=[r for r in recs if r['result'] in ('failed', 'refused', 'skipped')],
+        unmatched=[r['name'] for r in recs if r['result'] == 'unmatched'],
+        counts=dict((k, count(k)) for k in COUNTS),
+        rot_bytes=as_int(summary.get('rot_bytes'), sum(r['rot_bytes'] for r in recs)),
+    )
+
+
+# ---- kernel taint ----
+
+def mask_to_letters(mask):
+    letters = ''.join(c for bit, c in enumerate(TAINT_LETTERS) if mask & (1 << bit))
+    if mask >> len(TAINT_LETTERS):
+        letters += '?'
+    return letters or 'none'
+
+
+def letters_to_mask(letters):
+    if not letters or letters == 'none':
+        return 0
+    mask = 0
+    for c in letters:
+        bit = TAINT_LETTERS.find(c)
+        if bit >= 0:
+            mask |= 1 << bit
+    return mask
+
+
+def read_taint():
+    """The kernel's taint (its /proc file is a number, not text to parse)."""
+    with open(TAINT_FILE) as f:
+        mask = as_int(f.read(), -1)
+    if mask < 0:
+        raise ValueError('%s does not hold a number' % TAINT_FILE)
+    return dict(value=mask, letters=mask_to_letters(mask),
+                reclaimed=bool(mask & (1 << TAINT_RECLAIM_BIT)))

@@ -1,0 +1,203 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: GPL-2.0-or-later
+# GNU General Public License v2.0+ (see https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: modrot_probe
+short_description: Load the modules a host's devices need, under a rot ceiling
+version_added: "0.1.0"
+description:
+  - The installer's workflow on one host, with the modrot tools.
+  - With C(mode=match_devices), loads only the modules whose aliases match a
+    present device, and the modules of the batch they need
+    (C(insmod -J --match-devices)).
+  - With C(mode=probe_all), loads every module (C(insmod -J --batch)), then
+    unloads every module that found nothing (C(rmmod --unused)). A module
+    whose init fails is expected here (it found no device); it is reported
+    in C(not_loaded) but does not fail the task. On a kernel with module rot
+    support both leave rot behind.
+  - With C(ceiling), the rot is then reclaimed down to the ceiling
+    (C(modreap -J --down-to)).
+  - A module refused before loading (a bad file, a missing symbol), or in
+    C(mode=match_devices) a module whose init fails, fails the task after
+    the rest of the workflow ran.
+extends_documentation_fragment:
+  - modrot.rot.tools
+options:
+  modules:
+    description:
+      - Module files (C(.ko), C(.ko.xz), C(.ko.zst)) to consider.
+    type: list
+    elements: path
+    default: []
+  from_file:
+    description:
+      - A list of module files, one per line, optionally with parameters
+        (C(insmod --from)). Used together with C(modules).
+    type: path
+  mode:
+    description:
+      - C(match_devices) loads what matches present devices; C(probe_all)
+        loads everything, then unloads what is unused.
+    type: str
+    choices: [match_devices, probe_all]
+    default: match_devices
+  ceiling:
+    description:
+      - After loading, reclaim rot until at most this much rots, for example C(16M).
+      - Not given, nothing is reclaimed.
+    type: str
+  jobs:
+    description:
+      - Threads C(insmod) loads on (C(insmod --jobs)); by default one per CPU.
+    type: int
+attributes:
+  check_mode:
+    support: partial
+    description:
+      - Runs C(insmod --check) (and C(modreap --dry-run) for C(ceiling));
+        what C(rmmod --unused) would unload is not predicted.
+  diff_mode:
+    support: none
+    description: The result lists what was loaded, unloaded and reclaimed.
+author:
+  - modrot developers
+'''
+
+EXAMPLES = r'''
+- name: Load the drivers this machine's devices need, keep rot under 4 MiB
+  modrot.rot.modrot_probe:
+    from_file: /run/installer/modules.list
+    mode: match_devices
+    ceiling: 4M
+
+- name: Probe everything, then unload what found nothing
+  modrot.rot.modrot_probe:
+    modules: "{{ lookup('ansible.builtin.fileglob', '/lib/modules/*/kernel/drivers/net/*.ko*', wantlist=True) }}"
+    mode: probe_all
+'''
+
+RETURN = r'''
+loaded:
+  description: Names of the modules loaded (in check mode, that would load).
+  returned: always
+  type: list
+  elements: str
+  sample: [e1000e]
+unmatched:
+  description: Modules left out because no present device matches them.
+  returned: always
+  type: list
+  elements: str
+  sample: [alpha]
+not_loaded:
+  description: Modules that failed or were refused, with C(result), C(error) and C(message).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{name: failinit, result: failed, error: ENODEV, message: "...", rot_bytes: 2251}]
+unloaded:
+  description: Modules C(rmmod --unused) unloaded (mode C(probe_all)).
+  returned: always
+  type: list
+  elements: str
+  sample: [alpha]
+rot_added:
+  description: Bytes that failed inits left rotting.
+  returned: always
+  type: int
+  sample: 2251
+reclaim:
+  description: What the ceiling reclaimed, as modrot_reap returns it; empty without C(ceiling).
+  returned: always
+  type: dict
+  sample: {instances: 1, bytes: 2251, rot_left: 0, taint_after: R}
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
+    EXIT_OK, EXIT_PARTIAL, ToolError, fail_with, insmod_result, live_names,
+    reclaim_result, run_tool)
+
+
+def insmod_args(module):
+    p = module.params
+    args = ['-J']
+    args.append('--match-devices' if p['mode'] == 'match_devices' else '--batch')
+    if module.check_mode:
+        args.append('--check')
+    if p['jobs'] is not None:
+        args += ['--jobs', str(p['jobs'])]
+    if p['from_file']:
+        args += ['--from', p['from_file']]
+    return args + list(p['modules'])
+
+
+def unload_unused(module):
+    """rmmod --unused; what went is read from lsmod -J before and after."""
+    dummy, before, dummy2, dummy3 = run_tool(module, 'lsmod', ['-J'])
+    run_tool(module, 'rmmod', ['--unused'])
+    dummy, after, dummy2, dummy3 = run_tool(module, 'lsmod', ['-J'])
+    still = set(live_names(after))
+    return [n for n in live_names(before) if n not in still]
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            tools_dir=dict(type='path'),
+            modules=dict(type='list', elements='path', default=[]),
+            from_file=dict(type='path'),
+            mode=dict(type='str', default='match_devices',
+                      choices=['match_devices', 'probe_all']),
+            ceiling=dict(type='str'),
+            jobs=dict(type='int'),
+        ),
+        required_one_of=[('modules', 'from_file')],
+        supports_check_mode=True,
+    )
+    p = module.params
+    if not p['modules'] and not p['from_file']:
+        module.fail_json(msg='give modules or from_file')
+    result = dict(changed=False, loaded=[], unmatched=[], not_loaded=[], unloaded=[],
+                  rot_added=0, reclaim={})
+    try:
+        dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', insmod_args(module),
+                                              ok_codes=(EXIT_OK, EXIT_PARTIAL))
+        loads = insmod_result(doc)
+        result.update(loaded=loads['loaded'] if not module.check_mode else
+                      [m['name'] for m in loads['modules'] if m['result'] == 'ok'],
+                      unmatched=loads['unmatched'], not_loaded=loads['failed'],
+                      rot_added=loads['rot_bytes'])
+        result['changed'] = bool(loads['loaded'] or loads['rot_bytes'])
+        if p['mode'] == 'probe_all' and not module.check_mode:
+            result['unloaded'] = unload_unused(module)
+            result['changed'] = result['changed'] or bool(result['unloaded'])
+        if p['ceiling'] is not None:
+            reap = ['-J', '--down-to', p['ceiling']]
+            if module.check_mode:
+                reap.insert(1, '--dry-run')
+            dummy, rdoc, dummy2, dummy3 = run_tool(module, 'modreap', reap)
+            result['reclaim'] = reclaim_result(rdoc)
+            result['changed'] = result['changed'] or result['reclaim']['instances'] > 0
+    except ToolError as e:
+        fail_with(module, e, **result)
+    if module.check_mode:
+        result['changed'] = bool(result['loaded'])
+    # In probe_all a failed init is a module that found no device.
+    bad = [f for f in result['not_loaded']
+           if not (p['mode'] == 'probe_all' and f['result'] == 'failed')]
+    if bad:
+        result['msg'] = 'insmod could not load %d module(s): %s' % (
+            len(bad), '; '.join('%s: %s' % (f['name'], f['message'] or f['result']) for f in bad))
+        module.fail_json(rc=EXIT_PARTIAL, **result)
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,182 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# SPDX-License-Identifier: GPL-2.0-or-later
+# GNU General Public License v2.0+ (see https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt)
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+DOCUMENTATION = r'''
+---
+module: modrot_reap
+short_description: Reclaim rotting kernel module memory with modreap
+version_added: "0.1.0"
+description:
+  - Frees rotting module instances with C(modreap -J) and reports what was freed.
+  - With C(ceiling), whole names are reclaimed, largest first, until at
+    most that much rots (C(modreap --down-to)); a host already under the
+    ceiling is left alone and the task reports no change.
+  - With C(names), every rotting instance of those names is reclaimed; with
+    C(all), everything that rots.
+  - Reclaiming taints the kernel R. The diff shows the rot and the taint
+    before and after.
+  - A failure carries the tool's exit code as C(rc) and its error lines; exit 3
+    means the kernel has no module rot support, exit 4 that the user lacks
+    C(CAP_SYS_MODULE).
+extends_documentation_fragment:
+  - modrot.rot.tools
+options:
+  ceiling:
+    description:
+      - Reclaim until at most this much rots, for example C(16M), C(512K) or C(4096).
+      - Sizes are bytes, or K, M, G, T (powers of 1024).
+    type: str
+  names:
+    description:
+      - Module names whose rotting instances are all reclaimed. A name that
+        does not rot is a failure (the other names are still reclaimed).
+    type: list
+    elements: str
+  all:
+    description:
+      - Reclaim everything that rots.
+    type: bool
+    default: false
+attributes:
+  check_mode:
+    support: full
+    description: Runs C(modreap --dry-run) and reports what would be freed.
+  diff_mode:
+    support: full
+    description: Rot bytes and taint, before and after.
+author:
+  - modrot developers
+'''
+
+EXAMPLES = r'''
+- name: Keep rot under 16 MiB, two hosts at a time
+  hosts: fleet
+  serial: 2
+  tasks:
+    - modrot.rot.modrot_reap:
+        ceiling: 16M
+
+- name: Free what two drivers left behind
+  modrot.rot.modrot_reap:
+    names: [snd_hda_intel, nouveau]
+'''
+
+RETURN = r'''
+reclaimed:
+  description: Names freed (or, in check mode, that would be), with instances and bytes.
+  returned: success
+  type: list
+  elements: dict
+  sample: [{name: beta, instances: 2, bytes: 6144}]
+instances:
+  description: Instances freed.
+  returned: success
+  type: int
+  sample: 2
+bytes:
+  description: Bytes freed.
+  returned: success
+  type: int
+  sample: 6144
+rot_before:
+  description: Bytes that rotted before.
+  returned: success
+  type: int
+  sample: 8395
+rot_left:
+  description: Bytes that still rot.
+  returned: success
+  type: int
+  sample: 2251
+taint_before:
+  description: The kernel's taint letters before (C(none) when untainted).
+  returned: success
+  type: str
+  sample: none
+taint_after:
+  description: The kernel's taint letters after.
+  returned: success
+  type: str
+  sample: R
+taint_after_value:
+  description: The taint mask after, as in /proc/sys/kernel/tainted.
+  returned: success
+  type: int
+  sample: 8
+dry_run:
+  description: Whether nothing was freed because the task ran in check mode.
+  returned: success
+  type: bool
+  sample: false
+rc:
+  description: The exit code of modreap.
+  returned: always
+  type: int
+  sample: 0
+errors:
+  description: modreap's error lines, without its prefix.
+  returned: failure
+  type: list
+  elements: str
+  sample: ["this kernel has no module rot support (/proc/rotting_modules is missing)"]
+'''
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
+    ToolError, fail_with, reclaim_result, run_tool)
+
+
+def reap_args(module):
+    p = module.params
+    args = ['-J']
+    if module.check_mode:
+        args.append('--dry-run')
+    if p['ceiling'] is not None:
+        args += ['--down-to', p['ceiling']]
+    elif p['all']:
+        args.append('--all')
+    else:
+        # '--' so that a name starting with '-' is a name, not an option.
+        args += ['--'] + p['names']
+    return args
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            tools_dir=dict(type='path'),
+            ceiling=dict(type='str'),
+            names=dict(type='list', elements='str'),
+            all=dict(type='bool', default=False),
+        ),
+        mutually_exclusive=[('ceiling', 'names', 'all')],
+        required_one_of=[('ceiling', 'names', 'all')],
+        supports_check_mode=True,
+    )
+    if module.params['names'] is not None and not module.params['names']:
+        module.fail_json(msg='names must list at least one module name')
+    try:
+        rc, doc, dummy, dummy2 = run_tool(module, 'modreap', reap_args(module))
+    except ToolError as e:
+        partial = reclaim_result(e.doc) if e.doc else {}
+        # What was freed before the failure was freed all the same.
+        fail_with(module, e, changed=bool(partial.get('instances')) and not module.check_mode,
+                  **dict((k, v) for k, v in partial.items() if k != 'dry_run'))
+    r = reclaim_result(doc)
+    changed = r['instances'] > 0
+    result = dict(changed=changed, rc=rc, **r)
+    if module._diff:
+        result['diff'] = dict(
+            before=dict(rot_bytes=r['rot_before'], taint=r['taint_before']),
+            after=dict(rot_bytes=r['rot_left'], taint=r['taint_after']),
+            before_header='rot and taint before', after_header='rot and taint after')
+    module.exit_json(**result)
+
+
+if __name__ == '__main__':
+    main()

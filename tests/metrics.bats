@@ -1,0 +1,185 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# modrot-metrics: the metrics match the simulated kernel, promtool accepts
+# them, -o replaces a file atomically, hostile names are escaped; the
+# alerting rules pass promtool's checks and their unit tests.
+
+load helpers/tools
+
+METRICS=$top_builddir/tools/modrot-metrics
+RULES=$top_srcdir/prometheus
+
+setup_file() {
+	"$top_srcdir/scripts/need-packages.sh" prometheus
+}
+
+# The value of one sample line, by its exact name and labels.
+sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
+
+@test "metrics: per-name rot, totals and taint match the kernel; promtool accepts them" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 6 --rotting 5 --seed 3
+	kmod_load alpha delta
+	kmod_unload delta
+	on_kernel "$MODREAP" -q pop00001
+	run on_kernel "$METRICS"
+	assert_success
+	local name
+	for name in $(kernel_state | awk '$1 == "rotting" { print $2 }' | sort -u); do
+		assert_equal "$(sample "modrot_rotting_bytes{name=\"$name\"}")" "$(rotting_bytes "$name")"
+		assert_equal "$(sample "modrot_rotting_instances{name=\"$name\"}")" "$(rotting_count "$name")"
+	done
+	assert_equal "$(grep -c '^modrot_rotting_bytes{' <<< "$output")" \
+		"$(kernel_state | awk '$1 == "rotting" { print $2 }' | sort -u | wc -l)"
+	assert_equal "$(sample modrot_rot_bytes)" "$(rotting_bytes)"
+	assert_equal "$(sample modrot_rot_instances)" "$(rotting_count)"
+	assert_equal "$(sample modrot_kernel_rot_supported)" 1
+	assert_equal "$(sample modrot_live_modules)" "$(kernel_state | grep -c '^live ')"
+	assert_equal "$(sample modrot_live_bytes)" "$(kernel_state | awk '$1 == "live" { s += $3 } END { print s }')"
+	assert_equal "$(sample modrot_kernel_taint_mask)" "$(taint)"
+	# One series per bit: exactly the bits of the mask are 1.
+	local bit letter
+	for bit in $(seq 0 18); do
+		letter=$(LC_ALL=C awk -v b="$bit" 'BEGIN { print substr("PFSRMBUDAWCIOELKXTN", b + 1, 1) }')
+		assert_equal "$(sample "modrot_kernel_taint{bit=\"$bit\",letter=\"$letter\"}")" \
+			$((($(taint) >> bit) & 1))
+	done
+	assert_equal "$(sample 'modrot_kernel_taint{bit="3",letter="R"}')" 1
+	run promtool check metrics <<< "$output"
+	assert_success
+	assert_output ""
+}
+
+@test "metrics: a stock kernel reports no rot support and no rot series" {
+	kernel_new stock
+	kmod_load alpha delta
+	run on_kernel "$METRICS"
+	assert_success
+	assert_equal "$(sample modrot_kernel_rot_supported)" 0
+	assert_equal "$(sample modrot_live_modules)" 2
+	refute_output --partial "modrot_rot"
+	run promtool check metrics <<< "$output"
+	assert_success
+}
+
+@test "metrics: hostile module names are escaped, and promtool accepts them" {
+	kernel_new rot
+	# failinit under an 8-byte name with a quote, a backslash and a byte
+	# that is not UTF-8: its init fails, so it rots under that name.
+	/usr/bin/python3 - "$FIXTURES/failinit.ko" "$BATS_TEST_TMPDIR/hostile.ko" <<-'PY'
+		import sys
+		data = open(sys.argv[1], 'rb').read()
+		assert data.count(b'name=failinit') == 1
+		open(sys.argv[2], 'wb').write(data.replace(b'name=failinit', b'name=f"\\\xffinit'))
+	PY
+	run on_kernel "$KMOD_INSMOD" "$BATS_TEST_TMPDIR/hostile.ko"
+	assert_failure
+	assert_equal "$(rotting_count)" 1
+	run on_kernel "$METRICS"
+	assert_success
+	assert_line 'modrot_rotting_bytes{name="f\"\\\\xFFinit"} 2251'
+	assert_line 'modrot_rotting_instances{name="f\"\\\\xFFinit"} 1'
+	run promtool check metrics <<< "$output"
+	assert_success
+	# The control: the raw name, unescaped, is rejected.
+	run promtool check metrics <<< $'# HELP x y\n# TYPE x gauge\nx{name="f"\\\xffinit"} 1\n'
+	assert_failure
+}
+
+@test "metrics: -o replaces the file atomically, readable by all, and leaves no temporary file" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 3 --rotting 2 --seed 5
+	local dir=$BATS_TEST_TMPDIR/textfile
+	mkdir "$dir"
+	echo "old" > "$dir/modrot.prom"
+	local inode
+	inode=$(stat -c %i "$dir/modrot.prom")
+	run on_kernel "$METRICS" -o "$dir/modrot.prom"
+	assert_success
+	assert_output ""
+	assert_equal "$(ls -A "$dir")" "modrot.prom"
+	assert_equal "$(stat -c %a "$dir/modrot.prom")" 644
+	[ "$(stat -c %i "$dir/modrot.prom")" != "$inode" ] # renamed in, not rewritten
+	run on_kernel "$METRICS"
+	assert_equal "$(cat "$dir/modrot.prom")" "$output"
+	run promtool check metrics < "$dir/modrot.prom"
+	assert_success
+}
+
+@test "metrics: -o into a directory that cannot be written fails and changes nothing" {
+	kernel_new rot
+	local dir=$BATS_TEST_TMPDIR/ro
+	mkdir "$dir"
+	echo "old" > "$dir/modrot.prom"
+	run on_kernel "$METRICS" -o "$dir/missing/modrot.prom"
+	assert_failure 1
+	assert_output "modrot-metrics: ERROR: could not write $dir/missing/modrot.prom: No such file or directory"
+	chmod a-w "$dir"
+	if [ ! -w "$dir" ]; then # root writes anyway
+		run on_kernel "$METRICS" -o "$dir/modrot.prom"
+		assert_failure 1
+		assert_output --partial "could not write $dir/modrot.prom"
+	fi
+	chmod u+w "$dir"
+	assert_equal "$(cat "$dir/modrot.prom")" "old"
+	assert_equal "$(ls -A "$dir")" "modrot.prom"
+}
+
+@test "metrics: usage errors exit 2 and write nothing" {
+	kernel_new rot
+	run on_kernel "$METRICS" extra
+	assert_failure 2
+	assert_output "modrot-metrics: ERROR: unexpected argument 'extra' (see 'modrot-metrics --help')"
+	run on_kernel "$METRICS" -o ""
+	assert_failure 2
+	run on_kernel "$METRICS" --bogus
+	assert_failure 2
+	run on_kernel "$METRICS" -o
+	assert_failure 2
+}
+
+@test "metrics: a kernel without module support exits 3 and leaves the file alone" {
+	# The host kernel here has no module support; the simulator always has.
+	[ ! -e /proc/modules ] || skip "this host kernel has /proc/modules"
+	echo old > "$BATS_TEST_TMPDIR/modrot.prom"
+	run "$METRICS" -o "$BATS_TEST_TMPDIR/modrot.prom"
+	assert_failure 3
+	assert_output "modrot-metrics: ERROR: this kernel has no module support (/proc/modules is missing)"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/modrot.prom")" old
+	assert_equal "$(ls -A "$BATS_TEST_TMPDIR" | grep -c prom)" 1
+}
+
+@test "metrics: valgrind finds no error or leak" {
+	skip_if_sanitized
+	kernel_new rot
+	"$SIM" populate "$K" --live 3 --rotting 3 --seed 9
+	valgrind_clean "$METRICS"
+	assert_success
+	valgrind_clean "$METRICS" -o "$BATS_TEST_TMPDIR/m.prom"
+	assert_success
+}
+
+@test "metrics: modrot-metrics.8 renders, without warnings, and documents every option and exit status" {
+	local page=$top_builddir/man/modrot-metrics.8
+	run bash -c "LC_ALL=C.UTF-8 groff -t -man -Tutf8 -ww -z '$page' 2>&1"
+	assert_output ""
+	run bash -c "LC_ALL=C.UTF-8 MANWIDTH=80 man --nh --nj -l '$page' | col -b"
+	assert_line --regexp '^ +modrot-metrics - the kernel.s module rot as Prometheus metrics'
+	local opt
+	for opt in $("$METRICS" --help | grep -oE -- '--[a-z-]+' | sort -u); do
+		assert_line --regexp "(^| )$opt( |,|$)"
+	done
+	for opt in 0 1 2 3; do
+		assert_line --regexp "^ +$opt\$"
+	done
+}
+
+@test "alerting rules: promtool check rules and promtool test rules pass" {
+	run promtool check rules "$RULES/modrot-alerts.yml"
+	assert_success
+	assert_output --partial "SUCCESS: 2 rules found"
+	cd "$RULES"
+	run promtool test rules modrot-alerts.test.yml
+	assert_success
+	assert_output --partial "SUCCESS"
+}

@@ -1,0 +1,196 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The systemd units: systemd-analyze verify passes, make install puts them
+# where systemd.pc says, and their commands, run as systemd would run them
+# (Environment=, then the EnvironmentFile over it), do their job on the
+# simulated kernel.
+
+load helpers/tools
+
+UNITS=$top_srcdir/systemd
+
+setup_file() {
+	"$top_srcdir/scripts/need-packages.sh" systemd man-db prometheus
+}
+
+# The units as make builds them, with the build tree's tools and a test
+# sysconfdir, so that every path they name exists.
+test_units() {
+	local dir=$BATS_TEST_TMPDIR/units u
+	mkdir -p "$dir" "$BATS_TEST_TMPDIR/etc/default"
+	for u in modrot-ceiling.service modrot-metrics.service; do
+		sed -e "s|@bindir@|$top_builddir/tools|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR/etc|g" \
+			"$UNITS/$u.in" > "$dir/$u"
+	done
+	cp "$UNITS/modrot-metrics.timer" "$dir/"
+	echo "$dir"
+}
+
+# A man tree holding the built pages: verify checks Documentation=man:...
+man_tree() {
+	local dir=$BATS_TEST_TMPDIR/man
+	mkdir -p "$dir/man7" "$dir/man8"
+	ln -sf "$top_builddir/man/modreap.8" "$top_builddir/man/modrot-metrics.8" "$dir/man8/"
+	ln -sf "$top_builddir/man/modrot.7" "$dir/man7/"
+	echo "$dir"
+}
+
+# unit_command UNIT: sets the array CMD to the unit's ExecStart, expanded
+# as systemd expands it: Environment= first, the EnvironmentFile (if it
+# exists) over it.
+unit_command() {
+	local unit=$1 line file
+	local -a assignments
+	line=$(sed -n 's/^Environment=//p' "$unit")
+	read -r -a assignments <<< "$line"
+	file=$(sed -n 's/^EnvironmentFile=-\{0,1\}//p' "$unit")
+	line=$(sed -n 's/^ExecStart=//p' "$unit")
+	# shellcheck disable=SC1090
+	CMD=($(env -i "${assignments[@]}" bash -c "set -a; [ ! -f '$file' ] || . '$file'; eval \"printf '%s\\n' $line\""))
+}
+
+# make in the build tree, on its own: not a sub-make of the make check
+# that runs this suite (its flags would add "Entering directory" lines).
+build_make() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" "$@"
+}
+
+@test "systemd-analyze verify passes on the units" {
+	local dir man
+	dir=$(test_units)
+	man=$(man_tree)
+	run env MANPATH="$man" systemd-analyze verify "$dir/modrot-ceiling.service" \
+		"$dir/modrot-metrics.service" "$dir/modrot-metrics.timer"
+	assert_success
+	assert_output ""
+	# The control: verify does look at the command's path here.
+	sed -i "s|$top_builddir/tools/modreap|$BATS_TEST_TMPDIR/missing/modreap|" "$dir/modrot-ceiling.service"
+	run env MANPATH="$man" systemd-analyze verify "$dir/modrot-ceiling.service"
+	assert_failure
+	assert_output --partial "missing/modreap is not executable"
+}
+
+@test "make install puts the units in systemd.pc's unit directory, overridable, with the configured paths" {
+	local dest=$BATS_TEST_TMPDIR/dest unitdir bindir sysconfdir
+	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+	[ -n "$unitdir" ]
+	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA DESTDIR="$dest"
+	assert_success
+	bindir=$(build_make -f Makefile -f - print-bindir <<< 'print-%: ; @echo $($*)')
+	sysconfdir=$(build_make -f Makefile -f - print-sysconfdir <<< 'print-%: ; @echo $($*)')
+	assert_file_exist "$dest$unitdir/modrot-ceiling.service"
+	assert_file_exist "$dest$unitdir/modrot-metrics.service"
+	assert_file_exist "$dest$unitdir/modrot-metrics.timer"
+	assert_file_exist "$dest$sysconfdir/default/modrot"
+	run grep -h '^ExecStart=\|^EnvironmentFile=' "$dest$unitdir/modrot-ceiling.service"
+	assert_line "ExecStart=$bindir/modreap --watch --down-to \${MODROT_CEILING} --interval \${MODROT_INTERVAL}"
+	assert_line "EnvironmentFile=-$sysconfdir/default/modrot"
+	run grep -l '@[a-z]*@' "$dest$unitdir"/modrot-*
+	assert_failure
+	# Overridden on the command line.
+	run build_make install-systemdsystemunitDATA DESTDIR="$dest" \
+		systemdsystemunitdir=/elsewhere/units
+	assert_success
+	assert_file_exist "$dest/elsewhere/units/modrot-ceiling.service"
+}
+
+@test "the ceiling service reclaims down to the ceiling, logs each name, and stops cleanly" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 10 --rotting 10 --seed 4
+	local dir before
+	dir=$(test_units)
+	printf 'MODROT_CEILING=64K\nMODROT_INTERVAL=0.1\n' > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$dir/modrot-ceiling.service"
+	assert_equal "${CMD[*]}" "$top_builddir/tools/modreap --watch --down-to 64K --interval 0.1"
+	before=$(rotting_bytes)
+	[ "$before" -gt 65536 ]
+
+	# simkernel run execs the command: $! is modreap itself.
+	"$SIM" run "$K" -- "${CMD[@]}" > "$BATS_TEST_TMPDIR/journal" 2>&1 3>&- &
+	local pid=$! i status=0
+	for i in $(seq 100); do
+		[ "$(rotting_bytes)" -le 65536 ] && break
+		sleep 0.1
+	done
+	sleep 0.3 # a pass or two more, which must free nothing
+	kill -TERM "$pid"
+	wait "$pid" || status=$?
+	assert_equal "$status" 0
+	[ "$(rotting_bytes)" -le 65536 ]
+	[ $(($(taint) & 8)) -eq 8 ]
+	"$SIM" ledger "$K" --check > /dev/null
+	# One journal line per name freed, then the total at stop.
+	local freed
+	freed=$(grep -c ': reclaimed [0-9]* instances\?, [0-9]* bytes$' "$BATS_TEST_TMPDIR/journal")
+	[ "$freed" -ge 1 ]
+	run cat "$BATS_TEST_TMPDIR/journal"
+	assert_line --regexp "^total: reclaimed [0-9]+ instances?, $((before - $(rotting_bytes))) bytes; $(rotting_bytes) bytes still rot; kernel taint: none -> R \(8\)\$"
+}
+
+@test "without a settings file the ceiling is 64M" {
+	local dir
+	dir=$(test_units)
+	rm -f "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$dir/modrot-ceiling.service"
+	assert_equal "${CMD[*]}" "$top_builddir/tools/modreap --watch --down-to 64M --interval 10"
+	# The shipped settings file changes nothing until edited.
+	cp "$UNITS/modrot.default" "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$dir/modrot-ceiling.service"
+	assert_equal "${CMD[*]}" "$top_builddir/tools/modreap --watch --down-to 64M --interval 10"
+}
+
+@test "a ceiling that is not a size stops the service at once, with exit 2, and no restart" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 2 --rotting 2 --seed 6
+	local dir before
+	dir=$(test_units)
+	echo 'MODROT_CEILING=lots' > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$dir/modrot-ceiling.service"
+	before=$(kernel_state)
+	run on_kernel timeout 10 "${CMD[@]}"
+	assert_failure 2
+	assert_output --partial "modreap: ERROR: 'lots' is not a size"
+	assert_equal "$(kernel_state)" "$before"
+	run grep '^RestartPreventExitStatus=' "$dir/modrot-ceiling.service"
+	assert_output --regexp '^RestartPreventExitStatus=.*\b2\b'
+}
+
+@test "on a kernel without rot support the ceiling service refuses clearly and is not restarted" {
+	kernel_new stock
+	kmod_load alpha
+	local dir before
+	dir=$(test_units)
+	before=$(kernel_state)
+	unit_command "$dir/modrot-ceiling.service"
+	run on_kernel timeout 10 "${CMD[@]}"
+	assert_failure 3
+	assert_output "modreap: ERROR: this kernel has no module rot support (/proc/rotting_modules is missing)"
+	run grep '^RestartPreventExitStatus=' "$dir/modrot-ceiling.service"
+	assert_output --regexp '^RestartPreventExitStatus=.*\b3\b'
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "the ceiling service keeps CAP_SYS_MODULE, and nothing takes module syscalls away" {
+	# modreap --watch retries a refused reclaim every interval, so a
+	# service without the capability would log refusals forever: the
+	# bounding set must hold it, and ProtectKernelModules= (which drops it
+	# and filters delete_module) must not be set.
+	run grep -E '^(CapabilityBoundingSet|ProtectKernelModules|SystemCallFilter|User|DynamicUser)=' \
+		"$UNITS/modrot-ceiling.service.in"
+	assert_output "CapabilityBoundingSet=CAP_SYS_MODULE"
+}
+
+@test "the metrics service writes the configured file, and promtool accepts it" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 4 --rotting 3 --seed 8
+	local dir
+	dir=$(test_units)
+	mkdir "$BATS_TEST_TMPDIR/textfile"
+	echo "MODROT_METRICS_FILE=$BATS_TEST_TMPDIR/textfile/modrot.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$dir/modrot-metrics.service"
+	run on_kernel "${CMD[@]}"
+	assert_success
+	run promtool check metrics < "$BATS_TEST_TMPDIR/textfile/modrot.prom"
+	assert_success
+	assert_equal "$(awk '$1 == "modrot_rot_bytes" { print $2 }' "$BATS_TEST_TMPDIR/textfile/modrot.prom")" "$(rotting_bytes)"
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modrot-metrics: the kernel's module rot as Prometheus metrics, in the
+ * text format node_exporter's textfile collector reads.
+ *
+ * One snapshot gives the live modules and the rotting instances by name;
+ * the taint mask is read once. With -o the file is replaced atomically
+ * (a temporary file in the same directory, then rename), so the collector
+ * never reads half a file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "modrot.h"
+
+/* Linux 6.1 has 19 taint bits (TAINT_FLAGS_COUNT). */
+#define TAINT_BITS 19
+
+static void help(void)
+{
+	printf("Usage: %s [OPTIONS]\n"
+	       "Print the kernel's module rot as Prometheus metrics (text format).\n"
+	       "\n"
+	       "Options:\n"
+	       "  -o, --output FILE   write FILE atomically instead of standard output\n"
+	       "                      (for node_exporter's textfile collector: *.prom)\n"
+	       "  -h, --help          show this help\n"
+	       "  -V, --version       show the version\n",
+	       cli_progname());
+}
+
+/*
+ * A label value as the exposition format wants it: backslash, double
+ * quote and newline escaped. Names are whatever the kernel was given, so
+ * bytes that are not UTF-8 (which the format requires) are written as the
+ * four characters \xNN (an escaped backslash, then x and two hex digits).
+ */
+static void put_label_value(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t len = 0;
+		if (*p < 0x80)
+			len = 1;
+		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			len = 2;
+		else if ((*p & 0xf0) == 0xe0)
+			len = 3;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			len = 4;
+		for (size_t i = 1; i < len; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				len = 0;
+		/* Overlong 3-byte forms and surrogates are not UTF-8 either. */
+		if (len == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0)))
+			len = 0;
+		if (len == 4 && ((*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90)))
+			len = 0;
+		if (len == 0) {
+			fprintf(f, "\\\\x%02X", *p++);
+		} else if (*p == '\\') {
+			fputs("\\\\", f), p++;
+		} else if (*p == '"') {
+			fputs("\\\"", f), p++;
+		} else if (*p == '\n') {
+			fputs("\\n", f), p++;
+		} else {
+			fwrite(p, 1, len, f);
+			p += len;
+		}
+	}
+}
+
+static void put_family(FILE *f, const char *name, const char *help_text)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
+}
+
+static void put_rot(FILE *f, const struct rot_group *g, size_t n)
+{
+	uint64_t bytes = 0;
+	size_t instances = 0;
+
+	put_family(f, "modrot_rotting_bytes", "Bytes held by the rotting instances of a module name.");
+	for (size_t i = 0; i < n; i++) {
+		fputs("modrot_rotting_bytes{name=\"", f);
+		put_label_value(f, g[i].name);
+		fprintf(f, "\"} %" PRIu64 "\n", g[i].bytes);
+		bytes += g[i].bytes;
+		instances += g[i].instances;
+	}
+	put_family(f, "modrot_rotting_instances", "Rotting instances of a module name.");
+	for (size_t i = 0; i < n; i++) {
+		fputs("modrot_rotting_instances{name=\"", f);
+		put_label_value(f, g[i].name);
+		fprintf(f, "\"} %zu\n", g[i].instances);
+	}
+	put_family(f, "modrot_rot_bytes", "Bytes held by all rotting module instances.");
+	fprintf(f, "modrot_rot_bytes %" PRIu64 "\n", bytes);
+	put_family(f, "modrot_rot_instances", "Rotting module instances.");
+	fprintf(f, "modrot_rot_instances %zu\n", instances);
+	put_family(f, "modrot_rot_names", "Module names with rotting instances.");
+	fprintf(f, "modrot_rot_names %zu\n", n);
+}
+
+static void put_taint(FILE *f, unsigned long mask)
+{
+	put_family(f, "modrot_kernel_taint_mask", "The kernel taint mask (/proc/sys/kernel/tainted).");
+	fprintf(f, "modrot_kernel_taint_mask %lu\n", mask);
+	put_family(f, "modrot_kernel_taint", "1 when the kernel has this taint bit (R: rot was reclaimed or a module forced out).");
+	for (unsigned bit = 0; bit < TAINT_BITS; bit++) {
+		char letter[8];
+		rot_taint_letters(1UL << bit, letter, sizeof(letter));
+		fprintf(f, "modrot_kernel_taint{bit=\"%u\",letter=\"%s\"} %d\n", bit, letter,
+			(mask >> bit) & 1 ? 1 : 0);
+	}
+}
+
+/* Writes every metric into f. Returns 0, or a negative errno when the
+ * kernel's module list could not be read (nothing useful was written). */
+static int put_metrics(FILE *f, bool *taint_unknown)
+{
+	struct rot_snapshot *snap;
+	int err = rot_snapshot_read(&snap);
+	if (err < 0)
+		return err;
+
+	bool rot = rot_snapshot_has_rot(snap);
+	put_family(f, "modrot_kernel_rot_supported",
+		   "1 when the kernel has module rot support (/proc/rotting_modules exists).");
+	fprintf(f, "modrot_kernel_rot_supported %d\n", rot ? 1 : 0);
+
+	size_t live = rot_snapshot_live_count(snap);
+	uint64_t live_bytes = 0;
+	for (size_t i = 0; i < live; i++)
+		live_bytes += rot_module_size(rot_snapshot_module(snap, i));
+	put_family(f, "modrot_live_modules", "Live (and loading or unloading) modules.");
+	fprintf(f, "modrot_live_modules %zu\n", live);
+	put_family(f, "modrot_live_bytes", "Bytes held by live modules.");
+	fprintf(f, "modrot_live_bytes %" PRIu64 "\n", live_bytes);
+
+	/* A stock kernel has no rot: its absence, not a zero, says so. */
+	if (rot) {
+		struct rot_group *g;
+		size_t n;
+		err = rot_snapshot_rotting_groups(snap, &g, &n);
+		if (err < 0) {
+			rot_snapshot_free(snap);
+			return err;
+		}
+		put_rot(f, g, n);
+		free(g);
+	}
+	rot_snapshot_free(snap);
+
+	/*
+	 * The per-CPU reserve (modrot_percpu_reserve_bytes and
+	 * modrot_percpu_reserve_free_bytes) belongs here once lib/ can read it.
+	 */
+
+	unsigned long mask;
+	*taint_unknown = rot_taint_read(&mask) < 0;
+	if (!*taint_unknown)
+		put_taint(f, mask);
+	return 0;
+}
+
+/* Replaces path with the text, through a temporary file beside it. */
+static int write_atomically(const char *path, const char *text, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	char *tmp;
+
+	/* A leading dot and no .prom suffix: the collector skips it. */
+	if (asprintf(&tmp, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path) < 0)
+		return -ENOMEM;
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int err = -errno;
+		free(tmp);
+		return err;
+	}
+	int err = 0;
+	for (size_t done = 0; done < len && err == 0;) {
+		ssize_t w = write(fd, text + done, len - done);
+		if (w < 0 && errno != EINTR)
+			err = -errno;
+		else if (w > 0)
+			done += (size_t)w;
+	}
+	/* Readable by the collector, which need not run as root. */
+	if (err == 0 && fchmod(fd, 0644) < 0)
+		err = -errno;
+	if (err == 0 && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && err == 0)
+		err = -errno;
+	if (err == 0 && rename(tmp, path) < 0)
+		err = -errno;
+	if (err < 0)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+int main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		CLI_OPTIONS_HELP_VERSION,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL;
+	int c;
+
+	cli_init("modrot-metrics", help);
+	while ((c = cli_next_option(argc, argv, "o:hV", longopts)) != -1) {
+		if (c == 'o') {
+			if (!*optarg)
+				cli_usage_fail("the output file name is empty");
+			output = optarg;
+		}
+	}
+	if (optind < argc)
+		cli_usage_fail("unexpected argument '%s'", argv[optind]);
+
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		cli_error("could not build the metrics: %s", strerror(errno));
+		return CLI_EXIT_PARTIAL;
+	}
+	bool taint_unknown = false;
+	int err = put_metrics(f, &taint_unknown);
+	if (fclose(f) != 0 && err == 0) {
+		cli_error("could not build the metrics: %s", strerror(errno));
+		free(text);
+		return CLI_EXIT_PARTIAL;
+	}
+	if (err < 0) {
+		free(text);
+		return cli_snapshot_error(err);
+	}
+
+	int status = CLI_EXIT_OK;
+	if (taint_unknown) {
+		cli_warn("could not read the kernel taint: its metrics are left out");
+		status = CLI_EXIT_PARTIAL;
+	}
+	if (output) {
+		err = write_atomically(output, text, len);
+		if (err < 0) {
+			cli_error("could not write %s: %s", output, strerror(-err));
+			status = CLI_EXIT_PARTIAL;
+		}
+	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+		cli_error("could not write the metrics: %s", strerror(errno));
+		status = CLI_EXIT_PARTIAL;
+	}
+	free(text);
+	return status;
+}
