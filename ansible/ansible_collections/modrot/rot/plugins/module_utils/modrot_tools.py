@@ -21,9 +21,11 @@ modreap -J (report: no NAME, no -a, no --down-to)
     summary: names, instances, bytes (recomputed from rotting[] when absent).
 
 modreap -J (reclaim: NAME..., -a or --down-to, with or without -n)
-    rotting[]: name, instances, bytes -- what was (or would be) freed.
+    reclaimed[]: name, instances, bytes -- what was (or would be) freed
+    (rotting[] in modrot 0.1).
     summary: dry_run, instances, bytes, rot_left, taint_before,
-    taint_after, taint_before_value, taint_after_value, failures (a count),
+    taint_after ("" when untainted; "none" in modrot 0.1),
+    taint_before_value, taint_after_value, failures (a count),
     refused (optional: instances left alone as still in use; a count or a
     list of names; read as a count).
 
@@ -210,10 +212,10 @@ def live_names(doc):
 
 # ---- modreap -J ----
 
-def rot_groups(doc):
-    """The rotting[] array: list of dicts name, instances, bytes."""
+def rot_groups(doc, key='rotting'):
+    """The rotting[] (or reclaimed[]) array: list of dicts name, instances, bytes."""
     groups = []
-    for g in as_list((doc or {}).get('rotting')):
+    for g in as_list((doc or {}).get(key)):
         if not isinstance(g, dict):
             continue
         groups.append(dict(name=as_str(g.get('name')), instances=as_int(g.get('instances')),
@@ -235,12 +237,13 @@ def rot_report(doc):
 
 def reclaim_result(doc):
     """A reclaiming run (modreap -J with NAME, -a or --down-to)."""
-    groups = rot_groups(doc)
+    key = 'reclaimed' if 'reclaimed' in (doc or {}) else 'rotting'
+    groups = rot_groups(doc, key)
     summary = (doc or {}).get('summary') or {}
     freed_bytes = as_int(summary.get('bytes'), sum(g['bytes'] for g in groups))
     freed_instances = as_int(summary.get('instances'), sum(g['instances'] for g in groups))
-    before = as_str(summary.get('taint_before'), 'none')
-    after = as_str(summary.get('taint_after'), before)
+    before = as_str(summary.get('taint_before')) or 'none'
+    after = as_str(summary.get('taint_after')) or before
     after_value = summary.get('taint_after_value')
     before_value = summary.get('taint_before_value')
     return dict(
