@@ -21,3 +21,18 @@ bench_compare rot \
 	"modrot lsmod -J=$build/tools/lsmod -J" \
 	"modrot lsmod --rotting=$build/tools/lsmod --rotting" \
 	"kmod lsmod (live only)=/sbin/lsmod"
+
+echo
+echo "# one module with 65,535 holders (the holder sort: quadratic would show here)"
+bench_kernel hub rot
+"$SIM" run "$BENCH_TMP/hub" -- cat /proc/modules >/dev/null
+{
+	printf 'hub 1 0 '
+	seq -f 'h%.0f,' 65535 | tr -d '\n'
+	printf ' Live 0x1000\n'
+} >"$BENCH_TMP/hub/root/proc/modules.planted"
+mv "$BENCH_TMP/hub/root/proc/modules.planted" "$BENCH_TMP/hub/root/proc/modules"
+bench_compare hub \
+	"modrot lsmod -o name,holders -r=$build/tools/lsmod -o name,holders -r -n" \
+	"cat /proc/modules=/bin/cat /proc/modules" \
+	"modrot lsmod=$build/tools/lsmod"

@@ -144,20 +144,18 @@ refuses() { # refuses WHAT-FOR-THE-LOG EXPECTED-STDERR CMD...
 	refuses big "modreap: ERROR: could not read the module list: /proc/modules line 1: the holders field is not \"-\" nor a list ending in a comma" "$MODREAP" -a
 }
 
-@test "one module with 65,535 holders lists in under three seconds" {
+@test "one module with 65,535 holders lists every one of them once" {
 	{
 		printf 'hub 1 0 '
 		for i in $(seq 65535); do printf 'h%d,' "$i"; done
 		printf ' Live 0x1000\n'
 	} > "$K/root/proc/modules.planted"
 	mv "$K/root/proc/modules.planted" "$K/root/proc/modules"
-	start=$(date +%s%N)
+	# How long this takes is measured by bench/lsmod.sh, not asserted here.
 	run --separate-stderr on_kernel "$LSMOD" -o name,holders -r -n
-	ms=$(( ($(date +%s%N) - start) / 1000000 ))
 	assert_success
-	echo "lsmod took $ms ms"
-	[ "$ms" -lt 3000 ]
 	holders=${output#hub }
+	assert_equal "$(tr ',' '\n' <<<"$holders" | sort -u | wc -l)" 65535
 	assert_equal "$(tr ',' '\n' <<<"$holders" | wc -l)" 65535
 	# The order itself (kernfs hash, then name) is checked by tests/unit/snapshot.t.
 }
