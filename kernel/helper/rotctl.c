@@ -14,7 +14,9 @@
  *   rotctl nocap COMMAND ARGS...       the same without CAP_SYS_MODULE
  *   rotctl failnth N COMMAND ARGS...   the same with the Nth slab allocation
  *                                      of the syscall failing (the kernel's
- *                                      /proc/thread-self/fail-nth)
+ *                                      /proc/thread-self/fail-nth); says
+ *                                      "fault not reached" on stderr when
+ *                                      the syscall made fewer allocations
  *
  * Prints "ok" for 0, "ok=N" for a positive return (reclaim's count of
  * instances freed), or the errno's name (EWOULDBLOCK, not EAGAIN).
@@ -59,8 +61,30 @@ static void arm_fail_nth(void)
 	close(fd);
 }
 
+/* After the syscall: fail-nth counts down to 0 when the fault fired. */
+static void check_fail_nth(void)
+{
+	char buf[32] = "";
+	ssize_t n;
+	int fd;
+
+	if (!fail_nth)
+		return;
+	fd = open("/proc/thread-self/fail-nth", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && strtol(buf, NULL, 10) != 0)
+		fputs("fault not reached\n", stderr);
+}
+
 static int report(long ret)
 {
+	int saved = errno;
+
+	check_fail_nth();
+	errno = saved;
 	if (ret == 0) {
 		puts("ok");
 		return 0;
