@@ -260,7 +260,7 @@ done
 
 # --- the conformance table ----------------------------------------------
 # One line per row: SCENARIO ID EXPECTED SIM REAL VERDICT WHAT
-# PASS: the real kernel shows what rot-abi.md says and, where the row runs
+# PASS: the real kernel shows what docs/rot-abi.md says and, where the row runs
 # on the simulator too, the simulator shows the same.
 awk -F'\t' -v OFS='\t' -v scenarios="$scenarios" -v sims="$sim_scenarios" -v dir="$results" '
 function load(file, side, s,    line, f) {

@@ -1,4 +1,4 @@
-# The rows of rot-abi.md, in one fresh kernel.  Sourced after lib.sh.
+# The rows of docs/rot-abi.md both kernels can show, in one fresh kernel.  Sourced after lib.sh.
 
 # Detection
 if [ -e /proc/rotting_modules ]; then d=exists; else d=absent; fi
