@@ -4,14 +4,17 @@
 # tools, run the same rows on the simulated kernel, and compare.
 #
 #   kernel/run.sh [--results DIR] [--cache DIR] [--jobs N] [--rounds N]
-#                 [--scenarios "abi reclaim-taint evidence installer"]
+#                 [--scenarios "abi reclaim-taint evidence installer smp ..."]
+#                 [--tree DIR]   (a patched, configured and built tree of
+#                                 your own instead of the cache)
 #
 # Results (default build/kernel-results/): conformance.txt, .tsv and .json,
 # and per scenario the guest console, the rows of each side and dmesg.
 # The built kernel and modules are cached, built in place, in
 # CACHE/<hash of the series, the config fragment, the module sources and
 # the Debian source version> (default /var/cache/modrot-kernel): a second
-# run skips the build.  Ends with "N passed, N failed"; exits non-zero if
+# run skips the build; the newest two builds are kept, older ones pruned.
+# The guest has 2 CPUs.  Ends with "N passed, N failed"; exits non-zero if
 # a row fails or a scenario does not finish.
 set -euo pipefail
 
@@ -21,13 +24,14 @@ results=$top/build/kernel-results
 cache_root=/var/cache/modrot-kernel
 jobs=$(nproc)
 rounds=20
-scenarios="abi reclaim-taint evidence installer"
+scenarios="abi reclaim-taint evidence installer smp instr edges kselftest"
 # Scenarios that also run on the simulated kernel (the others need real
 # memory, timers and a kernel log).
 sim_scenarios=" abi reclaim-taint installer "
 # Load with the suite's insmod when it exists (1), or always with rotctl (0);
 # ROT_USE_INSMOD=0 in the environment switches it off too.
 use_suite_insmod=${ROT_USE_INSMOD:-1}
+own_tree=
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,7 +40,8 @@ while [ $# -gt 0 ]; do
 	--jobs) jobs=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--scenarios) scenarios=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--tree) own_tree=$2; shift 2 ;;
+	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -94,6 +99,7 @@ build_kernel() {
 	mkdir -p "$cache"
 	tar -xf "$source_tar" -C "$cache"
 	for p in "$here"/patches/*.patch; do
+		case $(basename "$p") in 0000-*) continue ;; esac # the cover letter
 		patch -d "$ksrc" -p1 --quiet --forward <"$p" || die "$(basename "$p") does not apply"
 	done
 	(
@@ -103,22 +109,59 @@ build_kernel() {
 		make olddefconfig
 		make -j"$jobs" bzImage modules
 	) >"$cache/build.log" 2>&1 || { tail -n 30 "$cache/build.log" >&2; die "kernel build failed"; }
+	build_test_programs "$cache/build.log"
+	touch "$cache/done"
+}
+
+# build_test_programs LOG: the test modules, the series' sample module and
+# kselftest, against $ksrc, into $kmods.
+build_test_programs() {
 	# Every option of the fragment must have survived olddefconfig.
 	grep '^CONFIG_' "$here/config.fragment" | while read -r opt; do
 		grep -qx "$opt" "$ksrc/.config" || say "warning: $opt not set in the built .config"
 	done
+	rm -rf "$kmods"
 	mkdir -p "$kmods"
-	cp "$here"/modules/*.c "$here"/modules/Kbuild "$here"/modules/Makefile "$kmods"/
-	make -C "$kmods" KDIR="$ksrc" modules >>"$cache/build.log" 2>&1 ||
-		{ tail -n 30 "$cache/build.log" >&2; die "test modules failed to build"; }
+	cp "$here"/modules/*.[ch] "$here"/modules/Kbuild "$here"/modules/Makefile "$kmods"/
+	make -C "$kmods" KDIR="$ksrc" modules >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "test modules failed to build"; }
 	for ko in "$kmods"/*.ko; do
 		xz --check=crc32 --lzma2=dict=1MiB -k -f "$ko"
 		zstd -q -f -k "$ko" -o "$ko.zst"
 	done
-	touch "$cache/done"
+	# The series' sample module and kselftest, for the kselftest scenario.
+	make -C "$ksrc" M=samples/module_rot CONFIG_SAMPLE_MODULE_ROT=m modules >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "samples/module_rot failed to build"; }
+	cp "$ksrc/samples/module_rot/rot_sample.ko" "$kmods/"
+	# __symbol_put() still builds: the sample that uses it.
+	make -C "$ksrc" M=samples/hw_breakpoint CONFIG_SAMPLE_HW_BREAKPOINT=m modules >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "samples/hw_breakpoint failed to build"; }
+	gcc -O2 -Wall -static -I"$ksrc/tools/testing/selftests" \
+		-o "$kmods/rot_test" "$ksrc/tools/testing/selftests/module/rot_test.c" >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "the module rot kselftest failed to build"; }
 }
 
-if [ -f "$cache/done" ]; then
+# Keep the newest two finished builds (about 1.5 GB each), and the one in
+# use; unfinished ones may be another run's build in progress.
+prune_cache() {
+	local old
+	# shellcheck disable=SC2012 # names are our own hex hashes
+	ls -1t "$cache_root"/*/done 2>/dev/null | tail -n +3 | while read -r old; do
+		old=$(dirname "$old")
+		[ "$old" = "$cache" ] && continue
+		say "pruning the old kernel build $old"
+		rm -rf "$old"
+	done
+}
+
+if [ -n "$own_tree" ]; then
+	ksrc=$(cd "$own_tree" && pwd)
+	kmods=$(dirname "$results")/kernel-test-modules
+	rm -f "$kmods.log"
+	build_test_programs "$kmods.log"
+	build_note="own tree $ksrc"
+	cache=$ksrc
+elif [ -f "$cache/done" ]; then
 	say "using the cached kernel $cache"
 else
 	t=$(now)
@@ -126,6 +169,7 @@ else
 	build_note="built in $(elapsed "$t")s"
 	say "kernel and modules $build_note"
 fi
+[ -n "$own_tree" ] || prune_cache
 bzimage=$ksrc/arch/x86/boot/bzImage
 release=$(cat "$ksrc/include/config/kernel.release")
 
@@ -162,15 +206,18 @@ for t in $tools; do
 	install_program "$builddir/tools/$t" "/usr/bin/$t"
 done
 cp "$kmods"/*.ko "$kmods"/*.ko.xz "$kmods"/*.ko.zst "$root/modules/"
+cp "$kmods/rot_test" "$root/bin/rot_test"
 cp "$here"/scenarios/*.sh "$root/scenarios/"
 cp "$here/scenarios/init" "$root/init"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
 
 # --- scenarios on the real kernel ---------------------------------------
+# Two CPUs: SeaBIOS's MP table (the kernel has no ACPI) lists one
+# processor per socket, so two sockets.
 boot() { # SCENARIO
 	local log=$results/$1.console
-	timeout 900 qemu-system-x86_64 -accel tcg -m 256M -nographic -no-reboot \
+	timeout 900 qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m 512M -nographic -no-reboot \
 		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet rot.scenario=$1 ROUNDS=$rounds" \
 		</dev/null >"$log" 2>&1 || true
@@ -213,7 +260,7 @@ done
 
 # --- the conformance table ----------------------------------------------
 # One line per row: SCENARIO ID EXPECTED SIM REAL VERDICT WHAT
-# PASS: the real kernel shows what rot-abi.md says and, where the row runs
+# PASS: the real kernel shows what docs/rot-abi.md says and, where the row runs
 # on the simulator too, the simulator shows the same.
 awk -F'\t' -v OFS='\t' -v scenarios="$scenarios" -v sims="$sim_scenarios" -v dir="$results" '
 function load(file, side, s,    line, f) {

@@ -9,9 +9,17 @@
  *                                      .xz and .zst are decompressed first,
  *                                      in userspace, as libkmod does
  *   rotctl delete NAME FLAGS           delete_module(); FLAGS as in C (0x800)
+ *   rotctl reclaim NAME [force]        delete_module(NAME, MODULE_RECLAIM),
+ *                                      with O_TRUNC too when forced
  *   rotctl nocap COMMAND ARGS...       the same without CAP_SYS_MODULE
+ *   rotctl failnth N COMMAND ARGS...   the same with the Nth slab allocation
+ *                                      of the syscall failing (the kernel's
+ *                                      /proc/thread-self/fail-nth); says
+ *                                      "fault not reached" on stderr when
+ *                                      the syscall made fewer allocations
  *
- * Prints "ok" or the errno's name (EWOULDBLOCK, not EAGAIN).
+ * Prints "ok" for 0, "ok=N" for a positive return (reclaim's count of
+ * instances freed), or the errno's name (EWOULDBLOCK, not EAGAIN).
  * Exit status: 0 on success, 1 on a syscall error, 2 on a usage error.
  */
 #define _GNU_SOURCE
@@ -33,10 +41,56 @@ struct image {
 	size_t len;
 };
 
+/* MODULE_RECLAIM, from a rot kernel's <linux/module.h>. */
+#define ROT_MODULE_RECLAIM 0x40000000u
+
+/* Set by "failnth N": armed just before the module syscall. */
+static const char *fail_nth;
+
+static void arm_fail_nth(void)
+{
+	int fd;
+
+	if (!fail_nth)
+		return;
+	fd = open("/proc/thread-self/fail-nth", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, fail_nth, strlen(fail_nth)) < 0) {
+		perror("rotctl: /proc/thread-self/fail-nth");
+		exit(2);
+	}
+	close(fd);
+}
+
+/* After the syscall: fail-nth counts down to 0 when the fault fired. */
+static void check_fail_nth(void)
+{
+	char buf[32] = "";
+	ssize_t n;
+	int fd;
+
+	if (!fail_nth)
+		return;
+	fd = open("/proc/thread-self/fail-nth", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n > 0 && strtol(buf, NULL, 10) != 0)
+		fputs("fault not reached\n", stderr);
+}
+
 static int report(long ret)
 {
+	int saved = errno;
+
+	check_fail_nth();
+	errno = saved;
 	if (ret == 0) {
 		puts("ok");
+		return 0;
+	}
+	if (ret > 0) {
+		printf("ok=%ld\n", ret);
 		return 0;
 	}
 	const char *name = errno == EWOULDBLOCK ? "EWOULDBLOCK" : strerrorname_np(errno);
@@ -47,7 +101,8 @@ static int report(long ret)
 static int usage(void)
 {
 	fputs("usage: rotctl load FILE [PARAMS] | init FILE [PARAMS] | delete NAME FLAGS\n"
-	      "       rotctl nocap COMMAND ARGS...\n", stderr);
+	      "       rotctl reclaim NAME [force]\n"
+	      "       rotctl nocap COMMAND ARGS... | failnth N COMMAND ARGS...\n", stderr);
 	return 2;
 }
 
@@ -146,6 +201,10 @@ static int run(int argc, char **argv)
 		}
 		return run(argc - 1, argv + 1);
 	}
+	if (argc >= 3 && !strcmp(argv[0], "failnth")) {
+		fail_nth = argv[1];
+		return run(argc - 2, argv + 2);
+	}
 	if ((argc == 2 || argc == 3) && !strcmp(argv[0], "load")) {
 		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 
@@ -153,6 +212,7 @@ static int run(int argc, char **argv)
 			perror(argv[1]);
 			return 2;
 		}
+		arm_fail_nth();
 		return report(syscall(SYS_finit_module, fd, argc > 2 ? argv[2] : "", 0));
 	}
 	if ((argc == 2 || argc == 3) && !strcmp(argv[0], "init")) {
@@ -167,11 +227,22 @@ static int run(int argc, char **argv)
 			fprintf(stderr, "rotctl: %s: cannot decompress\n", argv[1]);
 			return 2;
 		}
+		arm_fail_nth();
 		return report(syscall(SYS_init_module, img.data, img.len, argc > 2 ? argv[2] : ""));
 	}
-	if (argc == 3 && !strcmp(argv[0], "delete"))
-		return report(syscall(SYS_delete_module, argv[1],
-				      (unsigned int)strtoul(argv[2], NULL, 0)));
+	if (argc == 3 && !strcmp(argv[0], "delete")) {
+		unsigned int flags = (unsigned int)strtoul(argv[2], NULL, 0);
+
+		arm_fail_nth();
+		return report(syscall(SYS_delete_module, argv[1], flags));
+	}
+	if ((argc == 2 || (argc == 3 && !strcmp(argv[2], "force"))) &&
+	    !strcmp(argv[0], "reclaim")) {
+		unsigned int flags = ROT_MODULE_RECLAIM | (argc == 3 ? O_TRUNC : 0);
+
+		arm_fail_nth();
+		return report(syscall(SYS_delete_module, argv[1], flags));
+	}
 	return usage();
 }
 

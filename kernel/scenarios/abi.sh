@@ -1,8 +1,10 @@
-# The rows of rot-abi.md, in one fresh kernel.  Sourced after lib.sh.
+# The rows of docs/rot-abi.md both kernels can show, in one fresh kernel.  Sourced after lib.sh.
 
 # Detection
 if [ -e /proc/rotting_modules ]; then d=exists; else d=absent; fi
 row detect "exists,0" "$d,$(rotting_total)" "/proc/rotting_modules exists, empty at boot"
+row reclaim-checks "Y" "$(cat /sys/module/module/parameters/rot_reclaim_checks 2>&1)" \
+	"rot_reclaim_checks reads Y: reclaim looks for timers and work left in rotting memory"
 
 # Failures before init free everything: beta needs alpha's symbol.
 r=$(load_raw beta)
@@ -64,12 +66,20 @@ row rotting-format "format-ok" "$(rotting_format)" "/proc/rotting_modules lines 
 
 # Errors of delete_module
 row enoent "ENOENT" "$($ROTCTL delete nosuch_module 0)" "no live module of that name"
+# Unknown flag bits are ignored, as a stock kernel ignores them.
+r1=$(load delta)
+r2=$($ROTCTL delete delta 0x880)
+r3=$(load delta)
+r4=$($ROTCTL delete delta 0x80000001)
+row flags-ignored "ok,ok,ok,ok,none,rot=2" "$r1,$r2,$r3,$r4,$(live_state delta),rot=$(rotting_count delta)" \
+	"unknown flag bits ignored: O_NONBLOCK|O_EXCL (0x880) and 0x80000001 are plain unloads"
+# busybox's applets as they are (rmmod passes O_NONBLOCK|O_EXCL).
+r1=$(rc busybox insmod "$MODDIR/delta.ko")
+b=$(busybox lsmod | awk '$1 == "delta" { print "listed" }')
+r2=$(rc busybox rmmod delta)
+row busybox "rc=0,listed,rc=0,none,rot=3" "$r1,$b,$r2,$(live_state delta),rot=$(rotting_count delta)" \
+	"busybox insmod, lsmod and rmmod work unchanged"
 r=$(load delta)
-row einval-flags "ok,EINVAL,EINVAL,EINVAL,Live" \
-	"$r,$($ROTCTL delete delta 0x1),$($ROTCTL delete delta 0x10000000),$($ROTCTL delete delta 0x80000000),$(live_state delta)" \
-	"unknown flag bits: EINVAL, module untouched"
-row einval-reclaim-trunc "EINVAL,rot=2" "$($ROTCTL delete alpha 0x40000200),rot=$(rotting_count alpha)" \
-	"MODULE_RECLAIM|O_TRUNC: EINVAL"
 row eperm "EPERM,EPERM,Live" "$(rotctl_nocap delete delta 0),$(rotctl_nocap delete alpha 0x40000000),$(live_state delta)" \
 	"without CAP_SYS_MODULE: EPERM"
 
@@ -90,6 +100,26 @@ st=$(live_state slowinit)
 r=$($ROTCTL delete slowinit 0)
 wait
 row loading-busy "Loading,EBUSY,Live" "$st,$r,$(live_state slowinit)" "delete_module while init runs: EBUSY"
+
+# Loading a name that is still Loading waits for it, then EEXIST.
+r=$($ROTCTL delete slowinit 0)
+$ROTCTL load "$MODDIR/slowinit.ko" >/dev/null &
+wait_state slowinit Loading
+st=$(live_state slowinit)
+r2=$(load_raw slowinit)
+wait
+row load-while-loading "ok,Loading,EEXIST,Live,rot=1" "$r,$st,$r2,$(live_state slowinit),rot=$(rotting_count slowinit)" \
+	"loading a name still Loading waits for it, then EEXIST"
+
+# Loading a name that is still Unloading: EBUSY at once.
+r=$(load slowexit)
+$ROTCTL delete slowexit 0 >/dev/null &
+wait_state slowexit Unloading
+st=$(live_state slowexit)
+r2=$(load_raw slowexit)
+wait
+row load-while-unloading "ok,Unloading,EBUSY,none,rot=1" "$r,$st,$r2,$(live_state slowexit),rot=$(rotting_count slowexit)" \
+	"loading a name still Unloading: EBUSY, nothing loaded"
 
 # Parameters
 r=$(load params "count=5 label=hi verbose")
@@ -118,11 +148,22 @@ row lsmod "*" \
 r=$(load alpha)
 before=$(rotting_count alpha)
 r=$($ROTCTL delete alpha 0x40000000)
-row reclaim "rot=2,ok,rot=0,Live" "rot=$before,$r,rot=$(rotting_count alpha),$(live_state alpha)" \
-	"MODULE_RECLAIM frees every rotting instance; the live one stays"
+row reclaim "rot=2,ok=2,rot=0,Live" "rot=$before,$r,rot=$(rotting_count alpha),$(live_state alpha)" \
+	"MODULE_RECLAIM frees every rotting instance, returns how many; the live one stays"
 row reclaim-enoent "ENOENT" "$($ROTCTL delete alpha 0x40000000)" "reclaim with nothing rotting: ENOENT"
-row reclaim-nonblock "ok,rot=0" "$($ROTCTL delete failinit 0x40000800),rot=$(rotting_count failinit)" \
-	"MODULE_RECLAIM|O_NONBLOCK accepted"
+row reclaim-nonblock "ok=2,rot=0" "$($ROTCTL delete failinit 0x40000800),rot=$(rotting_count failinit)" \
+	"MODULE_RECLAIM|O_NONBLOCK accepted, unknown bits ignored"
+row reclaim-trunc "ok=5,rot=0" "$($ROTCTL delete delta 0x40000200),rot=$(rotting_count delta)" \
+	"MODULE_RECLAIM|O_TRUNC: a forced reclaim, the count of instances freed"
+
+# A timer left armed in rotting memory: reclaim refuses, force frees.
+r1=$(load straytimer)
+r2=$(rc $RMMOD straytimer)
+r3=$($ROTCTL delete straytimer 0x40000000)
+r4=$(rotting_count straytimer)
+r5=$($ROTCTL delete straytimer 0x40000200)
+row reclaim-stray "ok,rc=0,EBUSY,rot=1,ok=1,rot=0" "$r1,$r2,$r3,rot=$r4,$r5,rot=$(rotting_count straytimer)" \
+	"reclaim refuses an instance with an armed timer (EBUSY); O_TRUNC frees it"
 r=$(rc $MODREAP params)
 row modreap-name "rc=0,rot=0,Live" "$r,rot=$(rotting_count params),$(live_state params)" "modreap NAME reclaims that name"
 r=$(rc $MODREAP -a)

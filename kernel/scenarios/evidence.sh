@@ -24,14 +24,18 @@ rot_area=$(vmalloc_area "$addr")
 note "vmallocinfo while rotting: $rot_area"
 sleep 1
 ticks=$(dmesg | grep -c 'rottimer: tick [0-9]* after exit')
-resolved=$(dmesg | grep -c 'running in rottimer_tick+0x0/0x[0-9a-f]* \[rottimer\]')
+# Every tick resolves; the first may come while rmmod still runs (the
+# module is Unloading, not yet rotting, on the other CPU), the last is
+# marked rotting.
+resolved=$(dmesg | grep -c 'running in rottimer_tick+0x0/0x[0-9a-f]* \[rottimer\( rotting\)\{0,1\}\]')
+marked=$(dmesg | grep 'tick 5 after exit' | grep -c 'running in rottimer_tick+0x0/0x[0-9a-f]* \[rottimer rotting\]')
 warned=$(dmesg | grep -c 'WARNING: .*rottimer')
 done_=$(dmesg | grep -c 'rottimer: done, timer stopped')
 row rot-keeps-memory "rc=0,same-address,area-kept" \
 	"$r,$( [ "$rot_addr" = "$addr" ] && echo same-address || echo "moved:$rot_addr"),$( [ "$rot_area" = "$live_area" ] && [ "$rot_area" != gone ] && echo area-kept || echo "area:$rot_area")" \
 	"unloaded module's vmalloc area stays mapped while it rots"
-row rotted-timer "ticks=5,resolved=5,warn=1,done=1" "ticks=$ticks,resolved=$resolved,warn=$warned,done=$done_" \
-	"a timer left by exit fires 5 times into rotting code, %pS resolves it, WARN works; kernel alive"
+row rotted-timer "ticks=5,resolved=5,rotting=1,warn=1,done=1" "ticks=$ticks,resolved=$resolved,rotting=$marked,warn=$warned,done=$done_" \
+	"a timer left by exit fires 5 times into rotting code, %pS resolves it as rotting, WARN works; kernel alive"
 r=$(rc $MODREAP rottimer)
 sleep 0.2
 row reclaim-frees-memory "rc=0,rot=0,gone,R=1" "$r,rot=$(rotting_count rottimer),$(vmalloc_area "$addr"),R=$(taint_r)" \

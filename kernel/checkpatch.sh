@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Run the kernel's checkpatch.pl --strict over the series in
+# kernel/patches/ (not the cover letter).
+#
+#   kernel/checkpatch.sh [--tree DIR]
+#
+# The checkpatch.pl comes from DIR, else from $KSRC, else from the newest
+# cached build (kernel/run.sh's cache, /var/cache/modrot-kernel), else
+# from Debian's linux-source-6.1 tarball, unpacked in part to a temporary
+# directory.  Prints checkpatch's report for each patch and a total.
+# Exits 1 if any patch has an ERROR, 0 otherwise (warnings are printed
+# and counted; the cover letter justifies the ones that stay).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+tree=${KSRC:-}
+cache_root=${MODROT_KERNEL_CACHE:-/var/cache/modrot-kernel}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tree) tree=$2; shift 2 ;;
+	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "checkpatch.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+
+tmp=
+cleanup() { [ -z "$tmp" ] || rm -rf "$tmp"; }
+trap cleanup EXIT
+
+if [ -z "$tree" ]; then
+	# shellcheck disable=SC2012 # our own hex-named cache directories
+	done_file=$(ls -1t "$cache_root"/*/done 2>/dev/null | head -n 1 || true)
+	[ -n "$done_file" ] && tree=$(dirname "$done_file")/linux-source-6.1
+fi
+if [ -z "$tree" ] || [ ! -x "$tree/scripts/checkpatch.pl" ]; then
+	tar_file=/usr/src/linux-source-6.1.tar.xz
+	[ -f "$tar_file" ] || { echo "checkpatch.sh: no kernel tree and no $tar_file" >&2; exit 2; }
+	tmp=$(mktemp -d)
+	tar -xf "$tar_file" -C "$tmp" --wildcards \
+		'linux-source-6.1/scripts/checkpatch.pl' \
+		'linux-source-6.1/scripts/spelling.txt' \
+		'linux-source-6.1/scripts/const_structs.checkpatch'
+	tree=$tmp/linux-source-6.1
+fi
+
+# A whole tree lets checkpatch check paths against it; a partial one not.
+tree_opt=
+[ -f "$tree/MAINTAINERS" ] || tree_opt=--no-tree
+
+errors=0
+warnings=0
+checks=0
+for p in "$here"/patches/0*.patch; do
+	case $(basename "$p") in 0000-*) continue ;; esac
+	out=$(cd "$tree" && perl scripts/checkpatch.pl --strict $tree_opt --terse \
+		--show-types "$p" 2>&1 || true)
+	e=$(printf '%s\n' "$out" | grep -c ': ERROR:' || true)
+	w=$(printf '%s\n' "$out" | grep -c ': WARNING:' || true)
+	c=$(printf '%s\n' "$out" | grep -c ': CHECK:' || true)
+	printf '%s: %d errors, %d warnings, %d checks\n' "$(basename "$p")" "$e" "$w" "$c"
+	printf '%s\n' "$out" | grep -E ': (ERROR|WARNING|CHECK):' | sed 's/^/    /' || true
+	errors=$((errors + e))
+	warnings=$((warnings + w))
+	checks=$((checks + c))
+done
+echo "total: $errors errors, $warnings warnings, $checks checks"
+[ "$errors" -eq 0 ]
