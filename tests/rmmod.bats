@@ -258,6 +258,22 @@ taint 8\$"
 	"$SIM" ledger "$K" --check
 }
 
+@test "rmmod -J --reclaim: refused instances are a failed EBUSY record and the summary's refused" {
+	kmod_load straytimer
+	kmod_unload straytimer
+	"$SIM" set "$K" straytimer stray=none
+	kmod_load straytimer
+	size=$(live_size straytimer)
+	run --separate-stderr on_kernel "$RMMOD" -J --reclaim straytimer
+	assert_equal "$status" 1
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -c '[.modules[] | [.name, .result, .error, .instances]]' <<< "$output")" \
+		'[["straytimer","unloaded","",0],["straytimer","reclaimed","",1],["straytimer","failed","EBUSY",0]]'
+	assert_equal "$(jq -r '.modules[2].message' <<< "$output")" "$(refused_words straytimer 1 instance it | sed 's/^rmmod: ERROR: //')"
+	assert_equal "$(jq -c '.summary | [.failures, .reclaimed, .instances, .bytes, .refused]' <<< "$output")" "[1,1,1,$size,1]"
+	assert_equal "$(rotting_count straytimer)" 1
+}
+
 @test "rmmod --reclaim -f frees instances still in use, with the kernel's count" {
 	rot_straytimer
 	kmod_load straytimer
