@@ -10,10 +10,11 @@
 #
 # Results (default build/kernel-results/): conformance.txt, .tsv and .json,
 # and per scenario the guest console, the rows of each side and dmesg.
-# The built kernel and modules are cached, built in place, in
-# CACHE/<hash of the series, the config fragment, the module sources and
-# the Debian source version> (default /var/cache/modrot-kernel): a second
-# run skips the build; the newest two builds are kept, older ones pruned.
+# The built kernel is cached, built in place, in CACHE/<hash of the series,
+# the config fragment and the Debian source version> (default
+# /var/cache/modrot-kernel): a second run skips the build; the newest two
+# builds are kept, older ones pruned.  The test modules (kernel/modules)
+# are built against it on every run, in seconds.
 # The guest has 2 CPUs.  Ends with "N passed, N failed"; exits non-zero if
 # a row fails or a scenario does not finish.
 set -euo pipefail
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--scenarios) scenarios=$2; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
-	-h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -80,18 +81,55 @@ insmod_tool=
 [ "$use_suite_insmod" = 1 ] && [ -x "$builddir/tools/insmod" ] && insmod_tool=$builddir/tools/insmod
 
 # --- the kernel, cached ------------------------------------------------
+# The tree is keyed by what goes into it: the Debian source version, the
+# series and the config fragment.  The test modules are not part of the
+# key: they are built against the tree on every run, in a few seconds.
 source_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-hash=$( {
+kernel_key() {
 	echo "linux-source-6.1 $source_version"
-	for f in "$here"/patches/*.patch "$here"/config.fragment "$here"/modules/*; do
+	for f in "$here"/patches/*.patch "$here"/config.fragment; do
 		echo "== ${f#"$here"/}"
 		cat "$f"
 	done
-} | sha256sum | cut -c1-16)
+}
+hash=$(kernel_key | sha256sum | cut -c1-16)
 cache=$cache_root/$hash
-ksrc=$cache/linux-source-6.1
-kmods=$cache/modules
 build_note=cached
+
+# Builds made before the split were keyed by the series, the config
+# fragment, the Debian version AND the test module sources, which they
+# keep a copy of in modules/.  Recomputing that old key from the current
+# series and config with the build's own copy of the module sources tells
+# whether the build is of the current series and config; if it is, the new
+# key points at it with a symlink.  A built tree is never moved or copied:
+# its absolute paths would make the next make rebuild everything.
+adopt_old_build() {
+	local d name f old
+	for d in "$cache_root"/*/; do
+		d=${d%/}
+		name=$(basename "$d")
+		[ -L "$d" ] || [ ! -f "$d/done" ] || [ ! -f "$d/modules/Kbuild" ] && continue
+		old=$( {
+			echo "linux-source-6.1 $source_version"
+			for f in "$here"/patches/*.patch "$here"/config.fragment "$d"/modules/*; do
+				case $f in
+				"$d"/modules/*.mod.c) continue ;;
+				"$d"/modules/*.[ch] | "$d"/modules/Kbuild | "$d"/modules/Makefile)
+					echo "== modules/${f##*/}" ;;
+				"$d"/modules/*) continue ;;
+				*) echo "== ${f#"$here"/}" ;;
+				esac
+				cat "$f"
+			done
+		} | sha256sum | cut -c1-16)
+		if [ "$old" = "$name" ]; then
+			say "the build $d is of this series and config: reusing it as $hash"
+			ln -sfn "$name" "$cache"
+			return 0
+		fi
+	done
+	return 1
+}
 
 build_kernel() {
 	say "building the kernel in $cache (log: $cache/build.log)"
@@ -109,12 +147,21 @@ build_kernel() {
 		make olddefconfig
 		make -j"$jobs" bzImage modules
 	) >"$cache/build.log" 2>&1 || { tail -n 30 "$cache/build.log" >&2; die "kernel build failed"; }
-	build_test_programs "$cache/build.log"
+	build_samples "$cache/build.log"
 	touch "$cache/done"
 }
 
-# build_test_programs LOG: the test modules, the series' sample module and
-# kselftest, against $ksrc, into $kmods.
+# build_samples LOG: the series' sample module (for the kselftest scenario)
+# and samples/hw_breakpoint (__symbol_put() still builds), inside $ksrc.
+build_samples() {
+	make -C "$ksrc" M=samples/module_rot CONFIG_SAMPLE_MODULE_ROT=m modules >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "samples/module_rot failed to build"; }
+	make -C "$ksrc" M=samples/hw_breakpoint CONFIG_SAMPLE_HW_BREAKPOINT=m modules >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "samples/hw_breakpoint failed to build"; }
+}
+
+# build_test_programs LOG: the test modules and the series' kselftest,
+# against $ksrc, into $kmods (outside the tree: the tree is not written).
 build_test_programs() {
 	# Every option of the fragment must have survived olddefconfig.
 	grep '^CONFIG_' "$here/config.fragment" | while read -r opt; do
@@ -129,47 +176,54 @@ build_test_programs() {
 		xz --check=crc32 --lzma2=dict=1MiB -k -f "$ko"
 		zstd -q -f -k "$ko" -o "$ko.zst"
 	done
-	# The series' sample module and kselftest, for the kselftest scenario.
-	make -C "$ksrc" M=samples/module_rot CONFIG_SAMPLE_MODULE_ROT=m modules >>"$1" 2>&1 ||
-		{ tail -n 30 "$1" >&2; die "samples/module_rot failed to build"; }
 	cp "$ksrc/samples/module_rot/rot_sample.ko" "$kmods/"
-	# __symbol_put() still builds: the sample that uses it.
-	make -C "$ksrc" M=samples/hw_breakpoint CONFIG_SAMPLE_HW_BREAKPOINT=m modules >>"$1" 2>&1 ||
-		{ tail -n 30 "$1" >&2; die "samples/hw_breakpoint failed to build"; }
 	gcc -O2 -Wall -static -I"$ksrc/tools/testing/selftests" \
 		-o "$kmods/rot_test" "$ksrc/tools/testing/selftests/module/rot_test.c" >>"$1" 2>&1 ||
 		{ tail -n 30 "$1" >&2; die "the module rot kselftest failed to build"; }
 }
 
 # Keep the newest two finished builds (about 1.5 GB each), and the one in
-# use; unfinished ones may be another run's build in progress.
+# use; unfinished ones may be another run's build in progress.  Keys are
+# symlinks to builds (see adopt_old_build): they go with their build.
 prune_cache() {
-	local old
-	# shellcheck disable=SC2012 # names are our own hex hashes
-	ls -1t "$cache_root"/*/done 2>/dev/null | tail -n +3 | while read -r old; do
-		old=$(dirname "$old")
-		[ "$old" = "$cache" ] && continue
-		say "pruning the old kernel build $old"
-		rm -rf "$old"
+	local d in_use
+	in_use=$(cd -P "$cache" && pwd)
+	for d in "$cache_root"/*/; do
+		d=${d%/}
+		[ -L "$d" ] || [ ! -f "$d/done" ] || echo "$d/done"
+	done | xargs -r ls -1t | tail -n +3 | while read -r d; do
+		d=$(dirname "$d")
+		[ "$d" = "$in_use" ] && continue
+		say "pruning the old kernel build $d"
+		rm -rf "$d"
 	done
+	for d in "$cache_root"/*; do
+		[ -L "$d" ] && [ ! -e "$d" ] && rm -f "$d"
+	done
+	return 0
 }
 
 if [ -n "$own_tree" ]; then
 	ksrc=$(cd "$own_tree" && pwd)
-	kmods=$(dirname "$results")/kernel-test-modules
-	rm -f "$kmods.log"
-	build_test_programs "$kmods.log"
+	rm -f "$results.tree.log"
+	build_samples "$results.tree.log"
 	build_note="own tree $ksrc"
 	cache=$ksrc
-elif [ -f "$cache/done" ]; then
-	say "using the cached kernel $cache"
 else
-	t=$(now)
-	build_kernel
-	build_note="built in $(elapsed "$t")s"
-	say "kernel and modules $build_note"
+	[ -f "$cache/done" ] || adopt_old_build || true
+	if [ -f "$cache/done" ]; then
+		say "using the cached kernel $cache"
+		build_note="cached"
+	else
+		t=$(now)
+		ksrc=$cache/linux-source-6.1
+		build_kernel
+		build_note="built in $(elapsed "$t")s"
+		say "kernel $build_note"
+	fi
+	ksrc=$(cd -P "$cache/linux-source-6.1" && pwd)
+	prune_cache
 fi
-[ -n "$own_tree" ] || prune_cache
 bzimage=$ksrc/arch/x86/boot/bzImage
 release=$(cat "$ksrc/include/config/kernel.release")
 
@@ -177,6 +231,10 @@ release=$(cat "$ksrc/include/config/kernel.release")
 rm -rf "$results"
 mkdir -p "$results/work"
 work=$results/work
+kmods=$work/modules
+t=$(now)
+build_test_programs "$work/modules.log"
+say "test modules built in $(elapsed "$t")s"
 gcc -O2 -Wall -Wextra -static -o "$work/rotctl" "$here/helper/rotctl.c" -llzma -lzstd
 gcc -O2 -Wall -Wextra -o "$work/rotctl-dyn" "$here/helper/rotctl.c" -llzma -lzstd
 
