@@ -219,21 +219,34 @@ taint 0$'
 	sim_ledger_check
 }
 
-@test "loading a name whose init is failing waits, then loads in its place" {
+@test "loading a name whose init then fails waits for it, then gives EBUSY without a second try" {
 	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_delay_ms=1000
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
 	sleep 0.2
-	# the second load reads the behaviour file before it waits: it succeeds
+	# the second load reads the behaviour file before it waits: its own init
+	# would succeed, but it never runs
 	"$SIMKERNEL" set "$K" slowinit init_errno= init_delay_ms=
+	start=$(date +%s%N)
 	run sim_run "$SYSC" finit "$(fixture slowinit)"
-	assert_output ok
+	waited=$(( ($(date +%s%N) - start) / 1000000 ))
+	assert_output EBUSY
+	# it waited for the first init (most of its 1000 ms were left)
+	assert [ "$waited" -ge 400 ]
 	wait
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" EIO
+	run sim_state
+	assert_output --regexp '^rotting slowinit [0-9]+ 0x[0-9a-f]{16}
+taint 0$'
+	run "$SIMKERNEL" ledger "$K"
+	assert_equal "$(grep -c ' load slowinit ' <<< "$output")" 1
+	sim_ledger_check
+	# the name is free again: a third load loads
+	run sim_run "$SYSC" finit "$(fixture slowinit)"
+	assert_output ok
 	run sim_state
 	assert_output --regexp '^live slowinit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
 rotting slowinit [0-9]+ 0x[0-9a-f]{16}
 taint 0$'
-	sim_ledger_check
 }
 
 @test "loading a name that is still Unloading gives EBUSY at once" {

@@ -160,3 +160,18 @@ taint 0$'
 	run sim_state
 	assert_output 'taint 0'
 }
+
+@test "stock: loading a name whose init then fails waits for it, then gives EBUSY; the failed one is freed" {
+	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_delay_ms=1000
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
+	sleep 0.2
+	run sim_run "$SYSC" finit "$(fixture slowinit)"
+	assert_output EBUSY
+	wait
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" EIO
+	run sim_state
+	assert_output 'taint 0'
+	run "$SIMKERNEL" ledger "$K"
+	assert_equal "$(grep -c ' load slowinit ' <<< "$output")" 1
+	sim_ledger_check
+}

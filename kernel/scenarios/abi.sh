@@ -111,6 +111,18 @@ wait
 row load-while-loading "ok,Loading,EEXIST,Live,rot=1" "$r,$st,$r2,$(live_state slowinit),rot=$(rotting_count slowinit)" \
 	"loading a name still Loading waits for it, then EEXIST"
 
+# Loading a name whose load is still Loading and then fails: it waits,
+# then EBUSY; the failed load is not retried in its place.
+$ROTCTL load "$MODDIR/slowfail.ko" >slowfail.first &
+wait_state slowfail Loading
+st=$(live_state slowfail)
+r=$(load_raw slowfail)
+wait
+row load-while-loading-fails "Loading,EBUSY,ENODEV,none,rot=1" \
+	"$st,$r,$(cat slowfail.first),$(live_state slowfail),rot=$(rotting_count slowfail)" \
+	"loading a name still Loading whose init then fails: waits, then EBUSY, nothing loaded"
+rm -f slowfail.first
+
 # Loading a name that is still Unloading: EBUSY at once.
 r=$(load slowexit)
 $ROTCTL delete slowexit 0 >/dev/null &

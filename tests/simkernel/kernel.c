@@ -319,21 +319,28 @@ static int check_deps(struct sim *s, const struct sim_image *im, struct sim_rec 
 
 /*
  * add_unformed_module(): a Live instance of the name is EEXIST. One still
- * Loading is waited for (its init may fail and free the name), as every
- * kernel does. One Unloading: rot-abi.md says EBUSY at once; Linux 6.1
- * (stock mode) waits for it to go and then loads. The lock is dropped
- * while waiting, as module_mutex is.
+ * Loading is waited for; if its init then fails (it rotted, or was freed
+ * before init), the wait ends in EBUSY: Linux 6.1 does not retry a load
+ * that just failed (rot-abi.md L4), and neither mode does here. One
+ * Unloading: rot-abi.md says EBUSY at once; Linux 6.1 (stock mode) waits
+ * for it to go and then loads. The lock is dropped while waiting, as
+ * module_mutex is.
  */
 static int wait_for_name(struct sim *s, const char *name)
 {
+	uint32_t loading_id = 0; /* the Loading instance waited for, if any */
 	for (;;) {
 		const struct sim_rec *old = sim_find_live(s, name);
+		/* gone, or replaced: its init failed (a load that went live is seen Running) */
+		if (loading_id && (!old || old->id != loading_id))
+			return -EBUSY;
 		if (!old)
 			return 0;
 		if (old->mstate == SIM_RUNNING)
 			return -EEXIST;
 		if (old->mstate == SIM_UNLOADING && s->hdr->mode == SIM_MODE_ROT)
 			return -EBUSY;
+		loading_id = old->mstate == SIM_LOADING ? old->id : 0;
 		sim_unlock(s);
 		sim_sleep_ms(2);
 		int err = sim_relock(s);
