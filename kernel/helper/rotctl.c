@@ -17,6 +17,10 @@
  *                                      /proc/thread-self/fail-nth); says
  *                                      "fault not reached" on stderr when
  *                                      the syscall made fewer allocations
+ *   rotctl alarm MS COMMAND ARGS...    the same with a caught SIGALRM
+ *                                      MS ms later (sent by a child), so
+ *                                      that a syscall still waiting then
+ *                                      is interrupted
  *
  * Prints "ok" for 0, "ok=N" for a positive return (reclaim's count of
  * instances freed), or the errno's name (EWOULDBLOCK, not EAGAIN).
@@ -30,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -102,7 +107,7 @@ static int usage(void)
 {
 	fputs("usage: rotctl load FILE [PARAMS] | init FILE [PARAMS] | delete NAME FLAGS\n"
 	      "       rotctl reclaim NAME [force]\n"
-	      "       rotctl nocap COMMAND ARGS... | failnth N COMMAND ARGS...\n", stderr);
+	      "       rotctl nocap COMMAND ARGS... | failnth N COMMAND ARGS... | alarm MS COMMAND ARGS...\n", stderr);
 	return 2;
 }
 
@@ -192,8 +197,45 @@ static int drop_cap_sys_module(void)
 	return (int)syscall(SYS_capset, &hdr, data);
 }
 
+/* Caught, not fatal: the interrupted syscall returns and rotctl reports it. */
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A child process sends the SIGALRM: the rot kernel's configuration has no
+ * POSIX timers (no alarm(), no setitimer()), but it can sleep.
+ */
+static int arm_alarm(const char *ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }; /* no SA_RESTART */
+	long n = strtol(ms, NULL, 10);
+	pid_t parent = getpid(), pid;
+
+	if (n <= 0 || sigaction(SIGALRM, &sa, NULL) < 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		usleep((useconds_t)n * 1000);
+		kill(parent, SIGALRM);
+		_exit(0);
+	}
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[0], "alarm")) {
+		if (arm_alarm(argv[1]) < 0) {
+			fprintf(stderr, "rotctl: alarm %s: cannot arm\n", argv[1]);
+			return 2;
+		}
+		return run(argc - 2, argv + 2);
+	}
 	if (argc >= 2 && !strcmp(argv[0], "nocap")) {
 		if (drop_cap_sys_module() < 0) {
 			perror("rotctl: capset");

@@ -91,3 +91,21 @@ shown=$(awk '$6 == "0x0000000000000000" { n++ } END { print n + 0 }' /proc/rotti
 echo "$old" >/proc/sys/kernel/kptr_restrict
 row rotting-kptr "nonzero-hidden=0,zero-shown=0" "nonzero-hidden=$hidden,zero-shown=$shown" \
 	"/proc/rotting_modules addresses read as zero unless the reader may see kernel pointers"
+
+# EINTR: a reclaim interrupted while it waits.  Reclaim holds its lock
+# across an RCU grace period; busyinit's init spins 3 s on one CPU without
+# a quiescent state (no preemption), so a reclaim started then (of
+# failinit, which rotted) holds the lock until the spin ends.  A second
+# reclaim waits for that lock and a caught SIGALRM interrupts it: EINTR,
+# nothing freed (nosuchmodule has nothing rotting: ENOENT had it not
+# waited).
+r0=$($ROTCTL load "$MODDIR/failinit.ko")
+$ROTCTL load "$MODDIR/busyinit.ko" >/dev/null &
+sleep 0.5
+$ROTCTL reclaim failinit >/tmp/reclaim-first &
+sleep 0.5
+r=$($ROTCTL alarm 500 reclaim nosuchmodule)
+wait
+r1=$(cat /tmp/reclaim-first)
+row reclaim-eintr "ENODEV,EINTR,ok=1,rot=0" "$r0,$r,$r1,rot=$(rotting_count failinit)" \
+	"a reclaim waiting behind another reclaim is interrupted by a signal: EINTR; the first one frees"
