@@ -326,14 +326,26 @@ static int check_deps(struct sim *s, const struct sim_image *im, struct sim_rec 
  * for it to go and then loads. The lock is dropped while waiting, as
  * module_mutex is.
  */
+static int init_failed(const struct sim *s, uint32_t id)
+{
+	for (unsigned i = 0; i < SIM_FAILED_INIT_RING; i++)
+		if (s->hdr->failed_init[i] == id)
+			return 1;
+	return 0;
+}
+
 static int wait_for_name(struct sim *s, const char *name)
 {
 	uint32_t loading_id = 0; /* the Loading instance waited for, if any */
 	for (;;) {
 		const struct sim_rec *old = sim_find_live(s, name);
-		/* gone, or replaced: its init failed (a load that went live is seen Running) */
+		/*
+		 * The instance waited for is gone: EBUSY if its init failed;
+		 * EEXIST if it went live (and was unloaded between two looks),
+		 * which is what the kernel, woken as it went live, answers.
+		 */
 		if (loading_id && (!old || old->id != loading_id))
-			return -EBUSY;
+			return init_failed(s, loading_id) ? -EBUSY : -EEXIST;
 		if (!old)
 			return 0;
 		if (old->mstate == SIM_RUNNING)
@@ -493,6 +505,7 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	if (fails) {
 		/* do_init_module() failure: rot keeps core and init, stock frees both */
 		err = -b.init_errno;
+		s.hdr->failed_init[s.hdr->failed_init_next++ % SIM_FAILED_INIT_RING] = r->id;
 		if (s.hdr->mode == SIM_MODE_ROT)
 			r->flags |= SIM_F_INIT_FAILED;
 		retire(&s, r, s.hdr->mode == SIM_MODE_ROT, (uint64_t)r->core + r->init, delayed);

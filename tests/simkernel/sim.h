@@ -21,6 +21,7 @@
 #define SIM_MAX_DEPS 8
 #define SIM_RELEASE_LEN 64
 #define SIM_VERMAGIC_LEN 128
+#define SIM_FAILED_INIT_RING 64
 
 #define SIM_MODULE_RECLAIM 0x40000000u
 
@@ -50,6 +51,10 @@ struct sim_header {
 	uint64_t taint;
 	char release[SIM_RELEASE_LEN];
 	char vermagic[SIM_VERMAGIC_LEN];
+	/* ids of the latest instances whose init failed, a ring: a load waiting
+	 * for one of them gets EBUSY (rot-abi.md L4) */
+	uint32_t failed_init[SIM_FAILED_INIT_RING];
+	uint32_t failed_init_next;
 };
 
 enum sim_kind { SIM_FREE = 0, SIM_LIVE = 1, SIM_ROT = 2 };
