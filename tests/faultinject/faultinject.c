@@ -114,8 +114,19 @@ static void log_line(const char *a, const char *b, long n, const void *ra)
 {
 	if (log_fd < 0)
 		return;
-	char line[128];
-	int len = snprintf(line, sizeof(line), "%s %s %ld %p\n", a, b, n, ra);
+	char line[512];
+	Dl_info info;
+	int len;
+	/* The caller as object+offset (symbol), for a reader to look up. */
+	if (ra && dladdr(ra, &info) && info.dli_fname) {
+		const char *base = strrchr(info.dli_fname, '/');
+		len = snprintf(line, sizeof(line), "%s %s %ld %s+%#lx (%s)\n", a, b, n,
+			       base ? base + 1 : info.dli_fname,
+			       (unsigned long)((uintptr_t)ra - (uintptr_t)info.dli_fbase),
+			       info.dli_sname ? info.dli_sname : "?");
+	} else {
+		len = snprintf(line, sizeof(line), "%s %s %ld %p\n", a, b, n, ra);
+	}
 	if (len > 0)
 		syscall(SYS_write, log_fd, line, (size_t)len);
 }
