@@ -40,8 +40,11 @@ struct libscols_table *columns_table_new(const struct column_info *cols, const i
 	scols_table_enable_json(tb, style->json);
 	scols_table_enable_raw(tb, style->raw);
 	scols_table_enable_noheadings(tb, style->noheadings);
-	if (style->json)
-		scols_table_set_name(tb, style->json_name);
+	/* Unchecked, a name that could not be copied prints as "". */
+	if (style->json && scols_table_set_name(tb, style->json_name) < 0) {
+		scols_unref_table(tb);
+		return NULL;
+	}
 
 	for (size_t i = 0; i < nids; i++) {
 		const struct column_info *ci = &cols[ids[i]];
@@ -52,15 +55,22 @@ struct libscols_table *columns_table_new(const struct column_info *cols, const i
 		}
 		if (!style->json)
 			continue;
-		scols_column_set_json_type(cl, ci->json_type);
+		int err = scols_column_set_json_type(cl, ci->json_type);
 		/* An array cell holds its elements one per line; smartcols splits
 		 * them into JSON array elements only through a wrap function. */
-		if (ci->json_type == SCOLS_JSON_ARRAY_STRING ||
-		    ci->json_type == SCOLS_JSON_ARRAY_NUMBER) {
-			scols_column_set_flags(cl, ci->flags | SCOLS_FL_WRAP);
-			scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
-						  scols_wrapnl_nextchunk, NULL);
-			scols_column_set_safechars(cl, "\n");
+		if (err == 0 && (ci->json_type == SCOLS_JSON_ARRAY_STRING ||
+				 ci->json_type == SCOLS_JSON_ARRAY_NUMBER)) {
+			err = scols_column_set_flags(cl, ci->flags | SCOLS_FL_WRAP);
+			if (err == 0)
+				err = scols_column_set_wrapfunc(cl, scols_wrapnl_chunksize,
+								scols_wrapnl_nextchunk, NULL);
+			/* Copied: without it the elements would not be split. */
+			if (err == 0)
+				err = scols_column_set_safechars(cl, "\n");
+		}
+		if (err < 0) {
+			scols_unref_table(tb);
+			return NULL;
 		}
 	}
 	return tb;

@@ -166,7 +166,10 @@ static int set_cell(struct libscols_line *ln, size_t col, const struct rot_modul
 		for (size_t i = 0; i < n; i++)
 			p += sprintf(p, "%s%s", i ? (char[]){ list_sep, '\0' } : "",
 				     rot_module_holder(m, i));
-		return scols_line_refer_data(ln, col, joined);
+		int err = scols_line_refer_data(ln, col, joined);
+		if (err < 0)
+			free(joined);
+		return err;
 	}
 	case COL_STATE:
 		text = rot_state_name(rot_module_state(m));
@@ -183,8 +186,11 @@ static int set_cell(struct libscols_line *ln, size_t col, const struct rot_modul
 	case COL_DEVICES: {
 		/* A rotting instance has no sysfs directory, and no devices. */
 		size_t n = 0;
-		if (!rot_module_is_rotting(m) && rot_module_bound_devices(rot_module_name(m), &n) < 0)
-			return scols_line_set_data(ln, col, NULL);
+		if (!rot_module_is_rotting(m)) {
+			int err = rot_module_bound_devices(rot_module_name(m), &n);
+			if (err < 0)
+				return err;
+		}
 		snprintf(num, sizeof(num), "%zu", n);
 		break;
 	}
@@ -284,6 +290,9 @@ int main(int argc, char *argv[])
 
 	err = o.table ? print_table(&o, snap) : print_kmod_layout(&o, snap);
 	rot_snapshot_free(snap);
+	/* libsmartcols writes through stdio: a failed write shows only here. */
+	if (err == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+		err = errno ? -errno : -EIO;
 	if (err < 0) {
 		cli_error("could not write the list: %s", strerror(-err));
 		return CLI_EXIT_PARTIAL;
