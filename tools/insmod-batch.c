@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "insmod.h"
 #include "progress.h"
+#include "stopsignal.h"
 
 struct batch {
 	struct insmod_job *jobs;
@@ -37,7 +38,7 @@ struct batch {
 static void *read_worker(void *arg)
 {
 	struct batch *b = arg;
-	for (size_t i; (i = atomic_fetch_add(&b->next_read, 1)) < b->n;)
+	for (size_t i; !stop_signal() && (i = atomic_fetch_add(&b->next_read, 1)) < b->n;)
 		job_read(&b->jobs[i]);
 	return NULL;
 }
@@ -266,7 +267,10 @@ static void *load_worker(void *arg)
 		return NULL;
 	}
 	pthread_mutex_lock(&b->lock);
-	while (b->finished < b->n && !b->thread_err) {
+	/* Told to stop: the load in flight ends (the worker that runs it
+	 * wakes the others), no new one starts; what never started stays
+	 * JOB_PENDING. */
+	while (b->finished < b->n && !b->thread_err && !stop_signal()) {
 		if (b->nready == 0) {
 			if (b->busy == 0) {
 				break_cycle(b);
@@ -354,9 +358,9 @@ int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env)
 	if (err == 0 && env->opts->match_devices)
 		err = match_devices(&b);
 	/* Without kallsyms (a restricted reader), the kernel checks symbols itself. */
-	if (err == 0 && !env->kernel_symbols)
+	if (err == 0 && !env->kernel_symbols && !stop_signal())
 		read_kernel_symbols(&b, env);
-	if (err == 0) {
+	if (err == 0 && !stop_signal()) {
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].waiting == 0)
 				b.ready[b.nready++] = i;

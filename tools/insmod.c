@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "columns.h"
 #include "insmod.h"
+#include "stopsignal.h"
 
 static void help(void)
 {
@@ -210,12 +211,12 @@ static const char *result_word(enum job_result r)
 	case JOB_FAILED: return "failed";
 	case JOB_SKIPPED: return "skipped";
 	case JOB_UNMATCHED: return "unmatched";
-	default: return "pending";
+	default: return "not_started"; /* a stop signal came first */
 	}
 }
 
 struct tally {
-	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, perm;
+	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, perm, not_started;
 	uint64_t rot_bytes;
 };
 
@@ -230,7 +231,7 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 		case JOB_FAILED: t.failed++; break;
 		case JOB_SKIPPED: t.skipped++; break;
 		case JOB_UNMATCHED: t.unmatched++; break;
-		default: break;
+		case JOB_PENDING: t.not_started++; break;
 		}
 		t.perm += jobs[i].err == -EPERM;
 		if (jobs[i].rot_bytes) {
@@ -286,9 +287,11 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 			text[--len] = '\0';
 		printf("%s,\n   \"summary\": {\"check\": %s, \"modules\": %zu, \"loaded\": %zu, "
 		       "\"ok\": %zu, \"refused\": %zu, \"failed\": %zu, \"skipped\": %zu, "
-		       "\"unmatched\": %zu, \"rotted\": %zu, \"rot_bytes\": %" PRIu64 "}\n}\n",
+		       "\"unmatched\": %zu, \"rotted\": %zu, \"rot_bytes\": %" PRIu64 ", "
+		       "\"not_started\": %zu, \"interrupted\": %s}\n}\n",
 		       text, check ? "true" : "false", n, t->loaded, t->checked, t->refused, t->failed,
-		       t->skipped, t->unmatched, t->rotted, t->rot_bytes);
+		       t->skipped, t->unmatched, t->rotted, t->rot_bytes, t->not_started,
+		       stop_signal() ? "true" : "false");
 	}
 	free(text);
 	scols_unref_table(tb);
@@ -303,14 +306,17 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		n -= t->unmatched;
 	}
 	if (check) {
-		printf("%zu of %zu would load, %zu refused, %zu skipped\n", t->checked, n, t->refused,
+		printf("%zu of %zu would load, %zu refused, %zu skipped", t->checked, n, t->refused,
 		       t->skipped);
-		return;
+	} else {
+		printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
+		if (t->rotted)
+			printf(" (%zu left rot: %" PRIu64 " bytes)", t->rotted, t->rot_bytes);
+		printf(", %zu refused before loading, %zu skipped", t->refused, t->skipped);
 	}
-	printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
-	if (t->rotted)
-		printf(" (%zu left rot: %" PRIu64 " bytes)", t->rotted, t->rot_bytes);
-	printf(", %zu refused before loading, %zu skipped\n", t->refused, t->skipped);
+	if (t->not_started)
+		printf(", %zu not started", t->not_started);
+	putchar('\n');
 }
 
 static int setup_env(struct insmod_env *env)
@@ -328,6 +334,9 @@ static int setup_env(struct insmod_env *env)
 		if (err == -ENOKEY)
 			cli_usage_fail("the keyring %s holds no X.509 certificate",
 				       env->opts->keyring_path);
+		/* Not the keyring's fault, nor the user's: no usage error. */
+		if (err == -ENOMEM)
+			return err;
 		if (err < 0)
 			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
 				       strerror(-err));
@@ -344,6 +353,8 @@ int main(int argc, char *argv[])
 
 	cli_init("insmod", help);
 	int first = parse_options(argc, argv, &o);
+	/* A module syscall in flight is restarted, never cut short. */
+	stop_signals_catch(true);
 	int err = make_jobs(&o, argc, argv, first, &jobs, &n);
 	if (err < 0) {
 		if (o.list_path && err != -ENOMEM)
@@ -375,6 +386,11 @@ int main(int argc, char *argv[])
 	if (fflush(stdout) != 0) {
 		cli_error("could not write the report: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
+	}
+	if (stop_signal()) {
+		cli_error("interrupted by %s: %zu of %zu %s not started", stop_signal_name(),
+			  t.not_started, n, n == 1 ? "module was" : "modules were");
+		return stop_exit_code();
 	}
 	if (err == -ENOSYS)
 		return CLI_EXIT_UNSUPPORTED;

@@ -4,11 +4,12 @@
  *
  * Each pass reads one snapshot under the reclaim lock, groups the rotting
  * instances by name, chooses names, and makes one delete_module call per
- * chosen name. --watch repeats passes until SIGINT or SIGTERM.
+ * chosen name. --watch repeats passes until SIGHUP, SIGINT or SIGTERM;
+ * any reclaiming run told to stop so finishes the reclaim in flight,
+ * reports what it freed, and exits 128 + the signal.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "modrot.h"
 #include "progress.h"
 #include "reclaim-report.h"
+#include "stopsignal.h"
 
 struct reap_opts {
 	bool all;
@@ -51,8 +53,6 @@ struct reap_run {
 	unsigned failures;
 	unsigned perm_failures;
 };
-
-static volatile sig_atomic_t stop_requested;
 
 static void help(void)
 {
@@ -159,7 +159,8 @@ static void fail(struct reap_run *r, int err)
 		r->perm_failures++;
 }
 
-static void remember(struct reap_run *r, const struct rot_group *g)
+/* -ENOMEM: the totals count it, the per-name report cannot list it. */
+static int remember(struct reap_run *r, const struct rot_group *g)
 {
 	r->instances += g->instances;
 	r->bytes += g->bytes;
@@ -167,17 +168,18 @@ static void remember(struct reap_run *r, const struct rot_group *g)
 		if (strcmp(r->reaped[i].name, g->name) == 0) {
 			r->reaped[i].instances += g->instances;
 			r->reaped[i].bytes += g->bytes;
-			return;
+			return 0;
 		}
 	}
 	struct reaped *grown = realloc(r->reaped, (r->nreaped + 1) * sizeof(*grown));
 	if (!grown)
-		return; /* the totals above still count it */
+		return -ENOMEM;
 	r->reaped = grown;
 	struct reaped *e = &r->reaped[r->nreaped++];
 	snprintf(e->name, sizeof(e->name), "%s", g->name);
 	e->instances = g->instances;
 	e->bytes = g->bytes;
+	return 0;
 }
 
 static const struct rot_group *find_group(const struct rot_group *g, size_t n, const char *name)
@@ -215,7 +217,7 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 	struct progress bar;
 
 	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", o->quiet ? 0 : k);
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < k && !stop_signal(); i++) {
 		const struct rot_group *g = chosen[i];
 		progress_step(&bar);
 		if (!g) {
@@ -230,7 +232,10 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			fail(r, err);
 			continue;
 		}
-		remember(r, g);
+		if (remember(r, g) < 0) {
+			cli_error("reclaimed module %s, but out of memory to report it", g->name);
+			fail(r, -ENOMEM);
+		}
 		r->rot_left -= g->bytes;
 		if (!o->quiet && !o->json) {
 			progress_clear(&bar);
@@ -274,8 +279,13 @@ static int reap_pass(struct reap_run *r, bool first)
 		rot_reclaim_unlock(lock);
 		return -EOPNOTSUPP;
 	}
-	if (first && rot_taint_read(&r->taint_before) < 0)
-		cli_warn("could not read the kernel taint");
+	if (first) {
+		int terr = rot_taint_read(&r->taint_before);
+		if (terr < 0) {
+			cli_error("could not read the kernel taint: %s", strerror(-terr));
+			fail(r, terr);
+		}
+	}
 	err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (err < 0) {
 		rot_snapshot_free(snap);
@@ -286,7 +296,8 @@ static int reap_pass(struct reap_run *r, bool first)
 
 	const struct rot_group **chosen = calloc(ngroups + r->opts->nnames + 1, sizeof(*chosen));
 	if (!chosen) {
-		err = -ENOMEM;
+		cli_error("out of memory");
+		fail(r, -ENOMEM);
 	} else {
 		size_t k = choose(r->opts, groups, ngroups, chosen, r->rot_left);
 		reclaim_chosen(r, snap, chosen, k);
@@ -319,13 +330,17 @@ static int print_report_table(const struct rot_group *g, size_t n, bool json)
 		}
 		snprintf(inst, sizeof(inst), "%zu", g[i].instances);
 		snprintf(bytes, sizeof(bytes), "%" PRIu64, g[i].bytes);
-		scols_line_set_data(ln, 0, g[i].name);
-		scols_line_set_data(ln, 1, inst);
-		scols_line_set_data(ln, 2, bytes);
+		if (scols_line_set_data(ln, 0, g[i].name) < 0 ||
+		    scols_line_set_data(ln, 1, inst) < 0 || scols_line_set_data(ln, 2, bytes) < 0) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
 	}
 	/* The JSON object gets a summary member after the table's array. */
 	char *text = NULL;
 	int err = json ? scols_print_table_to_string(tb, &text) : scols_print_table(tb);
+	if (err == 0 && json && !text)
+		err = -ENOMEM;
 	if (err == 0 && json) {
 		size_t len = strlen(text);
 		while (len && (text[len - 1] == '\n' || text[len - 1] == '}'))
@@ -375,20 +390,21 @@ static int report(struct reap_run *r)
 	return err;
 }
 
-static void print_reclaim_json(const struct reap_run *r, unsigned long taint_after)
+static int print_reclaim_json(const struct reap_run *r, unsigned long taint_after)
 {
 	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
 	char before[40], after[40];
 
-	if (g) {
-		for (size_t i = 0; i < r->nreaped; i++)
-			g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
-						   r->reaped[i].bytes };
-		/* Same shape as the report: an array, then the summary. */
-		if (print_report_table(g, r->nreaped, true) < 0)
-			fputs("{\n   \"rotting\": []", stdout);
-		free(g);
-	}
+	if (!g)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nreaped; i++)
+		g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
+					   r->reaped[i].bytes };
+	/* Same shape as the report: an array, then the summary. */
+	int err = print_report_table(g, r->nreaped, true);
+	free(g);
+	if (err < 0)
+		return err;
 	rot_taint_letters(r->taint_before, before, sizeof(before));
 	rot_taint_letters(taint_after, after, sizeof(after));
 	printf(",\n   \"summary\": {\"dry_run\": %s, \"instances\": %zu, \"bytes\": %" PRIu64
@@ -396,9 +412,11 @@ static void print_reclaim_json(const struct reap_run *r, unsigned long taint_aft
 	       ", \"taint_after_value\": %lu, \"failures\": %u}\n}\n",
 	       r->opts->dry_run ? "true" : "false", r->instances, r->bytes, r->rot_left, before,
 	       after, taint_after, r->failures);
+	return 0;
 }
 
-static void print_summary(const struct reap_run *r)
+/* A summary that could not be made is a failure of the run: it says so. */
+static void print_summary(struct reap_run *r)
 {
 	unsigned long after = r->taint_before;
 	const bool dry = r->opts->dry_run;
@@ -406,11 +424,20 @@ static void print_summary(const struct reap_run *r)
 	if (dry) {
 		if (r->instances)
 			after |= ROT_TAINT_FORCED_RMMOD;
-	} else if (rot_taint_read(&after) < 0) {
-		cli_warn("could not read the kernel taint after reclaiming");
+	} else {
+		int err = rot_taint_read(&after);
+		if (err < 0) {
+			cli_error("could not read the kernel taint after reclaiming: %s",
+				  strerror(-err));
+			fail(r, err);
+		}
 	}
 	if (r->opts->json) {
-		print_reclaim_json(r, after);
+		int err = print_reclaim_json(r, after);
+		if (err < 0) {
+			cli_error("could not print the report: %s", strerror(-err));
+			fail(r, err);
+		}
 		return;
 	}
 	if (r->opts->quiet)
@@ -421,30 +448,18 @@ static void print_summary(const struct reap_run *r)
 	report_taint_change(r->taint_before, after, dry);
 }
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static int watch(struct reap_run *r)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must cut the sleep short. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	struct timespec pause = {
 		.tv_sec = (time_t)r->opts->interval,
 		.tv_nsec = (long)((r->opts->interval - (double)(time_t)r->opts->interval) * 1e9),
 	};
-	for (bool first = true; !stop_requested; first = false) {
+	for (bool first = true; !stop_signal(); first = false) {
 		int err = reap_pass(r, first);
 		if (err < 0)
 			return err;
 		fflush(stdout);
-		if (!stop_requested)
+		if (!stop_signal())
 			nanosleep(&pause, NULL);
 	}
 	return 0;
@@ -458,6 +473,11 @@ int main(int argc, char *argv[])
 	cli_init("modreap", help);
 	parse_options(argc, argv, &o);
 
+	/* No SA_RESTART: a stop signal must cut --watch's sleep and a wait
+	 * for the reclaim lock short. */
+	if (reclaiming(&o))
+		stop_signals_catch(false);
+
 	int err;
 	if (!reclaiming(&o))
 		err = report(&r);
@@ -469,9 +489,19 @@ int main(int argc, char *argv[])
 	if (err == -EOPNOTSUPP) {
 		cli_error("this kernel has no module rot support (/proc/rotting_modules is missing)");
 		err = CLI_EXIT_UNSUPPORTED;
-	} else if (err < 0) {
-		err = cli_snapshot_error(err);
+	} else if (err < 0 && r.instances == 0) {
+		if (err == -ENOMEM)
+			cli_error("out of memory");
+		err = err == -ENOMEM ? CLI_EXIT_PARTIAL : cli_snapshot_error(err);
 	} else {
+		/* A later --watch pass that failed does not hide what earlier ones freed. */
+		if (err < 0) {
+			if (err == -ENOMEM)
+				cli_error("out of memory");
+			else
+				cli_snapshot_error(err);
+			fail(&r, err);
+		}
 		if (reclaiming(&o))
 			print_summary(&r);
 		err = r.failures == 0 ? CLI_EXIT_OK
@@ -482,6 +512,11 @@ int main(int argc, char *argv[])
 	if (fflush(stdout) != 0) {
 		cli_error("could not write the report: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
+	}
+	if (stop_signal() && err != CLI_EXIT_UNSUPPORTED) {
+		if (!o.watch)
+			cli_error("interrupted by %s: stopped reclaiming", stop_signal_name());
+		return stop_exit_code();
 	}
 	return err;
 }

@@ -18,6 +18,7 @@
 #include "modrot.h"
 #include "outbuf.h"
 #include "reclaim-report.h"
+#include "stopsignal.h"
 
 struct rmmod_opts {
 	unsigned unload_flags;
@@ -75,8 +76,11 @@ static void report_in_use(const struct rmmod_run *r, const struct rot_module *m)
 {
 	struct outbuf list;
 
-	if (outbuf_init(&list, 256) < 0)
+	if (outbuf_init(&list, 256) < 0) {
+		cli_error("Module %s is in use (out of memory to list its holders)",
+			  rot_module_name(m));
 		return;
+	}
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
 		const char *h = rot_module_holder(m, i);
 		if (!find_present(r, h))
@@ -178,6 +182,8 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 		return -ELOOP;
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
 		const struct rot_module *h = find_present(r, rot_module_holder(m, i));
+		if (stop_signal())
+			return -EINTR;
 		if (!h)
 			continue;
 		int err = unload_holders(r, h, depth + 1);
@@ -250,13 +256,15 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
  * reference. A module whose holders are all unused is unused too, once
  * they are gone: the set is the largest one closed under "held by".
  */
-static bool *unused_set(const struct rmmod_run *r)
+static int unused_set(const struct rmmod_run *r, bool **out)
 {
 	const struct rot_snapshot *snap = r->snap;
 	size_t n = rot_snapshot_live_count(snap);
 	bool *in = calloc(n + 1, sizeof(*in));
-	if (!in)
-		return NULL;
+	if (!in) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		size_t devices = 0;
@@ -264,8 +272,18 @@ static bool *unused_set(const struct rmmod_run *r)
 					    ? 0
 					    : rot_module_refcnt(m) - (long)rot_module_holder_count(m);
 		in[i] = rot_module_state(m) == ROT_STATE_LIVE && foreign_refs <= 0 &&
-			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE)) &&
-			rot_module_bound_devices(rot_module_name(m), &devices) == 0 && devices == 0;
+			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE));
+		if (!in[i])
+			continue;
+		/* Devices that cannot be counted are not known to be none. */
+		int err = rot_module_bound_devices(rot_module_name(m), &devices);
+		if (err < 0) {
+			cli_error("could not read the devices of module %s: %s", rot_module_name(m),
+				  strerror(-err));
+			free(in);
+			return err;
+		}
+		in[i] = devices == 0;
 	}
 	for (bool changed = true; changed;) {
 		changed = false;
@@ -281,7 +299,8 @@ static bool *unused_set(const struct rmmod_run *r)
 			}
 		}
 	}
-	return in;
+	*out = in;
+	return 0;
 }
 
 /* Holders before what they hold, each once: a post-order walk. */
@@ -306,11 +325,16 @@ static void unload_unused(struct rmmod_run *r)
 	const struct rot_snapshot *snap = r->snap;
 	size_t live = rot_snapshot_live_count(snap), n = 0, unloaded = 0;
 	uint64_t bytes = 0;
-	bool *in = unused_set(r);
+	bool *in = NULL;
+	int err = unused_set(r, &in);
 	bool *seen = calloc(live + 1, sizeof(*seen));
 	size_t *order = calloc(live + 1, sizeof(*order));
 
-	if (!in || !seen || !order) {
+	if (err < 0) {
+		fail(r, err);
+		goto out;
+	}
+	if (!seen || !order) {
 		cli_error("out of memory");
 		fail(r, -ENOMEM);
 		goto out;
@@ -318,7 +342,7 @@ static void unload_unused(struct rmmod_run *r)
 	for (size_t i = 0; i < live; i++)
 		if (in[i])
 			order_unused(snap, in, seen, i, order, &n, 0);
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n && !stop_signal(); k++) {
 		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
 		const char *name = rot_module_name(m);
 		if (r->opts->dry_run) {
@@ -349,14 +373,17 @@ out:
 	free(order);
 }
 
-static void print_taint_change(unsigned long before)
+static void print_taint_change(struct rmmod_run *r, unsigned long before)
 {
 	unsigned long after;
+	int err = rot_taint_read(&after);
 
-	if (rot_taint_read(&after) < 0)
-		cli_warn("could not read the kernel taint after reclaiming");
-	else
+	if (err < 0) {
+		cli_error("could not read the kernel taint after reclaiming: %s", strerror(-err));
+		fail(r, err);
+	} else {
 		report_taint_change(before, after, false);
+	}
 }
 
 static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
@@ -430,8 +457,7 @@ int main(int argc, char *argv[])
 		free(names);
 		return CLI_EXIT_UNSUPPORTED;
 	}
-	if (o.reclaim && rot_taint_read(&taint_before) < 0)
-		cli_warn("could not read the kernel taint");
+	int taint_err = o.reclaim ? rot_taint_read(&taint_before) : 0;
 
 	r.gone = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.gone));
 	if (!r.gone) {
@@ -442,10 +468,18 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_PARTIAL;
 	}
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	/* The taint change cannot be told: the reclaims can still be done. */
+	if (taint_err < 0) {
+		cli_error("could not read the kernel taint: %s", strerror(-taint_err));
+		fail(&r, taint_err);
+	}
+	/* Told to stop, a run finishes the unload in flight and starts no other. */
+	stop_signals_catch(true);
 
 	if (o.unused)
 		unload_unused(&r);
-	for (int i = 0; i < nnames; i++) {
+	int done = 0;
+	for (int i = 0; i < nnames && !stop_signal(); i++, done++) {
 		const char *name = names[i];
 		const struct rot_module *m = find_present(&r, name);
 		if (o.remove_holders && m && unload_holders(&r, m, 0) < 0)
@@ -456,7 +490,7 @@ int main(int argc, char *argv[])
 			unload_one(&r, name);
 	}
 	if (o.reclaim && r.reclaimed)
-		print_taint_change(taint_before);
+		print_taint_change(&r, taint_before);
 	rot_reclaim_unlock(lock);
 
 	free(r.gone);
@@ -465,6 +499,15 @@ int main(int argc, char *argv[])
 	if (fflush(stdout) != 0) {
 		cli_error("could not write the report: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
+	}
+	if (stop_signal()) {
+		if (o.unused)
+			cli_error("interrupted by %s: stopped unloading unused modules",
+				  stop_signal_name());
+		else
+			cli_error("interrupted by %s: %d of %d %s not handled", stop_signal_name(),
+				  nnames - done, nnames, nnames == 1 ? "module was" : "modules were");
+		return stop_exit_code();
 	}
 	if (r.failures == 0)
 		return CLI_EXIT_OK;
