@@ -22,6 +22,19 @@ static int refuse_password(char *buf, int size, int rwflag, void *u)
 	return -1;
 }
 
+/* Whether OpenSSL gave up for want of memory: a PEM or DER reader that
+ * returns nothing says so only in the error queue, which this empties --
+ * with ERR_R_MALLOC_FAILURE, or with no error at all (the queue could not
+ * grow), since the end of a PEM text, or bytes that are no DER
+ * certificate, always leave one. */
+static bool openssl_ran_out_of_memory(void)
+{
+	bool oom = ERR_peek_error() == 0;
+	for (unsigned long e; (e = ERR_get_error());)
+		oom |= ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE;
+	return oom;
+}
+
 static int push_cert(STACK_OF(X509) *certs, X509 *x)
 {
 	if (sk_X509_push(certs, x) > 0)
@@ -37,6 +50,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 {
 	if (len > INT_MAX)
 		return 0;
+	ERR_clear_error();
 	BIO *bio = BIO_new_mem_buf(buf, (int)len);
 	if (!bio)
 		return -ENOMEM;
@@ -49,13 +63,16 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 	BIO_free(bio);
 	if (err < 0)
 		return err;
+	/* The end of the text, or a certificate it could not finish reading. */
+	if (openssl_ran_out_of_memory())
+		return -ENOMEM;
 	if (n > 0)
 		return n;
 
 	const unsigned char *p = buf;
 	x = d2i_X509(NULL, &p, (long)len);
 	if (!x)
-		return 0;
+		return openssl_ran_out_of_memory() ? -ENOMEM : 0;
 	err = push_cert(certs, x);
 	return err < 0 ? err : 1;
 }
