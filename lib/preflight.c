@@ -51,13 +51,16 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 	}
 	char *v;
 	size_t len;
-	/* Absent on kernels without module signing: then nothing is enforced. */
-	if (proc_read_whole("/sys/module/module/parameters/sig_enforce", &v, &len) == 0) {
+	/* Absent on kernels without module signing: then nothing is enforced.
+	 * Unreadable is not absent: guessing "not enforced" would pass what
+	 * the kernel refuses. */
+	int err = proc_read_whole("/sys/module/module/parameters/sig_enforce", &v, &len);
+	if (err == 0) {
 		facts->sig_support = true;
 		facts->sig_enforce = v[0] == 'Y' || v[0] == '1';
 		free(v);
 	}
-	return 0;
+	return err == -ENOENT ? 0 : err;
 }
 
 /* *err: a signature that could not be checked (no memory) is no verdict:

@@ -355,11 +355,22 @@ int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env)
 		err = run_threads(&b, read_worker);
 	if (err == 0)
 		err = build_order(&b);
-	if (err == 0 && env->opts->match_devices)
+	if (err == 0 && env->opts->match_devices) {
 		err = match_devices(&b);
-	/* Without kallsyms (a restricted reader), the kernel checks symbols itself. */
-	if (err == 0 && !env->kernel_symbols && !stop_signal())
-		read_kernel_symbols(&b, env);
+		if (err < 0 && err != -ENOMEM)
+			cli_error("could not read the present devices: %s", strerror(-err));
+	}
+	/* Without kallsyms (a restricted reader), the kernel checks symbols
+	 * itself; a kallsyms that could not be read (no memory, EIO) would
+	 * make --check pass modules whose symbols nobody looked up. */
+	if (err == 0 && !env->kernel_symbols && !stop_signal()) {
+		int serr = read_kernel_symbols(&b, env);
+		if (serr < 0 && serr != -ENOENT && serr != -EACCES && serr != -EPERM) {
+			err = serr;
+			if (err != -ENOMEM)
+				cli_error("could not read the kernel's symbols: %s", strerror(-err));
+		}
+	}
 	if (err == 0 && !stop_signal()) {
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].waiting == 0)

@@ -322,8 +322,12 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 static int setup_env(struct insmod_env *env)
 {
 	int err = rot_kernel_facts_read(&env->kernel);
-	if (err < 0)
+	if (err < 0) {
+		if (err != -ENOMEM)
+			cli_error("could not read what the running kernel accepts: %s",
+				  strerror(-err));
 		return err;
+	}
 	/* --check still judges files on a kernel without modules. */
 	err = rot_snapshot_read(&env->snap);
 	if (err < 0 && !(err == -ENOENT && env->opts->check_only))
@@ -383,7 +387,9 @@ int main(int argc, char *argv[])
 	rot_symbols_free(env.kernel_symbols);
 	rot_keyring_free(env.keyring);
 	rot_snapshot_free(env.snap);
-	if (fflush(stdout) != 0) {
+	/* ferror: a write that failed earlier (a flush after each line) left
+	 * nothing for this flush to fail on. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error("could not write the report: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
 	}

@@ -509,7 +509,9 @@ int main(int argc, char *argv[])
 	}
 	free(r.reaped);
 	free(o.names);
-	if (fflush(stdout) != 0) {
+	/* ferror: a write that failed earlier (a flush after each line) left
+	 * nothing for this flush to fail on. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
 		cli_error("could not write the report: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
 	}

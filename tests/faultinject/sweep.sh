@@ -12,20 +12,25 @@
 #              the run without a fault (a false success)
 #   unexplained  non-zero exit without an error line that names the
 #              cause ("out of memory" / "Cannot allocate memory",
-#              "Input/output error", "No space left on device")
+#              "Input/output error", "No space left on device"); with
+#              -J, a module record's "message" may name it instead
 #   ledger     the simulated kernel's ledger check fails afterwards
 #   known      silent, but the failed allocation is one a library is known
 #              to swallow (known-defects: the library's build id and the
 #              call's offset); not the tool's to fix, counted apart
 #   fine       anything else (the fault was absorbed, or reported)
 #
-#   sweep.sh [-k alloc,read,write] [-m REGEX] [-s STEP] [-n MAX] [-v] [-l]
+#   sweep.sh [-j JOBS] [-k alloc,read,write] [-m REGEX] [-s STEP] [-n MAX] [-v] [-l]
+#            [-x 'NAME|rot|COMMAND ARG...']
 #
+#   -j  sweep JOBS modes at once (default 1)
 #   -k  kinds of fault (default: all three)
 #   -m  only the modes whose name matches REGEX (-l lists them)
 #   -s  try every STEPth N only, starting at 1 (a bounded sweep)
 #   -n  try at most MAX values of N per mode and kind
 #   -v  print each defect's stdout/stderr, not just its one line
+#   -x  sweep this mode only (the sweep's own tests use it on commands
+#       known to be wrong)
 #
 # Needs the plain build (the preload replaces the allocator, which ASan
 # will not share): top_builddir (default ../../build from here). Prints
@@ -44,7 +49,9 @@ step=1
 max=100000
 verbose=0
 list=0
-while getopts k:m:s:n:vl opt; do
+extra=
+parallel=1
+while getopts j:k:m:s:n:vlx: opt; do
 	case $opt in
 	k) kinds=$OPTARG ;;
 	m) only=$OPTARG ;;
@@ -52,6 +59,8 @@ while getopts k:m:s:n:vl opt; do
 	n) max=$OPTARG ;;
 	v) verbose=1 ;;
 	l) list=1 ;;
+	x) extra=$OPTARG ;;
+	j) parallel=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -74,7 +83,7 @@ tmp=${TMPDIR:-/tmp}
 [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm
 W=$(mktemp -d "$tmp/faultsweep.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-K=$W/kernel
+trap 'exit 130' INT TERM
 
 # ---- kernels the modes start from ----
 
@@ -169,6 +178,11 @@ modes=(
 	"insmod-stock|stock|$I $FIX/delta.ko"
 )
 
+if [ -n "$extra" ]; then
+	modes=("$extra")
+	only=
+fi
+
 if [ "$list" = 1 ]; then
 	printf '%s\n' "${modes[@]}" | cut -d'|' -f1
 	exit 0
@@ -180,7 +194,8 @@ make_keys
 
 # ---- one run ----
 
-# run_one KERNEL OUTDIR N KIND COMMAND...: fresh kernel, one run, its results in OUTDIR
+# run_one KERNEL OUTDIR N KIND COMMAND...: a fresh copy of KERNEL in $K,
+# one run, its results in OUTDIR
 run_one() {
 	local tpl=$W/tpl-$1 out=$2 n=$3 kind=$4
 	shift 4
@@ -199,9 +214,9 @@ run_one() {
 			MALLOC_PERTURB_=165
 		unset SIMKERNEL_NOCAP
 		[ "$n" -gt 0 ] && export "$var=$n"
-		exec timeout -k 2 30 "$@" </dev/null >"$out/stdout" 2>"$out/stderr"
-	) 2>/dev/null
-	echo $? >"$out/rc"
+		timeout -k 2 30 "$@" </dev/null >"$out/stdout" 2>"$out/stderr"
+		echo $? >"$out/rc"
+	) 2>/dev/null # the shell's own "Segmentation fault": the code says it
 	"$SIM" state "$K" >"$out/state" 2>&1
 	"$SIM" ledger "$K" --check >"$out/ledger" 2>&1 || echo "ledger check failed" >>"$out/ledger"
 }
@@ -219,8 +234,6 @@ cause_words() {
 	esac
 }
 
-runs=0 crashes=0 silent=0 unexplained=0 ledger=0 fine=0 notreached=0 known=0
-
 # "object+offset" of each known library defect whose build id matches the
 # library installed here.
 known_callers=()
@@ -237,12 +250,9 @@ is_known() { # RUNDIR
 	done
 	return 1
 }
-declare -A mode_defects
-
 defect() { # CLASS MODE KIND N DIR
 	printf '%-11s %-24s %-5s N=%-5s rc=%s  %s\n' "$1" "$2" "$3" "$4" "$(cat "$5/rc")" \
 		"$(grep -m1 . "$5/stderr" | cut -c1-110)"
-	mode_defects[$2]=$((${mode_defects[$2]:-0} + 1))
 	if [ "$verbose" = 1 ]; then
 		sed 's/^/    stdout: /' "$5/stdout" | head -20
 		sed 's/^/    stderr: /' "$5/stderr" | head -10
@@ -250,20 +260,26 @@ defect() { # CLASS MODE KIND N DIR
 	fi
 }
 
-start=$(date +%s)
-IFS=, read -r -a kind_list <<<"$kinds"
-for entry in "${modes[@]}"; do
+# sweep_mode ENTRY DIR: one mode, every kind and N, in DIR (its own
+# kernel and runs); prints its defects, then "totals R C S U L K F".
+sweep_mode() {
+	local entry=$1 d=$2
+	local runs=0 crashes=0 silent=0 unexplained=0 ledger=0 fine=0 known=0
+	local name rest kern cmd argv prog json base kind tries n r rc
+	local K=$d/kernel
+	mkdir -p "$d"
 	name=${entry%%|*}
 	rest=${entry#*|}
 	kern=${rest%%|*}
 	cmd=${rest#*|}
-	[ -n "$only" ] && ! [[ $name =~ $only ]] && continue
 	cmd=${cmd//@KEYS@/$W/keys}
 	cmd=${cmd//@W@/$W}
 	read -r -a argv <<<"$cmd"
 	prog=$(basename "${argv[0]}")
+	json=0
+	[[ " ${argv[*]} " == *" -J "* ]] && json=1
 
-	base=$W/base
+	base=$d/base
 	run_one "$kern" "$base" 0 alloc "${argv[@]}"
 	if grep -q "ledger check failed" "$base/ledger"; then
 		echo "sweep.sh: $name: the ledger is broken without a fault" >&2
@@ -272,12 +288,9 @@ for entry in "${modes[@]}"; do
 		tries=0
 		for ((n = 1; tries < max; n += step)); do
 			tries=$((tries + 1))
-			r=$W/run
+			r=$d/run
 			run_one "$kern" "$r" "$n" "$kind" "${argv[@]}"
-			if ! grep -q "^hit $kind" "$r/log"; then
-				notreached=$((notreached + 1))
-				break
-			fi
+			grep -q "^hit $kind" "$r/log" || break
 			runs=$((runs + 1))
 			rc=$(cat "$r/rc")
 			if [ "$rc" -ge 124 ] ||
@@ -304,12 +317,42 @@ for entry in "${modes[@]}"; do
 				fine=$((fine + 1))
 			elif grep -Eq "^$prog: .*($(cause_words "$kind"))" "$r/stderr"; then
 				fine=$((fine + 1))
+			elif [ "$json" = 1 ] && grep -Eq "\"message\": \".*($(cause_words "$kind"))" "$r/stdout"; then
+				# With -J a module's failure is told in its record.
+				fine=$((fine + 1))
 			else
 				unexplained=$((unexplained + 1))
 				defect unexplained "$name" "$kind" "$n" "$r"
 			fi
 		done
 	done
+	echo "totals $runs $crashes $silent $unexplained $ledger $known $fine"
+	rm -rf "$d"
+}
+
+# Modes run side by side, each in its own directory; their reports are
+# printed in the modes' order.
+start=$(date +%s)
+IFS=, read -r -a kind_list <<<"$kinds"
+todo=()
+for entry in "${modes[@]}"; do
+	name=${entry%%|*}
+	[ -n "$only" ] && ! [[ $name =~ $only ]] && continue
+	todo+=("$entry")
+done
+for i in "${!todo[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do
+		wait -n
+	done
+	sweep_mode "${todo[$i]}" "$W/mode$i" >"$W/report$i" &
+done
+wait
+runs=0 crashes=0 silent=0 unexplained=0 ledger=0 known=0 fine=0
+for i in "${!todo[@]}"; do
+	grep -v '^totals ' "$W/report$i"
+	read -r _ r c s u l k f < <(grep '^totals ' "$W/report$i" || echo "totals 0 0 0 0 0 0 0")
+	runs=$((runs + r)) crashes=$((crashes + c)) silent=$((silent + s))
+	unexplained=$((unexplained + u)) ledger=$((ledger + l)) known=$((known + k)) fine=$((fine + f))
 done
 end=$(date +%s)
 
