@@ -266,20 +266,27 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 			scols_unref_table(tb);
 			return -ENOMEM;
 		}
-		scols_line_set_data(ln, 0, job_name(j));
-		scols_line_set_data(ln, 1, j->path);
-		scols_line_set_data(ln, 2, result_word(j->result));
+		/* A cell that could not be copied would print as null. */
+		int cell = scols_line_set_data(ln, 0, job_name(j));
+		cell |= scols_line_set_data(ln, 1, j->path);
+		cell |= scols_line_set_data(ln, 2, result_word(j->result));
 		if (j->err) {
 			snprintf(num, sizeof(num), "%d", -j->err);
-			scols_line_set_data(ln, 3, num);
-			scols_line_set_data(ln, 4, strerrorname_np(-j->err));
+			cell |= scols_line_set_data(ln, 3, num);
+			cell |= scols_line_set_data(ln, 4, strerrorname_np(-j->err));
 		}
-		scols_line_set_data(ln, 5, j->message);
+		cell |= scols_line_set_data(ln, 5, j->message);
 		snprintf(bytes, sizeof(bytes), "%" PRIu64, j->rot_bytes);
-		scols_line_set_data(ln, 6, bytes);
+		cell |= scols_line_set_data(ln, 6, bytes);
+		if (cell) {
+			scols_unref_table(tb);
+			return -ENOMEM;
+		}
 	}
 	char *text = NULL;
 	int err = scols_print_table_to_string(tb, &text);
+	if (err == 0 && !text)
+		err = -ENOMEM;
 	if (err == 0) {
 		/* The object gets a summary member after the array. */
 		size_t len = strlen(text);
