@@ -116,28 +116,39 @@ void report_taint_change(unsigned long before, unsigned long after, bool predict
 	printf("kernel taint%s: %s -> %s (%lu)\n", predicted ? " would go" : "", b, a, after);
 }
 
-void run_taint_before(struct run_taint *t)
+/* A malformed mask is the kernel's to fix: the run goes on, warned. A
+ * mask that could not be read at all (no memory, an I/O error) leaves the
+ * report wrong without it: an error the run counts. */
+static int taint_unknown(int err, const char *when)
 {
 	char why[256];
-	int err = rot_taint_read(&t->before);
-	t->before_known = err == 0;
-	if (!t->before_known)
-		cli_warn("could not read the kernel taint: %s", cli_read_error(err, why, sizeof(why)));
+	if (err == -EPROTO) {
+		cli_warn("could not read the kernel taint%s: %s", when,
+			 cli_read_error(err, why, sizeof(why)));
+		return 0;
+	}
+	cli_error("could not read the kernel taint%s: %s", when,
+		  cli_read_error(err, why, sizeof(why)));
+	return err;
 }
 
-void run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits)
+int run_taint_before(struct run_taint *t)
+{
+	int err = rot_taint_read(&t->before);
+	t->before_known = err == 0;
+	return t->before_known ? 0 : taint_unknown(err, "");
+}
+
+int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits)
 {
 	if (dry_run) {
 		t->after_known = t->before_known;
 		t->after = t->before | predicted_bits;
-		return;
+		return 0;
 	}
-	char why[256];
 	int err = rot_taint_read(&t->after);
 	t->after_known = err == 0;
-	if (!t->after_known)
-		cli_warn("could not read the kernel taint after the run: %s",
-			 cli_read_error(err, why, sizeof(why)));
+	return t->after_known ? 0 : taint_unknown(err, " after the run");
 }
 
 static void taint_members(struct json_writer *w, const char *name, const char *value_name,

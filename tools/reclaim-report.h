@@ -66,11 +66,13 @@ struct run_taint {
 	unsigned long before, after;
 };
 
-/* Reads the taint before the run; warns once when it cannot. */
-void run_taint_before(struct run_taint *t);
+/* Reads the taint before the run. A malformed mask is a warning (returns
+ * 0); one that could not be read is an error line, and its negative
+ * errno is returned for the run to count as a failure. */
+int run_taint_before(struct run_taint *t);
 /* Reads it after the run (a dry run predicts instead: predicted_bits are
- * what the run would have added). */
-void run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits);
+ * what the run would have added); returns as run_taint_before. */
+int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits);
 
 /*
  * The members every tool's JSON summary starts with (modrot(7)):
