@@ -300,6 +300,13 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 		cli_outcome_failed(&r->outcome, out.err);
 		return false;
 	}
+	if (out.count_err < 0) {
+		char msg[512];
+		progress_clear(bar);
+		count_error_message(msg, sizeof(msg), g->name, out.count_err);
+		cli_error("%s", msg);
+		cli_outcome_failed(&r->outcome, out.count_err);
+	}
 	if (out.freed) {
 		struct rot_group freed = { g->name, out.freed, out.bytes };
 		if (remember(r, &freed) < 0) {

@@ -320,6 +320,12 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 		       strerror(-o.err), cli_errno_hint(o.err));
 		return;
 	}
+	if (o.count_err < 0) {
+		char msg[512];
+		count_error_message(msg, sizeof(msg), name, o.count_err);
+		cli_flush_stdout();
+		failed(r, name, o.count_err, false, "%s", msg);
+	}
 	if (o.freed) {
 		r->reclaimed++;
 		r->reclaimed_instances += o.freed;
