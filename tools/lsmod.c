@@ -220,6 +220,9 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
 			err = set_cell(&l, c, m, o->ids[c]);
 	}
+	/* A cell that failed: no half table is printed (JSON still closes). */
+	if (err < 0 && !l.err)
+		l.err = err;
 	int end = listing_end(&l);
 	if (err == 0)
 		err = end;
