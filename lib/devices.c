@@ -29,20 +29,23 @@ static bool is_dot(const char *name)
 	return name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]));
 }
 
-/* Symlinks in one driver directory, but "module", which points back. */
-static size_t devices_of_driver(const char *path)
+/* Symlinks in one driver directory, but "module", which points back.
+ * A driver gone meanwhile has none; a directory that cannot be read
+ * (no memory, say) is an error, not a count of zero. */
+static int devices_of_driver(const char *path, size_t *n)
 {
 	DIR *d = opendir(path);
-	size_t n = 0;
 	if (!d)
-		return 0;
-	for (struct dirent *e; (e = readdir(d));) {
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	errno = 0;
+	for (struct dirent *e; (e = readdir(d)); errno = 0) {
 		if (is_dot(e->d_name) || strcmp(e->d_name, "module") == 0)
 			continue;
-		n += is_symlink_at(dirfd(d), e->d_name);
+		*n += is_symlink_at(dirfd(d), e->d_name);
 	}
+	int err = -errno;
 	closedir(d);
-	return n;
+	return err;
 }
 
 int rot_module_bound_devices(const char *name, size_t *count)
@@ -53,7 +56,9 @@ int rot_module_bound_devices(const char *name, size_t *count)
 	DIR *d = opendir(path);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
-	for (struct dirent *e; (e = readdir(d));) {
+	int err = 0;
+	errno = 0;
+	for (struct dirent *e; err == 0 && (e = readdir(d)); errno = 0) {
 		char *drv;
 		if (is_dot(e->d_name))
 			continue;
@@ -61,11 +66,13 @@ int rot_module_bound_devices(const char *name, size_t *count)
 			closedir(d);
 			return -ENOMEM;
 		}
-		*count += devices_of_driver(drv);
+		err = devices_of_driver(drv, count);
 		free(drv);
 	}
+	if (err == 0)
+		err = -errno;
 	closedir(d);
-	return 0;
+	return err;
 }
 
 struct rot_device {
@@ -106,8 +113,10 @@ static int add_device(struct rot_devices *devs, const char *bus, const char *id)
 	/* Devices without a modalias match no module. */
 	int err = proc_read_whole(file, &text, &len);
 	free(file);
-	if (err < 0)
+	if (err == -ENOENT)
 		return 0;
+	if (err < 0)
+		return err;
 	/* One line; a NUL inside would hide the rest from fnmatch. */
 	err = devices_add_modalias(devs, text, strcspn(text, "\n"));
 	free(text);
@@ -121,6 +130,11 @@ int rot_devices_read(struct rot_devices **out)
 	if (!devs)
 		return -ENOMEM;
 	DIR *buses = opendir("/sys/bus");
+	if (!buses && errno != ENOENT) {
+		err = -errno;
+		free(devs);
+		return err;
+	}
 	if (!buses) {
 		/* No sysfs buses: no devices present. */
 		*out = devs;
@@ -136,6 +150,8 @@ int rot_devices_read(struct rot_devices **out)
 		}
 		DIR *d = opendir(path);
 		free(path);
+		if (!d && errno != ENOENT)
+			err = -errno;
 		if (!d)
 			continue;
 		for (struct dirent *e; err == 0 && (e = readdir(d));)

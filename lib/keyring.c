@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include "internal.h"
 #include "keyring.h"
@@ -20,6 +22,19 @@
 static int refuse_password(char *buf, int size, int rwflag, void *u)
 {
 	return -1;
+}
+
+/* Whether OpenSSL gave up for want of memory: a PEM or DER reader that
+ * returns nothing says so only in the error queue, which this empties --
+ * with ERR_R_MALLOC_FAILURE, or with no error at all (the queue could not
+ * grow), since the end of a PEM text, or bytes that are no DER
+ * certificate, always leave one. */
+static bool openssl_ran_out_of_memory(void)
+{
+	bool oom = ERR_peek_error() == 0;
+	for (unsigned long e; (e = ERR_get_error());)
+		oom |= ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE;
+	return oom;
 }
 
 static int push_cert(STACK_OF(X509) *certs, X509 *x)
@@ -37,6 +52,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 {
 	if (len > INT_MAX)
 		return 0;
+	ERR_clear_error();
 	BIO *bio = BIO_new_mem_buf(buf, (int)len);
 	if (!bio)
 		return -ENOMEM;
@@ -49,13 +65,16 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 	BIO_free(bio);
 	if (err < 0)
 		return err;
+	/* The end of the text, or a certificate it could not finish reading. */
+	if (openssl_ran_out_of_memory())
+		return -ENOMEM;
 	if (n > 0)
 		return n;
 
 	const unsigned char *p = buf;
 	x = d2i_X509(NULL, &p, (long)len);
 	if (!x)
-		return 0;
+		return openssl_ran_out_of_memory() ? -ENOMEM : 0;
 	err = push_cert(certs, x);
 	return err < 0 ? err : 1;
 }
@@ -101,6 +120,44 @@ static int certs_from_dir(STACK_OF(X509) *certs, const char *dir)
 	return err;
 }
 
+/*
+ * OpenSSL sets its algorithms up on first use, and a set-up that runs out
+ * of memory there fails as "unsupported", "decode error" or "digest not
+ * allowed": a verification would then call a good signature bad. What a
+ * verification against these certificates needs is set up here instead,
+ * once, where a standard algorithm that cannot be fetched can only mean
+ * no memory.
+ */
+static int warm_up(STACK_OF(X509) *certs)
+{
+	static const char *const digests[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512" };
+	for (size_t i = 0; i < sizeof(digests) / sizeof(digests[0]); i++) {
+		EVP_MD *md = EVP_MD_fetch(NULL, digests[i], NULL);
+		if (!md)
+			return -ENOMEM;
+		EVP_MD_free(md);
+	}
+	for (int i = 0; i < sk_X509_num(certs); i++) {
+		ERR_clear_error();
+		EVP_PKEY *key = X509_get0_pubkey(sk_X509_value(certs, i));
+		if (!key) {
+			/* A key type OpenSSL does not know verifies nothing anyway. */
+			if (openssl_ran_out_of_memory())
+				return -ENOMEM;
+			continue;
+		}
+		EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, key, NULL);
+		if (!ctx)
+			return -ENOMEM;
+		int ok = EVP_PKEY_verify_init(ctx);
+		EVP_PKEY_CTX_free(ctx);
+		if (ok <= 0 && openssl_ran_out_of_memory())
+			return -ENOMEM;
+	}
+	ERR_clear_error();
+	return 0;
+}
+
 int rot_keyring_load(const char *path, struct rot_keyring **out)
 {
 	struct stat st;
@@ -123,6 +180,8 @@ int rot_keyring_load(const char *path, struct rot_keyring **out)
 	ERR_clear_error();
 	if (err >= 0 && sk_X509_num(kr->certs) == 0)
 		err = -ENOKEY;
+	if (err >= 0)
+		err = warm_up(kr->certs);
 	if (err < 0) {
 		rot_keyring_free(kr);
 		return err;

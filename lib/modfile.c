@@ -226,11 +226,22 @@ static void name_from_this_module(struct rot_modfile *mf, Elf_Scn *scn)
 	mf->this_module_name[max] = '\0';
 }
 
+/* libelf's error is per thread and holds the last one; reading it clears it. */
+static bool libelf_ran_out_of_memory(void)
+{
+	int e = elf_errno();
+	return e && strcmp(elf_errmsg(e), "out of memory") == 0;
+}
+
 static int inspect_elf(struct rot_modfile *mf)
 {
 	pthread_once(&libelf_once, libelf_init);
+	(void)elf_errno();
+	/* elf_memory() takes any bytes: it fails only for want of memory. */
 	mf->elf = elf_memory((char *)mf->image, mf->image_len);
-	if (!mf->elf || elf_kind(mf->elf) != ELF_K_ELF) {
+	if (!mf->elf)
+		return -ENOMEM;
+	if (elf_kind(mf->elf) != ELF_K_ELF) {
 		set_problem(mf, ROT_PROBLEM_NOT_ELF, 0, 0);
 		return 0;
 	}
@@ -331,8 +342,13 @@ static int examine(struct rot_modfile *mf, struct rot_modfile **out)
 	int err = 0;
 	if (mf->problem == ROT_PROBLEM_NONE)
 		err = decompress(mf);
-	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
+	if (err == 0 && mf->problem == ROT_PROBLEM_NONE) {
 		err = inspect_elf(mf);
+		/* A section libelf could not load for want of memory looked
+		 * missing: that is no verdict on the file. */
+		if (err == 0 && libelf_ran_out_of_memory())
+			err = -ENOMEM;
+	}
 	if (err < 0) {
 		rot_modfile_free(mf);
 		return err;

@@ -85,11 +85,36 @@ static void copy_serial(char *dst, size_t cap, const ASN1_INTEGER *serial)
 		copy_hex(dst, cap, prefix, ASN1_STRING_get0_data(serial), (size_t)n);
 }
 
+/*
+ * Whether a call that just failed ran out of memory. OpenSSL says so
+ * with ERR_R_MALLOC_FAILURE somewhere in its queue, or -- when the queue
+ * itself could not grow, or the allocation was in its lazy start-up --
+ * by failing with no error at all: a parser or verifier refusing its
+ * input always says why. Empties the queue: take the reason first.
+ */
 static bool openssl_out_of_memory(void)
 {
-	return ERR_GET_REASON(ERR_peek_error()) == ERR_R_MALLOC_FAILURE ||
-	       ERR_GET_REASON(ERR_peek_last_error()) == ERR_R_MALLOC_FAILURE;
+	bool oom = ERR_peek_error() == 0;
+	for (unsigned long e; (e = ERR_get_error());)
+		oom |= ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE;
+	return oom;
 }
+
+/* The digests sign-file signs with: one of these unknown to OpenSSL
+ * means OpenSSL could not set itself up, not a strange signature. */
+static bool standard_digest(const ASN1_OBJECT *oid)
+{
+	switch (OBJ_obj2nid(oid)) {
+	case NID_sha1: case NID_sha224: case NID_sha256: case NID_sha384: case NID_sha512:
+	case NID_sha3_224: case NID_sha3_256: case NID_sha3_384: case NID_sha3_512:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* pkcs7_shape_problem()'s answer when OpenSSL ran out of memory. */
+static const char out_of_memory[] = "out of memory";
 
 /* The first error is the specific one ("wrong tag", "bad signature"); the
  * ones after it only say which caller gave up. */
@@ -161,7 +186,8 @@ static const char *pkcs7_shape_problem(CMS_ContentInfo *cms, bool trailing_bytes
 		CMS_SignerInfo_get0_algs(sk_CMS_SignerInfo_value(signers, i), NULL, NULL, &digest, NULL);
 		X509_ALGOR_get0(&oid, NULL, NULL, digest);
 		if (!EVP_get_digestbyobj(oid))
-			return "PKCS#7 signer uses an unknown digest algorithm";
+			return standard_digest(oid) ? out_of_memory
+						    : "PKCS#7 signer uses an unknown digest algorithm";
 	}
 	return NULL;
 }
@@ -172,13 +198,15 @@ static int parse_pkcs7(const unsigned char *sig, size_t sig_len, struct rot_sig_
 	const unsigned char *p = sig;
 	CMS_ContentInfo *cms = d2i_CMS_ContentInfo(NULL, &p, (long)sig_len);
 	if (!cms) {
-		if (openssl_out_of_memory())
-			return -ENOMEM;
 		info->status = ROT_SIG_MALFORMED;
 		copy_openssl_reason(info->detail, sizeof(info->detail), "not a PKCS#7 message");
-		return 0;
+		return openssl_out_of_memory() ? -ENOMEM : 0;
 	}
 	const char *problem = pkcs7_shape_problem(cms, (size_t)(p - sig) != sig_len);
+	if (problem == out_of_memory) {
+		CMS_ContentInfo_free(cms);
+		return -ENOMEM;
+	}
 	if (problem) {
 		malformed(info, problem);
 		CMS_ContentInfo_free(cms);
@@ -296,11 +324,9 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	BIO_free_all(content);
 	if (verified == 1)
 		return 0;
-	if (openssl_out_of_memory())
-		return -ENOMEM;
 	info->status = ROT_SIG_BAD;
 	copy_openssl_reason(info->detail, sizeof(info->detail), "verification failure");
-	return 0;
+	return openssl_out_of_memory() ? -ENOMEM : 0;
 }
 
 int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,

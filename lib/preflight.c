@@ -90,8 +90,11 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 	char *v;
 	size_t len;
 	parse_error_clear();
-	/* Absent on kernels without module signing: then nothing is enforced. */
-	if (proc_read_whole(sig_file, &v, &len) == 0) {
+	/* Absent on kernels without module signing: then nothing is enforced.
+	 * Unreadable is not absent: guessing "not enforced" would pass what
+	 * the kernel refuses. */
+	int err = proc_read_whole(sig_file, &v, &len);
+	if (err == 0) {
 		/* A bool parameter reads "Y\n" or "N\n": anything else leaves it
 		 * unknown whether unsigned modules would load. */
 		bool y = len >= 1 && v[0] == 'Y', n = len >= 1 && v[0] == 'N';
@@ -102,24 +105,30 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 		facts->sig_support = true;
 		facts->sig_enforce = y;
 	}
-	return 0;
+	return err == -ENOENT ? 0 : err;
 }
 
+/* *err: a signature that could not be checked (no memory) is no verdict:
+ * with --verify, passing it would load what nobody verified. */
 static enum rot_problem check_signature(const struct rot_modfile *mf,
 					const struct rot_preflight_input *in,
-					struct rot_preflight *res)
+					struct rot_preflight *res, int *err_out)
 {
 	if (!in->keyring && !in->kernel->sig_support)
 		return ROT_PROBLEM_NONE;
 	res->sig = calloc(1, sizeof(*res->sig));
-	if (!res->sig)
-		return ROT_PROBLEM_NONE; /* the kernel will still check */
+	if (!res->sig) {
+		*err_out = -ENOMEM;
+		return ROT_PROBLEM_NONE;
+	}
 	size_t len;
 	const void *image = rot_modfile_image(mf, &len);
 	int err = in->keyring ? rot_modsig_verify(in->keyring, image, len, res->sig)
 			      : rot_modsig_inspect(image, len, res->sig);
-	if (err < 0)
+	if (err < 0) {
+		*err_out = err;
 		return ROT_PROBLEM_NONE;
+	}
 	/* What a kernel with module signing refuses (module_sig_check in 6.1):
 	 * anything but a valid signature when it enforces, and a signature it
 	 * cannot even parse whether it enforces or not. */
@@ -217,8 +226,9 @@ int rot_preflight(const struct rot_modfile *mf, const struct rot_preflight_input
 		return 0;
 
 	const struct rot_kernel_facts *k = in->kernel;
-	if ((res->problem = check_signature(mf, in, res)) != ROT_PROBLEM_NONE)
-		return 0;
+	int err = 0;
+	if ((res->problem = check_signature(mf, in, res, &err)) != ROT_PROBLEM_NONE || err < 0)
+		return err;
 	if (k->elf_class && rot_modfile_elf_class(mf) != k->elf_class) {
 		res->problem = ROT_PROBLEM_WRONG_CLASS;
 		return 0;

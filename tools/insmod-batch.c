@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "insmod.h"
 #include "progress.h"
+#include "stopsignal.h"
 
 struct batch {
 	struct insmod_job *jobs;
@@ -38,7 +39,7 @@ struct batch {
 static void *read_worker(void *arg)
 {
 	struct batch *b = arg;
-	for (size_t i; (i = atomic_fetch_add(&b->next_read, 1)) < b->n;)
+	for (size_t i; !stop_signal() && (i = atomic_fetch_add(&b->next_read, 1)) < b->n;)
 		job_read(&b->jobs[i]);
 	return NULL;
 }
@@ -271,7 +272,10 @@ static void *load_worker(void *arg)
 		return NULL;
 	}
 	pthread_mutex_lock(&b->lock);
-	while (b->finished < b->n && !b->thread_err) {
+	/* Told to stop: the load in flight ends (the worker that runs it
+	 * wakes the others), no new one starts; what never started stays
+	 * JOB_PENDING. */
+	while (b->finished < b->n && !b->thread_err && !stop_signal()) {
 		if (b->nready == 0) {
 			if (b->busy == 0) {
 				break_cycle(b);
@@ -356,12 +360,31 @@ int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env)
 		err = run_threads(&b, read_worker);
 	if (err == 0)
 		err = build_order(&b);
-	if (err == 0 && env->opts->match_devices)
+	if (err == 0 && env->opts->match_devices) {
 		err = match_devices(&b);
-	/* Without kallsyms (a restricted reader), the kernel checks symbols itself. */
-	if (err == 0 && !env->kernel_symbols)
-		read_kernel_symbols(&b, env);
-	if (err == 0) {
+		if (err < 0 && err != -ENOMEM) {
+			char why[256];
+			cli_error("could not read the present devices: %s",
+				  cli_read_error(err, why, sizeof(why)));
+			env->err_told = true;
+		}
+	}
+	/* Without kallsyms (a restricted reader), the kernel checks symbols
+	 * itself; a kallsyms that could not be read (no memory, EIO) would
+	 * make --check pass modules whose symbols nobody looked up. */
+	if (err == 0 && !env->kernel_symbols && !stop_signal()) {
+		int serr = read_kernel_symbols(&b, env);
+		if (serr < 0 && serr != -ENOENT && serr != -EACCES && serr != -EPERM) {
+			err = serr;
+			if (err != -ENOMEM) {
+				char why[256];
+				cli_error("could not read the kernel's symbols: %s",
+					  cli_read_error(err, why, sizeof(why)));
+				env->err_told = true;
+			}
+		}
+	}
+	if (err == 0 && !stop_signal()) {
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].waiting == 0)
 				b.ready[b.nready++] = i;

@@ -45,8 +45,16 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 	uint64_t newest;
 	const char *name = job_name(job);
 
-	if (!env->rot || rot_rotting_of(name, &after, &newest) < 0)
+	if (!env->rot)
 		return;
+	int err = rot_rotting_of(name, &after, &newest);
+	if (err < 0) {
+		/* Unsaid, a rotting instance would go unnoticed. */
+		size_t used = strlen(job->message);
+		snprintf(job->message + used, sizeof(job->message) - used,
+			 "; whether its init left rot is unknown (%s)", strerror(-err));
+		return;
+	}
 	for (size_t i = rot_snapshot_live_count(env->snap); i < rot_snapshot_count(env->snap); i++)
 		before += strcmp(rot_module_name(rot_snapshot_module(env->snap, i)), name) == 0;
 	if (after <= before)

@@ -16,6 +16,7 @@
 #include "insmod.h"
 #include "jsonwrt.h"
 #include "reclaim-report.h"
+#include "stopsignal.h"
 
 static void help(void)
 {
@@ -218,12 +219,12 @@ static const char *result_word(enum job_result r)
 	case JOB_FAILED: return "failed";
 	case JOB_SKIPPED: return "skipped";
 	case JOB_UNMATCHED: return "unmatched";
-	default: return "pending";
+	default: return "not_started"; /* a stop signal came first */
 	}
 }
 
 struct tally {
-	size_t loaded, checked, refused, failed, skipped, unmatched, rotted;
+	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, not_started;
 	uint64_t rot_bytes;
 	struct cli_outcome outcome;
 };
@@ -240,7 +241,7 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 		case JOB_FAILED: t.failed++; break;
 		case JOB_SKIPPED: t.skipped++; break;
 		case JOB_UNMATCHED: t.unmatched++; break;
-		default: break;
+		case JOB_PENDING: t.not_started++; break;
 		}
 		/* A file that could not be read or a kernel that said no has an
 		 * errno; a preflight refusal is the module's own fault; a module
@@ -293,6 +294,9 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 	json_u64(&w, "unmatched", t->unmatched);
 	json_u64(&w, "rotted", t->rotted);
 	json_u64(&w, "rot_bytes", t->rot_bytes);
+	/* Told to stop: what never started, and that the run was cut short. */
+	json_u64(&w, "not_started", t->not_started);
+	json_bool(&w, "interrupted", stop_signal() != 0);
 	json_close_object(&w);
 	return json_finish(&w);
 }
@@ -305,14 +309,17 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		n -= t->unmatched;
 	}
 	if (check) {
-		printf("%zu of %zu would load, %zu refused, %zu skipped\n", t->checked, n, t->refused,
+		printf("%zu of %zu would load, %zu refused, %zu skipped", t->checked, n, t->refused,
 		       t->skipped);
-		return;
+	} else {
+		printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
+		if (t->rotted)
+			printf(" (%zu left rot: %" PRIu64 " bytes)", t->rotted, t->rot_bytes);
+		printf(", %zu refused before loading, %zu skipped", t->refused, t->skipped);
 	}
-	printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
-	if (t->rotted)
-		printf(" (%zu left rot: %" PRIu64 " bytes)", t->rotted, t->rot_bytes);
-	printf(", %zu refused before loading, %zu skipped\n", t->refused, t->skipped);
+	if (t->not_started)
+		printf(", %zu not started", t->not_started);
+	putchar('\n');
 }
 
 /* Returns 0, or the exit code of a run that cannot start (each said in one line). */
@@ -340,6 +347,12 @@ static enum cli_exit setup_env(struct insmod_env *env)
 				  strerror(-err));
 			return CLI_EXIT_PERM;
 		}
+		/* Not the keyring's fault, nor the user's: no usage error. */
+		if (err == -ENOMEM) {
+			cli_error("could not read the keyring %s: out of memory",
+				  env->opts->keyring_path);
+			return CLI_EXIT_PARTIAL;
+		}
 		if (err < 0)
 			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
 				       strerror(-err));
@@ -357,6 +370,8 @@ int main(int argc, char *argv[])
 
 	cli_init("insmod", help);
 	int first = parse_options(argc, argv, &o);
+	/* A module syscall in flight is restarted, never cut short. */
+	stop_signals_catch(true);
 	int err = make_jobs(&o, argc, argv, first, &jobs, &n);
 	if (err < 0) {
 		if (err == -ENOMEM) {
@@ -373,16 +388,23 @@ int main(int argc, char *argv[])
 		cli_usage_fail("no module file in %s", o.list_path);
 
 	enum cli_exit status = setup_env(&env);
+	/* A taint that could not be read (not a malformed one) fails the run:
+	 * the report's taint would be wrong. */
+	int taint_err = 0;
 	if (status == CLI_EXIT_OK) {
 		if (o.json)
-			run_taint_before(&taint);
+			taint_err = run_taint_before(&taint);
 		err = batch_run(jobs, n, &env);
 	}
 
 	struct tally t = count(jobs, n);
 	int out = 0;
 	if (status == CLI_EXIT_OK && err == 0 && o.json) {
-		run_taint_after(&taint, o.check_only, 0);
+		int after_err = run_taint_after(&taint, o.check_only, 0);
+		if (taint_err < 0)
+			cli_outcome_failed(&t.outcome, taint_err);
+		if (after_err < 0)
+			cli_outcome_failed(&t.outcome, after_err);
 		out = print_json(jobs, n, &t, o.check_only, &taint);
 	} else if (status == CLI_EXIT_OK && err == 0 && o.batch) {
 		print_summary(&t, n, o.check_only, o.match_devices);
@@ -398,12 +420,22 @@ int main(int argc, char *argv[])
 	rot_snapshot_free(env.snap);
 	if (status != CLI_EXIT_OK)
 		return status;
+	if (out < 0 && out != -ENOMEM)
+		cli_output_failed(out);
+	if (stop_signal()) {
+		if (err == -ENOMEM || out == -ENOMEM)
+			cli_error("out of memory");
+		cli_error("interrupted by %s: %zu of %zu %s not started", stop_signal_name(),
+			  t.not_started, n, n == 1 ? "module was" : "modules were");
+		return stop_exit_code();
+	}
 	if (err == -ENOMEM || out == -ENOMEM) {
 		cli_error("out of memory");
 		return CLI_EXIT_PARTIAL;
 	}
 	if (err < 0) {
-		cli_error("could not run the batch: %s", strerror(-err));
+		if (!env.err_told)
+			cli_error("could not run the batch: %s", strerror(-err));
 		return cli_exit_for_errno(err);
 	}
 	if (out < 0) {

@@ -44,6 +44,7 @@ struct insmod_env {
 	struct rot_symbols *kernel_symbols;
 	struct rot_keyring *keyring;
 	bool rot;
+	bool err_told;                /* batch_run's error was printed */
 };
 
 struct insmod_job {

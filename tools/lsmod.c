@@ -143,7 +143,10 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 	return err;
 }
 
-static void set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
+/* Set when a cell could not be made for a reason already printed. */
+static bool cell_failed;
+
+static int set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
 {
 	char num[32];
 
@@ -177,16 +180,27 @@ static void set_cell(struct listing *l, size_t col, const struct rot_module *m, 
 		listing_bool(l, col, rot_module_is_permanent(m));
 		break;
 	case COL_DEVICES: {
-		/* A rotting instance has no sysfs directory, and no devices. A live
-		 * one that left sysfs while we listed has an unknown count. */
+		/* A rotting instance has no sysfs directory, and no devices; nor
+		 * has a live one that left sysfs while we listed. */
 		size_t n = 0;
-		if (!rot_module_is_rotting(m) && rot_module_bound_devices(rot_module_name(m), &n) < 0)
-			listing_unknown(l, col);
-		else
-			listing_u64(l, col, n);
+		if (!rot_module_is_rotting(m)) {
+			/* Unreadable is not none: a count that could not be
+			 * made stops the listing with the reason. */
+			int err = rot_module_bound_devices(rot_module_name(m), &n);
+			if (err < 0) {
+				if (err != -ENOMEM) {
+					cli_error("could not count the devices of %s: %s",
+						  rot_module_name(m), strerror(-err));
+					cell_failed = true;
+				}
+				return err;
+			}
+		}
+		listing_u64(l, col, n);
 		break;
 	}
 	}
+	return 0;
 }
 
 static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *snap)
@@ -204,8 +218,11 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 			continue;
 		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			set_cell(&l, c, m, o->ids[c]);
+			err = set_cell(&l, c, m, o->ids[c]);
 	}
+	/* A cell that failed: no half table is printed (JSON still closes). */
+	if (err < 0 && !l.err)
+		l.err = err;
 	int end = listing_end(&l);
 	if (err == 0)
 		err = end;
@@ -291,6 +308,8 @@ int main(int argc, char *argv[])
 		cli_error("out of memory");
 		return CLI_EXIT_PARTIAL;
 	}
+	if (cell_failed)
+		return CLI_EXIT_PARTIAL;
 	if (err < 0)
 		cli_output_failed(err);
 	return err < 0 ? CLI_EXIT_PARTIAL : CLI_EXIT_OK;

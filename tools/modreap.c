@@ -4,11 +4,12 @@
  *
  * Each pass reads one snapshot under the reclaim lock, groups the rotting
  * instances by name, chooses names, and makes one delete_module call per
- * chosen name. --watch repeats passes until SIGINT or SIGTERM.
+ * chosen name. --watch repeats passes until SIGHUP, SIGINT or SIGTERM;
+ * any reclaiming run told to stop so finishes the reclaim in flight,
+ * reports what it freed, and exits 128 + the signal.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "modrot.h"
 #include "progress.h"
 #include "reclaim-report.h"
+#include "stopsignal.h"
 
 struct reap_opts {
 	bool all;
@@ -61,8 +63,6 @@ struct reap_run {
 	struct run_taint taint;
 	struct cli_outcome outcome;
 };
-
-static volatile sig_atomic_t stop_requested;
 
 static void help(void)
 {
@@ -166,7 +166,8 @@ static bool reclaiming(const struct reap_opts *o)
 	return o->all || o->has_down_to || o->nnames;
 }
 
-static void remember(struct reap_run *r, const struct rot_group *g)
+/* -ENOMEM: the totals count it, the per-name report cannot list it. */
+static int remember(struct reap_run *r, const struct rot_group *g)
 {
 	r->instances += g->instances;
 	r->bytes += g->bytes;
@@ -174,17 +175,18 @@ static void remember(struct reap_run *r, const struct rot_group *g)
 		if (strcmp(r->reaped[i].name, g->name) == 0) {
 			r->reaped[i].instances += g->instances;
 			r->reaped[i].bytes += g->bytes;
-			return;
+			return 0;
 		}
 	}
 	struct reaped *grown = realloc(r->reaped, (r->nreaped + 1) * sizeof(*grown));
 	if (!grown)
-		return; /* the totals above still count it */
+		return -ENOMEM;
 	r->reaped = grown;
 	struct reaped *e = &r->reaped[r->nreaped++];
 	snprintf(e->name, sizeof(e->name), "%s", g->name);
 	e->instances = g->instances;
 	e->bytes = g->bytes;
+	return 0;
 }
 
 static const struct rot_group *find_group(const struct rot_group *g, size_t n, const char *name)
@@ -298,9 +300,19 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 		cli_outcome_failed(&r->outcome, out.err);
 		return false;
 	}
+	if (out.count_err < 0) {
+		char msg[512];
+		progress_clear(bar);
+		count_error_message(msg, sizeof(msg), g->name, out.count_err);
+		cli_error("%s", msg);
+		cli_outcome_failed(&r->outcome, out.count_err);
+	}
 	if (out.freed) {
 		struct rot_group freed = { g->name, out.freed, out.bytes };
-		remember(r, &freed);
+		if (remember(r, &freed) < 0) {
+			cli_error("reclaimed module %s, but out of memory to report it", g->name);
+			cli_outcome_failed(&r->outcome, -ENOMEM);
+		}
 		r->rot_left = r->rot_left > out.bytes ? r->rot_left - out.bytes : 0;
 		if (!o->quiet && !o->json) {
 			progress_clear(bar);
@@ -333,7 +345,7 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 	struct progress bar;
 
 	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", o->quiet ? 0 : k);
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < k && !stop_signal(); i++) {
 		const struct rot_group *g = chosen[i];
 		progress_step(&bar);
 		if (!g) {
@@ -384,8 +396,12 @@ static int reap_pass(struct reap_run *r, bool first)
 		rot_reclaim_unlock(lock);
 		return -EOPNOTSUPP;
 	}
-	if (first)
-		run_taint_before(&r->taint);
+	/* The taint change cannot be told: the reclaims can still be done. */
+	if (first) {
+		int terr = run_taint_before(&r->taint);
+		if (terr < 0)
+			cli_outcome_failed(&r->outcome, terr);
+	}
 	err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (err < 0) {
 		rot_snapshot_free(snap);
@@ -396,7 +412,8 @@ static int reap_pass(struct reap_run *r, bool first)
 
 	const struct rot_group **chosen = calloc(ngroups + r->opts->nnames + 1, sizeof(*chosen));
 	if (!chosen) {
-		err = -ENOMEM;
+		cli_error("out of memory");
+		cli_outcome_failed(&r->outcome, -ENOMEM);
 	} else {
 		size_t k = choose(r, groups, ngroups, chosen, r->rot_left);
 		reclaim_chosen(r, snap, groups, ngroups, chosen, k);
@@ -490,7 +507,9 @@ static int report(struct reap_run *r)
 
 	if (r->opts->json) {
 		/* Nothing is reclaimed: the taint is what it is, before and after. */
-		run_taint_before(&r->taint);
+		int terr = run_taint_before(&r->taint);
+		if (terr < 0)
+			cli_outcome_failed(&r->outcome, terr);
 		r->taint.after_known = r->taint.before_known;
 		r->taint.after = r->taint.before;
 		r->rot_left = bytes;
@@ -526,11 +545,14 @@ static int print_reclaim_json(struct reap_run *r)
 	return err;
 }
 
+/* A summary that could not be made is a failure of the run: it says so. */
 static int print_summary(struct reap_run *r)
 {
 	const bool dry = r->opts->dry_run;
 
-	run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0);
+	int terr = run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0);
+	if (terr < 0)
+		cli_outcome_failed(&r->outcome, terr);
 	if (r->opts->json)
 		return print_reclaim_json(r);
 	if (r->opts->quiet)
@@ -547,30 +569,18 @@ static int print_summary(struct reap_run *r)
 	return 0;
 }
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static int watch(struct reap_run *r)
 {
-	struct sigaction sa = { .sa_handler = on_stop_signal };
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must cut the sleep short. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	struct timespec pause = {
 		.tv_sec = (time_t)r->opts->interval,
 		.tv_nsec = (long)((r->opts->interval - (double)(time_t)r->opts->interval) * 1e9),
 	};
-	for (bool first = true; !stop_requested; first = false) {
+	for (bool first = true; !stop_signal(); first = false) {
 		int err = reap_pass(r, first);
 		if (err < 0)
 			return err;
 		cli_flush_stdout();
-		if (!stop_requested)
+		if (!stop_signal())
 			nanosleep(&pause, NULL);
 	}
 	count_refusals(r);
@@ -585,6 +595,11 @@ int main(int argc, char *argv[])
 	cli_init("modreap", help);
 	parse_options(argc, argv, &o);
 
+	/* No SA_RESTART: a stop signal must cut --watch's sleep and a wait
+	 * for the reclaim lock short. */
+	if (reclaiming(&o))
+		stop_signals_catch(false);
+
 	int err;
 	if (!reclaiming(&o))
 		err = report(&r);
@@ -596,9 +611,19 @@ int main(int argc, char *argv[])
 	if (err == -EOPNOTSUPP) {
 		cli_error("this kernel has no module rot support (/proc/rotting_modules is missing)");
 		err = CLI_EXIT_UNSUPPORTED;
-	} else if (err < 0) {
-		err = cli_snapshot_error(err);
+	} else if (err < 0 && r.instances == 0) {
+		if (err == -ENOMEM)
+			cli_error("out of memory");
+		err = err == -ENOMEM ? CLI_EXIT_PARTIAL : cli_snapshot_error(err);
 	} else {
+		/* A later --watch pass that failed does not hide what earlier ones freed. */
+		if (err < 0) {
+			if (err == -ENOMEM)
+				cli_error("out of memory");
+			else
+				cli_snapshot_error(err);
+			cli_outcome_failed(&r.outcome, err);
+		}
 		int out = reclaiming(&o) ? print_summary(&r) : 0;
 		err = cli_outcome_exit(&r.outcome);
 		if (out == -ENOMEM) {
@@ -612,5 +637,10 @@ int main(int argc, char *argv[])
 	free(r.reaped);
 	free(r.refusals);
 	free(o.names);
+	if (stop_signal() && err != CLI_EXIT_UNSUPPORTED) {
+		if (!o.watch)
+			cli_error("interrupted by %s: stopped reclaiming", stop_signal_name());
+		return stop_exit_code();
+	}
 	return err;
 }

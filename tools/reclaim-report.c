@@ -20,17 +20,18 @@ const char *instances_word(size_t n)
  * the size of one instance.
  */
 /* The run saw nothing of name: a module of that name loaded again now has the size of the one freed. */
-static uint64_t size_now(const char *name)
+static int size_now(const char *name, uint64_t *size)
 {
 	struct rot_snapshot *snap;
-	uint64_t size = 0;
-	if (rot_snapshot_read(&snap) < 0)
-		return 0;
+	*size = 0;
+	int err = rot_snapshot_read(&snap);
+	if (err < 0)
+		return err;
 	const struct rot_module *m = rot_snapshot_find_live(snap, name);
 	if (m && rot_module_state(m) != ROT_STATE_LOADING) /* Loading: init memory too */
-		size = rot_module_size(m);
+		*size = rot_module_size(m);
 	rot_snapshot_free(snap);
-	return size;
+	return 0;
 }
 
 static void account(const char *name, const struct reclaim_seen *seen, struct reclaim_outcome *out)
@@ -42,7 +43,9 @@ static void account(const char *name, const struct reclaim_seen *seen, struct re
 		out->bytes = seen->bytes;
 		return;
 	}
-	if (rot_rotting_total(name, &left, &left_bytes) < 0) {
+	int err = rot_rotting_total(name, &left, &left_bytes);
+	if (err < 0) {
+		out->count_err = err;
 		left = 0;
 		left_bytes = 0;
 	}
@@ -53,7 +56,9 @@ static void account(const char *name, const struct reclaim_seen *seen, struct re
 	size_t expected = seen->instances - left;
 	uint64_t expected_bytes = seen->bytes > left_bytes ? seen->bytes - left_bytes : 0;
 	if (out->freed >= expected) {
-		uint64_t unit = seen->unit ? seen->unit : size_now(name);
+		uint64_t unit = seen->unit;
+		if (!unit && (err = size_now(name, &unit)) < 0)
+			out->count_err = err;
 		out->bytes = expected_bytes + (out->freed - expected) * unit;
 	} else {
 		/* another caller reclaimed some of them first */
@@ -72,7 +77,10 @@ void reclaim_name(const struct rot_snapshot *snap, const char *name, const struc
 		out->err = ret;
 		size_t left;
 		uint64_t left_bytes;
-		if (rot_rotting_total(name, &left, &left_bytes) < 0 || left == 0) {
+		int err = rot_rotting_total(name, &left, &left_bytes);
+		if (err < 0)
+			out->count_err = err;
+		if (err < 0 || left == 0) {
 			left = seen->instances;
 			left_bytes = seen->bytes;
 		}
@@ -86,6 +94,13 @@ void reclaim_name(const struct rot_snapshot *snap, const char *name, const struc
 	}
 	out->freed = (size_t)ret;
 	account(name, seen, out);
+}
+
+void count_error_message(char *buf, size_t cap, const char *name, int err)
+{
+	char safe[4 * ROT_NAME_MAX + 8], why[256];
+	snprintf(buf, cap, "%s: what the reclaim freed could not be counted: %s",
+		 cli_safe(name, safe, sizeof(safe)), cli_read_error(err, why, sizeof(why)));
 }
 
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run)
@@ -116,28 +131,39 @@ void report_taint_change(unsigned long before, unsigned long after, bool predict
 	printf("kernel taint%s: %s -> %s (%lu)\n", predicted ? " would go" : "", b, a, after);
 }
 
-void run_taint_before(struct run_taint *t)
+/* A malformed mask is the kernel's to fix: the run goes on, warned. A
+ * mask that could not be read at all (no memory, an I/O error) leaves the
+ * report wrong without it: an error the run counts. */
+static int taint_unknown(int err, const char *when)
 {
 	char why[256];
-	int err = rot_taint_read(&t->before);
-	t->before_known = err == 0;
-	if (!t->before_known)
-		cli_warn("could not read the kernel taint: %s", cli_read_error(err, why, sizeof(why)));
+	if (err == -EPROTO) {
+		cli_warn("could not read the kernel taint%s: %s", when,
+			 cli_read_error(err, why, sizeof(why)));
+		return 0;
+	}
+	cli_error("could not read the kernel taint%s: %s", when,
+		  cli_read_error(err, why, sizeof(why)));
+	return err;
 }
 
-void run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits)
+int run_taint_before(struct run_taint *t)
+{
+	int err = rot_taint_read(&t->before);
+	t->before_known = err == 0;
+	return t->before_known ? 0 : taint_unknown(err, "");
+}
+
+int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits)
 {
 	if (dry_run) {
 		t->after_known = t->before_known;
 		t->after = t->before | predicted_bits;
-		return;
+		return 0;
 	}
-	char why[256];
 	int err = rot_taint_read(&t->after);
 	t->after_known = err == 0;
-	if (!t->after_known)
-		cli_warn("could not read the kernel taint after the run: %s",
-			 cli_read_error(err, why, sizeof(why)));
+	return t->after_known ? 0 : taint_unknown(err, " after the run");
 }
 
 static void taint_members(struct json_writer *w, const char *name, const char *value_name,

@@ -30,6 +30,9 @@ struct reclaim_outcome {
 	uint64_t bytes;  /* what they held */
 	size_t refused;  /* left rotting because still in use */
 	uint64_t refused_bytes;
+	/* The kernel could not be read again to tell which instances stayed
+	 * or what the freed ones held: the counts above are estimates. */
+	int count_err;
 };
 
 /*
@@ -41,6 +44,10 @@ struct reclaim_outcome {
  */
 void reclaim_name(const struct rot_snapshot *snap, const char *name, const struct reclaim_seen *seen,
 		  bool force, struct reclaim_outcome *out);
+
+/* The words for an outcome's count_err, e.g. "delta: what the reclaim
+ * freed could not be counted: Cannot allocate memory". */
+void count_error_message(char *buf, size_t cap, const char *name, int err);
 
 /* "delta: reclaimed 2 instances, 32768 bytes" (or "would reclaim"). */
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run);
@@ -66,11 +73,13 @@ struct run_taint {
 	unsigned long before, after;
 };
 
-/* Reads the taint before the run; warns once when it cannot. */
-void run_taint_before(struct run_taint *t);
+/* Reads the taint before the run. A malformed mask is a warning (returns
+ * 0); one that could not be read is an error line, and its negative
+ * errno is returned for the run to count as a failure. */
+int run_taint_before(struct run_taint *t);
 /* Reads it after the run (a dry run predicts instead: predicted_bits are
- * what the run would have added). */
-void run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits);
+ * what the run would have added); returns as run_taint_before. */
+int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits);
 
 /*
  * The members every tool's JSON summary starts with (modrot(7)):

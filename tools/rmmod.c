@@ -20,6 +20,7 @@
 #include "modrot.h"
 #include "outbuf.h"
 #include "reclaim-report.h"
+#include "stopsignal.h"
 
 struct rmmod_opts {
 	unsigned unload_flags;
@@ -159,7 +160,8 @@ static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int e
 	bool cascade = held_only_by_failures(r, m);
 
 	if (outbuf_init(&list, 256) < 0) {
-		failed(r, name, err, cascade, "Module %s is in use", name);
+		failed(r, name, err, cascade, "Module %s is in use (out of memory to list its holders)",
+		       name);
 		return;
 	}
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
@@ -271,6 +273,8 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 		return -ELOOP;
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
 		const struct rot_module *h = find_present(r, rot_module_holder(m, i));
+		if (stop_signal())
+			return -EINTR;
 		if (!h)
 			continue;
 		int err = unload_holders(r, h, depth + 1);
@@ -315,6 +319,12 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 		failed(r, name, o.err, false, "could not reclaim module %s: %s%s", name,
 		       strerror(-o.err), cli_errno_hint(o.err));
 		return;
+	}
+	if (o.count_err < 0) {
+		char msg[512];
+		count_error_message(msg, sizeof(msg), name, o.count_err);
+		cli_flush_stdout();
+		failed(r, name, o.count_err, false, "%s", msg);
 	}
 	if (o.freed) {
 		r->reclaimed++;
@@ -364,13 +374,15 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
  * reference. A module whose holders are all unused is unused too, once
  * they are gone: the set is the largest one closed under "held by".
  */
-static bool *unused_set(const struct rmmod_run *r)
+static int unused_set(struct rmmod_run *r, bool **out)
 {
 	const struct rot_snapshot *snap = r->snap;
 	size_t n = rot_snapshot_live_count(snap);
 	bool *in = calloc(n + 1, sizeof(*in));
-	if (!in)
-		return NULL;
+	if (!in) {
+		failed(r, "", -ENOMEM, false, "out of memory");
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		size_t devices = 0;
@@ -378,8 +390,19 @@ static bool *unused_set(const struct rmmod_run *r)
 					    ? 0
 					    : rot_module_refcnt(m) - (long)rot_module_holder_count(m);
 		in[i] = rot_module_state(m) == ROT_STATE_LIVE && foreign_refs <= 0 &&
-			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE)) &&
-			rot_module_bound_devices(rot_module_name(m), &devices) == 0 && devices == 0;
+			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE));
+		if (!in[i])
+			continue;
+		/* Devices that cannot be counted are not known to be none. */
+		int err = rot_module_bound_devices(rot_module_name(m), &devices);
+		if (err < 0) {
+			failed(r, rot_module_name(m), err, false,
+			       "could not read the devices of module %s: %s", rot_module_name(m),
+			       strerror(-err));
+			free(in);
+			return err;
+		}
+		in[i] = devices == 0;
 	}
 	for (bool changed = true; changed;) {
 		changed = false;
@@ -395,7 +418,8 @@ static bool *unused_set(const struct rmmod_run *r)
 			}
 		}
 	}
-	return in;
+	*out = in;
+	return 0;
 }
 
 /* Holders before what they hold, each once: a post-order walk. */
@@ -420,18 +444,21 @@ static void unload_unused(struct rmmod_run *r)
 	const struct rot_snapshot *snap = r->snap;
 	size_t live = rot_snapshot_live_count(snap), n = 0, unloaded = 0;
 	uint64_t bytes = 0;
-	bool *in = unused_set(r);
+	bool *in = NULL;
+	int err = unused_set(r, &in);
 	bool *seen = calloc(live + 1, sizeof(*seen));
 	size_t *order = calloc(live + 1, sizeof(*order));
 
-	if (!in || !seen || !order) {
+	if (err < 0)
+		goto out;
+	if (!seen || !order) {
 		failed(r, "", -ENOMEM, false, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < live; i++)
 		if (in[i])
 			order_unused(snap, in, seen, i, order, &n, 0);
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n && !stop_signal(); k++) {
 		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
 		const char *name = rot_module_name(m);
 		if (r->opts->dry_run) {
@@ -582,8 +609,8 @@ int main(int argc, char *argv[])
 		free(names);
 		return CLI_EXIT_UNSUPPORTED;
 	}
-	if (o.reclaim || o.json)
-		run_taint_before(&taint);
+	/* The taint change cannot be told: the reclaims can still be done. */
+	int taint_err = o.reclaim || o.json ? run_taint_before(&taint) : 0;
 
 	r.gone = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.gone));
 	r.failed = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.failed));
@@ -597,10 +624,15 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_PARTIAL;
 	}
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	if (taint_err < 0)
+		cli_outcome_failed(&r.outcome, taint_err);
+	/* Told to stop, a run finishes the unload in flight and starts no other. */
+	stop_signals_catch(true);
 
 	if (o.unused)
 		unload_unused(&r);
-	for (int i = 0; i < nnames; i++) {
+	int done = 0;
+	for (int i = 0; i < nnames && !stop_signal(); i++, done++) {
 		const char *name = names[i];
 		const struct rot_module *m = find_present(&r, name);
 		if (o.remove_holders && m && unload_holders(&r, m, 0) < 0)
@@ -611,7 +643,9 @@ int main(int argc, char *argv[])
 			unload_one(&r, name);
 	}
 	if (o.json) {
-		run_taint_after(&taint, o.dry_run, 0);
+		taint_err = run_taint_after(&taint, o.dry_run, 0);
+		if (taint_err < 0)
+			cli_outcome_failed(&r.outcome, taint_err);
 		if (r.records_lost) {
 			cli_error("out of memory");
 			cli_outcome_failed(&r.outcome, -ENOMEM);
@@ -619,7 +653,9 @@ int main(int argc, char *argv[])
 			print_json(&r, &taint);
 		}
 	} else if (o.reclaim && r.reclaimed) {
-		run_taint_after(&taint, false, 0);
+		taint_err = run_taint_after(&taint, false, 0);
+		if (taint_err < 0)
+			cli_outcome_failed(&r.outcome, taint_err);
 		if (taint.before_known && taint.after_known)
 			report_taint_change(taint.before, taint.after, false);
 	}
@@ -632,5 +668,14 @@ int main(int argc, char *argv[])
 	free(r.failed);
 	rot_snapshot_free(r.snap);
 	free(names);
+	if (stop_signal()) {
+		if (o.unused)
+			cli_error("interrupted by %s: stopped unloading unused modules",
+				  stop_signal_name());
+		else
+			cli_error("interrupted by %s: %d of %d %s not handled", stop_signal_name(),
+				  nnames - done, nnames, nnames == 1 ? "module was" : "modules were");
+		return stop_exit_code();
+	}
 	return cli_outcome_exit(&r.outcome);
 }

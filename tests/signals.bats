@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# A long run told to stop (SIGHUP, SIGINT, SIGTERM) finishes the call in
+# flight, starts nothing new, prints what it did, and exits 128 + the
+# signal. Slow inits and exits (simkernel.init_delay_ms / exit_delay_ms)
+# make the signal land mid-run; each test waits until the simulated
+# kernel shows the call in flight before it signals.
+
+load helpers/tools
+
+INSMOD=$top_builddir/tools/insmod
+
+setup() {
+	kernel_new rot
+}
+
+# Starts a tool on the kernel in the background; $pid is the tool itself
+# (simkernel run execs it), its output goes to $OUT and $ERR.
+start() {
+	OUT=$BATS_TEST_TMPDIR/out ERR=$BATS_TEST_TMPDIR/err
+	(exec "$SIM" run "$K" -- "$@" >"$OUT" 2>"$ERR") &
+	pid=$!
+}
+
+# Waits (up to 10 s) until the kernel's state has a line matching the ERE.
+wait_state() {
+	for _ in $(seq 200); do
+		kernel_state | grep -Eq "$1" && return 0
+		sleep 0.05
+	done
+	echo "the kernel never showed /$1/:" >&2
+	kernel_state >&2
+	return 1
+}
+
+# Sends the signal, waits for the tool, sets $status to its exit code.
+stop_with() {
+	kill "-$1" "$pid"
+	status=0
+	wait "$pid" || status=$?
+}
+
+slow_init() {
+	local m
+	for m in "$@"; do
+		"$SIM" set "$K" "$m" init_delay_ms=400
+	done
+}
+
+# Nothing is left half done: no module in Loading or Unloading.
+settled() {
+	! kernel_state | grep -Eq ' (Loading|Unloading) '
+	"$SIM" ledger "$K" --check >/dev/null
+}
+
+@test "SIGINT during insmod --batch: the load in flight ends, no other starts, the summary says so, exit 130" {
+	slow_init delta params oot alpha
+	start "$INSMOD" --batch -j1 "$FIXTURES/delta.ko" "$FIXTURES/params.ko" \
+		"$FIXTURES/oot.ko" "$FIXTURES/alpha.ko"
+	wait_state '^live params .* Loading '
+	stop_with INT
+	[ "$status" -eq 130 ]
+	assert_equal "$(cat "$OUT")" "2 of 4 loaded, 0 failed, 0 refused before loading, 0 skipped, 2 not started"
+	assert_equal "$(cat "$ERR")" "insmod: ERROR: interrupted by SIGINT: 2 of 4 modules were not started"
+	is_live delta
+	is_live params
+	kernel_state | grep -q '^live params .* Live '
+	! kernel_state | grep -Eq '^(live|rotting) (oot|alpha) '
+	settled
+}
+
+@test "SIGTERM during insmod --batch -J: valid JSON for what was loaded and what was not, exit 143" {
+	slow_init delta params oot
+	start "$INSMOD" --batch -j1 -J "$FIXTURES/delta.ko" "$FIXTURES/params.ko" "$FIXTURES/oot.ko"
+	wait_state '^live delta .* Loading '
+	stop_with TERM
+	[ "$status" -eq 143 ]
+	run jq -r '[.modules[] | .name + "=" + .result] | join(" ")' "$OUT"
+	assert_success
+	assert_output "delta=loaded params=not_started oot=not_started"
+	run jq -c '.summary | {modules, loaded, not_started, interrupted}' "$OUT"
+	assert_output '{"modules":3,"loaded":1,"not_started":2,"interrupted":true}'
+	is_live delta
+	! kernel_state | grep -Eq '^(live|rotting) (params|oot) '
+	settled
+}
+
+@test "SIGINT during insmod --batch on two threads: every load started ends, and the summary matches the kernel" {
+	slow_init delta params oot alpha permanent
+	start "$INSMOD" --batch -j2 -J "$FIXTURES/delta.ko" "$FIXTURES/params.ko" \
+		"$FIXTURES/oot.ko" "$FIXTURES/permanent.ko" "$FIXTURES/alpha.ko"
+	wait_state ' Loading '
+	stop_with INT
+	[ "$status" -eq 130 ]
+	settled
+	# What the report calls loaded is what the kernel has, and nothing else.
+	loaded=$(jq -r '.modules[] | select(.result == "loaded") | .name' "$OUT" | sort | paste -sd' ')
+	live=$(kernel_state | awk '$1 == "live" { print $2 }' | sort | paste -sd' ')
+	assert_equal "$loaded" "$live"
+	[ "$(jq '.summary.not_started' "$OUT")" -ge 1 ]
+	[ "$(jq '.summary.loaded + .summary.not_started' "$OUT")" -eq 5 ]
+}
+
+@test "a single insmod told to stop finishes its load and exits 130" {
+	slow_init delta
+	start "$INSMOD" "$FIXTURES/delta.ko"
+	wait_state '^live delta .* Loading '
+	stop_with INT
+	[ "$status" -eq 130 ]
+	kernel_state | grep -q '^live delta .* Live '
+	assert_equal "$(cat "$ERR")" "insmod: ERROR: interrupted by SIGINT: 0 of 1 module was not started"
+	settled
+}
+
+@test "SIGHUP ends modreap --watch -J with the JSON report of what it reclaimed, exit 129" {
+	kmod_load delta alpha
+	kmod_unload delta alpha
+	kmod_load delta
+	kmod_unload delta
+	rotted=$(rotting_bytes)
+	start "$MODREAP" --watch --down-to 0 --interval 0.1 -J
+	wait_state '^taint 8$'
+	for _ in $(seq 100); do [ "$(rotting_count)" -eq 0 ] && break; sleep 0.05; done
+	stop_with HUP
+	[ "$status" -eq 129 ]
+	run jq -c '[.reclaimed[] | {name, instances}] | sort_by(.name)' "$OUT"
+	assert_success
+	assert_output '[{"name":"alpha","instances":1},{"name":"delta","instances":2}]'
+	[ "$(jq '.summary.bytes' "$OUT")" -eq "$rotted" ]
+	[ "$(jq '.summary.instances' "$OUT")" -eq 3 ]
+	[ "$(rotting_count)" -eq 0 ]
+	[ ! -s "$ERR" ]
+	settled
+}
+
+@test "SIGINT and SIGTERM end modreap --watch with its summary, exit 130 and 143" {
+	for sig in INT TERM; do
+		kmod_load delta
+		kmod_unload delta
+		start "$MODREAP" --watch --down-to 0 --interval 0.1
+		for _ in $(seq 100); do [ "$(rotting_count)" -eq 0 ] && break; sleep 0.05; done
+		[ "$(rotting_count)" -eq 0 ]
+		stop_with "$sig"
+		[ "$status" -eq "$([ "$sig" = INT ] && echo 130 || echo 143)" ]
+		grep -Eq '^delta: reclaimed 1 instance, [0-9]+ bytes$' "$OUT"
+		grep -Eq '^total: reclaimed 1 instance, [0-9]+ bytes; 0 bytes still rot; kernel taint: ' "$OUT"
+	done
+	settled
+}
+
+@test "SIGTERM during rmmod of many modules: the unload in flight ends, the rest stay loaded, exit 143" {
+	# The exit delay is the module's own: set before it loads.
+	for m in delta params oot alpha; do
+		"$SIM" set "$K" "$m" exit_delay_ms=400
+	done
+	kmod_load delta params oot alpha
+	start "$RMMOD" delta params oot alpha
+	wait_state '^live params .* Unloading '
+	stop_with TERM
+	[ "$status" -eq 143 ]
+	assert_equal "$(cat "$ERR")" "rmmod: ERROR: interrupted by SIGTERM: 2 of 4 modules were not handled"
+	! is_live delta
+	! is_live params
+	[ "$(rotting_count delta)" -eq 1 ]
+	[ "$(rotting_count params)" -eq 1 ]
+	is_live oot
+	is_live alpha
+	settled
+}
+
+@test "SIGINT during rmmod --unused: the summary counts what was unloaded, exit 130" {
+	for m in delta params oot; do
+		"$SIM" set "$K" "$m" exit_delay_ms=400
+	done
+	kmod_load delta params oot
+	start "$RMMOD" --unused
+	wait_state ' Unloading '
+	stop_with INT
+	[ "$status" -eq 130 ]
+	settled
+	gone=$((3 - $(kernel_state | grep -c '^live ')))
+	[ "$gone" -ge 1 ]
+	[ "$gone" -lt 3 ]
+	grep -Eq "^unloaded $gone unused modules?; [0-9]+ bytes now rot$" "$OUT"
+	grep -q "^rmmod: ERROR: interrupted by SIGINT: stopped unloading unused modules$" "$ERR"
+}
+
+@test "a run that ignores SIGHUP (nohup) keeps ignoring it" {
+	slow_init delta params
+	OUT=$BATS_TEST_TMPDIR/out
+	(trap '' HUP; exec "$SIM" run "$K" -- "$INSMOD" --batch -j1 "$FIXTURES/delta.ko" \
+		"$FIXTURES/params.ko" >"$OUT" 2>&1) &
+	pid=$!
+	wait_state '^live delta .* Loading '
+	stop_with HUP
+	[ "$status" -eq 0 ]
+	assert_equal "$(cat "$OUT")" "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
+	settled
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "stopsignal.h"
+
+/* A lock-free atomic: safe to write from a handler, read from any thread. */
+static atomic_int caught;
+
+static void on_stop(int sig)
+{
+	int none = 0;
+	atomic_compare_exchange_strong(&caught, &none, sig);
+}
+
+void stop_signals_catch(bool restart)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGTERM };
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	/* While one is handled the others wait; once one was, it is back to
+	 * its default, so the same signal again ends the run. */
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	sa.sa_flags = SA_RESETHAND | (restart ? SA_RESTART : 0);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		/* A signal ignored by whoever started us (nohup) stays ignored. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+int stop_signal(void)
+{
+	return atomic_load(&caught);
+}
+
+int stop_exit_code(void)
+{
+	int sig = stop_signal();
+	return sig ? 128 + sig : 0;
+}
+
+const char *stop_signal_name(void)
+{
+	switch (stop_signal()) {
+	case SIGHUP: return "SIGHUP";
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	default: return "";
+	}
+}
