@@ -319,6 +319,20 @@ refused_words() { # N INSTANCE(S) IT|THEM
 	assert_equal "$(kernel_state)" "$before"
 }
 
+@test "modreap --watch without CAP_SYS_MODULE stops after its first pass and exits 4" {
+	make_rot
+	before=$(kernel_state)
+	# Without the stop it would log the same refusal every 0.1 s until killed.
+	run --separate-stderr timeout 20 "$SIM" run "$K" --nocap -- \
+		"$MODREAP" --watch --down-to 0 --interval 0.1
+	assert_equal "$status" 4
+	assert_equal "${stderr_lines[-1]}" "modreap: ERROR: stopped watching: reclaiming needs CAP_SYS_MODULE"
+	names=$(kernel_state | awk '$1 == "rotting" { print $2 }' | sort -u | wc -l)
+	assert_equal "$(grep -c 'Operation not permitted' <<<"$stderr")" "$names"
+	assert_line --partial "total: reclaimed 0 instances, 0 bytes"
+	assert_equal "$(kernel_state)" "$before"
+}
+
 @test "modreap usage errors exit 2 and change nothing" {
 	make_rot
 	before=$(kernel_state)

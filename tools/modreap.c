@@ -576,10 +576,20 @@ static int watch(struct reap_run *r)
 		.tv_nsec = (long)((r->opts->interval - (double)(time_t)r->opts->interval) * 1e9),
 	};
 	for (bool first = true; !stop_signal(); first = false) {
+		struct cli_outcome before = r->outcome;
+		size_t freed_before = r->instances;
 		int err = reap_pass(r, first);
 		if (err < 0)
 			return err;
 		cli_flush_stdout();
+		/* A pass that only met permission errors would meet them again
+		 * every interval: without CAP_SYS_MODULE there is nothing to watch. */
+		unsigned failed = r->outcome.failures - before.failures;
+		if (failed && r->instances == freed_before &&
+		    r->outcome.perm - before.perm + r->outcome.cascaded - before.cascaded == failed) {
+			cli_error("stopped watching: reclaiming needs CAP_SYS_MODULE");
+			break;
+		}
 		if (!stop_signal())
 			nanosleep(&pause, NULL);
 	}
