@@ -125,29 +125,3 @@ void rot_reclaim_unlock(int lock)
 	if (lock >= 0)
 		close(lock);
 }
-
-int rot_rotting_total(const char *name, size_t *instances, uint64_t *bytes)
-{
-	char *buf;
-	size_t len;
-	struct rot_snapshot *snap;
-
-	int err = proc_read_whole("/proc/rotting_modules", &buf, &len);
-	if (err < 0)
-		return err;
-	err = rot_snapshot_parse("", 0, buf, len, &snap);
-	free(buf);
-	if (err < 0)
-		return err;
-	*instances = 0;
-	*bytes = 0;
-	for (size_t i = 0; i < rot_snapshot_count(snap); i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (strcmp(rot_module_name(m), name) == 0) {
-			(*instances)++;
-			*bytes += rot_module_size(m);
-		}
-	}
-	rot_snapshot_free(snap);
-	return 0;
-}
