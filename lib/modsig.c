@@ -100,6 +100,29 @@ static bool openssl_out_of_memory(void)
 	return oom;
 }
 
+/*
+ * Whether CMS_verify() failed because it compared and found a difference,
+ * rather than before it could compare. A difference is reported first
+ * by the signature's own algorithm ("bad signature", a padding check) or,
+ * for a changed module under signed attributes, by CMS ("verification
+ * failure", "content verify error"). OpenSSL 3.0 reports some failures
+ * to set up a key or digest, running out of memory among them, only as
+ * an EVP "decode error" or "initialization error" followed by CMS's
+ * generic failure: those must not be called a mismatch. Empties the
+ * queue, as openssl_out_of_memory() does, and answers that too.
+ */
+static bool compared_and_differed(bool *oom)
+{
+	unsigned long first = ERR_peek_error();
+	int lib = ERR_GET_LIB(first), reason = ERR_GET_REASON(first);
+	bool differed = ((lib == ERR_LIB_RSA || lib == ERR_LIB_EC || lib == ERR_LIB_DSA) &&
+			 reason != ERR_R_MALLOC_FAILURE) ||
+			(lib == ERR_LIB_CMS && (reason == CMS_R_VERIFICATION_FAILURE ||
+						reason == CMS_R_CONTENT_VERIFY_ERROR));
+	*oom = openssl_out_of_memory();
+	return differed && !*oom;
+}
+
 /* The digests sign-file signs with: one of these unknown to OpenSSL
  * means OpenSSL could not set itself up, not a strange signature. */
 static bool standard_digest(const ASN1_OBJECT *oid)
@@ -324,9 +347,10 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	BIO_free_all(content);
 	if (verified == 1)
 		return 0;
-	info->status = ROT_SIG_BAD;
 	copy_openssl_reason(info->detail, sizeof(info->detail), "verification failure");
-	return openssl_out_of_memory() ? -ENOMEM : 0;
+	bool oom;
+	info->status = compared_and_differed(&oom) ? ROT_SIG_BAD : ROT_SIG_UNCHECKED;
+	return oom ? -ENOMEM : 0;
 }
 
 int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,

@@ -31,6 +31,8 @@ enum rot_sig_status {
 	ROT_SIG_UNSUPPORTED, /* a signature type other than PKCS#7 */
 	ROT_SIG_UNKNOWN_KEY, /* signed by a key that is not in the keyring */
 	ROT_SIG_BAD,         /* signed by a keyring key, but the module does not match */
+	ROT_SIG_UNCHECKED,   /* signed by a keyring key, but OpenSSL failed before it could
+			      * compare (a key or digest it could not set up) */
 };
 
 struct rot_sig_info {
@@ -39,7 +41,7 @@ struct rot_sig_info {
 	char signer[256];    /* signer's subject CN (or its issuer's, when the key is unknown); "" if none */
 	char key_id[128];    /* hex subject key identifier of the signing certificate, or
 			      * "serial " + hex serial when the key is unknown; "" if none */
-	char detail[256];    /* OpenSSL's reason for MALFORMED or BAD; "" otherwise */
+	char detail[256];    /* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise */
 };
 
 /*

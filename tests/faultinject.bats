@@ -40,10 +40,19 @@ sweep() {
 
 # --verify is left out: OpenSSL 3.0 reports some allocation failures
 # inside CMS_verify() as "decode error" or "initialization error", which
-# insmod still words as "does not match" (the module is refused all the
-# same). sweep.sh -m insmod-verify shows them.
+# insmod can only quote ("could not be checked: OpenSSL: decode error"; the
+# module is refused all the same). sweep.sh -m insmod-verify shows them.
 @test "insmod, single, --check -J, --batch -J and --match-devices, survives a failed allocation, read or write" {
 	sweep 40 -s 97 -m '^insmod(|-check-J|-batch-J|-match-devices)$'
+}
+
+@test "insmod --verify under a failed allocation never loads, crashes or calls the signature a mismatch" {
+	run "$SWEEP" -v -k alloc -s 53 -m '^insmod-verify-der$'
+	echo "$output"
+	[[ "${lines[-1]}" =~ ^runs\ ([0-9]+),\ crashes\ 0,\ silent\ wrong\ outputs\ 0,\ unexplained\ failures\ [0-9]+,\ broken\ ledgers\ 0, ]]
+	[ "${BASH_REMATCH[1]}" -ge 60 ]
+	# What OpenSSL only calls "decode error" is quoted, not called a mismatch.
+	refute_output --partial "does not match the module"
 }
 
 @test "the sweep catches what it is for: exit 0 after a failed write, a failure that says nothing, a crash" {

@@ -63,6 +63,10 @@ static void describe_signature(const struct insmod_job *job, const struct insmod
 		snprintf(buf, len, "the signature by %s (key %s) does not match the module%s%s",
 			 signer, key, sig->detail[0] ? ": " : "", sig->detail);
 		break;
+	case ROT_SIG_UNCHECKED:
+		snprintf(buf, len, "the signature by %s (key %s) could not be checked%s%s", signer,
+			 key, sig->detail[0] ? ": OpenSSL: " : "", sig->detail);
+		break;
 	case ROT_SIG_UNSUPPORTED:
 		snprintf(buf, len, "its signature is not PKCS#7, the only kind the kernel accepts");
 		break;
