@@ -7,6 +7,8 @@
 #                 [--scenarios "abi reclaim-taint evidence installer smp ..."]
 #                 [--tree DIR]   (a patched, configured and built tree of
 #                                 your own instead of the cache)
+#                 [--figures]    (also time insmod, lsmod and what a
+#                                 load/unload cycle leaves: figures.txt)
 #
 # Results (default build/kernel-results/): conformance.txt, .tsv and .json,
 # and per scenario the guest console, the rows of each side and dmesg.
@@ -25,14 +27,16 @@ results=$top/build/kernel-results
 cache_root=/var/cache/modrot-kernel
 jobs=$(nproc)
 rounds=20
-scenarios="abi reclaim-taint evidence installer smp instr edges kselftest"
+scenarios="abi reclaim-taint percpu evidence installer smp instr edges kselftest"
 # Scenarios that also run on the simulated kernel (the others need real
 # memory, timers and a kernel log).
-sim_scenarios=" abi reclaim-taint installer "
+sim_scenarios=" abi reclaim-taint percpu installer "
 # Load with the suite's insmod when it exists (1), or always with rotctl (0);
 # ROT_USE_INSMOD=0 in the environment switches it off too.
 use_suite_insmod=${ROT_USE_INSMOD:-1}
 own_tree=
+figures=
+bulk_count=200
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -42,11 +46,14 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--scenarios) scenarios=$2; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
-	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--figures) figures=1; shift ;;
+	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 case $results in /*) ;; *) results=$PWD/$results ;; esac
+case " $scenarios " in *" figures "*) figures=1 ;; esac
+[ -n "$figures" ] && case " $scenarios " in *" figures "*) ;; *) scenarios="$scenarios figures" ;; esac
 
 say() { printf 'run.sh: %s\n' "$*" >&2; }
 die() { say "ERROR: $*"; exit 1; }
@@ -180,6 +187,24 @@ build_test_programs() {
 	gcc -O2 -Wall -static -I"$ksrc/tools/testing/selftests" \
 		-o "$kmods/rot_test" "$ksrc/tools/testing/selftests/module/rot_test.c" >>"$1" 2>&1 ||
 		{ tail -n 30 "$1" >&2; die "the module rot kselftest failed to build"; }
+	if [ -n "$figures" ]; then build_bulk_modules "$1"; fi
+}
+
+# build_bulk_modules LOG: $bulk_count copies of modules/bulk/bulk.c, each a
+# module of its own name, for the figures scenario.
+build_bulk_modules() {
+	local i name objs=
+	mkdir -p "$kmods/bulk"
+	i=1
+	while [ $i -le $bulk_count ]; do
+		name=$(printf 'bulk%03d' $i)
+		cp "$here/modules/bulk/bulk.c" "$kmods/bulk/$name.c"
+		objs="$objs $name.o"
+		i=$((i + 1))
+	done
+	echo "obj-m :=$objs" >"$kmods/bulk/Kbuild"
+	make -C "$ksrc" M="$kmods/bulk" -j"$jobs" modules >>"$1" 2>&1 ||
+		{ tail -n 30 "$1" >&2; die "the bulk modules failed to build"; }
 }
 
 # Keep the newest two finished builds (about 1.5 GB each), and the one in
@@ -264,6 +289,10 @@ for t in $tools; do
 	install_program "$builddir/tools/$t" "/usr/bin/$t"
 done
 cp "$kmods"/*.ko "$kmods"/*.ko.xz "$kmods"/*.ko.zst "$root/modules/"
+if [ -n "$figures" ]; then
+	mkdir -p "$root/modules/bulk"
+	cp "$kmods"/bulk/*.ko "$root/modules/bulk/"
+fi
 cp "$kmods/rot_test" "$root/bin/rot_test"
 cp "$here"/scenarios/*.sh "$root/scenarios/"
 cp "$here/scenarios/init" "$root/init"
@@ -380,11 +409,17 @@ END {
 	print "  ]\n}"
 }' release="$release" "$results/conformance.tsv" >"$results/conformance.json"
 
+[ -n "$figures" ] && "$here/figures-report.sh" "$results/figures.real" >"$results/figures.txt"
+
 {
 	echo "rot kernel $release (cache $cache: $build_note; boots:$boot_times)"
 	[ -n "$insmod_tool" ] && echo "loading with the suite's insmod"
 	echo
 	cat "$results/conformance.txt"
+	if [ -n "$figures" ]; then
+		echo
+		cat "$results/figures.txt"
+	fi
 } | tee "$results/summary.txt"
 passed=$(awk -F'\t' 'NR > 1 && $6 == "PASS"' "$results/conformance.tsv" | wc -l)
 failed=$(awk -F'\t' 'NR > 1 && $6 != "PASS"' "$results/conformance.tsv" | wc -l)
