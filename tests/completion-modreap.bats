@@ -135,3 +135,64 @@ help_options() { completion_help_options modreap; }
 	assert_success
 	assert_output ''
 }
+
+# --percpu chooses the names itself, with or without its size; --watch
+# takes no name; --percpu-floor takes a size.
+@test "bash offers no name after --percpu, with or without its size" {
+	run complete_on_kernel bash 'modreap --percpu '
+	assert_success
+	assert_output ''
+	run complete_on_kernel bash 'modreap --percpu 1500 '
+	assert_success
+	assert_output ''
+}
+
+@test "bash offers no name after --watch, and no --percpu or --all with it" {
+	run complete_on_kernel bash 'modreap --watch '
+	assert_success
+	assert_output ''
+	run complete_bash 'modreap --watch --percpu-floor 2K --'
+	assert_success
+	refute_line --percpu
+	refute_line --all
+	assert_line --down-to
+}
+
+@test "bash offers nothing for the size of --percpu-floor" {
+	run complete_on_kernel bash 'modreap --watch --percpu-floor '
+	assert_success
+	assert_output ''
+}
+
+@test "zsh offers no name after --percpu" {
+	run complete_on_kernel zsh 'modreap --percpu '
+	assert_success
+	refute_output --partial delta
+}
+
+@test "zsh offers nothing for the size of --percpu-floor" {
+	run complete_on_kernel zsh 'modreap --watch --percpu-floor '
+	assert_success
+	assert_output ''
+}
+
+@test "fish offers no name after --percpu, with or without its size" {
+	run complete_on_kernel fish 'modreap --percpu '
+	assert_success
+	assert_output ''
+	run complete_on_kernel fish 'modreap --percpu 1500 '
+	assert_success
+	assert_output ''
+}
+
+@test "fish offers no name after --watch" {
+	run complete_on_kernel fish 'modreap --watch '
+	assert_success
+	assert_output ''
+}
+
+@test "fish offers nothing for the size of --percpu-floor" {
+	run complete_on_kernel fish 'modreap --watch --percpu-floor '
+	assert_success
+	assert_output ''
+}

@@ -27,11 +27,11 @@ make_rot() {
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$MODREAP"
 	assert_success
-	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES$'
-	assert_line --regexp "^delta +3 +$(rotting_bytes delta)\$"
-	assert_line --regexp "^failinit +2 +$(rotting_bytes failinit)\$"
-	assert_line --regexp "^alpha +1 +$(rotting_bytes alpha)\$"
-	assert_equal "${lines[-1]}" "total: 6 rotting instances of 3 names, $(rotting_bytes) bytes"
+	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES +PERCPU$'
+	assert_line --regexp "^delta +3 +$(rotting_bytes delta) +0\$"
+	assert_line --regexp "^failinit +2 +$(rotting_bytes failinit) +0\$"
+	assert_line --regexp "^alpha +1 +$(rotting_bytes alpha) +0\$"
+	assert_equal "${lines[-1]}" "total: 6 rotting instances of 3 names, $(rotting_bytes) bytes, 0 per-CPU bytes; per-CPU reserve: 8192 of 8192 bytes free, 8192 in one piece"
 	assert_equal "$(kernel_state)" "$before"
 }
 
@@ -45,7 +45,7 @@ make_rot() {
 @test "modreap on a kernel with nothing rotting reports zero" {
 	run on_kernel "$MODREAP"
 	assert_success
-	assert_output "total: 0 rotting instances of 0 names, 0 bytes"
+	assert_output "total: 0 rotting instances of 0 names, 0 bytes, 0 per-CPU bytes; per-CPU reserve: 8192 of 8192 bytes free, 8192 in one piece"
 }
 
 @test "modreap -J reports rot as JSON whose sums match the kernel" {

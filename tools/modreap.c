@@ -7,6 +7,11 @@
  * chosen name. --watch repeats passes until SIGHUP, SIGINT or SIGTERM;
  * any reclaiming run told to stop so finishes the reclaim in flight,
  * reports what it freed, and exits 128 + the signal.
+ *
+ * Rotting instances also keep their per-CPU areas, which come from a small
+ * fixed reserve (/proc/module_percpu): --percpu and --percpu-floor choose
+ * names by the per-CPU bytes they hold, and check the kernel's own count
+ * of what is free after each round of reclaims.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +26,7 @@
 #include "modrot.h"
 #include "progress.h"
 #include "reclaim-report.h"
+#include "reserve-pick.h"
 #include "stopsignal.h"
 
 struct reap_opts {
@@ -32,6 +38,11 @@ struct reap_opts {
 	bool watch;
 	bool has_down_to;
 	uint64_t down_to;
+	bool percpu;          /* --percpu: choose by per-CPU bytes */
+	bool has_percpu_size; /* --percpu SIZE: until SIZE is free in one piece */
+	uint64_t percpu_size;
+	bool has_floor;       /* --watch --percpu-floor SIZE */
+	uint64_t floor;
 	double interval;
 	char (*names)[ROT_NAME_MAX + 1];
 	size_t nnames;
@@ -42,6 +53,7 @@ struct reaped {
 	char name[ROT_NAME_MAX + 1];
 	size_t instances;
 	uint64_t bytes;
+	uint64_t percpu;
 };
 
 /* A name the kernel refused as still in use, and how many instances it had then. */
@@ -62,26 +74,47 @@ struct reap_run {
 	uint64_t rot_left;
 	struct run_taint taint;
 	struct cli_outcome outcome;
+
+	/* The per-CPU reserve as last read; NULL when this kernel does not
+	 * report it (no /proc/module_percpu) or it could not be read. */
+	struct rot_percpu *pc;
+	bool pc_fresh;       /* read since the last reclaim that freed per-CPU bytes */
+	uint64_t percpu;     /* per-CPU bytes freed (or, dry, that would be) */
+	bool floor_unmet;    /* --watch: the floor could not be kept; said once */
+	/* Per pass, per group: the per-CPU bytes it holds, and whether this
+	 * pass has already reclaimed (or tried) it. */
+	uint64_t *held;
+	bool *taken;
+	enum cli_exit fatal_exit;
 };
+
+/* A pass could not start: its one line is printed, r->fatal_exit says how
+ * the run ends. */
+#define ERR_FATAL (-ECANCELED)
 
 static void help(void)
 {
 	printf("Usage: %s [OPTIONS] [NAME...]\n"
 	       "Report rotting module memory, or reclaim it.\n"
 	       "\n"
-	       "With no NAME and no -a or --down-to, report the rotting instances by\n"
-	       "name. Reclaiming frees memory that a stray pointer may still reach,\n"
-	       "so it taints the kernel R.\n"
+	       "With no NAME and no -a, --down-to or --percpu, report the rotting\n"
+	       "instances by name. Reclaiming frees memory that a stray pointer may\n"
+	       "still reach, so it taints the kernel R.\n"
 	       "\n"
 	       "Options:\n"
 	       "  NAME...               reclaim every rotting instance of these names\n"
 	       "  -a, --all             reclaim everything that rots\n"
 	       "      --down-to SIZE    reclaim, largest names first, until at most SIZE\n"
 	       "                        rots (e.g. 16M, 512K)\n"
+	       "      --percpu[=SIZE]   reclaim the fewest names that leave SIZE bytes of\n"
+	       "                        the per-CPU module reserve free in one piece; with\n"
+	       "                        no SIZE, every name that holds per-CPU bytes\n"
 	       "  -f, --force           free even instances the kernel sees still in use\n"
 	       "                        (an armed timer, queued work): may crash the machine\n"
 	       "  -n, --dry-run         say what would be freed, free nothing\n"
 	       "      --watch           keep running: reclaim whenever rot exceeds --down-to\n"
+	       "                        or less than --percpu-floor is free in one piece\n"
+	       "      --percpu-floor SIZE  with --watch: per-CPU reserve to keep free\n"
 	       "      --interval SECS   how often --watch looks (default 1)\n"
 	       "  -J, --json            JSON output\n"
 	       "  -q, --quiet           print nothing but errors\n"
@@ -90,12 +123,25 @@ static void help(void)
 	       cli_progname());
 }
 
+static bool reclaiming(const struct reap_opts *o)
+{
+	return o->all || o->has_down_to || o->nnames || o->percpu || o->has_floor;
+}
+
+/* Whether names are chosen by the per-CPU bytes they hold. */
+static bool percpu_mode(const struct reap_opts *o)
+{
+	return o->percpu || o->has_floor;
+}
+
 static void parse_options(int argc, char *argv[], struct reap_opts *o)
 {
-	enum { OPT_DOWN_TO = 256, OPT_WATCH, OPT_INTERVAL };
+	enum { OPT_DOWN_TO = 256, OPT_WATCH, OPT_INTERVAL, OPT_PERCPU, OPT_PERCPU_FLOOR };
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "down-to", required_argument, NULL, OPT_DOWN_TO },
+		{ "percpu", optional_argument, NULL, OPT_PERCPU },
+		{ "percpu-floor", required_argument, NULL, OPT_PERCPU_FLOOR },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "watch", no_argument, NULL, OPT_WATCH },
@@ -124,6 +170,24 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 				cli_usage_fail("'%s' is not a size (like 16M, 512K or 4096)", optarg);
 			o->has_down_to = true;
 			break;
+		case OPT_PERCPU:
+			o->percpu = true;
+			/* --percpu SIZE as well as --percpu=SIZE: the word after it
+			 * is its size when it reads as one (no module is named so). */
+			if (!optarg && optind < argc && cli_parse_size(argv[optind], &o->percpu_size) == 0) {
+				o->has_percpu_size = true;
+				optind++;
+			} else if (optarg) {
+				if (cli_parse_size(optarg, &o->percpu_size) < 0)
+					cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)", optarg);
+				o->has_percpu_size = true;
+			}
+			break;
+		case OPT_PERCPU_FLOOR:
+			if (cli_parse_size(optarg, &o->floor) < 0)
+				cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)", optarg);
+			o->has_floor = true;
+			break;
 		case 'n':
 			o->dry_run = true;
 			break;
@@ -149,32 +213,38 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	}
 
 	o->nnames = (size_t)(argc - optind);
-	if ((o->all ? 1 : 0) + (o->has_down_to ? 1 : 0) + (o->nnames ? 1 : 0) > 1)
-		cli_usage_fail("NAME, --all and --down-to exclude each other");
-	if (o->watch && !o->has_down_to)
-		cli_usage_fail("--watch needs --down-to SIZE");
+	if (o->percpu && o->watch)
+		cli_usage_fail("--watch keeps per-CPU reserve free with --percpu-floor SIZE, not --percpu");
+	if ((o->all ? 1 : 0) + (o->has_down_to ? 1 : 0) + (o->nnames ? 1 : 0) +
+		    (o->percpu ? 1 : 0) > 1)
+		cli_usage_fail("NAME, --all, --down-to and --percpu exclude each other");
+	if (o->watch && o->nnames)
+		cli_usage_fail("--watch chooses the names itself: give no NAME");
+	if (o->watch && o->all)
+		cli_usage_fail("--watch and --all exclude each other");
+	if (o->watch && !o->has_down_to && !o->has_floor)
+		cli_usage_fail("--watch needs --down-to SIZE, --percpu-floor SIZE or both");
+	if (o->has_floor && !o->watch)
+		cli_usage_fail("--percpu-floor only makes sense with --watch (once: --percpu SIZE)");
 	if (has_interval && !o->watch)
 		cli_usage_fail("--interval only makes sense with --watch");
-	if (o->force && !(o->all || o->has_down_to || o->nnames))
-		cli_usage_fail("--force only makes sense when reclaiming (NAME, --all or --down-to)");
+	if (o->force && !reclaiming(o))
+		cli_usage_fail("--force only makes sense when reclaiming (NAME, --all, --down-to or --percpu)");
 
 	o->names = cli_module_names(argv + optind, o->nnames);
 }
 
-static bool reclaiming(const struct reap_opts *o)
-{
-	return o->all || o->has_down_to || o->nnames;
-}
-
 /* -ENOMEM: the totals count it, the per-name report cannot list it. */
-static int remember(struct reap_run *r, const struct rot_group *g)
+static int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
 {
 	r->instances += g->instances;
 	r->bytes += g->bytes;
+	r->percpu += percpu;
 	for (size_t i = 0; i < r->nreaped; i++) {
 		if (strcmp(r->reaped[i].name, g->name) == 0) {
 			r->reaped[i].instances += g->instances;
 			r->reaped[i].bytes += g->bytes;
+			r->reaped[i].percpu += percpu;
 			return 0;
 		}
 	}
@@ -186,7 +256,81 @@ static int remember(struct reap_run *r, const struct rot_group *g)
 	snprintf(e->name, sizeof(e->name), "%s", g->name);
 	e->instances = g->instances;
 	e->bytes = g->bytes;
+	e->percpu = percpu;
 	return 0;
+}
+
+/* ---- the per-CPU reserve ---- */
+
+/*
+ * Reads /proc/module_percpu again. A kernel without it leaves r->pc NULL
+ * and is not an error here: only --percpu and --percpu-floor need it, and
+ * they check. Returns the reader's other errors.
+ */
+static int read_reserve(struct reap_run *r)
+{
+	struct rot_percpu *pc = NULL;
+	int err = rot_percpu_read(&pc);
+	if (err == -ENOENT) {
+		rot_percpu_free(r->pc);
+		r->pc = NULL;
+		return 0;
+	}
+	if (err < 0)
+		return err;
+	rot_percpu_free(r->pc);
+	r->pc = pc;
+	r->pc_fresh = true;
+	return 0;
+}
+
+static void reserve_read_failed(struct reap_run *r, int err)
+{
+	char why[256];
+	cli_error("could not read the per-CPU reserve: %s", cli_read_error(err, why, sizeof(why)));
+	cli_outcome_failed(&r->outcome, err);
+}
+
+/* The per-CPU bytes the rotting instances of name hold now, by the kernel's count. */
+static int percpu_held_now(const struct rot_percpu *pc, const char *name, uint64_t *held)
+{
+	struct rot_group *pg;
+	size_t n;
+	int err = rot_percpu_rotting_groups(pc, &pg, &n);
+	if (err < 0)
+		return err;
+	*held = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(pg[i].name, name) == 0)
+			*held = pg[i].bytes;
+	free(pg);
+	return 0;
+}
+
+/* This pass's per-group per-CPU bytes (r->held), from the reserve as read. */
+static int fill_held(struct reap_run *r, const struct rot_group *g, size_t n)
+{
+	struct rot_group *pg;
+	size_t npg;
+	if (!r->pc)
+		return 0;
+	int err = rot_percpu_rotting_groups(r->pc, &pg, &npg);
+	if (err < 0)
+		return err;
+	/* Few names hold per-CPU bytes: a scan per one of them is cheap. */
+	for (size_t j = 0; j < npg; j++)
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(g[i].name, pg[j].name) == 0)
+				r->held[i] = pg[j].bytes;
+	free(pg);
+	return 0;
+}
+
+/* Whether size bytes are free in one piece: what a module with that much
+ * per-CPU data needs to load (the reserve's largest free extent). */
+static bool reserve_fits(const struct rot_percpu *pc, uint64_t size)
+{
+	return rot_percpu_fit(pc, size, 0) == ROT_PERCPU_FITS;
 }
 
 static const struct rot_group *find_group(const struct rot_group *g, size_t n, const char *name)
@@ -260,7 +404,7 @@ static size_t choose(const struct reap_run *r, const struct rot_group *g, size_t
 	for (size_t i = 0; i < n; i++) {
 		if (o->has_down_to && total <= o->down_to)
 			break;
-		if (refused_before(r, &g[i]))
+		if (refused_before(r, &g[i]) || r->taken[i])
 			continue;
 		chosen[k++] = &g[i];
 		total -= g[i].bytes;
@@ -274,7 +418,7 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 {
 	size_t from = k ? (size_t)(chosen[k - 1] - g) + 1 : 0;
 	for (size_t i = from; i < n; i++) {
-		if (refused_before(r, &g[i]))
+		if (refused_before(r, &g[i]) || r->taken[i])
 			continue;
 		chosen[k++] = &g[i];
 		break;
@@ -282,9 +426,31 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 	return k;
 }
 
-/* Reclaims one group; returns false when the kernel refused all of it. */
+/*
+ * The per-CPU bytes a reclaim of name gave back: all it held when the
+ * kernel freed every instance, else what the kernel no longer counts.
+ */
+static uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held,
+			     const struct reclaim_outcome *out)
+{
+	if (!held || !out->freed)
+		return 0;
+	r->pc_fresh = false;
+	if (r->opts->dry_run || !out->refused)
+		return held;
+	uint64_t left = held;
+	int err = read_reserve(r);
+	if (err == 0 && r->pc)
+		err = percpu_held_now(r->pc, name, &left);
+	if (err < 0)
+		reserve_read_failed(r, err);
+	return held > left ? held - left : 0;
+}
+
+/* Reclaims one group (holding held per-CPU bytes); returns false when the
+ * kernel refused all of it. */
 static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
-			  const struct rot_group *g, struct progress *bar)
+			  const struct rot_group *g, uint64_t held, struct progress *bar)
 {
 	const struct reap_opts *o = r->opts;
 	struct reclaim_outcome out = { .freed = g->instances, .bytes = g->bytes };
@@ -309,14 +475,15 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 	}
 	if (out.freed) {
 		struct rot_group freed = { g->name, out.freed, out.bytes };
-		if (remember(r, &freed) < 0) {
+		uint64_t percpu = percpu_freed(r, g->name, held, &out);
+		if (remember(r, &freed, percpu) < 0) {
 			cli_error("reclaimed module %s, but out of memory to report it", g->name);
 			cli_outcome_failed(&r->outcome, -ENOMEM);
 		}
 		r->rot_left = r->rot_left > out.bytes ? r->rot_left - out.bytes : 0;
 		if (!o->quiet && !o->json) {
 			progress_clear(bar);
-			report_reclaimed(g->name, out.freed, out.bytes, o->dry_run);
+			report_reclaimed_percpu(g->name, out.freed, out.bytes, percpu, o->dry_run);
 			/* The bar is on stderr: the line must be out before it is redrawn. */
 			cli_flush_stdout();
 		}
@@ -353,7 +520,8 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			cli_outcome_failed(&r->outcome, -ENOENT);
 			continue;
 		}
-		reclaim_group(r, snap, g, &bar);
+		r->taken[g - groups] = true;
+		reclaim_group(r, snap, g, r->held[g - groups], &bar);
 		/* Refused names leave the target unmet: try the next largest. */
 		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
 			size_t more = choose_more(r, groups, ngroups, chosen, k);
@@ -364,12 +532,161 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 	progress_end(&bar);
 }
 
+/* The free per-CPU bytes after this run: read, or (dry) predicted. */
+static uint64_t reserve_free_after(const struct reap_run *r)
+{
+	uint64_t free_now = rot_percpu_free_bytes(r->pc);
+	return r->opts->dry_run ? free_now + r->percpu : free_now;
+}
+
+/* What to give back so that size bytes may be free in one piece: the
+ * missing free bytes, or, when enough is free but in pieces, at least the
+ * gap between the largest piece and size. */
+static uint64_t reserve_need(const struct rot_percpu *pc, uint64_t size)
+{
+	uint64_t want = rot_percpu_need(size);
+	uint64_t free_now = rot_percpu_free_bytes(pc);
+	uint64_t largest = rot_percpu_largest(pc);
+	if (want > free_now)
+		return want - free_now;
+	return want > largest ? want - largest : 0;
+}
+
+/* The target was not met: one line (with --watch, once until it is met). */
+static void reserve_short(struct reap_run *r, uint64_t size)
+{
+	const struct reap_opts *o = r->opts;
+	if (o->watch && r->floor_unmet)
+		return;
+	r->floor_unmet = true;
+	if (o->dry_run)
+		cli_error("would not free %" PRIu64 " bytes of the per-CPU reserve: %" PRIu64
+			  " of %" PRIu64 " bytes would be free, and no rotting name left to "
+			  "reclaim holds any of the rest", size, reserve_free_after(r),
+			  rot_percpu_reserve(r->pc));
+	else
+		cli_error("could not %s %" PRIu64 " bytes of the per-CPU reserve free in one piece: "
+			  "the largest free piece is %" PRIu64 " bytes (%" PRIu64 " of %" PRIu64
+			  " free), and no rotting name left to reclaim holds any of the rest",
+			  o->watch ? "keep" : "make", size, rot_percpu_largest(r->pc),
+			  rot_percpu_free_bytes(r->pc), rot_percpu_reserve(r->pc));
+	cli_outcome_failed(&r->outcome, -ENOSPC);
+}
+
+/*
+ * --percpu and --percpu-floor: reclaim the fewest names whose per-CPU
+ * bytes make size free in one piece (all: every name holding some), then
+ * ask the kernel. Freed bytes may lie apart from the free piece they were
+ * meant to join, and names may be refused as still in use: while the
+ * kernel says size does not fit, choose again among the names left.
+ */
+static void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *snap,
+				const struct rot_group *groups, size_t n, uint64_t size, bool all)
+{
+	const struct reap_opts *o = r->opts;
+	size_t *pick = calloc(n + 1, sizeof(*pick));
+	uint64_t *candidates = calloc(n + 1, sizeof(*candidates));
+	struct progress bar;
+
+	if (!pick || !candidates) {
+		cli_error("out of memory");
+		cli_outcome_failed(&r->outcome, -ENOMEM);
+		goto out;
+	}
+	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", 0);
+	for (;;) {
+		if (!all && reserve_fits(r->pc, size)) {
+			r->floor_unmet = false;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0 : r->held[i];
+		size_t k = all ? reserve_pick_all(candidates, n, pick)
+			       : reserve_pick(candidates, n, reserve_need(r->pc, size), pick);
+		if (k == 0) {
+			if (!all)
+				reserve_short(r, size);
+			break;
+		}
+		for (size_t j = 0; j < k && !stop_signal(); j++) {
+			r->taken[pick[j]] = true;
+			reclaim_group(r, snap, &groups[pick[j]], r->held[pick[j]], &bar);
+		}
+		if (stop_signal() || all)
+			break;
+		if (o->dry_run) {
+			if (reserve_free_after(r) < rot_percpu_need(size))
+				reserve_short(r, size);
+			break;
+		}
+		int err = read_reserve(r);
+		if (err == 0 && !r->pc)
+			err = -ENOENT; /* it was there a moment ago */
+		if (err < 0) {
+			reserve_read_failed(r, err);
+			break;
+		}
+	}
+	progress_end(&bar);
+out:
+	free(pick);
+	free(candidates);
+}
+
 static uint64_t total_bytes(const struct rot_group *g, size_t n)
 {
 	uint64_t t = 0;
 	for (size_t i = 0; i < n; i++)
 		t += g[i].bytes;
 	return t;
+}
+
+/*
+ * The reserve at the start of a pass, and what each group holds of it.
+ * Without --percpu or --percpu-floor it only adds per-CPU bytes to the
+ * report: a reserve that cannot be read is an error line, and the
+ * reclaims go on. With them it is what the run is about: when the kernel
+ * does not report it, or the size asked is more than the whole reserve,
+ * or it cannot be read, nothing is reclaimed (ERR_FATAL).
+ */
+static int pass_reserve(struct reap_run *r, const struct rot_group *groups, size_t n)
+{
+	const struct reap_opts *o = r->opts;
+	r->held = calloc(n + 1, sizeof(*r->held));
+	r->taken = calloc(n + 1, sizeof(*r->taken));
+	if (!r->held || !r->taken)
+		return -ENOMEM;
+	int err = read_reserve(r);
+	if (err == 0)
+		err = fill_held(r, groups, n);
+	if (err == -ENOMEM)
+		return err;
+	if (err < 0) {
+		rot_percpu_free(r->pc);
+		r->pc = NULL;
+		reserve_read_failed(r, err);
+		r->fatal_exit = cli_exit_for_errno(err);
+		return percpu_mode(o) ? ERR_FATAL : 0;
+	}
+	if (!percpu_mode(o))
+		return 0;
+	if (!r->pc) {
+		cli_error("this kernel does not report its per-CPU module reserve "
+			  "(/proc/module_percpu is missing): %s needs a rot kernel that does",
+			  o->has_floor ? "--percpu-floor" : "--percpu");
+		r->fatal_exit = CLI_EXIT_UNSUPPORTED;
+		return ERR_FATAL;
+	}
+	uint64_t size = o->has_floor ? o->floor : o->percpu_size;
+	if ((o->has_floor || o->has_percpu_size) &&
+	    rot_percpu_fit(r->pc, size, 0) == ROT_PERCPU_NEVER) {
+		cli_error("%s %" PRIu64 ": the per-CPU module reserve of this kernel is only %" PRIu64
+			  " bytes", o->has_floor ? "--percpu-floor" : "--percpu", size,
+			  rot_percpu_reserve(r->pc));
+		r->fatal_exit = CLI_EXIT_UNSUPPORTED;
+		return ERR_FATAL;
+	}
+	return 0;
 }
 
 /* One look at the kernel: read, choose, reclaim. Returns a negative errno
@@ -409,78 +726,140 @@ static int reap_pass(struct reap_run *r, bool first)
 		return err;
 	}
 	r->rot_left = total_bytes(groups, ngroups);
+	err = pass_reserve(r, groups, ngroups);
+	if (err < 0)
+		goto out;
 
-	const struct rot_group **chosen = calloc(ngroups + r->opts->nnames + 1, sizeof(*chosen));
-	if (!chosen) {
-		cli_error("out of memory");
-		cli_outcome_failed(&r->outcome, -ENOMEM);
-	} else {
-		size_t k = choose(r, groups, ngroups, chosen, r->rot_left);
-		reclaim_chosen(r, snap, groups, ngroups, chosen, k);
+	const struct reap_opts *o = r->opts;
+	if (percpu_mode(o) && r->pc)
+		reclaim_for_reserve(r, snap, groups, ngroups, o->has_floor ? o->floor : o->percpu_size,
+				    o->percpu && !o->has_percpu_size);
+	if (!o->percpu && !stop_signal()) {
+		const struct rot_group **chosen = calloc(ngroups + o->nnames + 1, sizeof(*chosen));
+		if (!chosen) {
+			cli_error("out of memory");
+			cli_outcome_failed(&r->outcome, -ENOMEM);
+		} else {
+			size_t k = choose(r, groups, ngroups, chosen, r->rot_left);
+			reclaim_chosen(r, snap, groups, ngroups, chosen, k);
+		}
+		free(chosen);
 	}
-	free(chosen);
+	/* The summary tells the reserve as the kernel now counts it. */
+	if (r->pc && !r->pc_fresh && !o->dry_run) {
+		int rerr = read_reserve(r);
+		if (rerr < 0)
+			reserve_read_failed(r, rerr);
+	}
+out:
+	free(r->held);
+	free(r->taken);
+	r->held = NULL;
+	r->taken = NULL;
 	free(groups);
 	rot_snapshot_free(snap);
 	rot_reclaim_unlock(lock);
 	return err;
 }
 
-/* The rows of rot by name: a table, or the named array of a JSON document. */
-static int print_groups(const struct rot_group *g, size_t n, struct json_writer *w,
-			const char *array_name)
+/*
+ * The rows of rot by name: a table, or the named array of a JSON document.
+ * percpu[i] is the per-CPU bytes row i holds (or freed); NULL when the
+ * kernel does not report its reserve: the table has no PERCPU column and
+ * the JSON rows say null.
+ */
+static int print_groups(const struct rot_group *g, const uint64_t *percpu, size_t n,
+			struct json_writer *w, const char *array_name)
 {
 	static const struct column_info cols[] = {
 		{ "NAME", 0.3, 0, "module name" },
 		{ "INSTANCES", 9, SCOLS_FL_RIGHT, "rotting instances" },
 		{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes they hold" },
+		{ "PERCPU", 8, SCOLS_FL_RIGHT, "per-CPU reserve bytes they hold" },
 	};
-	static const int ids[] = { 0, 1, 2 };
+	static const int ids[] = { 0, 1, 2, 3 };
 	struct table_style style = { .json = w != NULL, .json_name = array_name };
 	struct listing l;
+	size_t ncols = percpu || w ? 4 : 3;
 
-	int err = listing_start(&l, cols, ids, 3, &style, w);
+	int err = listing_start(&l, cols, ids, ncols, &style, w);
 	for (size_t i = 0; err == 0 && i < n; i++) {
 		err = listing_row(&l);
 		listing_str(&l, 0, g[i].name);
 		listing_u64(&l, 1, g[i].instances);
 		listing_u64(&l, 2, g[i].bytes);
+		if (percpu)
+			listing_u64(&l, 3, percpu[i]);
+		else if (ncols == 4)
+			listing_unknown(&l, 3);
 	}
 	int end = listing_end(&l);
 	return err ? err : end;
 }
 
-static void summary_json(struct json_writer *w, const struct reap_run *r, size_t names,
-			 size_t instances, uint64_t bytes)
+/* A number the kernel may not report: null when it does not. */
+static void json_known_u64(struct json_writer *w, const char *name, bool known, uint64_t v)
 {
+	if (known)
+		json_u64(w, name, v);
+	else
+		json_null(w, name);
+}
+
+static void summary_json(struct json_writer *w, const struct reap_run *r, size_t names,
+			 size_t instances, uint64_t bytes, uint64_t percpu)
+{
+	const struct reap_opts *o = r->opts;
+	const bool known = r->pc != NULL;
+	/* A dry run can predict the free bytes, not where they lie. */
+	const bool largest_known = known && !(o->dry_run && r->percpu);
+
 	json_open_object(w, "summary");
-	report_json_summary_common(w, r->opts->dry_run, r->outcome.failures, &r->taint);
+	report_json_summary_common(w, o->dry_run, r->outcome.failures, &r->taint);
 	json_u64(w, "names", names);
 	json_u64(w, "instances", instances);
 	json_u64(w, "bytes", bytes);
 	json_u64(w, "refused", r->refused);
 	json_u64(w, "rot_left", r->rot_left);
+	json_known_u64(w, "percpu", known, percpu);
+	json_known_u64(w, "percpu_reserve", known, known ? rot_percpu_reserve(r->pc) : 0);
+	json_known_u64(w, "percpu_free", known, known ? reserve_free_after(r) : 0);
+	json_known_u64(w, "percpu_largest", largest_known, known ? rot_percpu_largest(r->pc) : 0);
 	json_close_object(w);
 }
 
 /* A JSON document: the array, then the summary. */
-static int print_json(struct reap_run *r, const struct rot_group *g, size_t n,
-		      const char *array_name)
+static int print_json(struct reap_run *r, const struct rot_group *g, const uint64_t *percpu,
+		      size_t n, const char *array_name)
 {
 	struct json_writer w;
 	size_t instances = 0;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, percpu_total = 0;
 	int err = json_start_stdout(&w);
 
 	for (size_t i = 0; i < n; i++) {
 		instances += g[i].instances;
 		bytes += g[i].bytes;
+		percpu_total += percpu ? percpu[i] : 0;
 	}
 	if (err == 0)
-		err = print_groups(g, n, &w, array_name);
+		err = print_groups(g, percpu, n, &w, array_name);
 	if (err == 0)
-		summary_json(&w, r, n, instances, bytes);
+		summary_json(&w, r, n, instances, bytes, percpu_total);
 	int fin = json_finish(&w);
 	return err ? err : fin;
+}
+
+/* "; per-CPU reserve: 692 of 8192 bytes free, 692 in one piece" */
+static void print_reserve_words(const struct reap_run *r, uint64_t free_bytes, bool predicted)
+{
+	if (predicted) {
+		printf("per-CPU reserve would have %" PRIu64 " of %" PRIu64 " bytes free", free_bytes,
+		       rot_percpu_reserve(r->pc));
+		return;
+	}
+	printf("per-CPU reserve: %" PRIu64 " of %" PRIu64 " bytes free, %" PRIu64 " in one piece",
+	       free_bytes, rot_percpu_reserve(r->pc), rot_percpu_largest(r->pc));
 }
 
 static int report(struct reap_run *r)
@@ -503,7 +882,18 @@ static int report(struct reap_run *r)
 	}
 	for (size_t i = 0; i < n; i++)
 		instances += g[i].instances;
-	uint64_t bytes = total_bytes(g, n);
+	uint64_t bytes = total_bytes(g, n), percpu = 0;
+
+	/* The per-CPU bytes are an addition: the report goes on without them. */
+	int perr = pass_reserve(r, g, n);
+	if (perr < 0) {
+		free(g);
+		rot_snapshot_free(snap);
+		return perr;
+	}
+	for (size_t i = 0; r->pc && i < n; i++)
+		percpu += r->held[i];
+	const uint64_t *held = r->pc ? r->held : NULL;
 
 	if (r->opts->json) {
 		/* Nothing is reclaimed: the taint is what it is, before and after. */
@@ -513,13 +903,22 @@ static int report(struct reap_run *r)
 		r->taint.after_known = r->taint.before_known;
 		r->taint.after = r->taint.before;
 		r->rot_left = bytes;
-		err = print_json(r, g, n, "rotting");
+		err = print_json(r, g, held, n, "rotting");
 	} else if (!r->opts->quiet) {
 		if (n)
-			err = print_groups(g, n, NULL, NULL);
-		printf("total: %zu rotting %s of %zu %s, %" PRIu64 " bytes\n", instances,
+			err = print_groups(g, held, n, NULL, NULL);
+		printf("total: %zu rotting %s of %zu %s, %" PRIu64 " bytes", instances,
 		       instances_word(instances), n, n == 1 ? "name" : "names", bytes);
+		if (r->pc) {
+			printf(", %" PRIu64 " per-CPU bytes; ", percpu);
+			print_reserve_words(r, rot_percpu_free_bytes(r->pc), false);
+		}
+		putchar('\n');
 	}
+	free(r->held);
+	free(r->taken);
+	r->held = NULL;
+	r->taken = NULL;
 	free(g);
 	rot_snapshot_free(snap);
 	/* The kernel was read: what failed now is the output. */
@@ -535,13 +934,18 @@ static int report(struct reap_run *r)
 static int print_reclaim_json(struct reap_run *r)
 {
 	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	for (size_t i = 0; i < r->nreaped; i++)
-		g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
-					   r->reaped[i].bytes };
-	int err = print_json(r, g, r->nreaped, "reclaimed");
+	uint64_t *percpu = calloc(r->nreaped + 1, sizeof(*percpu));
+	int err = -ENOMEM;
+	if (g && percpu) {
+		for (size_t i = 0; i < r->nreaped; i++) {
+			g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
+						   r->reaped[i].bytes };
+			percpu[i] = r->reaped[i].percpu;
+		}
+		err = print_json(r, g, r->pc ? percpu : NULL, r->nreaped, "reclaimed");
+	}
 	free(g);
+	free(percpu);
 	return err;
 }
 
@@ -557,9 +961,17 @@ static int print_summary(struct reap_run *r)
 		return print_reclaim_json(r);
 	if (r->opts->quiet)
 		return 0;
-	printf("total: %s %zu %s, %" PRIu64 " bytes; %" PRIu64 " bytes %s rot; ",
-	       dry ? "would reclaim" : "reclaimed", r->instances, instances_word(r->instances),
-	       r->bytes, r->rot_left, dry ? "would still" : "still");
+	/* Per-CPU words only where per-CPU bytes are what the run is about. */
+	bool percpu_words = r->pc && (r->percpu || percpu_mode(r->opts));
+	printf("total: %s %zu %s, %" PRIu64 " bytes", dry ? "would reclaim" : "reclaimed",
+	       r->instances, instances_word(r->instances), r->bytes);
+	if (percpu_words)
+		printf(", %" PRIu64 " per-CPU bytes", r->percpu);
+	printf("; %" PRIu64 " bytes %s rot; ", r->rot_left, dry ? "would still" : "still");
+	if (percpu_words) {
+		print_reserve_words(r, reserve_free_after(r), dry && r->percpu);
+		printf("; ");
+	}
 	if (r->refused)
 		printf("%zu %s still in use; ", r->refused, instances_word(r->refused));
 	if (r->taint.before_known && r->taint.after_known)
@@ -621,13 +1033,19 @@ int main(int argc, char *argv[])
 	if (err == -EOPNOTSUPP) {
 		cli_error("this kernel has no module rot support (/proc/rotting_modules is missing)");
 		err = CLI_EXIT_UNSUPPORTED;
+	} else if (err == ERR_FATAL && r.instances == 0) {
+		err = r.fatal_exit;
 	} else if (err < 0 && r.instances == 0) {
 		if (err == -ENOMEM)
 			cli_error("out of memory");
 		err = err == -ENOMEM ? CLI_EXIT_PARTIAL : cli_snapshot_error(err);
 	} else {
 		/* A later --watch pass that failed does not hide what earlier ones freed. */
-		if (err < 0) {
+		if (err == ERR_FATAL) {
+			/* said already; a failed read was counted then */
+			if (r.outcome.failures == 0)
+				cli_outcome_failed(&r.outcome, -EINVAL);
+		} else if (err < 0) {
 			if (err == -ENOMEM)
 				cli_error("out of memory");
 			else
@@ -647,6 +1065,7 @@ int main(int argc, char *argv[])
 	free(r.reaped);
 	free(r.refusals);
 	free(o.names);
+	rot_percpu_free(r.pc);
 	if (stop_signal() && err != CLI_EXIT_UNSUPPORTED) {
 		if (!o.watch)
 			cli_error("interrupted by %s: stopped reclaiming", stop_signal_name());

@@ -105,10 +105,19 @@ void count_error_message(char *buf, size_t cap, const char *name, int err)
 
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run)
 {
+	report_reclaimed_percpu(name, instances, bytes, 0, dry_run);
+}
+
+void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
+			     bool dry_run)
+{
 	char safe[4 * ROT_NAME_MAX + 8];
-	printf("%s: %s %zu %s, %" PRIu64 " bytes\n", cli_safe(name, safe, sizeof(safe)),
+	printf("%s: %s %zu %s, %" PRIu64 " bytes", cli_safe(name, safe, sizeof(safe)),
 	       dry_run ? "would reclaim" : "reclaimed", instances, instances_word(instances),
 	       bytes);
+	if (percpu)
+		printf(", %" PRIu64 " per-CPU bytes", percpu);
+	putchar('\n');
 }
 
 void refused_message(char *buf, size_t cap, const char *name, size_t refused,

@@ -51,6 +51,10 @@ void count_error_message(char *buf, size_t cap, const char *name, int err);
 
 /* "delta: reclaimed 2 instances, 32768 bytes" (or "would reclaim"). */
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run);
+/* The same, with ", 3000 per-CPU bytes" when the instances held some of
+ * the per-CPU reserve (percpu > 0). */
+void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
+			     bool dry_run);
 
 /*
  * The one line for instances the kernel refused as still in use, e.g.

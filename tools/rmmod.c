@@ -47,6 +47,10 @@ struct rmmod_run {
 	bool *gone;          /* per snapshot index: unloaded by this run */
 	bool *failed;        /* per snapshot index: this run's unload of it failed */
 	bool talk;           /* say what rots: -v, or stderr is a terminal */
+	/* To say what rots: per snapshot index, the per-CPU bytes each module
+	 * holds, and the reserve they come from. NULL when not read. */
+	struct rot_percpu *pc;
+	uint64_t *percpu;
 	struct cli_outcome outcome;
 	unsigned unloaded;
 	unsigned reclaimed;
@@ -214,6 +218,29 @@ static void report_unload_error(struct rmmod_run *r, const char *name,
 	}
 }
 
+/*
+ * What each module holds of the per-CPU reserve, to say so when it rots.
+ * Only words depend on it: a kernel without /proc/module_percpu, or one
+ * that cannot be read, leaves r->percpu NULL (the latter with a warning).
+ * An unload does not change what is free: the rotting instance keeps its
+ * area, so the count read now stays true for the message.
+ */
+static void read_percpu(struct rmmod_run *r)
+{
+	int err = rot_percpu_read(&r->pc);
+	if (err == -ENOENT)
+		return;
+	if (err < 0) {
+		char why[256];
+		cli_warn("could not read the per-CPU reserve: %s", cli_read_error(err, why, sizeof(why)));
+		r->pc = NULL;
+		return;
+	}
+	r->percpu = calloc(rot_snapshot_count(r->snap) + 1, sizeof(*r->percpu));
+	if (r->percpu)
+		rot_percpu_per_module(r->pc, r->snap, r->percpu);
+}
+
 static void mark_gone(struct rmmod_run *r, const struct rot_module *m)
 {
 	if (m)
@@ -257,7 +284,14 @@ static int unload_one(struct rmmod_run *r, const char *name)
 	record(r, name, "unloaded", 0, 0, m ? rot_module_size(m) : 0, NULL);
 	if (r->opts->json)
 		return 0;
-	if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim)
+	uint64_t percpu = m && r->percpu ? r->percpu[rot_snapshot_index_of(r->snap, m)] : 0;
+	if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim && percpu)
+		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated, and %" PRIu64
+			   " bytes of the per-CPU module reserve (%" PRIu64 " of %" PRIu64
+			   " free); 'rmmod --reclaim %s' frees them and taints the kernel",
+			   name, rot_module_size(m), percpu, rot_percpu_free_bytes(r->pc),
+			   rot_percpu_reserve(r->pc), name);
+	else if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim)
 		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated; "
 			   "'rmmod --reclaim %s' frees them and taints the kernel",
 			   name, m ? rot_module_size(m) : 0, name);
@@ -624,6 +658,8 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_PARTIAL;
 	}
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	if (r.talk && !o.json && !o.reclaim && rot_snapshot_has_rot(r.snap))
+		read_percpu(&r);
 	if (taint_err < 0)
 		cli_outcome_failed(&r.outcome, taint_err);
 	/* Told to stop, a run finishes the unload in flight and starts no other. */
@@ -661,6 +697,8 @@ int main(int argc, char *argv[])
 	}
 	rot_reclaim_unlock(lock);
 
+	rot_percpu_free(r.pc);
+	free(r.percpu);
 	for (size_t i = 0; i < r.nrecords; i++)
 		free(r.records[i].message);
 	free(r.records);

@@ -2,17 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 
 # The module names typed so far, as the kernel spells them: the words that
-# are neither options nor the values of --down-to and --interval.
+# are neither options nor the values of --down-to, --percpu-floor and
+# --interval (nor a size after --percpu).
 function __modreap_typed_names
     set -l skip
+    set -l after_percpu
     for w in (commandline -opc)[2..-1]
         if set -q skip[1]
             set -e skip
             continue
         end
+        # --percpu's size is optional: a word after it that reads as one
+        if set -q after_percpu[1]
+            set -e after_percpu
+            string match -qr '^[0-9]' -- $w; and continue
+        end
         switch $w
-            case --down-to --interval
+            case --down-to --interval --percpu-floor
                 set skip 1
+            case --percpu
+                set after_percpu 1
             case '-*'
             case '*'
                 string replace -a -- - _ $w
@@ -20,13 +29,14 @@ function __modreap_typed_names
     end
 end
 
-# Whether --all or --down-to is on the line (in any spelling).
+# Whether --all, --down-to or --percpu is on the line (in any spelling).
 function __modreap_all_or_down_to
-    __fish_seen_argument -s a -l all -l down-to
+    __fish_seen_argument -s a -l all -l down-to -l percpu
     or string match -q -- '--down-to=*' (commandline -opc)
+    or string match -q -- '--percpu=*' (commandline -opc)
 end
 
-# NAME, --all and --down-to exclude each other.
+# NAME, --all, --down-to and --percpu exclude each other.
 function __modreap_choice_made
     __modreap_all_or_down_to; and return 0
     set -l typed (__modreap_typed_names)
@@ -48,8 +58,10 @@ function __modreap_rotting_names
 end
 
 complete -c modreap -f
-complete -c modreap -s a -l all -n 'not __modreap_choice_made' -d 'Reclaim everything that rots'
+complete -c modreap -s a -l all -n 'not __modreap_choice_made; and not __fish_seen_argument -l watch' -d 'Reclaim everything that rots'
 complete -c modreap -l down-to -x -n 'not __modreap_choice_made' -d 'Reclaim until at most SIZE rots (e.g. 16M)'
+complete -c modreap -l percpu -n 'not __modreap_choice_made; and not __fish_seen_argument -l watch' -d 'Reclaim the fewest names that free SIZE of the per-CPU reserve'
+complete -c modreap -l percpu-floor -x -d 'With --watch: per-CPU reserve to keep free (e.g. 2K)'
 complete -c modreap -s f -l force -d 'Free even instances still in use (may crash the machine)'
 complete -c modreap -s n -l dry-run -n 'not __fish_seen_argument -l watch' -d 'Say what would be freed, free nothing'
 complete -c modreap -l watch -n 'not __fish_seen_argument -s n -l dry-run' -d 'Keep reclaiming whenever rot exceeds --down-to'
@@ -58,4 +70,4 @@ complete -c modreap -s J -l json -n 'not __fish_seen_argument -s J -l json -s q 
 complete -c modreap -s q -l quiet -n 'not __fish_seen_argument -s J -l json -s q -l quiet' -d 'Print nothing but errors'
 complete -c modreap -s h -l help -d 'Show help'
 complete -c modreap -s V -l version -d 'Show the version'
-complete -c modreap -n 'not __modreap_all_or_down_to' -a '(__modreap_rotting_names)'
+complete -c modreap -n 'not __modreap_all_or_down_to; and not __fish_seen_argument -l watch' -a '(__modreap_rotting_names)'
