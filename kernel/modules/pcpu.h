@@ -2,7 +2,8 @@
 /*
  * A module whose only state is PCPU_BYTES of per-CPU data, from the
  * module per-CPU reserve (PERCPU_MODULE_RESERVE).  The includer defines
- * PCPU_BYTES.  Init writes every CPU's copy, so the area is really used.
+ * PCPU_BYTES, and PCPU_ALIGN when it is not 8.  Init writes every CPU's
+ * copy, so the area is really used.
  */
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -15,7 +16,10 @@
  * same offsets in the reserve whatever its start, as the simulated kernel
  * (which starts the reserve on a page) places it.
  */
-static DEFINE_PER_CPU(u8 [PCPU_BYTES], pcpu_area) __aligned(8);
+#ifndef PCPU_ALIGN
+#define PCPU_ALIGN 8
+#endif
+static DEFINE_PER_CPU(u8 [PCPU_BYTES], pcpu_area) __aligned(PCPU_ALIGN);
 
 static int __init pcpu_init(void)
 {
