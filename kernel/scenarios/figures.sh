@@ -43,8 +43,8 @@ bulk_pass() {
 	busybox)
 		while read -r f p; do busybox insmod "$f" "$p" || echo "busybox insmod $f failed"; done </tmp/bulk.list
 		;;
-	j1) $LOADER --from /tmp/bulk.list -j1 >/dev/null || echo "insmod -j1 failed" ;;
-	j2) $LOADER --from /tmp/bulk.list -j2 >/dev/null || echo "insmod -j2 failed" ;;
+	j1) $LOADER --from /tmp/bulk.list -j1 >/dev/null 2>/tmp/bulk.err || echo "insmod -j1 failed" ;;
+	j2) $LOADER --from /tmp/bulk.list -j2 >/dev/null 2>/tmp/bulk.err || echo "insmod -j2 failed" ;;
 	esac
 	t1=$(now_cs)
 	LOADED=$(grep -c '^bulk[0-9]' /proc/modules)
