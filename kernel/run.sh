@@ -306,8 +306,9 @@ chmod +x "$root/init"
 # Two CPUs: SeaBIOS's MP table (the kernel has no ACPI) lists one
 # processor per socket, so two sockets.
 boot() { # SCENARIO
-	local log=$results/$1.console
-	timeout 900 qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m 512M -nographic -no-reboot \
+	local log=$results/$1.console limit=900
+	[ "$1" = figures ] && limit=2400
+	timeout $limit qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m 512M -nographic -no-reboot \
 		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet rot.scenario=$1 ROUNDS=$rounds" \
 		</dev/null >"$log" 2>&1 || true
