@@ -86,12 +86,14 @@ static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
 static struct rot_percpu *percpu;
 static uint64_t *percpu_of; /* per snapshot position */
 
-static int read_percpu(const struct rot_snapshot *snap)
+static int read_percpu(const struct rot_snapshot *snap, bool column)
 {
 	if (!rot_snapshot_has_rot(snap))
 		return 0;
 	int err = rot_percpu_read(&percpu);
-	if (err == -ENOENT)
+	/* The total line's reserve is extra: a reader the kernel keeps out
+	 * gets the total without it, where a PERCPU column asked for fails. */
+	if (err == -ENOENT || (!column && (err == -EACCES || err == -EPERM)))
 		return 0;
 	if (err < 0) {
 		char why[256];
@@ -360,10 +362,11 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_UNSUPPORTED;
 	}
 
-	bool need_percpu = !o.table && o.which == SHOW_ROTTING;
+	bool column = false;
 	for (size_t c = 0; o.table && c < o.nids; c++)
-		need_percpu |= o.ids[c] == COL_PERCPU;
-	if (need_percpu && (err = read_percpu(snap)) < 0) {
+		column |= o.ids[c] == COL_PERCPU;
+	bool need_percpu = column || (!o.table && o.which == SHOW_ROTTING);
+	if (need_percpu && (err = read_percpu(snap, column)) < 0) {
 		rot_snapshot_free(snap);
 		return cli_exit_for_errno(err);
 	}
