@@ -84,7 +84,8 @@ static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
  * nothing of the reserve.
  */
 static struct rot_percpu *percpu;
-static uint64_t *percpu_of; /* per snapshot position */
+static uint64_t *percpu_of; /* per position in percpu_snap */
+static const struct rot_snapshot *percpu_snap;
 
 static int read_percpu(const struct rot_snapshot *snap, bool column)
 {
@@ -106,6 +107,7 @@ static int read_percpu(const struct rot_snapshot *snap, bool column)
 		return -ENOMEM;
 	}
 	rot_percpu_per_module(percpu, snap, percpu_of);
+	percpu_snap = snap;
 	return 0;
 }
 
@@ -199,8 +201,7 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 /* Set when a cell could not be made for a reason already printed. */
 static bool cell_failed;
 
-static int set_cell(struct listing *l, size_t col, const struct rot_snapshot *snap,
-		    const struct rot_module *m, int id)
+static int set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
 {
 	char num[32];
 
@@ -235,7 +236,7 @@ static int set_cell(struct listing *l, size_t col, const struct rot_snapshot *sn
 		break;
 	case COL_PERCPU:
 		if (percpu_of)
-			listing_u64(l, col, percpu_of[rot_snapshot_index_of(snap, m)]);
+			listing_u64(l, col, percpu_of[rot_snapshot_index_of(percpu_snap, m)]);
 		else
 			listing_unknown(l, col);
 		break;
@@ -278,7 +279,7 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 			continue;
 		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			err = set_cell(&l, c, snap, m, o->ids[c]);
+			err = set_cell(&l, c, m, o->ids[c]);
 	}
 	/* A cell that failed: no half table is printed (JSON still closes). */
 	if (err < 0 && !l.err)
