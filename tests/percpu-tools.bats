@@ -227,3 +227,12 @@ pcpu512 "
 	valgrind_clean "$LSMOD" -J -o name,percpu
 	assert_success
 }
+
+@test "per-CPU sizes are the section's, as the kernel shows them; the reserve gives whole 4-byte units" {
+	run --separate-stderr on_kernel "$INSMOD" -J "$FIXTURES/pcpuodd.ko"
+	assert_success
+	assert_equal "$(jq -c '.modules[0] | [.result, .percpu_bytes]' <<<"$output")" '["loaded",1501]'
+	run --separate-stderr on_kernel "$LSMOD" -r -n -o name,percpu
+	assert_output "pcpuodd 1501"
+	assert_equal "$(reserve_line)" "reserve 8192 free 6688 largest 6688"
+}

@@ -208,6 +208,7 @@ struct sim_pcpu_area {
 	uint32_t id;    /* the instance's record id */
 	uint32_t off;   /* from the start of the reserve */
 	uint32_t bytes; /* allocated: the section's size in 4-byte units */
+	uint32_t size;  /* the section's size, as /proc/module_percpu shows it */
 };
 
 struct sim_pcpu_map {
