@@ -296,9 +296,9 @@ assert_loads_quietly() {
 	assert_equal "$stderr" ""
 	assert_equal "$(jq -c '.modules | length' <<<"$output")" 1
 	assert_equal "$(jq -c '.modules[0] | keys_unsorted' <<<"$output")" \
-		'["name","file","result","errno","error","message","rot_bytes"]'
-	assert_equal "$(jq -c '.modules[0] | [.name, .file, .result, .errno, .error, .message, .rot_bytes]' <<<"$output")" \
-		"[\"delta\",\"$FIXTURES/delta.ko\",\"loaded\",0,\"\",\"\",0]"
+		'["name","file","result","errno","error","message","rot_bytes","percpu_bytes","percpu_short"]'
+	assert_equal "$(jq -c '.modules[0] | [.name, .file, .result, .errno, .error, .message, .rot_bytes, .percpu_bytes, .percpu_short]' <<<"$output")" \
+		"[\"delta\",\"$FIXTURES/delta.ko\",\"loaded\",0,\"\",\"\",0,0,false]"
 	assert_equal "$(jq -c '.summary | [.dry_run, .modules, .loaded, .ok, .refused, .failed, .skipped, .rotted, .rot_bytes]' <<<"$output")" \
 		'[false,1,1,0,0,0,0,0,0]'
 	is_live delta

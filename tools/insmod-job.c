@@ -94,6 +94,8 @@ void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_lo
 		refuse(job, env);
 		return;
 	}
+	if (!percpu_preflight(job, env))
+		return;
 	if (env->opts->check_only) {
 		job->result = JOB_CHECKED;
 		return;
@@ -111,6 +113,7 @@ void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_lo
 	job->err = err;
 	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s%s", job->path,
 		 words_for_kernel_error(err), cli_errno_hint(err));
+	percpu_explain_enomem(job, env);
 	note_rot(job, env);
 }
 

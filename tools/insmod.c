@@ -225,6 +225,7 @@ static const char *result_word(enum job_result r)
 
 struct tally {
 	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, not_started;
+	size_t refused_percpu, failed_percpu; /* for want of per-CPU reserve */
 	uint64_t rot_bytes;
 	struct cli_outcome outcome;
 };
@@ -252,6 +253,10 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 			 j->result == JOB_SKIPPED)
 			cli_outcome_failed(&t.outcome, j->err ? j->err : j->read_err ? j->read_err
 											 : -EINVAL);
+		if (j->percpu_short && j->result == JOB_REFUSED)
+			t.refused_percpu++;
+		if (j->percpu_short && j->result == JOB_FAILED)
+			t.failed_percpu++;
 		if (j->rot_bytes) {
 			t.rotted++;
 			t.rot_bytes += jobs[i].rot_bytes;
@@ -280,6 +285,8 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 		json_string(&w, "error", e ? strerrorname_np(-e) : "");
 		json_string(&w, "message", j->message);
 		json_u64(&w, "rot_bytes", j->rot_bytes);
+		json_u64(&w, "percpu_bytes", j->percpu_bytes);
+		json_bool(&w, "percpu_short", j->percpu_short);
 		json_close_object(&w);
 	}
 	json_close_array(&w);
@@ -289,7 +296,9 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 	json_u64(&w, "loaded", t->loaded);
 	json_u64(&w, "ok", t->checked);
 	json_u64(&w, "refused", t->refused);
+	json_u64(&w, "refused_percpu", t->refused_percpu);
 	json_u64(&w, "failed", t->failed);
+	json_u64(&w, "failed_percpu", t->failed_percpu);
 	json_u64(&w, "skipped", t->skipped);
 	json_u64(&w, "unmatched", t->unmatched);
 	json_u64(&w, "rotted", t->rotted);
@@ -301,6 +310,13 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 	return json_finish(&w);
 }
 
+/* " (N for want of per-CPU reserve)": only when some were */
+static void percpu_note(size_t count, const char *open, const char *close)
+{
+	if (count)
+		printf("%s%s%zu for want of per-CPU reserve%s", *open == '(' ? " " : "", open, count, close);
+}
+
 static void print_summary(const struct tally *t, size_t n, bool check, bool matching)
 {
 	if (matching) {
@@ -309,13 +325,18 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		n -= t->unmatched;
 	}
 	if (check) {
-		printf("%zu of %zu would load, %zu refused, %zu skipped", t->checked, n, t->refused,
-		       t->skipped);
+		printf("%zu of %zu would load, %zu refused", t->checked, n, t->refused);
+		percpu_note(t->refused_percpu, "(", ")");
+		printf(", %zu skipped", t->skipped);
 	} else {
 		printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
 		if (t->rotted)
-			printf(" (%zu left rot: %" PRIu64 " bytes)", t->rotted, t->rot_bytes);
-		printf(", %zu refused before loading, %zu skipped", t->refused, t->skipped);
+			printf(" (%zu left rot: %" PRIu64 " bytes%s", t->rotted, t->rot_bytes,
+			       t->failed_percpu ? "" : ")");
+		percpu_note(t->failed_percpu, t->rotted ? "; " : "(", ")");
+		printf(", %zu refused before loading", t->refused);
+		percpu_note(t->refused_percpu, "(", ")");
+		printf(", %zu skipped", t->skipped);
 	}
 	if (t->not_started)
 		printf(", %zu not started", t->not_started);

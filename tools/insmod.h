@@ -57,6 +57,8 @@ struct insmod_job {
 	bool cascaded;                /* SKIPPED only because a dependency was not loaded */
 	int err;                      /* the kernel's errno when FAILED */
 	uint64_t rot_bytes;           /* FAILED on a rot kernel: what the failed init left */
+	uint64_t percpu_bytes;        /* what its per-CPU data takes from the reserve (0: none) */
+	bool percpu_short;            /* REFUSED or FAILED for want of per-CPU reserve */
 	char message[768];            /* one line, without the "insmod: ERROR: " prefix */
 	/* batch ordering */
 	size_t *deps;
@@ -81,6 +83,12 @@ void job_release(struct insmod_job *job);
 
 /* The module's name, or its file's basename when it could not be read. */
 const char *job_name(const struct insmod_job *job);
+
+/* insmod-percpu.c: whether the per-CPU reserve holds the module; refuses
+ * the job (and returns false) when it cannot. */
+bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env);
+/* After a kernel ENOMEM: says so when the reserve is the cause. */
+void percpu_explain_enomem(struct insmod_job *job, const struct insmod_env *env);
 
 /* Words: a preflight problem, or a kernel error as kmod words it. */
 void words_for_problem(const struct insmod_job *job, const struct insmod_env *env,

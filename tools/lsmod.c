@@ -19,7 +19,7 @@
 #include "outbuf.h"
 
 enum { COL_NAME, COL_SIZE, COL_REFCNT, COL_HOLDERS, COL_STATE, COL_ADDRESS, COL_TAINTS,
-       COL_PERMANENT, COL_DEVICES };
+       COL_PERMANENT, COL_DEVICES, COL_PERCPU };
 
 static const struct column_info columns[] = {
 	[COL_NAME] = { "NAME", 0.2, 0, "module name" },
@@ -32,6 +32,8 @@ static const struct column_info columns[] = {
 	[COL_PERMANENT] = { "PERMANENT", 1, 0, "init without exit: unloads only when forced" },
 	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT,
 			  "devices bound to the module's drivers (read from sysfs)" },
+	[COL_PERCPU] = { "PERCPU", 6, SCOLS_FL_RIGHT,
+			 "bytes held in the per-CPU module reserve, per CPU (empty: not reported)" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -73,6 +75,52 @@ static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
 	default:
 		return true;
 	}
+}
+
+/*
+ * The per-CPU module reserve (/proc/module_percpu), read only when a
+ * PERCPU column or the --rotting total needs it. Absent (a stock kernel,
+ * an older rot kernel): every PERCPU cell is unknown and the total says
+ * nothing of the reserve.
+ */
+static struct rot_percpu *percpu;
+static uint64_t *percpu_of; /* per snapshot position */
+
+static int read_percpu(const struct rot_snapshot *snap)
+{
+	if (!rot_snapshot_has_rot(snap))
+		return 0;
+	int err = rot_percpu_read(&percpu);
+	if (err == -ENOENT)
+		return 0;
+	if (err < 0) {
+		char why[256];
+		cli_error("could not read the per-CPU reserve: %s", cli_read_error(err, why, sizeof(why)));
+		return err;
+	}
+	percpu_of = malloc((rot_snapshot_count(snap) + 1) * sizeof(*percpu_of));
+	if (!percpu_of) {
+		cli_error("out of memory");
+		return -ENOMEM;
+	}
+	rot_percpu_per_module(percpu, snap, percpu_of);
+	return 0;
+}
+
+/* "; per-CPU reserve 8192 bytes: 7500 held by rotting instances, 692 free" */
+static void put_reserve_total(struct outbuf *out)
+{
+	uint64_t held = 0;
+	for (size_t i = 0; i < rot_percpu_count(percpu); i++)
+		if (rot_percpu_state(percpu, i) == ROT_STATE_ROTTING)
+			held += rot_percpu_bytes(percpu, i);
+	outbuf_puts(out, "; per-CPU reserve ");
+	outbuf_put_u64_right(out, rot_percpu_reserve(percpu), 0);
+	outbuf_puts(out, " bytes: ");
+	outbuf_put_u64_right(out, held, 0);
+	outbuf_puts(out, " held by rotting instances, ");
+	outbuf_put_u64_right(out, rot_percpu_free_bytes(percpu), 0);
+	outbuf_puts(out, " free");
 }
 
 /* kmod's row: printf("%-19s %8ld  %d") then " holder1,holder2". Names come
@@ -136,7 +184,10 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 		outbuf_put_u64_right(&out, rot_count, 0);
 		outbuf_puts(&out, rot_count == 1 ? " rotting instance, " : " rotting instances, ");
 		outbuf_put_u64_right(&out, rot_bytes, 0);
-		outbuf_puts(&out, " bytes\n");
+		outbuf_puts(&out, " bytes");
+		if (percpu)
+			put_reserve_total(&out);
+		outbuf_putc(&out, '\n');
 	}
 	int err = outbuf_flush(&out);
 	outbuf_release(&out);
@@ -146,7 +197,8 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 /* Set when a cell could not be made for a reason already printed. */
 static bool cell_failed;
 
-static int set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
+static int set_cell(struct listing *l, size_t col, const struct rot_snapshot *snap,
+		    const struct rot_module *m, int id)
 {
 	char num[32];
 
@@ -178,6 +230,12 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 		break;
 	case COL_PERMANENT:
 		listing_bool(l, col, rot_module_is_permanent(m));
+		break;
+	case COL_PERCPU:
+		if (percpu_of)
+			listing_u64(l, col, percpu_of[rot_snapshot_index_of(snap, m)]);
+		else
+			listing_unknown(l, col);
 		break;
 	case COL_DEVICES: {
 		/* A rotting instance has no sysfs directory, and no devices; nor
@@ -218,7 +276,7 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 			continue;
 		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			err = set_cell(&l, c, m, o->ids[c]);
+			err = set_cell(&l, c, snap, m, o->ids[c]);
 	}
 	/* A cell that failed: no half table is printed (JSON still closes). */
 	if (err < 0 && !l.err)
@@ -302,8 +360,18 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_UNSUPPORTED;
 	}
 
+	bool need_percpu = !o.table && o.which == SHOW_ROTTING;
+	for (size_t c = 0; o.table && c < o.nids; c++)
+		need_percpu |= o.ids[c] == COL_PERCPU;
+	if (need_percpu && (err = read_percpu(snap)) < 0) {
+		rot_snapshot_free(snap);
+		return cli_exit_for_errno(err);
+	}
+
 	err = o.table ? print_table(&o, snap) : print_kmod_layout(&o, snap);
 	rot_snapshot_free(snap);
+	rot_percpu_free(percpu);
+	free(percpu_of);
 	if (err == -ENOMEM) {
 		cli_error("out of memory");
 		return CLI_EXIT_PARTIAL;
