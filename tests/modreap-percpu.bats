@@ -187,6 +187,24 @@ make_percpu_rot() {
 	"$SIM" ledger "$K" --check
 }
 
+@test "insmod's refusal for want of the reserve names a modreap command that makes the load succeed" {
+	rot_times pcpu1500 5
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
+	assert_failure 1
+	cmd=$(grep -o "'modreap --percpu[^']*'" <<<"$stderr" | tr -d "'")
+	[ -n "$cmd" ]
+	assert_equal "$(kernel_state)" "$before"
+	# shellcheck disable=SC2086 # the command as insmod spelled it
+	run --separate-stderr on_kernel "$top_builddir/tools/"$cmd
+	assert_success
+	assert_line --index 0 --regexp "^pcpu1500: reclaimed 5 instances, [0-9]+ bytes, 7500 per-CPU bytes\$"
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
+	assert_success
+	is_live pcpu1500
+	"$SIM" ledger "$K" --check
+}
+
 @test "modreap --percpu on a stock kernel exits 3 with one line and changes nothing" {
 	kernel_new stock
 	kmod_load pcpu1500
