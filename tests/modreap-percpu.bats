@@ -187,6 +187,24 @@ make_percpu_rot() {
 	"$SIM" ledger "$K" --check
 }
 
+@test "insmod's refusal for want of the reserve names a modreap command that makes the load succeed" {
+	rot_times pcpu1500 5
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
+	assert_failure 1
+	cmd=$(grep -o "'modreap --percpu[^']*'" <<<"$stderr" | tr -d "'")
+	[ -n "$cmd" ]
+	assert_equal "$(kernel_state)" "$before"
+	# shellcheck disable=SC2086 # the command as insmod spelled it
+	run --separate-stderr on_kernel "$top_builddir/tools/"$cmd
+	assert_success
+	assert_line --index 0 --regexp "^pcpu1500: reclaimed 5 instances, [0-9]+ bytes, 7500 per-CPU bytes\$"
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
+	assert_success
+	is_live pcpu1500
+	"$SIM" ledger "$K" --check
+}
+
 @test "modreap --percpu on a stock kernel exits 3 with one line and changes nothing" {
 	kernel_new stock
 	kmod_load pcpu1500
@@ -277,6 +295,8 @@ hide_module_percpu() {
 }
 
 @test "modreap --watch --percpu-floor keeps a module with per-CPU data loadable while it reloads" {
+	rot_times delta 2
+	delta_bytes=$(rotting_bytes delta)
 	# exec, so that the signal below reaches modreap itself.
 	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 3000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
@@ -296,6 +316,11 @@ hide_module_percpu() {
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/watch.err")" ""
 	run tail -1 "$BATS_TEST_TMPDIR/watch.out"
 	assert_output --regexp '^total: reclaimed [0-9]+ instances, [0-9]+ bytes, [0-9]+ per-CPU bytes; [0-9]+ bytes still rot; per-CPU reserve: [0-9]+ of 8192 bytes free, [0-9]+ in one piece; kernel taint: none -> R \(8\)$'
+	# Only the floor was asked for: what holds no per-CPU bytes stays.
+	assert_equal "$(rotting_count delta)" 2
+	assert_equal "$(rotting_bytes delta)" "$delta_bytes"
+	run grep -c '^delta:' "$BATS_TEST_TMPDIR/watch.out"
+	assert_output 0
 	"$SIM" ledger "$K" --check
 }
 

@@ -734,7 +734,7 @@ static int reap_pass(struct reap_run *r, bool first)
 	if (percpu_mode(o) && r->pc)
 		reclaim_for_reserve(r, snap, groups, ngroups, o->has_floor ? o->floor : o->percpu_size,
 				    o->percpu && !o->has_percpu_size);
-	if (!o->percpu && !stop_signal()) {
+	if ((o->all || o->has_down_to || o->nnames) && !stop_signal()) {
 		const struct rot_group **chosen = calloc(ngroups + o->nnames + 1, sizeof(*chosen));
 		if (!chosen) {
 			cli_error("out of memory");
