@@ -57,11 +57,16 @@ static void put_str(const char *s)
 	put_text(s, (int)strlen(s));
 }
 
-/* "key:" and the blanks that bring the value to column 17 (none past it). */
+/*
+ * "key:" and the blanks that bring the value to column 17. A key longer
+ * than 15 bytes gets as many blanks as it is too long: Debian's kmod 30
+ * prints it so (a negative printf width), and its output is the one
+ * scripts on this system know; kmod 34 prints no blank there.
+ */
 static void put_key(const char *key)
 {
 	size_t n = strlen(key);
-	printf("%s:%*s", key, n < 15 ? (int)(15 - n) : 0, "");
+	printf("%s:%*s", key, n < 15 ? (int)(15 - n) : (int)(n - 15), "");
 }
 
 /* One "key: value" line, or "key=value" under -0, as kmod's modinfo writes
@@ -167,6 +172,8 @@ void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opt
 		put_str(filename);
 		putchar(o->separator);
 	}
+	if (r->unreadable)
+		return;
 	if (field && !strcmp(field, "parm")) {
 		put_params(r, o, true);
 		return;

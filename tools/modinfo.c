@@ -108,10 +108,10 @@ static void parse_options(int argc, char *argv[], struct modinfo_run *run)
 	if (o->json && (field_option || o->separator == '\0'))
 		cli_usage_fail("-J excludes -F, -a, -d, -l, -p, -n and -0: JSON holds every field");
 	if (optind >= argc)
-		cli_usage_fail("missing module or filename (see '%s --help')", cli_progname());
+		cli_usage_fail("missing module or filename");
 	for (int i = optind; i < argc; i++)
 		if (!argv[i][0])
-			cli_usage_fail("an empty module name (see '%s --help')", cli_progname());
+			cli_usage_fail("an empty module name");
 }
 
 /*
@@ -236,11 +236,20 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 {
 	struct modinfo_record r = { .argument = argument, .name = kmod_module_get_name(mod),
 				    .filename = kmod_module_get_path(mod) };
+	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
-	int err = kmod_module_get_info(mod, &info);
+	int err = 0;
+
+	/* -n needs nothing but the path: kmod's modinfo prints it even for a
+	 * file it could not read. */
+	if (!field || strcmp(field, "filename"))
+		err = kmod_module_get_info(mod, &info);
 	/* A builtin module without modules.builtin.modinfo (an old kernel) has
 	 * nothing more to say; kmod's modinfo prints its name alone. */
 	if (err < 0 && !(r.filename == NULL && err == -ENOENT)) {
+		r.unreadable = true;
+		if (!run->opts.json)
+			modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
 			  r.filename ? r.filename : "modules.builtin.modinfo", strerror(-err));
 		cli_outcome_failed(&run->outcome, err);

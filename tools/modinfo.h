@@ -44,6 +44,8 @@ struct modinfo_record {
 	const char *name;                /* the module's name (libkmod's) */
 	const char *filename;            /* NULL for a builtin module */
 	const struct kmod_list *info;    /* key/value list; NULL when none could be read */
+	bool unreadable;                 /* the information could not be read: the text
+					  * output stops after the name and file, as kmod's */
 	struct modinfo_kernel kernel;
 	struct modinfo_verify verify;
 };
