@@ -12,6 +12,7 @@ bats_require_minimum_version 1.5.0
 
 load helpers/tools
 load helpers/modtree
+MODTREE_RELEASE=6.1.0-sim
 
 KMOD_MODINFO=/sbin/modinfo
 MODINFO=$top_builddir/tools/modinfo
@@ -21,55 +22,59 @@ RESULTS=$top_builddir/tests/modinfo-kmod.results
 # Modules with every kind of .modinfo entry modinfo lays out: repeated
 # keys, UTF-8, aliases with dashes and globs, soft dependencies, parameters
 # with a type only, a description only, no ':' at all, or named twice, and a
-# key longer than the 15 columns kmod pads to.
-MI_LIST='mi_full | plain.c | 1000 | author=Jane Roe <jane@example.org> | author=Second Author | description=a description in UTF-8: ünïcödé, and a \ backslash | license=GPL v2 | version=1.2.3 | srcversion=0123456789ABCDEF0123456 | firmware=mi/a.bin | firmware=mi/b.bin | alias=pci:v00001AF4d00001000sv*sd*bc*sc*i* | alias=fs-mifs | alias=mi-alias | softdep=pre: mi_dep | import_ns=MI_NS | retpoline=Y
-mi_params | plain.c | 1100 | parm=a:the a | parmtype=a:int | parmtype=typeonly:charp | parm=textonly:no type given | parm=nocolon | parmtype=b:bool | parm=b:the b | parm=a:a again
-mi_long | plain.c | 1200 | a_key_longer_than_fifteen=x | description=a long key
-mi_dep | plain.c | 1300 | description=a soft dependency
-mi_twin1 | plain.c | 1400 | alias=mi-twin | description=first of two with one alias
-mi_twin2 | plain.c | 1500 | alias=mi-twin | description=second of two with one alias
-mi-dash | plain.c | 1600 | description=a file name with a dash
-mi_bare | plain.c | 1700 | license= | intree= | depends='
+# key longer than the 15 columns kmod pads to (modtree.sh's spec format).
+MI_SPEC='kernel/misc/mi_full.ko | ko | 1000 | author=Jane Roe <jane@example.org> | author=Second Author | description=a description in UTF-8: ünïcödé, and a \ backslash | license=GPL v2 | version=1.2.3 | srcversion=0123456789ABCDEF0123456 | firmware=mi/a.bin | firmware=mi/b.bin | alias=pci:v00001AF4d00001000sv*sd*bc*sc*i* | alias=fs-mifs | alias=mi-alias | softdep=pre: mi_dep | import_ns=MI_NS | retpoline=Y
+kernel/misc/mi_params.ko | zst | 1100 | parm=a:the a | parmtype=a:int | parmtype=typeonly:charp | parm=textonly:no type given | parm=nocolon | parmtype=b:bool | parm=b:the b | parm=a:a again
+kernel/misc/mi_long.ko | xz | 1200 | a_key_longer_than_fifteen=x | description=a long key
+kernel/misc/mi_dep.ko | ko | 1300 | description=a soft dependency
+kernel/misc/mi_twin1.ko | ko | 1400 | alias=mi-twin | description=first of two with one alias
+kernel/misc/mi_twin2.ko | zst | 1500 | alias=mi-twin | description=second of two with one alias
+kernel/misc/mi-dash.ko | ko | 1600 | description=a file name with a dash
+kernel/misc/mi_bare.ko | ko | 1700 | license= | intree= | depends=
+kernel/drivers/alpha.ko | ko | 3000 | description=exports alpha_fn | +exports=alpha_fn
+kernel/drivers/params.ko | zst | 1000 | parm=count:how many | parmtype=count:int | parm=label:a label | parmtype=label:charp
+kernel/drivers/failinit.ko | ko | 1200 | simkernel.init_errno=19'
 
 setup_file() {
-	local F=$BATS_FILE_TMPDIR k
-	modtree_build "$F/mods" <<< "$MI_LIST"
+	local F=$BATS_FILE_TMPDIR k root=$BATS_FILE_TMPDIR/tree
+	local d=$BATS_FILE_TMPDIR/tree/lib/modules/$MODTREE_RELEASE
+	# One tree, built once: modinfo's own modules, modprobe's generated tree
+	# (tests/fixtures/modtree.spec), signed modules and builtin ones.
+	"$SIM" create "$F/rot" --mode rot --builtin mi_builtin,nomodinfo
+	"$SIM" create "$F/stock" --mode stock --builtin mi_builtin,nomodinfo
+	mkdir -p "$d"
+	cp "$F/rot/root/lib/modules/$MODTREE_RELEASE/modules.builtin" "$d/"
+	# A builtin module with its .modinfo, and one without (an old kernel's).
+	printf 'mi_builtin.description=built in\0mi_builtin.license=GPL\0mi_builtin.parm=opt:an option\0mi_builtin.parmtype=opt:uint\0' \
+		> "$d/modules.builtin.modinfo"
+	printf '%s\n' "$MI_SPEC" > "$F/mi.spec"
+	"$MODTREE" --spec "$F/mi.spec" --conf /dev/null "$root" > /dev/null 2>&1
+	cp "$d/modules.order" "$F/mi.order"
+	"$MODTREE" --conf /dev/null "$root" > /dev/null 2>&1
+	cat "$F/mi.order" >> "$d/modules.order"
+
 	"$SIGN" --make-ca "$F/ca" > /dev/null
-	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/delta.ko" "$F/mods/sdelta.ko"
-	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/alpha.ko" "$F/mods/skeyid.ko" --keyid
-	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/params.ko" "$F/mods/sparams.ko"
-	xz --check=crc32 --lzma2=dict=1MiB -c "$F/mods/sparams.ko" > "$F/mods/sparams.ko.xz"
-	rm "$F/mods/sparams.ko"
+	mkdir -p "$d/kernel/signed"
+	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/delta.ko" "$d/kernel/signed/sdelta.ko"
+	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/alpha.ko" "$d/kernel/signed/skeyid.ko" --keyid
+	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/params.ko" "$F/sparams.ko"
+	xz --check=crc32 --lzma2=dict=1MiB -c "$F/sparams.ko" > "$d/kernel/signed/sparams.ko.xz"
+	depmod -b "$root" "$MODTREE_RELEASE"
+	# The same modules as another release's, which no kernel here runs.
+	ln -s "$MODTREE_RELEASE" "$root/lib/modules/9.9.9-none"
+
 	printf 'not an ELF file\n' > "$F/garbage.ko"
 	mkdir "$F/adir.ko"
 	gzip -c "$FIXTURES/delta.ko" > "$F/delta.ko.gz"
 
-	for k in stock rot btree; do
-		if [ "$k" != btree ]; then
-			"$SIM" create "$F/$k" --mode "$k" --builtin mi_builtin,nomodinfo
-		else
-			mkdir -p "$F/btree/root/lib/modules/$MODTREE_RELEASE"
-			cp "$F/rot/root/lib/modules/$MODTREE_RELEASE/modules.builtin" \
-				"$F/btree/root/lib/modules/$MODTREE_RELEASE/"
-		fi
-		modtree_install "$F/$k/root" misc "$F"/mods/mi_*.ko "$F/mods/mi-dash.ko" "$FIXTURES/alpha.ko"
-		modtree_install "$F/$k/root" drivers "$FIXTURES/beta.ko.xz" "$FIXTURES/gamma.ko.zst" \
-			"$FIXTURES/params.ko.zst" "$FIXTURES/bound.ko" "$FIXTURES/snd-dummy.ko" \
-			"$FIXTURES/oot.ko.xz" "$FIXTURES/failinit.ko"
-		modtree_install "$F/$k/root" signed "$F/mods/sdelta.ko" "$F/mods/skeyid.ko" \
-			"$F/mods/sparams.ko.xz"
-		# A builtin module with its .modinfo, and one without (an old kernel's).
-		printf 'mi_builtin.description=built in\0mi_builtin.license=GPL\0mi_builtin.parm=opt:an option\0mi_builtin.parmtype=opt:uint\0' \
-			> "$F/$k/root/lib/modules/$MODTREE_RELEASE/modules.builtin.modinfo"
-		modtree_index "$F/$k/root"
+	for k in stock rot; do
+		cp -a "$d/." "$F/$k/root/lib/modules/$MODTREE_RELEASE/"
 	done
-	# The same modules as another release's, which no kernel here runs.
-	ln -s "$MODTREE_RELEASE" "$F/btree/root/lib/modules/9.9.9-none"
 
 	# The rot kernel holds some of these names: live, rotting, or both.
 	K=$F/rot
-	local d=$F/rot/root/lib/modules/$MODTREE_RELEASE/kernel
-	on_kernel "$KMOD_INSMOD" "$d/misc/alpha.ko"
+	d=/lib/modules/$MODTREE_RELEASE/kernel
+	on_kernel "$KMOD_INSMOD" "$d/drivers/alpha.ko"
 	on_kernel "$KMOD_INSMOD" "$d/misc/mi_full.ko"
 	on_kernel "$KMOD_RMMOD" mi_full
 	on_kernel "$KMOD_INSMOD" "$d/misc/mi_full.ko"
@@ -77,6 +82,7 @@ setup_file() {
 	on_kernel "$KMOD_INSMOD" "$d/drivers/params.ko.zst"
 	on_kernel "$KMOD_RMMOD" params
 	on_kernel "$KMOD_INSMOD" "$d/drivers/params.ko.zst"
+	on_kernel "$KMOD_INSMOD" "$d/misc/mt_fail.ko" || true
 	on_kernel "$KMOD_INSMOD" "$d/drivers/failinit.ko" || true
 }
 
@@ -91,10 +97,12 @@ option_sets() {
 arguments() {
 	local F=$BATS_FILE_TMPDIR d=/lib/modules/$MODTREE_RELEASE/kernel
 	printf '%s\n' mi_full mi_params mi_long mi-dash mi_dash mi_bare \
-		alpha beta gamma params snd-dummy bound failinit sdelta skeyid \
+		alpha params failinit sdelta skeyid \
 		sparams mi_builtin nomodinfo nosuch fs-mifs mi_alias mi-twin \
+		mt_core mt_net mt_snd mt-dash mt_dash mt_fail fs-mtfs platform:mt_codec \
+		'pci:v00001234d00005678sv00000000sd00000000bc02sc00i00' \
 		'pci:v00001AF4d00001000sv00001AF4sd00000001bc02sc00i00' symbol:alpha_fn \
-		"$d/drivers/beta.ko.xz" "$d/drivers/gamma.ko.zst" "$d/signed/sparams.ko.xz" \
+		"$d/drivers/mt_bus.ko.xz" "$d/lib/mt_core.ko.zst" "$d/signed/sparams.ko.xz" \
 		"$FIXTURES/delta.ko" /nonexistent/x.ko "$F/garbage.ko" "$F/adir.ko" \
 		"$F/delta.ko.gz" "alpha nosuch beta"
 }
@@ -173,11 +181,11 @@ record() {
 
 @test "modinfo -b and -k read another root and release as kmod's does" {
 	local F=$BATS_FILE_TMPDIR opts arg cases=0 diffs=0
-	for opts in "-b $F/btree/root" "-b $F/btree/root -k $MODTREE_RELEASE" "-k $MODTREE_RELEASE" \
-		"-k 9.9.9-none" "--basedir=$F/btree/root -F alias" "-b $F/btree/root -p"; do
-		for arg in mi_full mi-twin params sparams mi_builtin nosuch symbol:alpha_fn; do
+	for opts in "-b $F/tree" "-b $F/tree -k $MODTREE_RELEASE" "-k $MODTREE_RELEASE" \
+		"-k 9.9.9-none" "--basedir=$F/tree -F alias" "-b $F/tree -p"; do
+		for arg in mi_full mi-twin params sparams mi_builtin nosuch symbol:alpha_fn mt_net; do
 			cases=$((cases + 1))
-			# The btree is no kernel's: outside the simulator, as an installer
+			# The tree is no kernel's: outside the simulator, as an installer
 			# reads a target's tree.
 			# shellcheck disable=SC2086
 			/sbin/modinfo $opts "$arg" > "$F/k.out" 2> /dev/null && ks=0 || ks=$?
@@ -193,10 +201,10 @@ record() {
 	assert_equal "$diffs" 0
 	# And the state of the running kernel is not shown beside another
 	# release's modules.
-	run on_kernel_rot "$MODINFO" -k 9.9.9-none -b "$F/btree/root" -F state alpha
+	run on_kernel_rot "$MODINFO" -k 9.9.9-none -b "$F/tree" -F state alpha
 	assert_success
 	assert_output ''
-	run on_kernel_rot "$MODINFO" -k 9.9.9-none -b "$F/btree/root" -J alpha
+	run on_kernel_rot "$MODINFO" -k 9.9.9-none -b "$F/tree" -J alpha
 	assert_success
 	assert_equal "$(jq -c '[.rot, .modules[0].state]' <<< "$output")" '[null,null]'
 }
@@ -208,12 +216,12 @@ on_kernel_rot() { "$SIM" run "$BATS_FILE_TMPDIR/rot" -- "$@"; }
 	state=$("$SIM" state "$F/rot")
 	bytes() { awk -v n="$1" '$1 == "rotting" && $2 == n { s += $3 } END { print s + 0 }' <<< "$state"; }
 	count() { awk -v n="$1" '$1 == "rotting" && $2 == n { c++ } END { print c + 0 }' <<< "$state"; }
-	run on_kernel_rot "$MODINFO" -F state alpha mi_full params failinit mi_builtin mi_dep
+	run on_kernel_rot "$MODINFO" -F state alpha mi_full params failinit mi_builtin mi_dep mt_fail
 	assert_success
-	assert_output "$(printf 'live\nnot loaded\nlive\nnot loaded\nbuiltin\nnot loaded')"
-	run on_kernel_rot "$MODINFO" -F rotting alpha mi_full params failinit
-	assert_output "$(printf '0\n2\n1\n1')"
-	assert_equal "$(count mi_full) $(count params) $(count failinit)" "2 1 1"
+	assert_output "$(printf 'live\nnot loaded\nlive\nnot loaded\nbuiltin\nnot loaded\nnot loaded')"
+	run on_kernel_rot "$MODINFO" -F rotting alpha mi_full params failinit mt_fail
+	assert_output "$(printf '0\n2\n1\n1\n1')"
+	assert_equal "$(count mi_full) $(count params) $(count failinit) $(count mt_fail)" "2 1 1 1"
 	run on_kernel_rot "$MODINFO" -F rotting_bytes mi_full params failinit
 	assert_output "$(printf '%s\n%s\n%s' "$(bytes mi_full)" "$(bytes params)" "$(bytes failinit)")"
 	assert [ "$(bytes mi_full)" -gt 0 ]

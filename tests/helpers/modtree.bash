@@ -1,46 +1,29 @@
 # shellcheck shell=bash
-# tests/helpers/modtree.bash: module trees that depmod has indexed, for
-# the tools that look modules up by name or alias (modinfo, modprobe).
+# tests/helpers/modtree.bash: a module tree indexed by Debian's depmod, for
+# modprobe's (and modinfo's) suites. Load with `load helpers/modtree`
+# after helpers/tools or helpers/simkernel (either sets K).
 #
-#   modtree_build OUTDIR < LIST      builds the modules a fixtures.list
-#                                    (tests/fixtures/fixtures.list format)
-#                                    names into OUTDIR (.ko, .ko.xz, .ko.zst)
-#   modtree_install ROOT SUB FILE... copies module files into
-#                                    ROOT/lib/modules/$MODTREE_RELEASE/kernel/SUB/
-#   modtree_index ROOT               runs depmod -b ROOT on that tree
-#
-# A simulated kernel's tree is its state directory's root/: modtree_install
-# "$K/root" ... makes the modules the kernel's own /lib/modules/RELEASE.
-MODTREE_RELEASE=6.1.0-sim
+#   MODTREE         tests/helpers/modtree.sh: MODTREE [--spec F] [--conf F] ROOT
+#   modtree_install put the tree of tests/fixtures/modtree.spec and
+#                   modtree.conf into $K/root: the simulator serves it as
+#                   /lib/modules/6.1.0-sim, and the modprobe.d file is
+#                   $MODTREE_CONF ($K/root/etc/modprobe.d/modtree.conf).
+#                   Built once per test file, copied per test. For kernels
+#                   created without --builtin (the tree brings its own,
+#                   empty modules.builtin).
 
-modtree_build() {
-	local out=$1 work
-	work=$(mktemp -d "${BATS_FILE_TMPDIR:-/tmp}/modtree.XXXXXX")
-	ln -s "$top_srcdir/tests/fixtures/src" "$work/src"
-	cat > "$work/fixtures.list"
-	"$top_srcdir/tests/fixtures/mkfixtures.sh" "$work" "$out" gcc
-	rm -f "$out"/*.gen.c
-	rm -rf "$work"
-}
+: "${top_srcdir:?run the suites through make check}"
+MODTREE="$top_srcdir/tests/helpers/modtree.sh"
 
 modtree_install() {
-	local root=$1 dir=$1/lib/modules/$MODTREE_RELEASE/kernel/$2
-	shift 2
-	mkdir -p "$dir"
-	cp "$@" "$dir/"
-}
-
-# depmod warns about the files only a kernel build makes (modules.order,
-# modules.builtin.modinfo when absent); anything else fails the test.
-modtree_index() {
-	local root=$1 err
-	err=$(depmod -b "$root" "$MODTREE_RELEASE" 2>&1) || {
-		echo "depmod failed: $err"
-		return 1
-	}
-	err=$(grep -v -e 'could not open modules.order' -e 'could not open modules.builtin.modinfo' <<< "$err" || true)
-	[ -z "$err" ] || {
-		echo "depmod: $err"
-		return 1
-	}
+	local cache="$BATS_FILE_TMPDIR/modtree"
+	if [ ! -f "$cache/.done" ]; then
+		rm -rf "$cache"
+		"$MODTREE" "$cache" >/dev/null 2>&1 || return 1
+		touch "$cache/.done"
+	fi
+	mkdir -p "$K/root"
+	cp -a "$cache/lib" "$cache/etc" "$K/root/"
+	MODTREE_CONF=$K/root/etc/modprobe.d/modtree.conf
+	export MODTREE_CONF
 }
