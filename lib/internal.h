@@ -3,6 +3,7 @@
 #ifndef MODROT_INTERNAL_H
 #define MODROT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,14 @@ int proc_read_whole(const char *path, char **out, size_t *len);
  * returns -EPROTO. */
 int parse_error_set(const char *file, size_t line, const char *reason);
 void parse_error_clear(void);
+
+/* ---- kernel-file fields (snapshot.c), for every /proc parser ---- */
+/* A decimal (base 10) or hex (16) number filling s: -EPROTO not one, -ERANGE past 64 bits. */
+int parse_u64(const char *s, unsigned base, uint64_t *out);
+/* Live, Loading, Unloading or Rotting; -EPROTO otherwise. */
+int parse_state(const char *s, enum rot_state *state);
+/* What the kernel can print as a module's name (no '/', not "." or ".."). */
+bool valid_name(const char *s, size_t len);
 
 /* ---- devices (devices.c): a device set built by hand, for tests ---- */
 struct rot_devices;

@@ -42,6 +42,8 @@ struct rot_modfile {
 	int elf_machine;
 	bool has_versions;
 	bool has_symtab;
+	bool has_percpu;
+	uint64_t percpu_size, percpu_align; /* .data..percpu: sh_size, sh_addralign */
 	const char *modinfo;  /* the .modinfo section: NUL-separated key=value */
 	size_t modinfo_len;
 	const char *name;
@@ -295,6 +297,11 @@ static int inspect_elf(struct rot_modfile *mf)
 			this_module = scn;
 		} else if (strcmp(name, "__versions") == 0) {
 			mf->has_versions = true;
+		} else if (!mf->has_percpu && (sh.sh_flags & SHF_ALLOC) && strcmp(name, ".data..percpu") == 0) {
+			/* find_pcpusec(): the first allocated section of that name */
+			mf->has_percpu = true;
+			mf->percpu_size = sh.sh_size;
+			mf->percpu_align = sh.sh_addralign;
 		}
 	}
 	if (!mf->modinfo) {
@@ -438,6 +445,13 @@ size_t rot_modfile_defined_count(const struct rot_modfile *mf) { return mf->ndef
 int rot_modfile_elf_class(const struct rot_modfile *mf) { return mf->elf_class; }
 bool rot_modfile_has_versions(const struct rot_modfile *mf) { return mf->has_versions; }
 int rot_modfile_elf_machine(const struct rot_modfile *mf) { return mf->elf_machine; }
+
+uint64_t rot_modfile_percpu(const struct rot_modfile *mf, uint64_t *align)
+{
+	if (align)
+		*align = mf->percpu_align;
+	return mf->percpu_size;
+}
 
 const void *rot_modfile_image(const struct rot_modfile *mf, size_t *len)
 {

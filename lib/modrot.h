@@ -180,6 +180,72 @@ void rot_reclaim_unlock(int lock);
 /* True when name is built into the kernel (/sys/module/NAME without initstate). */
 bool rot_module_is_builtin(const char *name);
 
+/* ---- the per-CPU module reserve (rot-abi.md, "Per-CPU memory") ---- */
+
+/*
+ * Modules with per-CPU data (DEFINE_PER_CPU) take it from a small fixed
+ * reserve (PERCPU_MODULE_RESERVE, 8 KiB per CPU on x86_64), and a rotting
+ * instance keeps its area until reclaimed. All sizes here are per CPU.
+ */
+struct rot_percpu;
+
+/*
+ * Reads /proc/module_percpu (rot kernels only): -ENOENT on a kernel without
+ * it. -EPROTO for a malformed file (rot_last_parse_error() says where).
+ */
+int rot_percpu_read(struct rot_percpu **out);
+/* Parses already-read contents, as rot_percpu_read() does. */
+int rot_percpu_parse(const char *text, size_t len, struct rot_percpu **out);
+void rot_percpu_free(struct rot_percpu *pc);
+
+/* The reserve's size, its free bytes and its largest free extent. */
+uint64_t rot_percpu_reserve(const struct rot_percpu *pc);
+uint64_t rot_percpu_free_bytes(const struct rot_percpu *pc);
+uint64_t rot_percpu_largest(const struct rot_percpu *pc);
+
+/* The instances holding per-CPU bytes: live ones newest first, then
+ * rotting ones newest first. */
+size_t rot_percpu_count(const struct rot_percpu *pc);
+const char *rot_percpu_name(const struct rot_percpu *pc, size_t i);
+uint64_t rot_percpu_bytes(const struct rot_percpu *pc, size_t i);
+enum rot_state rot_percpu_state(const struct rot_percpu *pc, size_t i);
+uint64_t rot_percpu_address(const struct rot_percpu *pc, size_t i);
+
+/*
+ * Per-CPU bytes of each module of snap: bytes[i] for rot_snapshot_module(snap, i),
+ * 0 when it holds none (bytes has rot_snapshot_count(snap) slots). Returns
+ * how many of pc's instances were found in snap.
+ */
+size_t rot_percpu_per_module(const struct rot_percpu *pc, const struct rot_snapshot *snap,
+			     uint64_t *bytes);
+
+/* Rotting instances holding per-CPU bytes, grouped by name, most bytes
+ * first (then by name). *groups is malloc'd; names point into pc. */
+int rot_percpu_rotting_groups(const struct rot_percpu *pc, struct rot_group **groups,
+			      size_t *ngroups);
+
+/* What an area of size bytes takes from the reserve (whole 4-byte units). */
+uint64_t rot_percpu_need(uint64_t size);
+
+enum rot_percpu_fit {
+	ROT_PERCPU_FITS,    /* the largest free extent holds it, whatever its alignment */
+	ROT_PERCPU_MAY_FIT, /* only if that extent is aligned well enough: the kernel decides */
+	ROT_PERCPU_NO_ROOM, /* larger than the largest free extent: the load fails with ENOMEM */
+	ROT_PERCPU_NEVER,   /* larger than the reserve, or an area the kernel never gives */
+};
+
+struct rot_modfile;
+
+/*
+ * A module file's per-CPU data, as the kernel's percpu_modalloc() reads it:
+ * the size of its .data..percpu section (0: none), and its alignment in
+ * *align (may be NULL).
+ */
+uint64_t rot_modfile_percpu(const struct rot_modfile *mf, uint64_t *align);
+
+/* Whether a module's per-CPU area (rot_modfile_percpu()) fits the reserve now. */
+enum rot_percpu_fit rot_percpu_fit(const struct rot_percpu *pc, uint64_t size, uint64_t align);
+
 /* ---- devices ---- */
 
 /*

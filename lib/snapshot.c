@@ -47,7 +47,7 @@ static size_t count_byte(const char *s, size_t len, char c)
 	return n;
 }
 
-static int parse_u64(const char *s, unsigned base, uint64_t *out)
+int parse_u64(const char *s, unsigned base, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!*s)
@@ -67,7 +67,7 @@ static int parse_u64(const char *s, unsigned base, uint64_t *out)
 	return 0;
 }
 
-static int parse_state(const char *s, enum rot_state *state)
+int parse_state(const char *s, enum rot_state *state)
 {
 	/* Dispatch on the first letters: this runs once per line. */
 	switch (s[0]) {
@@ -136,7 +136,7 @@ static int sort_holders_sysfs_order(const char **h, uint32_t n)
 
 /* What the kernel can print as a module's name: kobject names hold no '/',
  * and "." or ".." would name another sysfs directory. */
-static bool valid_name(const char *s, size_t len)
+bool valid_name(const char *s, size_t len)
 {
 	if (len == 0 || len > ROT_NAME_MAX || memchr(s, '/', len))
 		return false;

@@ -284,6 +284,7 @@ static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, in
 		sim_append(s, &copy);
 	} else {
 		sim_ledger(s, "free", &copy, bytes);
+		sim_percpu_release(s, &copy);
 	}
 	sim_compact(s);
 	changed(s);
@@ -418,6 +419,9 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	if (!license_is_gpl_compatible(license ? license : "unspecified"))
 		rec.taints |= 1u << SIM_TAINT_PROPRIETARY;
 	err = wait_for_name(&s, rec.name);
+	/* percpu_modalloc(): right after the name is reserved, before symbols */
+	if (!err)
+		err = sim_percpu_fits(&s, im.pcpu_size, im.pcpu_align);
 	if (err)
 		goto out;
 	err = check_deps(&s, &im, &rec);
@@ -452,6 +456,7 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		goto out;
 	}
 	sim_ledger(&s, "load", r, (uint64_t)r->core + r->init);
+	sim_percpu_alloc(&s, r, im.pcpu_size, im.pcpu_align); /* fits: checked under this lock */
 	for (int bit = 0; bit < 32; bit++)
 		if (r->taints & (1u << bit))
 			add_taint(&s, bit);
@@ -556,6 +561,7 @@ static int reclaim(struct sim *s, const char *name, int force)
 		}
 		uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
 		sim_ledger(s, "reclaim", r, held);
+		sim_percpu_release(s, r);
 		sim_free_slot(s, r);
 		n++;
 	}

@@ -63,6 +63,8 @@ struct acct {
 	uint64_t addr;
 	uint64_t loaded, released; /* released: freed + init-freed + reclaimed */
 	int rotted, reclaimed;
+	uint64_t pcpu;      /* per-CPU bytes taken from the reserve */
+	int pcpu_allocs, pcpu_frees;
 };
 
 static int acct_cmp(const void *a, const void *b)
@@ -85,6 +87,9 @@ int sim_ledger_check(const char *dir, char *report, size_t len)
 	struct sim s;
 	int ret = 1;
 	uint64_t tot[5] = { 0 }; /* loaded init_freed freed reclaimed rotted */
+	uint64_t pcpu_tot[2] = { 0 }; /* per-CPU bytes allocated, given back */
+	int pcpu_seen = 0;
+	struct sim_pcpu_map pm = { 0 };
 	struct acct *v = NULL;
 	size_t nv = 0, cap = 0;
 
@@ -141,6 +146,23 @@ int sim_ledger_check(const char *dir, char *report, size_t len)
 		struct acct *a = acct_find(v, nv, addr);
 		if (!a)
 			FAIL("seq %" PRIu64 ": %s of 0x%016" PRIx64 " that was never loaded", seq, ev, addr);
+		if (!strcmp(ev, "pcpu_alloc") || !strcmp(ev, "pcpu_free")) {
+			/* the per-CPU reserve, accounted apart from SIZE (per CPU) */
+			pcpu_seen = 1;
+			if (ev[5] == 'a') {
+				if (a->pcpu_allocs++)
+					FAIL("seq %" PRIu64 ": per-CPU area of %s 0x%016" PRIx64 " allocated twice", seq,
+					     name, addr);
+				a->pcpu = bytes;
+				pcpu_tot[0] += bytes;
+			} else {
+				if (!a->pcpu_allocs || a->pcpu_frees++ || bytes != a->pcpu)
+					FAIL("seq %" PRIu64 ": per-CPU area of %s 0x%016" PRIx64
+					     " freed without being allocated, twice or with another size", seq, name, addr);
+				pcpu_tot[1] += bytes;
+			}
+			continue;
+		}
 		if (!strcmp(ev, "rot")) {
 			a->rotted++;
 			tot[4] += bytes;
@@ -165,7 +187,10 @@ int sim_ledger_check(const char *dir, char *report, size_t len)
 			     seq, name, addr, a->released, a->loaded);
 	}
 
-	uint64_t live = 0, rotting = 0;
+	err = sim_percpu_read(dir, &pm);
+	if (err)
+		FAIL("cannot read the per-CPU map: %s", strerror(-err));
+	uint64_t live = 0, rotting = 0, pcpu_held[2] = { 0 };
 	for (uint32_t i = 0; i < s.hdr->count; i++) {
 		const struct sim_rec *r = &s.recs[i];
 		uint64_t held = r->core;
@@ -177,8 +202,14 @@ int sim_ledger_check(const char *dir, char *report, size_t len)
 			rotting += held;
 		else
 			continue;
-		if (!acct_find(v, nv, r->addr))
+		struct acct *a = acct_find(v, nv, r->addr);
+		if (!a)
 			FAIL("%s 0x%016" PRIx64 " in the state but never loaded", r->name, r->addr);
+		const struct sim_pcpu_area *pa = (r->flags & SIM_F_PERCPU) ? sim_percpu_find(&pm, r->id) : NULL;
+		if ((r->flags & SIM_F_PERCPU) && (!pa || !a->pcpu_allocs || a->pcpu_frees || pa->bytes != a->pcpu))
+			FAIL("%s 0x%016" PRIx64 ": its per-CPU area disagrees with the ledger", r->name, r->addr);
+		if (pa)
+			pcpu_held[r->kind == SIM_ROT] += pa->bytes;
 	}
 	snprintf(report, len,
 		 "loaded %" PRIu64 " init_freed %" PRIu64 " freed %" PRIu64 " reclaimed %" PRIu64
@@ -189,8 +220,27 @@ int sim_ledger_check(const char *dir, char *report, size_t len)
 		snprintf(report + l, len - l, "\nunbalanced: loaded != init_freed + freed + reclaimed + live + rotting");
 		goto out;
 	}
+	/* a second line once anything has had per-CPU data */
+	if (pcpu_seen || pm.n) {
+		size_t l = strlen(report);
+		uint32_t largest, free_bytes = sim_percpu_free_bytes(&pm, &largest);
+		snprintf(report + l, len - l,
+			 "\npercpu reserve %" PRIu32 " allocated %" PRIu64 " freed %" PRIu64 " live %" PRIu64
+			 " rotting %" PRIu64 " free %" PRIu32,
+			 pm.reserve, pcpu_tot[0], pcpu_tot[1], pcpu_held[0], pcpu_held[1], free_bytes);
+		l = strlen(report);
+		if (pcpu_tot[0] != pcpu_tot[1] + pcpu_held[0] + pcpu_held[1]) {
+			snprintf(report + l, len - l, "\nunbalanced: percpu allocated != freed + live + rotting");
+			goto out;
+		}
+		if (pcpu_held[0] + pcpu_held[1] + free_bytes != pm.reserve) {
+			snprintf(report + l, len - l, "\nunbalanced: percpu live + rotting + free != reserve");
+			goto out;
+		}
+	}
 	ret = 0;
 out:
+	sim_percpu_map_free(&pm);
 	free(v);
 	free(text);
 	sim_close(&s);

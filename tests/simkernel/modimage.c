@@ -98,6 +98,7 @@ int sim_image_parse(const void *image, size_t len, struct sim_image *im)
 	if (!im->coreoff)
 		return -ENOMEM;
 	const Elf64_Shdr *symtab = NULL, *this_module = NULL;
+	int pcpu_seen = 0;
 	for (unsigned i = 1; i < eh->e_shnum; i++) {
 		if (sh[i].sh_name >= shstr->sh_size)
 			return -ENOEXEC;
@@ -115,6 +116,13 @@ int sim_image_parse(const void *image, size_t len, struct sim_image *im)
 		/* rewrite_section_headers() drops SHF_ALLOC from .modinfo and __versions */
 		if (!(sh[i].sh_flags & SHF_ALLOC) || !strcmp(sn, ".modinfo") || !strcmp(sn, "__versions"))
 			continue;
+		/* find_pcpusec(): allocated from the per-CPU reserve, not with the core */
+		if (!pcpu_seen && !strcmp(sn, ".data..percpu")) {
+			pcpu_seen = 1; /* the first of that name only, as find_sec() */
+			im->pcpu_size = sh[i].sh_size;
+			im->pcpu_align = sh[i].sh_addralign;
+			continue;
+		}
 		uint64_t align = sh[i].sh_addralign ? sh[i].sh_addralign : 1;
 		if (!strncmp(sn, ".init", 5)) {
 			im->init = (im->init + align - 1) / align * align + sh[i].sh_size;

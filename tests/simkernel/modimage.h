@@ -17,6 +17,7 @@ struct sim_sym {
 struct sim_image {
 	char name[SIM_NAME_LEN];
 	uint64_t core, init;
+	uint64_t pcpu_size, pcpu_align; /* .data..percpu: sh_size and sh_addralign */
 	const char *modinfo;
 	size_t modinfo_len;
 	int has_init, has_exit, is_signed, has_crcs;

@@ -195,6 +195,8 @@ static int render_proc(struct sim *s)
 		err = write_variant(s, nocap ? "root/.nocap/proc/rotting_modules" : "root/proc/rotting_modules",
 				    rot, (size_t)(p - rot));
 	}
+	if (!err && s->hdr->mode == SIM_MODE_ROT)
+		err = sim_percpu_render(s);
 out:
 	free(mod);
 	free(rot);
@@ -322,15 +324,30 @@ int sim_ensure_rendered(const char *dir, const struct sim_header *hdr, enum sim_
 	return err;
 }
 
+/* " percpu=BYTES@OFFSET" for an instance holding part of the reserve */
+static void state_percpu(FILE *f, const struct sim_pcpu_map *m, const struct sim_rec *r)
+{
+	const struct sim_pcpu_area *a = (r->flags & SIM_F_PERCPU) ? sim_percpu_find(m, r->id) : NULL;
+	if (a)
+		fprintf(f, " percpu=%" PRIu32 "@%" PRIu32, a->bytes, a->off);
+}
+
 int sim_state_print(struct sim *s, int fd)
 {
 	struct holdidx h;
 	int err = holdidx_build(s, &h);
 	if (err)
 		return err;
+	struct sim_pcpu_map pm;
+	err = sim_percpu_read(s->dir, &pm);
+	if (err) {
+		holdidx_free(&h);
+		return err;
+	}
 	FILE *f = fdopen(dup(fd), "w");
 	if (!f) {
 		holdidx_free(&h);
+		sim_percpu_map_free(&pm);
 		return -errno;
 	}
 	for (uint32_t k = h.nlive; k-- > 0;) {
@@ -342,16 +359,22 @@ int sim_state_print(struct sim *s, int fd)
 			fputc('-', f);
 		for (uint32_t j = h.start[k]; j < h.start[k + 1]; j++)
 			fprintf(f, "%s%s", j == h.start[k] ? "" : ",", s->recs[h.list[j]].name);
-		fprintf(f, " permanent=%d\n", (r->flags & SIM_F_PERMANENT) ? 1 : 0);
+		fprintf(f, " permanent=%d", (r->flags & SIM_F_PERMANENT) ? 1 : 0);
+		state_percpu(f, &pm, r);
+		fputc('\n', f);
 	}
 	for (uint32_t i = s->hdr->count; i-- > 0;) {
 		const struct sim_rec *r = &s->recs[i];
-		if (r->kind == SIM_ROT)
-			fprintf(f, "rotting %s %" PRIu64 " 0x%016" PRIx64 "%s%s\n", r->name, shown_size(r), r->addr,
-				r->stray ? " stray=" : "", r->stray ? sim_stray_name(r->stray) : "");
+		if (r->kind != SIM_ROT)
+			continue;
+		fprintf(f, "rotting %s %" PRIu64 " 0x%016" PRIx64 "%s%s", r->name, shown_size(r), r->addr,
+			r->stray ? " stray=" : "", r->stray ? sim_stray_name(r->stray) : "");
+		state_percpu(f, &pm, r);
+		fputc('\n', f);
 	}
 	fprintf(f, "taint %" PRIu64 "\n", s->hdr->taint);
 	err = fclose(f) ? -errno : 0;
 	holdidx_free(&h);
+	sim_percpu_map_free(&pm);
 	return err;
 }

@@ -65,6 +65,7 @@ enum sim_mstate { SIM_LOADING = 0, SIM_RUNNING = 1, SIM_UNLOADING = 2 };
 #define SIM_F_INIT_FAILED 0x2u /* rotting with its init memory */
 #define SIM_F_HAS_SYMS 0x4u    /* DIR/syms/ID lists its global symbols */
 #define SIM_F_BOUND 0x8u       /* its drivers have devices (DIR/devices) */
+#define SIM_F_PERCPU 0x10u     /* holds an area of the per-CPU reserve (DIR/percpu) */
 
 struct sim_rec {
 	char name[SIM_NAME_LEN];
@@ -205,6 +206,34 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 int sim_sys_delete(const char *dir, const char *name, unsigned flags);
 int sim_add_synthetic(struct sim *s, const char *name, uint32_t core, uint32_t init, const uint32_t *deps, unsigned ndeps);
 int sim_rot_synthetic(struct sim *s, uint32_t id);
+
+/* percpu.c: the per-CPU module reserve (sizes per CPU) */
+#define SIM_PERCPU_RESERVE_DEFAULT 8192u /* PERCPU_MODULE_RESERVE on x86_64 */
+
+struct sim_pcpu_area {
+	uint32_t id;    /* the instance's record id */
+	uint32_t off;   /* from the start of the reserve */
+	uint32_t bytes; /* allocated: the section's size in 4-byte units */
+};
+
+struct sim_pcpu_map {
+	uint32_t reserve;
+	struct sim_pcpu_area *v; /* by offset */
+	uint32_t n, cap;
+};
+
+int sim_percpu_create(const char *dir, uint32_t reserve);
+int sim_percpu_read(const char *dir, struct sim_pcpu_map *m);
+void sim_percpu_map_free(struct sim_pcpu_map *m);
+uint32_t sim_percpu_free_bytes(const struct sim_pcpu_map *m, uint32_t *largest);
+const struct sim_pcpu_area *sim_percpu_find(const struct sim_pcpu_map *m, uint32_t id);
+/* percpu_modalloc(): whether an area of size and align fits now (-ENOMEM if not) */
+int sim_percpu_fits(struct sim *s, uint64_t size, uint64_t align);
+/* ... and taking it for r, once r has its id (same lock: it still fits) */
+int sim_percpu_alloc(struct sim *s, struct sim_rec *r, uint64_t size, uint64_t align);
+/* percpu_modfree(): a freed or reclaimed instance gives its area back */
+int sim_percpu_release(struct sim *s, const struct sim_rec *r);
+int sim_percpu_render(struct sim *s);
 
 /* guard.c */
 int sim_guard_install(void);

@@ -18,7 +18,7 @@
 static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
-	"                            [--reclaim-checks y|n] [--abi 1|2]\n"
+	"                            [--reclaim-checks y|n] [--abi 1|2] [--percpu-reserve SIZE]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
 	"       simkernel ledger DIR [--check]\n"
@@ -146,6 +146,26 @@ out:
 	return ret;
 }
 
+/* --percpu-reserve: bytes per CPU, or KiB with a K; whole 4-byte units, at most 1 GiB */
+static int parse_reserve(const char *arg, uint32_t *out)
+{
+	char *end;
+	if (*arg < '0' || *arg > '9')
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (errno || v > (1ull << 30))
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k') {
+		v <<= 10;
+		end++;
+	}
+	if (*end || v > (1ull << 30) || v % 4)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 static int cmd_create(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -153,11 +173,11 @@ static int cmd_create(int argc, char **argv)
 		{ "builtin", required_argument, NULL, 'b' }, { "sig-enforce", no_argument, NULL, 's' },
 		{ "modules-disabled", no_argument, NULL, 'd' }, { "devices", required_argument, NULL, 'D' },
 		{ "reclaim-checks", required_argument, NULL, 'c' }, { "abi", required_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
+		{ "percpu-reserve", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
 	};
 	enum sim_mode mode = SIM_MODE_ROT;
 	const char *release = DEFAULT_RELEASE, *builtin = "", *devices = NULL;
-	uint32_t flags = 0;
+	uint32_t flags = 0, reserve = SIM_PERCPU_RESERVE_DEFAULT;
 	int c, checks_given = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -174,6 +194,10 @@ static int cmd_create(int argc, char **argv)
 		case 's': flags |= SIM_CFG_SIG_ENFORCE; break;
 		case 'd': flags |= SIM_CFG_MODULES_DISABLED; break;
 		case 'D': devices = optarg; break;
+		case 'p':
+			if (parse_reserve(optarg, &reserve))
+				return usage();
+			break;
 		case 'a':
 			checks_given = 1;
 			if (!strcmp(optarg, "1"))
@@ -200,7 +224,7 @@ static int cmd_create(int argc, char **argv)
 		return die(dir, err);
 	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
 					    "syms", "config", "lock", "devices",
-					    "mounts", "fstypes" };
+					    "mounts", "fstypes", "percpu" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);
@@ -213,14 +237,16 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (!err)
 		err = sim_create_state(dir, mode, release, flags);
+	if (!err)
+		err = sim_percpu_create(dir, reserve);
 	if (!err) {
 		snprintf(text, sizeof(text),
 			 "mode=%s\nrelease=%s\nvermagic=%s SMP preempt mod_unload modversions \nbuiltin=%s\n"
-			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\n",
+			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\npercpu_reserve=%" PRIu32 "\n",
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
 			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
 			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
-			 (flags & SIM_CFG_ABI_REV1) ? 1 : 2);
+			 (flags & SIM_CFG_ABI_REV1) ? 1 : 2, reserve);
 		err = put(dir, "config", text);
 	}
 	if (!err) {
