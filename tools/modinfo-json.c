@@ -98,6 +98,8 @@ void modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
 		if (r->kernel.rot) {
 			json_u64(w, "rotting", r->kernel.rotting);
 			json_u64(w, "rotting_bytes", r->kernel.rotting_bytes);
+			if (r->kernel.percpu_known)
+				json_u64(w, "rotting_percpu", r->kernel.rotting_percpu);
 		}
 	}
 	if (r->verify.asked)

@@ -120,8 +120,8 @@ static void put_params(const struct modinfo_record *r, const struct modinfo_opts
  * kernel only, so that stock output stays kmod's) and the --verify verdict. */
 static void put_extras(const struct modinfo_record *r, const struct modinfo_opts *o)
 {
-	char rotting[32], bytes[32];
-	struct { const char *key; const char *value; } extra[4];
+	char rotting[32], bytes[32], percpu[32];
+	struct { const char *key; const char *value; } extra[5];
 	size_t n = 0;
 
 	if (r->kernel.known && r->kernel.rot) {
@@ -133,6 +133,11 @@ static void put_extras(const struct modinfo_record *r, const struct modinfo_opts
 		extra[n++].value = rotting;
 		extra[n].key = "rotting_bytes";
 		extra[n++].value = bytes;
+		if (r->kernel.percpu_known) {
+			snprintf(percpu, sizeof(percpu), "%" PRIu64, r->kernel.rotting_percpu);
+			extra[n].key = "rotting_percpu";
+			extra[n++].value = percpu;
+		}
 	}
 	if (r->verify.asked) {
 		extra[n].key = "verified";

@@ -25,7 +25,8 @@ static void help(void)
 {
 	printf("Usage: %s [OPTIONS] MODULE|FILE|ALIAS...\n"
 	       "Show the information a kernel module carries, and on a rot kernel what\n"
-	       "the running kernel holds of its name (state, rotting, rotting_bytes).\n"
+	       "the running kernel holds of its name (state, rotting, rotting_bytes,\n"
+	       "rotting_percpu).\n"
 	       "\n"
 	       "Options:\n"
 	       "  -a, --author             print only 'author'\n"
@@ -59,6 +60,9 @@ struct modinfo_run {
 	struct rot_snapshot *snap; /* NULL: the running kernel's state is not shown */
 	struct rot_group *groups;
 	size_t ngroups;
+	struct rot_percpu *percpu;       /* NULL: the kernel lists no per-CPU areas */
+	struct rot_group *percpu_groups; /* names point into percpu */
+	size_t npercpu_groups;
 	struct rot_keyring *keyring;
 	struct json_writer json;
 	struct cli_outcome outcome;
@@ -137,6 +141,26 @@ static bool module_directory(struct modinfo_run *run)
 	return running;
 }
 
+/* The per-CPU areas rotting instances keep, where the kernel lists them
+ * (a rot kernel before the per-CPU interface does not). */
+static void read_percpu(struct modinfo_run *run)
+{
+	int err = rot_percpu_read(&run->percpu);
+	if (err == -ENOENT)
+		return;
+	if (err == 0)
+		err = rot_percpu_rotting_groups(run->percpu, &run->percpu_groups,
+						&run->npercpu_groups);
+	if (err < 0) {
+		char why[256];
+		cli_error("could not read the per-CPU module areas: %s",
+			  cli_read_error(err, why, sizeof(why)));
+		cli_outcome_failed(&run->outcome, err);
+		rot_percpu_free(run->percpu);
+		run->percpu = NULL;
+	}
+}
+
 /* The running kernel's modules, once: a missing /proc/modules means a
  * kernel without modules, whose state there is nothing to show of. */
 static void read_kernel_state(struct modinfo_run *run)
@@ -158,6 +182,7 @@ static void read_kernel_state(struct modinfo_run *run)
 			cli_error("could not count rotting modules: %s", strerror(-err));
 			exit(CLI_EXIT_PARTIAL);
 		}
+		read_percpu(run);
 	}
 }
 
@@ -197,6 +222,10 @@ static void kernel_state_of(const struct modinfo_run *run, const char *name, boo
 			k->rotting_bytes = run->groups[i].bytes;
 		}
 	}
+	k->percpu_known = run->percpu != NULL;
+	for (size_t i = 0; i < run->npercpu_groups; i++)
+		if (!strcmp(run->percpu_groups[i].name, name))
+			k->rotting_percpu = run->percpu_groups[i].bytes;
 }
 
 /* Checks the signature of the very bytes the kernel would get, as insmod
@@ -378,6 +407,8 @@ int main(int argc, char *argv[])
 out:
 	kmod_unref(run.ctx);
 	free(run.groups);
+	free(run.percpu_groups);
+	rot_percpu_free(run.percpu);
 	rot_snapshot_free(run.snap);
 	rot_keyring_free(run.keyring);
 	return status;

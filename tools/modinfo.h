@@ -30,6 +30,8 @@ struct modinfo_kernel {
 	const char *state;    /* "live", "loading", "unloading", "builtin" or "not loaded" */
 	size_t rotting;       /* rotting instances of the name */
 	uint64_t rotting_bytes;
+	bool percpu_known;    /* the kernel lists per-CPU areas (/proc/module_percpu) */
+	uint64_t rotting_percpu; /* per-CPU bytes (per CPU) the rotting instances keep */
 };
 
 struct modinfo_verify {
