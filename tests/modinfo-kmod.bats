@@ -4,9 +4,9 @@
 # that depmod -b has indexed: every option kmod's modinfo has, with and
 # without -F, over plain, xz and zstd modules, signed ones, aliases (one
 # alias, two modules), parameters, builtin modules, symbol: aliases, paths,
-# and names nothing answers to. On a rot kernel modrot adds three fields
-# (state, rotting, rotting_bytes, rotting_percpu) to each module; that is the only
-# difference allowed, and it is checked to be there.
+# and names nothing answers to. On a rot kernel modrot adds four fields to
+# each module (state, rotting, rotting_bytes, rotting_percpu); that is the
+# only difference allowed, and it is checked to be there.
 
 bats_require_minimum_version 1.5.0
 
