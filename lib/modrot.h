@@ -266,6 +266,51 @@ void rot_devices_free(struct rot_devices *devs);
  * udev and kmod match aliases). */
 bool rot_devices_match(const struct rot_devices *devs, const char *pattern);
 
+/* ---- in use: one rule for every tool ---- */
+
+/*
+ * A module is in use when live modules depend on it (holders), devices are
+ * bound to its drivers, or a file system of a type it provides is mounted;
+ * on a stock kernel also when it holds references beyond its holders. The
+ * reference count of a rot kernel (always 0) is never read as "unused".
+ */
+struct rot_usage_ctx;
+
+/*
+ * Reads the mount table (/proc/self/mounts) once and, for the types
+ * mounted, which modules provide them: the `alias fs-TYPE NAME` lines of
+ * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS). moddir NULL is
+ * /lib/modules/RELEASE of the running kernel. Without an index no module
+ * is known to provide a type (not an error).
+ */
+int rot_usage_open(const char *moddir, struct rot_usage_ctx **out);
+void rot_usage_close(struct rot_usage_ctx *ctx);
+
+struct rot_usage {
+	size_t holders;           /* live holders, but those marked gone */
+	size_t devices;           /* devices bound to its drivers */
+	size_t mounts;            /* mounts of types it provides */
+	long refs;                /* stock kernel: references beyond holders; rot: 0 */
+	const char *mount_type;   /* the first such mount, for messages (in ctx) */
+	const char *mount_target;
+};
+
+/*
+ * What uses the live module m. gone, when not NULL, marks by snapshot
+ * index the modules the caller has unloaded since the snapshot: they hold
+ * nothing any more. A rotting instance is used by nothing. Reads sysfs for
+ * bound devices; ctx may be NULL (no mounts considered).
+ */
+int rot_module_usage(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+		     const struct rot_module *m, const bool *gone, struct rot_usage *u);
+
+/* Holders of m still live: those in the snapshot, but those marked gone. */
+size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot_module *m,
+			       const bool *gone);
+
+/* The rule itself. */
+bool rot_usage_in_use(const struct rot_usage *u);
+
 /* ---- kernel taint ---- */
 
 #define ROT_TAINT_FORCED_RMMOD (1UL << 3) /* 'R': reclaim or forced unload */

@@ -178,3 +178,23 @@ assert_documents_exit_statuses()
 @test "insmod.8 documents every exit status" {
 	assert_documents_exit_statuses insmod.8
 }
+
+@test "modinfo.8 renders" {
+	run render modinfo.8
+	assert_success
+	assert_line --regexp '^ +modinfo - show what a kernel module is'
+}
+
+@test "modinfo.8 formats without warnings" {
+	run format_warnings modinfo.8
+	assert_success
+	assert_output ''
+}
+
+@test "modinfo.8 documents every long option modinfo --help lists" {
+	assert_documents_help_options modinfo
+}
+
+@test "modinfo.8 documents every exit status" {
+	assert_documents_exit_statuses modinfo.8
+}

@@ -9,6 +9,7 @@
 
 #include "insmod.h"
 #include "outbuf.h"
+#include "sigwords.h"
 
 static const char *file_kind(uint64_t mode)
 {
@@ -44,35 +45,6 @@ static const char *machine_name(int m)
 	case EM_S390: return "s390";
 	case EM_MIPS: return "mips";
 	default: return NULL;
-	}
-}
-
-static void describe_signature(const struct insmod_job *job, const struct insmod_env *env,
-			       char *buf, size_t len)
-{
-	const struct rot_sig_info *sig = job->pf.sig;
-	const char *signer = sig && sig->signer[0] ? sig->signer : "an unnamed signer";
-	const char *key = sig && sig->key_id[0] ? sig->key_id : "unknown";
-
-	switch (sig ? sig->status : ROT_SIG_MALFORMED) {
-	case ROT_SIG_UNKNOWN_KEY:
-		snprintf(buf, len, "signed by %s (key %s), which is not in the keyring %s",
-			 signer, key, env->opts->keyring_path);
-		break;
-	case ROT_SIG_BAD:
-		snprintf(buf, len, "the signature by %s (key %s) does not match the module%s%s",
-			 signer, key, sig->detail[0] ? ": " : "", sig->detail);
-		break;
-	case ROT_SIG_UNCHECKED:
-		snprintf(buf, len, "the signature by %s (key %s) could not be checked%s%s", signer,
-			 key, sig->detail[0] ? ": OpenSSL: " : "", sig->detail);
-		break;
-	case ROT_SIG_UNSUPPORTED:
-		snprintf(buf, len, "its signature is not PKCS#7, the only kind the kernel accepts");
-		break;
-	default:
-		snprintf(buf, len, "its signature trailer is malformed%s%s",
-			 sig && sig->detail[0] ? ": " : "", sig ? sig->detail : "");
 	}
 }
 
@@ -208,7 +180,7 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 					   : "the module is not signed, and this kernel enforces signatures");
 		break;
 	case ROT_PROBLEM_BAD_SIGNATURE:
-		describe_signature(job, env, buf, len);
+		sig_describe_failure(job->pf.sig, env->opts->keyring_path, buf, len);
 		break;
 	}
 }

@@ -19,7 +19,7 @@
 #include "outbuf.h"
 
 enum { COL_NAME, COL_SIZE, COL_REFCNT, COL_HOLDERS, COL_STATE, COL_ADDRESS, COL_TAINTS,
-       COL_PERMANENT, COL_DEVICES, COL_PERCPU };
+       COL_PERMANENT, COL_DEVICES, COL_PERCPU, COL_MOUNTS, COL_INUSE };
 
 static const struct column_info columns[] = {
 	[COL_NAME] = { "NAME", 0.2, 0, "module name" },
@@ -34,6 +34,11 @@ static const struct column_info columns[] = {
 			  "devices bound to the module's drivers (read from sysfs)" },
 	[COL_PERCPU] = { "PERCPU", 6, SCOLS_FL_RIGHT,
 			 "bytes held in the per-CPU module reserve, per CPU (empty: not reported)" },
+	[COL_MOUNTS] = { "MOUNTS", 3, SCOLS_FL_RIGHT,
+			 "mounts of file system types the module provides (its fs-TYPE aliases)" },
+	[COL_INUSE] = { "INUSE", 1, 0,
+			"in use: holders, bound devices or mounts (stock: also references); "
+			"what modprobe -r and rmmod --unused leave alone" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -201,6 +206,34 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 /* Set when a cell could not be made for a reason already printed. */
 static bool cell_failed;
 
+/* For MOUNTS and INUSE: the snapshot listed and the mount table, read once
+ * when the first such cell is made. */
+static const struct rot_snapshot *listed;
+static struct rot_usage_ctx *usage_ctx;
+static bool usage_ctx_read;
+
+static int usage_of(const struct rot_module *m, struct rot_usage *u)
+{
+	int err = 0;
+	if (!usage_ctx_read) {
+		usage_ctx_read = true;
+		err = rot_usage_open(NULL, &usage_ctx);
+		if (err < 0) {
+			if (err != -ENOMEM) {
+				cli_error("could not read the mount table: %s", strerror(-err));
+				cell_failed = true;
+			}
+			return err;
+		}
+	}
+	err = rot_module_usage(usage_ctx, listed, m, NULL, u);
+	if (err < 0 && err != -ENOMEM) {
+		cli_error("could not count the devices of %s: %s", rot_module_name(m), strerror(-err));
+		cell_failed = true;
+	}
+	return err;
+}
+
 static int set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
 {
 	char num[32];
@@ -258,6 +291,18 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 			}
 		}
 		listing_u64(l, col, n);
+		break;
+	}
+	case COL_MOUNTS:
+	case COL_INUSE: {
+		struct rot_usage u;
+		int err = usage_of(m, &u);
+		if (err < 0)
+			return err;
+		if (id == COL_MOUNTS)
+			listing_u64(l, col, u.mounts);
+		else
+			listing_bool(l, col, rot_usage_in_use(&u));
 		break;
 	}
 	}
@@ -363,6 +408,8 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_UNSUPPORTED;
 	}
 
+	listed = snap;
+
 	bool column = false;
 	for (size_t c = 0; o.table && c < o.nids; c++)
 		column |= o.ids[c] == COL_PERCPU;
@@ -373,6 +420,7 @@ int main(int argc, char *argv[])
 	}
 
 	err = o.table ? print_table(&o, snap) : print_kmod_layout(&o, snap);
+	rot_usage_close(usage_ctx);
 	rot_snapshot_free(snap);
 	rot_percpu_free(percpu);
 	free(percpu_of);

@@ -403,57 +403,64 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 }
 
 /*
- * --unused: a live module is unused when nothing holds it, no device is
- * bound to its drivers and (on a stock kernel) nobody else holds a
- * reference. A module whose holders are all unused is unused too, once
- * they are gone: the set is the largest one closed under "held by".
+ * --unused: a live module is unused when the in-use rule (lib: holders,
+ * bound devices, mounts of its file system types and, on a stock kernel,
+ * foreign references) finds nothing. A module whose holders are all
+ * unused is unused too, once they are gone: the set is the largest one
+ * closed under "held by", found by treating the candidates as gone.
  */
 static int unused_set(struct rmmod_run *r, bool **out)
 {
 	const struct rot_snapshot *snap = r->snap;
 	size_t n = rot_snapshot_live_count(snap);
 	bool *in = calloc(n + 1, sizeof(*in));
-	if (!in) {
-		failed(r, "", -ENOMEM, false, "out of memory");
-		return -ENOMEM;
+	struct rot_usage *use = calloc(n + 1, sizeof(*use));
+	struct rot_usage_ctx *ctx = NULL;
+	int err = in && use ? rot_usage_open(NULL, &ctx) : -ENOMEM;
+
+	if (err < 0) {
+		if (err == -ENOMEM)
+			failed(r, "", err, false, "out of memory");
+		else
+			failed(r, "", err, false, "could not read the mount table: %s", strerror(-err));
+		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
-		size_t devices = 0;
-		long foreign_refs = rot_snapshot_has_rot(snap)
-					    ? 0
-					    : rot_module_refcnt(m) - (long)rot_module_holder_count(m);
-		in[i] = rot_module_state(m) == ROT_STATE_LIVE && foreign_refs <= 0 &&
+		in[i] = rot_module_state(m) == ROT_STATE_LIVE &&
 			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE));
 		if (!in[i])
 			continue;
 		/* Devices that cannot be counted are not known to be none. */
-		int err = rot_module_bound_devices(rot_module_name(m), &devices);
+		err = rot_module_usage(ctx, snap, m, NULL, &use[i]);
 		if (err < 0) {
 			failed(r, rot_module_name(m), err, false,
 			       "could not read the devices of module %s: %s", rot_module_name(m),
 			       strerror(-err));
-			free(in);
-			return err;
+			goto fail;
 		}
-		in[i] = devices == 0;
 	}
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t i = 0; i < n; i++) {
-			const struct rot_module *m = rot_snapshot_module(snap, i);
-			for (size_t h = 0; in[i] && h < rot_module_holder_count(m); h++) {
-				const struct rot_module *holder =
-					rot_snapshot_find_live(snap, rot_module_holder(m, h));
-				if (holder && !in[rot_snapshot_index_of(snap, holder)]) {
-					in[i] = false;
-					changed = true;
-				}
+			if (!in[i])
+				continue;
+			use[i].holders = rot_module_live_holders(snap, rot_snapshot_module(snap, i), in);
+			if (rot_usage_in_use(&use[i])) {
+				in[i] = false;
+				changed = true;
 			}
 		}
 	}
+	rot_usage_close(ctx);
+	free(use);
 	*out = in;
 	return 0;
+fail:
+	rot_usage_close(ctx);
+	free(use);
+	free(in);
+	return err;
 }
 
 /* Holders before what they hold, each once: a post-order walk. */

@@ -528,6 +528,8 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	patterns = alias_patterns(&im);
 	b.devices[b.ndevices] = NULL;
 	sim_devices_bind(&s, r, b.driver, patterns, b.devices);
+	/* and the file system types it provides (alias=fs-TYPE) */
+	sim_fstypes_register(&s, r, patterns);
 	err = 0;
 out:
 	sim_close(&s);

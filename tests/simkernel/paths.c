@@ -60,7 +60,8 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 			lazy = SIM_LAZY_PROC;
 		else if (!strcmp(p, "kallsyms"))
 			lazy = SIM_LAZY_KALLSYMS;
-		else if (strcmp(p, "sys/kernel/tainted") && strcmp(p, "cmdline"))
+		else if (strcmp(p, "sys/kernel/tainted") && strcmp(p, "cmdline") && strcmp(p, "mounts") &&
+			 strcmp(p, "self/mounts"))
 			return NULL;
 		rel = path;
 		if (lazy >= 0 && sk_nocap())

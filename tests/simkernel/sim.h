@@ -190,6 +190,12 @@ int sim_devices_bind(struct sim *s, struct sim_rec *r, const char *driver, const
 		     const char *const *declared);
 int sim_devices_unbind(struct sim *s, struct sim_rec *r);
 
+/* mounts.c: file system types modules registered, and mounts */
+int sim_fstypes_register(struct sim *s, const struct sim_rec *r, const char *const *aliases);
+int sim_mounts_init(const char *dir);
+int sim_mount(struct sim *s, const char *type, const char *source, const char *target);
+int sim_umount(struct sim *s, const char *target);
+
 /* render.c: lazily rendered /proc files */
 int sim_render_lazy(struct sim *s, enum sim_lazy what);
 int sim_ensure_rendered(const char *dir, const struct sim_header *hdr, enum sim_lazy what);

@@ -27,7 +27,9 @@ static const char usage_text[] =
 	"       simkernel ref DIR NAME N\n"
 	"       simkernel device add DIR BUS ID MODALIAS\n"
 	"       simkernel device add DIR --from FILE     (lines \"BUS ID MODALIAS\"; - is stdin)\n"
-	"       simkernel device list DIR\n";
+	"       simkernel device list DIR\n"
+	"       simkernel mount DIR TYPE [SOURCE TARGET]\n"
+	"       simkernel umount DIR TARGET\n";
 
 #define DEFAULT_RELEASE "6.1.0-sim"
 
@@ -221,7 +223,8 @@ static int cmd_create(int argc, char **argv)
 	if (err)
 		return die(dir, err);
 	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
-					    "syms", "config", "lock", "devices", "percpu" };
+					    "syms", "config", "lock", "devices",
+					    "mounts", "fstypes", "percpu" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);
@@ -253,6 +256,8 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (!err)
 		err = put(dir, "root/proc/sys/kernel/tainted", "0\n");
+	if (!err)
+		err = sim_mounts_init(dir);
 	if (!err)
 		err = put(dir, "ledger", "");
 	if (!err)
@@ -607,6 +612,48 @@ static int cmd_device(int argc, char **argv)
 	return usage();
 }
 
+/* mount DIR TYPE [SOURCE TARGET]: SOURCE defaults to TYPE, TARGET to /mnt/TYPE */
+static int cmd_mount(int argc, char **argv)
+{
+	if (argc != 3 && argc != 5)
+		return usage();
+	char target[PATH_MAX];
+	const char *type = argv[2], *source = argc == 5 ? argv[3] : type;
+	snprintf(target, sizeof(target), "%s%s", argc == 5 ? "" : "/mnt/", argc == 5 ? argv[4] : type);
+	struct sim s;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	err = sim_mount(&s, type, source, target);
+	sim_close(&s);
+	if (err == -ENODEV) {
+		fprintf(stderr, "simkernel: mount: unknown filesystem type '%s'\n", type);
+		return 1;
+	}
+	if (err == -EBUSY) {
+		fprintf(stderr, "simkernel: mount: %s is already a mount point\n", target);
+		return 1;
+	}
+	return err ? die("mount", err) : 0;
+}
+
+static int cmd_umount(int argc, char **argv)
+{
+	if (argc != 3)
+		return usage();
+	struct sim s;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	err = sim_umount(&s, argv[2]);
+	sim_close(&s);
+	if (err == -EINVAL) {
+		fprintf(stderr, "simkernel: umount: %s: not mounted\n", argv[2]);
+		return 1;
+	}
+	return err ? die("umount", err) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -630,6 +677,10 @@ int main(int argc, char **argv)
 		return cmd_ref(argc, argv);
 	if (!strcmp(cmd, "device"))
 		return cmd_device(argc, argv);
+	if (!strcmp(cmd, "mount"))
+		return cmd_mount(argc, argv);
+	if (!strcmp(cmd, "umount"))
+		return cmd_umount(argc, argv);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_text, stdout);
 		return 0;

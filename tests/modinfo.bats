@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What modinfo adds to kmod's: the running kernel's rot of a name (with
+# its per-CPU bytes), --verify as insmod does it, and -J. kmod
+# compatibility itself is modinfo-kmod.bats.
+
+bats_require_minimum_version 1.5.0
+
+load helpers/tools
+
+MODINFO=$top_builddir/tools/modinfo
+INSMOD=$top_builddir/tools/insmod
+SIGN=$top_srcdir/tests/helpers/sign-module.sh
+
+setup_file() {
+	local F=$BATS_FILE_TMPDIR
+	"$SIGN" --make-ca "$F/ca" > /dev/null
+	"$SIGN" --make-ca "$F/other" "another signer" > /dev/null
+	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/delta.ko" "$F/signed.ko"
+	"$SIGN" "$F/ca/key.pem" "$F/ca/cert.pem" "$FIXTURES/delta.ko" "$F/keyid.ko" --keyid
+	xz --check=crc32 --lzma2=dict=1MiB -c "$F/signed.ko" > "$F/signed.ko.xz"
+	# The signature no longer covers what follows a changed byte.
+	perl -0777 -pe 's/a module on its own/a module on its OWN/' "$F/signed.ko" > "$F/tampered.ko"
+}
+
+setup() {
+	kernel_new rot
+	F=$BATS_FILE_TMPDIR
+}
+
+@test "modinfo shows a name live, with its rotting instances, their bytes and per-CPU bytes" {
+	kmod_load pcpu1500
+	kmod_unload pcpu1500
+	kmod_load pcpu1500 delta
+	kmod_unload delta
+	local bytes
+	bytes=$(rotting_bytes pcpu1500)
+	run --separate-stderr on_kernel "$MODINFO" "$FIXTURES/pcpu1500.ko"
+	assert_success
+	assert_equal "$(tail -4 <<< "$output")" "$(printf 'state:          live\nrotting:        1\nrotting_bytes:  %s\nrotting_percpu: 1500' "$bytes")"
+	assert [ "$bytes" -gt 0 ]
+	run on_kernel "$MODINFO" -F state -F rotting "$FIXTURES/delta.ko"
+	assert_output 1
+	run on_kernel "$MODINFO" -F state "$FIXTURES/delta.ko" "$FIXTURES/alpha.ko"
+	assert_output "$(printf 'not loaded\nnot loaded')"
+	run on_kernel "$MODINFO" -F rotting_percpu "$FIXTURES/delta.ko"
+	assert_output 0
+}
+
+@test "modinfo on a stock kernel prints kmod's fields only, and -J says the state without rot" {
+	kernel_new stock
+	kmod_load delta
+	run on_kernel "$MODINFO" "$FIXTURES/delta.ko"
+	assert_success
+	refute_output --regexp '^(state|rotting)'
+	assert_equal "$output" "$(on_kernel /sbin/modinfo "$FIXTURES/delta.ko")"
+	run on_kernel "$MODINFO" -J "$FIXTURES/delta.ko"
+	assert_success
+	assert_equal "$(jq -c '[.rot, .modules[0].state, (.modules[0] | has("rotting"))]' <<< "$output")" \
+		'[false,"live",false]'
+}
+
+@test "modinfo --verify: valid, unsigned, unknown key, tampered; one line each and exit 1" {
+	local before
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$MODINFO" --verify "$F/ca/cert.pem" -F verified \
+		"$F/signed.ko" "$F/signed.ko.xz" "$F/keyid.ko"
+	assert_success
+	assert_output "$(printf 'valid\nvalid\nvalid')"
+	assert_equal "$stderr" ''
+	run --separate-stderr on_kernel "$MODINFO" --verify "$F/ca/cert.pem" -F verified "$FIXTURES/delta.ko"
+	assert_failure 1
+	assert_output unsigned
+	assert_equal "$stderr" "modinfo: ERROR: $FIXTURES/delta.ko: the module is not signed"
+	run --separate-stderr on_kernel "$MODINFO" --verify "$F/other/cert.pem" -F verified "$F/signed.ko"
+	assert_failure 1
+	assert_output 'unknown key'
+	assert_regex "$stderr" "^modinfo: ERROR: $F/signed.ko: signed by modrot test signer \(key [0-9a-f: serial]+\), which is not in the keyring $F/other/cert.pem\$"
+	run --separate-stderr on_kernel "$MODINFO" --verify "$F/ca/cert.pem" -F verified "$F/tampered.ko"
+	assert_failure 1
+	assert_output bad
+	assert_regex "$stderr" "^modinfo: ERROR: $F/tampered.ko: the signature by modrot test signer \(key [0-9a-f]+\) does not match the module"
+	assert_equal "${#stderr_lines[@]}" 1
+	# The same verdicts as insmod --verify gives.
+	run --separate-stderr on_kernel "$INSMOD" --check --verify "$F/other/cert.pem" "$F/signed.ko"
+	assert_failure 1
+	assert_regex "$stderr" "which is not in the keyring $F/other/cert.pem"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modinfo --verify with a keyring that is missing or holds no certificate is a usage error" {
+	run --separate-stderr on_kernel "$MODINFO" --verify "$F/nothing.pem" "$F/signed.ko"
+	assert_failure 2
+	assert_equal "$stderr" "modinfo: ERROR: could not read the keyring $F/nothing.pem: No such file or directory (see 'modinfo --help')"
+	assert_equal "$output" ''
+	run --separate-stderr on_kernel "$MODINFO" --verify "$FIXTURES/delta.ko" "$F/signed.ko"
+	assert_failure 2
+	assert_equal "$stderr" "modinfo: ERROR: the keyring $FIXTURES/delta.ko holds no X.509 certificate (see 'modinfo --help')"
+}
+
+@test "modinfo -J: one document, typed members, parameters, rot and the verdict" {
+	kmod_load params
+	kmod_unload params
+	run --separate-stderr on_kernel "$MODINFO" -J --verify "$F/ca/cert.pem" "$FIXTURES/params.ko" "$F/signed.ko" nosuch
+	assert_failure 1
+	assert_equal "$stderr" "$(printf "modinfo: ERROR: %s: the module is not signed\nmodinfo: ERROR: module or alias 'nosuch' not found in /lib/modules/6.1.0-sim" "$FIXTURES/params.ko")"
+	jq -e . <<< "$output" > /dev/null
+	assert_equal "$(jq -c '.rot' <<< "$output")" true
+	assert_equal "$(jq -c '.modules | length' <<< "$output")" 2
+	assert_equal "$(jq -c '.modules[0] | [.name, .builtin, .state, .rotting, .rotting_bytes, .rotting_percpu]' <<< "$output")" \
+		"[\"params\",false,\"not loaded\",1,$(rotting_bytes params),0]"
+	assert_equal "$(jq -c '.modules[0].parameters' <<< "$output")" \
+		'[{"name":"verbose","description":"chatty","type":"bool"},{"name":"label","description":"a label","type":"charp"},{"name":"count","description":"how many","type":"int"}]'
+	assert_equal "$(jq -c '.modules[0].verify | [.valid, .status, .reason]' <<< "$output")" \
+		'[false,"unsigned","the module is not signed"]'
+	assert_equal "$(jq -c '.modules[1].verify | [.valid, .status, .signer, .reason]' <<< "$output")" \
+		'[true,"valid","modrot test signer",null]'
+	assert_equal "$(jq -r '.modules[1].info[] | select(.key == "signer") | .value' <<< "$output")" "modrot test signer"
+	# The .modinfo entries keep their order, parameters apart.
+	assert_equal "$(jq -r '[.modules[0].info[].key] | join(",")' <<< "$output")" \
+		"$(on_kernel /sbin/modinfo -0 "$FIXTURES/params.ko" | tr '\0' '\n' | sed -n 's/^\([a-z_]*\)=.*/\1/p' | paste -sd,)"
+}
+
+@test "modinfo writes module text as it is to a pipe, and escapes control bytes on a terminal" {
+	perl -0777 -pe 's/a module on its own/a\e[2J module on own/' "$FIXTURES/delta.ko" > "$BATS_TEST_TMPDIR/evil.ko"
+	run on_kernel "$MODINFO" -F description "$BATS_TEST_TMPDIR/evil.ko"
+	assert_output "$(printf 'a\033[2J module on own')"
+	command -v script > /dev/null || skip "no script(1) to give modinfo a terminal"
+	run script -qec "$SIM run $K -- $MODINFO -F description $BATS_TEST_TMPDIR/evil.ko" /dev/null
+	assert_output --partial 'a\x1b[2J module on own'
+}

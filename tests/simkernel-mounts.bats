@@ -1,0 +1,101 @@
+#!/usr/bin/env bats
+# simkernel: mounts (README.md "Mounts"). A live module provides the file
+# system types of its alias=fs-TYPE entries; `simkernel mount` mounts one
+# and /proc/mounts shows it. A stock kernel's mount holds a reference on
+# the providing module; a rot kernel's holds nothing.
+
+load /usr/lib/bats/bats-support/load.bash
+load /usr/lib/bats/bats-assert/load.bash
+load helpers/simkernel
+load helpers/modtree
+
+TREE=/lib/modules/6.1.0-sim/kernel/fs
+
+load_mtfs() {
+	sim_run "$SYSC" init "$K/root$TREE/mt_fscore.ko"
+	sim_run /usr/bin/xz -dc "$K/root$TREE/mtfs.ko.xz" > "$BATS_TEST_TMPDIR/mtfs.ko"
+	run sim_run "$SYSC" init "$BATS_TEST_TMPDIR/mtfs.ko"
+	assert_output ok
+}
+
+@test "mount of a type nobody registered fails and changes nothing" {
+	sim_create rot
+	modtree_install
+	run "$SIMKERNEL" mount "$K" mtfs
+	assert_failure 1
+	assert_output "simkernel: mount: unknown filesystem type 'mtfs'"
+	run sim_run cat /proc/mounts
+	refute_output --partial mtfs
+}
+
+@test "a live module's fs- alias lets its type mount; /proc/mounts and /proc/self/mounts show it" {
+	sim_create rot
+	modtree_install
+	load_mtfs
+	run "$SIMKERNEL" mount "$K" mtfs /dev/vdb /srv
+	assert_success
+	run sim_run cat /proc/mounts
+	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
+	assert_line '/dev/vda / ext4 rw,relatime 0 0'
+	run sim_run cat /proc/self/mounts
+	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
+	run "$SIMKERNEL" mount "$K" mtfs /dev/vdc /srv
+	assert_failure 1
+	assert_output "simkernel: mount: /srv is already a mount point"
+}
+
+@test "built-in types mount without a module; umount removes the line" {
+	sim_create rot
+	run "$SIMKERNEL" mount "$K" tmpfs tmpfs /mnt/t
+	assert_success
+	run sim_run cat /proc/mounts
+	assert_line 'tmpfs /mnt/t tmpfs rw,relatime 0 0'
+	"$SIMKERNEL" umount "$K" /mnt/t
+	run sim_run cat /proc/mounts
+	refute_line --partial /mnt/t
+	run "$SIMKERNEL" umount "$K" /mnt/t
+	assert_failure 1
+	assert_output "simkernel: umount: /mnt/t: not mounted"
+}
+
+@test "stock: a mount holds a reference; the module unloads after umount" {
+	sim_create stock
+	modtree_install
+	load_mtfs
+	"$SIMKERNEL" mount "$K" mtfs /dev/vdb /srv
+	run sim_state
+	assert_line --regexp '^live mtfs .* refcnt=1 '
+	run sim_run "$SYSC" delete mtfs 0x800
+	assert_output EWOULDBLOCK
+	"$SIMKERNEL" umount "$K" /srv
+	run sim_run "$SYSC" delete mtfs 0x800
+	assert_output ok
+}
+
+@test "rot: a mount holds nothing; the module unloads and rots under it" {
+	sim_create rot
+	modtree_install
+	load_mtfs
+	"$SIMKERNEL" mount "$K" mtfs /dev/vdb /srv
+	run sim_state
+	assert_line --regexp '^live mtfs .* refcnt=0 '
+	run sim_run "$SYSC" delete mtfs 0x800
+	assert_output ok
+	run sim_state
+	assert_line --regexp '^rotting mtfs '
+	run sim_run cat /proc/mounts
+	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
+	sim_ledger_check
+}
+
+@test "a module whose init fails registers no type" {
+	sim_create rot
+	modtree_install
+	sim_run "$SYSC" init "$K/root$TREE/mt_fscore.ko"
+	"$SIMKERNEL" set "$K" mtfs init_errno=19
+	sim_run /usr/bin/xz -dc "$K/root$TREE/mtfs.ko.xz" > "$BATS_TEST_TMPDIR/mtfs.ko"
+	run sim_run "$SYSC" init "$BATS_TEST_TMPDIR/mtfs.ko"
+	assert_output ENODEV
+	run "$SIMKERNEL" mount "$K" mtfs
+	assert_failure 1
+}

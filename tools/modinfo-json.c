@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modinfo -J: one object per module. The .modinfo entries keep their
+ * order and repeats as a list of key/value pairs; parameters are gathered
+ * as in the text output; the running kernel's state and the --verify
+ * verdict are typed members.
+ */
+#include <libkmod.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonwrt.h"
+#include "modinfo.h"
+#include "sigwords.h"
+
+/* A counted piece of a .modinfo value as a string member (NULL: null). */
+static void json_piece(struct json_writer *w, const char *name, const char *s, int len)
+{
+	if (!s) {
+		json_null(w, name);
+		return;
+	}
+	char *copy = strndup(s, len);
+	json_string(w, name, copy ? copy : "");
+	free(copy);
+}
+
+static void json_params(struct json_writer *w, const struct modinfo_record *r)
+{
+	struct modinfo_param *params = NULL;
+	size_t n = 0;
+	/* Out of memory leaves the list empty; the writer reports its own. */
+	modinfo_params_collect(r, &params, &n);
+	json_open_array(w, "parameters");
+	for (size_t i = 0; i < n; i++) {
+		json_open_object(w, NULL);
+		json_piece(w, "name", params[i].name, params[i].namelen);
+		json_piece(w, "description", params[i].text, params[i].textlen);
+		json_piece(w, "type", params[i].type, params[i].typelen);
+		json_close_object(w);
+	}
+	json_close_array(w);
+	free(params);
+}
+
+static void json_verify(struct json_writer *w, const struct modinfo_verify *v)
+{
+	json_open_object(w, "verify");
+	json_bool(w, "valid", v->checked && v->sig.status == ROT_SIG_VALID);
+	if (v->checked) {
+		json_string(w, "status", sig_status_word(v->sig.status));
+		if (v->sig.signer[0])
+			json_string(w, "signer", v->sig.signer);
+		else
+			json_null(w, "signer");
+		if (v->sig.key_id[0])
+			json_string(w, "key_id", v->sig.key_id);
+		else
+			json_null(w, "key_id");
+	} else {
+		json_null(w, "status");
+		json_null(w, "signer");
+		json_null(w, "key_id");
+	}
+	if (v->why[0])
+		json_string(w, "reason", v->why);
+	else
+		json_null(w, "reason");
+	json_close_object(w);
+}
+
+void modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
+{
+	const struct kmod_list *l;
+
+	json_open_object(w, NULL);
+	json_string(w, "argument", r->argument);
+	json_string(w, "name", r->name);
+	if (r->filename)
+		json_string(w, "filename", r->filename);
+	else
+		json_null(w, "filename");
+	json_bool(w, "builtin", r->filename == NULL);
+	json_open_array(w, "info");
+	kmod_list_foreach(l, r->info) {
+		const char *key = kmod_module_info_get_key(l);
+		if (!strcmp(key, "parm") || !strcmp(key, "parmtype"))
+			continue;
+		json_open_object(w, NULL);
+		json_string(w, "key", key);
+		json_string(w, "value", kmod_module_info_get_value(l));
+		json_close_object(w);
+	}
+	json_close_array(w);
+	json_params(w, r);
+	if (r->kernel.known) {
+		json_string(w, "state", r->kernel.state);
+		if (r->kernel.rot) {
+			json_u64(w, "rotting", r->kernel.rotting);
+			json_u64(w, "rotting_bytes", r->kernel.rotting_bytes);
+			if (r->kernel.percpu_known)
+				json_u64(w, "rotting_percpu", r->kernel.rotting_percpu);
+		}
+	}
+	if (r->verify.asked)
+		json_verify(w, &r->verify);
+	json_close_object(w);
+}

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modinfo's text output: kmod's layout byte for byte ("key:" padded to 16
+ * columns, or only the values of one field), then, on a rot kernel, the
+ * state of the name in the running kernel, and the --verify verdict.
+ */
+#include <inttypes.h>
+#include <libkmod.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "modinfo.h"
+#include "outbuf.h"
+#include "sigwords.h"
+
+/*
+ * Values go out as the module holds them, as kmod prints them: scripts
+ * read them with -F. Only on a terminal are control bytes escaped; the
+ * newline and tab of libkmod's multi-line signature layout stay.
+ */
+static void put_text(const char *s, int len)
+{
+	static int tty = -1;
+	if (tty < 0)
+		tty = isatty(STDOUT_FILENO);
+	if (!tty) {
+		fwrite(s, 1, len, stdout);
+		return;
+	}
+	struct outbuf o;
+	if (outbuf_init(&o, 256) < 0) {
+		fwrite(s, 1, len, stdout);
+		return;
+	}
+	char *copy = strndup(s, len);
+	for (char *p = copy; p && *p;) {
+		size_t keep = strcspn(p, "\n\t");
+		char save = p[keep];
+		p[keep] = '\0';
+		cli_put_safe(&o, p);
+		p += keep;
+		if (save) {
+			outbuf_putc(&o, save);
+			p++;
+		}
+	}
+	fwrite(o.buf, 1, o.len, stdout);
+	free(copy);
+	outbuf_release(&o);
+}
+
+static void put_str(const char *s)
+{
+	put_text(s, (int)strlen(s));
+}
+
+/*
+ * "key:" and the blanks that bring the value to column 17. A key longer
+ * than 15 bytes gets as many blanks as it is too long: Debian's kmod 30
+ * prints it so (a negative printf width), and its output is the one
+ * scripts on this system know; kmod 34 prints no blank there.
+ */
+static void put_key(const char *key)
+{
+	size_t n = strlen(key);
+	printf("%s:%*s", key, n < 15 ? (int)(15 - n) : (int)(n - 15), "");
+}
+
+/* One "key: value" line, or "key=value" under -0, as kmod's modinfo writes
+ * the .modinfo entries. */
+static void put_entry(const char *key, const char *value, char sep)
+{
+	if (sep == '\0') {
+		printf("%s=", key);
+	} else {
+		put_key(key);
+	}
+	put_str(value);
+	putchar(sep);
+}
+
+static void put_params(const struct modinfo_record *r, const struct modinfo_opts *o, bool only)
+{
+	struct modinfo_param *params;
+	size_t n;
+	if (modinfo_params_collect(r, &params, &n) < 0) {
+		cli_error("%s: out of memory", r->name);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct modinfo_param *p = &params[i];
+		if (!only)
+			printf("%-16s", "parm:");
+		put_text(p->name, p->namelen);
+		putchar(':');
+		if (!p->text) {
+			/* A type without a description: "name: (type)" alone, "name:type" in the list. */
+			if (only)
+				fputs(" (", stdout);
+			put_text(p->type, p->typelen);
+			if (only)
+				putchar(')');
+		} else {
+			put_text(p->text, p->textlen);
+			if (p->type) {
+				fputs(" (", stdout);
+				put_text(p->type, p->typelen);
+				putchar(')');
+			}
+		}
+		putchar(o->separator);
+	}
+	free(params);
+}
+
+/* Fields modrot adds: the running kernel's state of the name (on a rot
+ * kernel only, so that stock output stays kmod's) and the --verify verdict. */
+static void put_extras(const struct modinfo_record *r, const struct modinfo_opts *o)
+{
+	char rotting[32], bytes[32], percpu[32];
+	struct { const char *key; const char *value; } extra[5];
+	size_t n = 0;
+
+	if (r->kernel.known && r->kernel.rot) {
+		snprintf(rotting, sizeof(rotting), "%zu", r->kernel.rotting);
+		snprintf(bytes, sizeof(bytes), "%" PRIu64, r->kernel.rotting_bytes);
+		extra[n].key = "state";
+		extra[n++].value = r->kernel.state;
+		extra[n].key = "rotting";
+		extra[n++].value = rotting;
+		extra[n].key = "rotting_bytes";
+		extra[n++].value = bytes;
+		if (r->kernel.percpu_known) {
+			snprintf(percpu, sizeof(percpu), "%" PRIu64, r->kernel.rotting_percpu);
+			extra[n].key = "rotting_percpu";
+			extra[n++].value = percpu;
+		}
+	}
+	if (r->verify.asked) {
+		extra[n].key = "verified";
+		extra[n++].value = r->verify.checked ? sig_status_word(r->verify.sig.status)
+						     : "not checked";
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!o->field)
+			put_entry(extra[i].key, extra[i].value, o->separator);
+		else if (!strcmp(o->field, extra[i].key))
+			printf("%s%c", extra[i].value, o->separator);
+	}
+}
+
+void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o)
+{
+	const char *field = o->field;
+	const char *filename = r->filename;
+	const struct kmod_list *l;
+
+	if (!filename) {
+		if (!field)
+			printf("%-16s", "name:");
+		if (!field || !strcmp(field, "name")) {
+			put_str(r->name);
+			putchar(o->separator);
+		}
+		filename = "(builtin)";
+	}
+	if (field && !strcmp(field, "filename")) {
+		put_str(filename);
+		putchar(o->separator);
+		return;
+	}
+	if (!field) {
+		printf("%-16s", "filename:");
+		put_str(filename);
+		putchar(o->separator);
+	}
+	if (r->unreadable)
+		return;
+	if (field && !strcmp(field, "parm")) {
+		put_params(r, o, true);
+		return;
+	}
+	kmod_list_foreach(l, r->info) {
+		const char *key = kmod_module_info_get_key(l);
+		const char *value = kmod_module_info_get_value(l);
+		if (field) {
+			if (!strcmp(field, key)) {
+				put_str(value);
+				putchar(o->separator);
+			}
+		} else if (strcmp(key, "parm") && strcmp(key, "parmtype")) {
+			put_entry(key, value, o->separator);
+		}
+	}
+	if (!field && r->info)
+		put_params(r, o, false);
+	put_extras(r, o);
+}

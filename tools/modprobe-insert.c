@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modprobe's loading: libkmod resolves the name (alias, blacklist,
+ * modprobe.d options, softdeps, dependencies, install commands) and plans
+ * the loads. Every module of the plan then goes through insmod's preflight
+ * before the kernel sees any of them: on a rot kernel a module the kernel
+ * refuses late, in its init, rots. Only a plan that passes whole is run,
+ * by libkmod, exactly as kmod's modprobe runs it.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "insmod.h"
+#include "modfile.h"
+#include "modprobe.h"
+
+struct plan_step {
+	struct kmod_module *mod;
+	bool install; /* an install command runs instead */
+};
+
+struct plan {
+	struct plan_step *v;
+	size_t n, cap;
+	bool oom;
+};
+
+/* libkmod's print_action has no user data: the plan being collected. */
+static struct plan *collecting;
+
+static void collect_step(struct kmod_module *m, bool install, const char *options)
+{
+	struct plan *p = collecting;
+	(void)options;
+	if (!p || p->oom)
+		return;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		struct plan_step *v = realloc(p->v, cap * sizeof(*v));
+		if (!v) {
+			p->oom = true;
+			return;
+		}
+		p->v = v;
+		p->cap = cap;
+	}
+	p->v[p->n++] = (struct plan_step){ kmod_module_ref(m), install };
+}
+
+static void plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		kmod_module_unref(p->v[i].mod);
+	free(p->v);
+}
+
+/* kmod's lines for -v, -n and -D: what is loaded, with which options. */
+static void print_action(struct kmod_module *m, bool install, const char *options)
+{
+	if (install) {
+		printf("install %s %s\n", kmod_module_get_install_commands(m), options);
+		return;
+	}
+	const char *path = kmod_module_get_path(m);
+	if (path)
+		printf("insmod %s %s\n", path, options);
+	else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN)
+		printf("builtin %s\n", kmod_module_get_name(m));
+}
+
+static unsigned probe_flags(const struct modprobe_opts *o)
+{
+	unsigned flags = KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY;
+	if (o->force_modversion || o->force)
+		flags |= KMOD_PROBE_FORCE_MODVERSION;
+	if (o->force_vermagic || o->force)
+		flags |= KMOD_PROBE_FORCE_VERMAGIC;
+	if (o->ignore_commands)
+		flags |= KMOD_PROBE_IGNORE_COMMAND;
+	if (o->show_depends)
+		flags |= KMOD_PROBE_IGNORE_LOADED;
+	if (o->dry_run || o->show_depends)
+		flags |= KMOD_PROBE_DRY_RUN;
+	if (o->use_blacklist)
+		flags |= KMOD_PROBE_APPLY_BLACKLIST;
+	if (o->first_time)
+		flags |= KMOD_PROBE_FAIL_ON_LOADED;
+	return flags;
+}
+
+/* The undefined symbols of the plan's files that the kernel must offer. */
+static int plan_kernel_symbols(struct rot_modfile **mfs, size_t n, struct rot_symbols **out)
+{
+	size_t count = 0, k = 0;
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		count += mfs[i] ? rot_modfile_undefined_count(mfs[i]) : 0;
+	if (!count)
+		return 0;
+	const char **wanted = malloc(count * sizeof(*wanted));
+	if (!wanted)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; mfs[i] && j < rot_modfile_undefined_count(mfs[i]); j++)
+			wanted[k++] = rot_modfile_undefined(mfs[i], j);
+	int err = rot_symbols_read_kallsyms(wanted, k, out);
+	free(wanted);
+	return err;
+}
+
+/* One module's preflight; 0 when it may go to the kernel, else the refusal said. */
+static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *facts,
+			 struct rot_modfile *mf, const char *path, const char *name,
+			 const struct rot_symbols *ksyms, const struct rot_symbols *batch)
+{
+	struct insmod_opts io = { 0 };
+	io.load_flags = (r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
+			(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
+	struct insmod_env env = { .opts = &io, .kernel = *facts, .rot = r->rot };
+	struct insmod_job job = { .path = path, .mf = mf };
+	/* Already loaded needs no check: libkmod left loaded modules out of the plan. */
+	const struct rot_preflight_input in = {
+		.kernel = facts,
+		.kernel_symbols = ksyms,
+		.batch_symbols = batch,
+		.force_vermagic = io.load_flags & ROT_LOAD_FORCE_VERMAGIC,
+	};
+	int err = rot_preflight(mf, &in, &job.pf);
+	if (err < 0) {
+		mp_fail(r, err, false, "could not insert '%s': out of memory", name);
+		return err;
+	}
+	/* xz and zstd modrot reads itself; gzip only this libkmod can tell */
+	if (job.pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION)
+		job.pf.problem = ROT_PROBLEM_NONE;
+	if (job.pf.problem != ROT_PROBLEM_NONE) {
+		char why[640];
+		words_for_problem(&job, &env, why, sizeof(why));
+		mp_fail(r, -ENOEXEC, false,
+			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)", name,
+			why);
+		err = -ENOEXEC;
+	}
+	rot_preflight_release(&job.pf);
+	return err;
+}
+
+/*
+ * The plan libkmod would run for mod, each module of it read and
+ * preflighted, in order: symbols that earlier modules of the plan define
+ * count as offered. Returns 0 when the whole plan may run.
+ */
+static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned flags,
+			  const char *extra)
+{
+	struct plan plan = { 0 };
+	struct rot_kernel_facts facts;
+	struct rot_symbols *ksyms = NULL, *batch = NULL;
+	struct rot_modfile **mfs = NULL;
+	int err;
+
+	collecting = &plan;
+	err = kmod_module_probe_insert_module(mod, flags | KMOD_PROBE_DRY_RUN, extra, NULL, NULL,
+					      collect_step);
+	collecting = NULL;
+	/* Nothing to plan (loaded, blacklisted) or an error the real run will tell. */
+	if (err != 0 || plan.n == 0) {
+		plan_free(&plan);
+		return plan.oom ? -ENOMEM : 0;
+	}
+	err = plan.oom ? -ENOMEM : rot_kernel_facts_read(&facts);
+	if (err < 0) {
+		char why[256];
+		mp_fail(r, err, false, "could not read what the kernel enforces: %s",
+			cli_read_error(err, why, sizeof(why)));
+		goto out;
+	}
+	mfs = calloc(plan.n, sizeof(*mfs));
+	err = mfs ? rot_symbols_new(&batch) : -ENOMEM;
+	for (size_t i = 0; err == 0 && i < plan.n; i++) {
+		const char *path = kmod_module_get_path(plan.v[i].mod);
+		if (plan.v[i].install || !path)
+			continue;
+		err = rot_modfile_read(path, &mfs[i]);
+		if (err < 0)
+			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
+				kmod_module_get_name(plan.v[i].mod), path, strerror(-err));
+	}
+	if (err == 0)
+		err = plan_kernel_symbols(mfs, plan.n, &ksyms);
+	for (size_t i = 0; err == 0 && i < plan.n; i++) {
+		if (!mfs[i])
+			continue;
+		err = preflight_one(r, &facts, mfs[i], kmod_module_get_path(plan.v[i].mod),
+				    kmod_module_get_name(plan.v[i].mod), ksyms, batch);
+		for (size_t d = 0; err == 0 && d < rot_modfile_defined_count(mfs[i]); d++)
+			err = rot_symbols_add(batch, rot_modfile_defined(mfs[i], d));
+	}
+	if (err == -ENOMEM)
+		mp_fail(r, err, false, "could not check '%s' before loading it: out of memory",
+			kmod_module_get_name(mod));
+out:
+	for (size_t i = 0; mfs && i < plan.n; i++)
+		rot_modfile_free(mfs[i]);
+	free(mfs);
+	rot_symbols_free(ksyms);
+	rot_symbols_free(batch);
+	plan_free(&plan);
+	return err;
+}
+
+/* On a rot kernel a failed init leaves an instance: find it and say so. */
+static void note_failed_init_rot(struct modprobe_run *r, const char *name, char *buf, size_t cap)
+{
+	size_t after;
+	uint64_t newest;
+
+	buf[0] = '\0';
+	if (!r->rot)
+		return;
+	int err = rot_rotting_of(name, &after, &newest);
+	if (err < 0) {
+		/* Unsaid, a rotting instance would go unnoticed. */
+		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", strerror(-err));
+		return;
+	}
+	size_t before = mp_rot_accounted(r, name);
+	if (after <= before)
+		return;
+	mp_rot_account(r, name, after - before);
+	snprintf(buf, cap,
+		 "; its init failed and its %" PRIu64 " bytes now rot ('rmmod --reclaim %s' frees them)",
+		 newest, name);
+}
+
+/* kmod's words for what the kernel answered, and what it left rotting */
+static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod, int err)
+{
+	const char *name = kmod_module_get_name(mod);
+	char rot[256];
+
+	if (err == -EEXIST) {
+		mp_fail(r, err, false, "could not insert '%s': Module already in kernel", name);
+		return;
+	}
+	/* The module that failed is the one named, or a dependency of it. */
+	note_failed_init_rot(r, name, rot, sizeof(rot));
+	struct kmod_list *deps = rot[0] ? NULL : kmod_module_get_dependencies(mod), *l;
+	kmod_list_foreach(l, deps) {
+		struct kmod_module *dep = kmod_module_get_module(l);
+		if (!rot[0])
+			note_failed_init_rot(r, kmod_module_get_name(dep), rot, sizeof(rot));
+		kmod_module_unref(dep);
+	}
+	kmod_module_unref_list(deps);
+	if (err == -ENOENT)
+		mp_fail(r, err, false,
+			"could not insert '%s': Unknown symbol in module, or unknown parameter "
+			"(see dmesg)%s", name, rot);
+	else
+		mp_fail(r, err, false, "could not insert '%s': %s%s%s", name, strerror(-err),
+			cli_errno_hint(err), rot);
+}
+
+int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
+{
+	const struct modprobe_opts *o = r->opts;
+	struct kmod_list *list = NULL, *l;
+	unsigned flags = probe_flags(o);
+	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
+
+	if (err < 0 || !list) {
+		mp_fail(r, -ENOENT, true, "Module %s not found in directory %s", alias, r->moddir);
+		return -ENOENT;
+	}
+	kmod_list_foreach(l, list) {
+		struct kmod_module *mod = kmod_module_get_module(l);
+		if (o->lookup_only) {
+			printf("%s\n", kmod_module_get_name(mod));
+			err = 0;
+		} else {
+			err = (flags & KMOD_PROBE_DRY_RUN) ? 0 : preflight_plan(r, mod, flags, extra);
+			if (err == 0) {
+				err = kmod_module_probe_insert_module(mod, flags, extra, NULL, NULL,
+								      r->show ? print_action : NULL);
+				/* positive: blacklisted, which is no error */
+				if (err > 0)
+					err = 0;
+				if (err < 0)
+					report_insert_error(r, mod, err);
+			}
+		}
+		kmod_module_unref(mod);
+	}
+	kmod_module_unref_list(list);
+	return err;
+}

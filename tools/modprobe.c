@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modprobe: load or unload modules by name or alias, with what they need,
+ * as configured in modprobe.d and indexed by depmod. Every option of
+ * kmod's modprobe, with its semantics and output; on a rot kernel -r
+ * leaves alone what is in use (lib's rule, not the refcount) and says what
+ * each unload leaves rotting, --reclaim frees it, and a failed init says
+ * what it left.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "insmod.h"
+#include "modprobe.h"
+#include "reclaim-report.h"
+
+static void help(void)
+{
+	printf("Usage:\n"
+	       "  %1$s [OPTIONS] [-i] [-b] MODULE [PARAM=VALUE...]\n"
+	       "  %1$s [OPTIONS] -a [-i] [-b] MODULE...\n"
+	       "  %1$s [OPTIONS] -r [-i] MODULE...\n"
+	       "  %1$s [OPTIONS] -c\n"
+	       "  %1$s [OPTIONS] --dump-modversions FILE\n"
+	       "Load modules by name or alias with what they need (modprobe.d, and the\n"
+	       "indexes depmod builds), or unload them with what they leave unused.\n"
+	       "\n"
+	       "Management options:\n"
+	       "  -a, --all                every argument is a module to load (or, -r, unload)\n"
+	       "  -r, --remove             unload instead of load\n"
+	       "      --remove-holders     also unload the modules that depend on it (with -r)\n"
+	       "      --remove-dependencies  the same (deprecated name)\n"
+	       "  -w, --wait MSEC          with -r, wait up to MSEC for the module to be unused\n"
+	       "      --first-time         fail if the module is already loaded (or unloaded)\n"
+	       "  -i, --ignore-install     ignore install commands\n"
+	       "  -i, --ignore-remove      ignore remove commands\n"
+	       "  -b, --use-blacklist      apply the blacklist to the resolved module too\n"
+	       "  -f, --force              --force-vermagic and --force-modversion; with -r,\n"
+	       "                           unload a permanent (stock: still used) module\n"
+	       "      --force-modversion   ignore symbol versions\n"
+	       "      --force-vermagic     ignore the version magic\n"
+	       "      --reclaim            with -r, on a rot kernel: free what each unload\n"
+	       "                           leaves rotting (taints the kernel R)\n"
+	       "\n"
+	       "Query options:\n"
+	       "  -R, --resolve-alias      print the modules a name resolves to\n"
+	       "  -D, --show-depends       print the loads a name needs, load nothing\n"
+	       "  -c, --showconfig         print the configuration and the indexes\n"
+	       "      --show-config        the same\n"
+	       "      --show-modversions   print a module file's symbol versions\n"
+	       "      --dump-modversions   the same\n"
+	       "      --show-exports       print a module file's exported symbols\n"
+	       "\n"
+	       "General options:\n"
+	       "  -n, --dry-run            do nothing, print what would be done (with -v)\n"
+	       "      --show               the same\n"
+	       "  -C, --config FILE        read FILE (or directory) instead of modprobe.d\n"
+	       "  -d, --dirname DIR        modules under DIR/lib/modules\n"
+	       "  -S, --set-version REL    modules of kernel release REL\n"
+	       "  -s, --syslog             report to syslog instead of stderr\n"
+	       "  -q, --quiet              report nothing\n"
+	       "  -v, --verbose            print what is done, and what rots\n"
+	       "  -h, --help               show this help\n"
+	       "  -V, --version            show the version\n",
+	       cli_progname());
+}
+
+static struct modprobe_run *current;
+
+void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	cli_outcome_failed(&r->outcome, err);
+	if (r->opts->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_error("%s", msg);
+	/* kmod's LOG_CRIT ends the run; with -a it is a warning */
+	if (fatal && !r->opts->all)
+		r->stopped = true;
+}
+
+const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
+{
+	if (!r->snap_read) {
+		r->snap_read = true;
+		if (rot_snapshot_read(&r->snap) < 0)
+			r->snap = NULL;
+		r->rot = r->snap && rot_snapshot_has_rot(r->snap);
+	}
+	return r->snap;
+}
+
+size_t mp_rot_accounted(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	size_t n = 0;
+	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0; snap && i < rot_snapshot_count(snap);
+	     i++)
+		n += strcmp(rot_module_name(rot_snapshot_module(snap, i)), name) == 0;
+	for (size_t i = 0; i < r->ntally; i++)
+		if (!strcmp(r->tally[i].name, name))
+			n += r->tally[i].instances;
+	return n;
+}
+
+void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances)
+{
+	for (size_t i = 0; i < r->ntally; i++) {
+		if (!strcmp(r->tally[i].name, name)) {
+			r->tally[i].instances += instances; /* wraps down for a reclaim */
+			return;
+		}
+	}
+	struct mp_tally *t = realloc(r->tally, (r->ntally + 1) * sizeof(*t));
+	if (!t)
+		return; /* then a later count errs towards "nothing new rots" */
+	r->tally = t;
+	snprintf(t[r->ntally].name, sizeof(t[r->ntally].name), "%s", name);
+	t[r->ntally++].instances = instances;
+}
+
+/* libkmod's own complaints (a bad modprobe.d line, say), once, in our form */
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+		     const char *format, va_list args)
+{
+	char msg[1024];
+	(void)data, (void)file, (void)line, (void)fn;
+	if (current && current->opts->quiet)
+		return;
+	vsnprintf(msg, sizeof(msg), format, args);
+	msg[strcspn(msg, "\n")] = '\0';
+	if (priority <= LOG_ERR)
+		cli_error("%s", msg);
+	else
+		cli_warn("%s", msg);
+}
+
+/*
+ * MODPROBE_OPTIONS come before the command line's, split at blanks; a
+ * quoted word keeps its blanks. Returns a new argv (malloc'd) or argv.
+ */
+static char **options_from_env(int *argc, char **argv, char **store)
+{
+	const char *env = getenv("MODPROBE_OPTIONS");
+	*store = NULL;
+	if (!env || !*env)
+		return argv;
+	size_t len = strlen(env);
+	char *s = malloc(len + 1), **nv = malloc(((size_t)*argc + len + 2) * sizeof(*nv));
+	if (!s || !nv) {
+		free(s);
+		free(nv);
+		cli_error("out of memory");
+		exit(CLI_EXIT_PARTIAL);
+	}
+	int n = 0;
+	nv[n++] = argv[0];
+	char *o = s;
+	for (const char *p = env; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		nv[n++] = o;
+		char quote = 0;
+		for (; *p && (quote || *p != ' '); p++) {
+			if (!quote && (*p == '"' || *p == '\''))
+				quote = *p;
+			else if (quote && *p == quote)
+				quote = 0;
+			else
+				*o++ = *p;
+		}
+		*o++ = '\0';
+	}
+	for (int i = 1; i < *argc; i++)
+		nv[n++] = argv[i];
+	nv[n] = NULL;
+	*argc = n;
+	*store = s;
+	return nv;
+}
+
+/* what children (install commands calling modprobe) inherit */
+static void env_append(const char *word)
+{
+	const char *old = getenv("MODPROBE_OPTIONS");
+	size_t ol = old ? strlen(old) : 0, wl = strlen(word);
+	char *v = malloc(ol + wl + 2);
+	if (!v)
+		return;
+	if (old) {
+		memcpy(v, old, ol);
+		v[ol++] = ' ';
+	}
+	memcpy(v + ol, word, wl + 1);
+	setenv("MODPROBE_OPTIONS", v, 1);
+	free(v);
+}
+
+static unsigned long long parse_wait(const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 0);
+	if (errno || !*arg || *end || arg[0] == '-')
+		cli_usage_fail("unexpected wait value '%s'", arg);
+	return v;
+}
+
+static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
+{
+	enum { OPT_FORCE_VERMAGIC = 256, OPT_FORCE_MODVERSION, OPT_FIRST_TIME, OPT_MODVERSIONS,
+	       OPT_REMOVE_HOLDERS, OPT_EXPORTS, OPT_RECLAIM };
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "remove", no_argument, NULL, 'r' },
+		{ "remove-dependencies", no_argument, NULL, OPT_REMOVE_HOLDERS },
+		{ "remove-holders", no_argument, NULL, OPT_REMOVE_HOLDERS },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "resolve-alias", no_argument, NULL, 'R' },
+		{ "first-time", no_argument, NULL, OPT_FIRST_TIME },
+		{ "ignore-install", no_argument, NULL, 'i' },
+		{ "ignore-remove", no_argument, NULL, 'i' },
+		{ "use-blacklist", no_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "force-modversion", no_argument, NULL, OPT_FORCE_MODVERSION },
+		{ "force-vermagic", no_argument, NULL, OPT_FORCE_VERMAGIC },
+		{ "show-depends", no_argument, NULL, 'D' },
+		{ "showconfig", no_argument, NULL, 'c' },
+		{ "show-config", no_argument, NULL, 'c' },
+		{ "show-modversions", no_argument, NULL, OPT_MODVERSIONS },
+		{ "dump-modversions", no_argument, NULL, OPT_MODVERSIONS },
+		{ "show-exports", no_argument, NULL, OPT_EXPORTS },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "show", no_argument, NULL, 'n' },
+		{ "config", required_argument, NULL, 'C' },
+		{ "dirname", required_argument, NULL, 'd' },
+		{ "set-version", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		CLI_OPTIONS_SYSLOG_VERBOSE,
+		CLI_OPTIONS_HELP_VERSION,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1) {
+		switch (c) {
+		case 'a': o->all = true; break;
+		case 'r': o->remove = true; break;
+		case OPT_REMOVE_HOLDERS: o->remove_holders = true; break;
+		case 'w': o->wait_msec = parse_wait(optarg); break;
+		case 'R': o->lookup_only = true; break;
+		case OPT_FIRST_TIME: o->first_time = true; break;
+		case 'i': o->ignore_commands = true; break;
+		case 'b': o->use_blacklist = true; break;
+		case 'f': o->force = true; break;
+		case OPT_FORCE_MODVERSION: o->force_modversion = true; break;
+		case OPT_FORCE_VERMAGIC: o->force_vermagic = true; break;
+		case 'D': o->show_depends = true; break;
+		case 'c': o->show_config = true; break;
+		case OPT_MODVERSIONS: o->show_modversions = true; break;
+		case OPT_EXPORTS: o->show_exports = true; break;
+		case 'n': o->dry_run = true; break;
+		case 'C': {
+			const char **v = realloc(o->config_paths, (o->nconfig + 2) * sizeof(*v));
+			if (!v) {
+				cli_error("out of memory");
+				exit(CLI_EXIT_PARTIAL);
+			}
+			v[o->nconfig++] = optarg;
+			v[o->nconfig] = NULL;
+			o->config_paths = v;
+			env_append("-C");
+			env_append(optarg);
+			break;
+		}
+		case 'd': o->root = optarg; break;
+		case 'S': o->kversion = optarg; break;
+		case 'q':
+			o->quiet = true;
+			env_append("-q");
+			break;
+		case OPT_RECLAIM: o->reclaim = true; break;
+		}
+	}
+	if (cli_is_verbose())
+		env_append("-v");
+	if (o->reclaim && !o->remove)
+		cli_usage_fail("--reclaim frees what unloading leaves: it needs -r");
+}
+
+/* The kmod context for the modules directory and modprobe.d asked for. */
+static int context_new(struct modprobe_run *r)
+{
+	const struct modprobe_opts *o = r->opts;
+	const char *dirname = NULL;
+	char buf[sizeof(r->moddir)];
+
+	if (o->root || o->kversion) {
+		struct utsname u;
+		if (!o->kversion && uname(&u) < 0) {
+			cli_error("could not tell the kernel release: %s", strerror(errno));
+			return -errno;
+		}
+		snprintf(buf, sizeof(buf), "%s/lib/modules/%s", o->root ? o->root : "",
+			 o->kversion ? o->kversion : u.release);
+		dirname = buf;
+	}
+	r->ctx = kmod_new(dirname, o->config_paths);
+	if (!r->ctx) {
+		cli_error("could not set up libkmod for %s", dirname ? dirname : "the running kernel");
+		return -ENOMEM;
+	}
+	kmod_set_log_priority(r->ctx, LOG_ERR);
+	kmod_set_log_fn(r->ctx, kmod_log, NULL);
+	kmod_load_resources(r->ctx);
+	snprintf(r->moddir, sizeof(r->moddir), "%s", kmod_get_dirname(r->ctx));
+	return 0;
+}
+
+static void run(struct modprobe_run *r, char **args, int nargs)
+{
+	const struct modprobe_opts *o = r->opts;
+
+	if (o->show_config) {
+		mp_show_config(r);
+	} else if (o->show_modversions) {
+		mp_show_modversions(r, args[0]);
+	} else if (o->show_exports) {
+		mp_show_exports(r, args[0]);
+	} else if (o->remove) {
+		for (int i = 0; i < nargs && !r->stopped; i++)
+			mp_remove(r, args[i]);
+	} else if (o->all) {
+		for (int i = 0; i < nargs && !r->stopped; i++)
+			mp_insert(r, args[i], NULL);
+	} else {
+		char *params = params_join(args + 1, (size_t)nargs - 1);
+		if (!params && nargs > 1) {
+			mp_fail(r, -ENOMEM, false, "could not gather module options: out of memory");
+			return;
+		}
+		mp_insert(r, args[0], params);
+		free(params);
+	}
+}
+
+/* On a rot kernel, after -r: what rots now (or would), and the taint. */
+static void summarise(struct modprobe_run *r, struct run_taint *taint)
+{
+	const struct modprobe_opts *o = r->opts;
+	if (!o->remove || !r->rot)
+		return;
+	if (o->reclaim && r->reclaimed_any) {
+		int err = run_taint_after(taint, o->dry_run, ROT_TAINT_FORCED_RMMOD);
+		if (err < 0)
+			cli_outcome_failed(&r->outcome, err);
+		else if (taint->before_known && taint->after_known)
+			report_taint_change(taint->before, taint->after, o->dry_run);
+		return;
+	}
+	if (r->rotted && r->talk && !o->reclaim)
+		cli_notice("%zu %s %s: %" PRIu64 " bytes", r->rotted,
+			   r->rotted == 1 ? "module" : "modules",
+			   o->dry_run ? "would rot" : r->rotted == 1 ? "now rots" : "now rot",
+			   r->rotted_bytes);
+}
+
+int main(int argc, char *argv[])
+{
+	struct modprobe_opts o = { 0 };
+	struct modprobe_run r = { .opts = &o };
+	struct run_taint taint = { 0 };
+	char *env_store;
+	int lock = -1;
+
+	cli_init("modprobe", help);
+	current = &r;
+	char **args_all = options_from_env(&argc, argv, &env_store);
+	parse_options(argc, args_all, &o);
+	char **args = args_all + optind;
+	int nargs = argc - optind;
+	if (!o.show_config && nargs == 0)
+		cli_usage_fail("missing module name");
+
+	enum cli_exit code = CLI_EXIT_OK;
+	if (context_new(&r) < 0) {
+		code = CLI_EXIT_PARTIAL;
+		goto out;
+	}
+	r.show = o.show_depends || cli_is_verbose();
+	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
+	    !o.show_depends) {
+		/* Counts of what rots and what a reclaim frees start from this
+		 * snapshot: other reclaiming runs wait until this one is done. */
+		if (o.reclaim)
+			lock = rot_reclaim_lock();
+		if (!mp_snapshot(&r) && o.remove) {
+			code = cli_snapshot_error(rot_snapshot_read(&r.snap));
+			goto out;
+		}
+		if (o.reclaim && !r.rot) {
+			cli_error("this kernel has no module rot support: nothing to reclaim");
+			code = CLI_EXIT_UNSUPPORTED;
+			goto out;
+		}
+		if (o.reclaim && run_taint_before(&taint) < 0)
+			cli_outcome_failed(&r.outcome, -EIO);
+	}
+	run(&r, args, nargs);
+	summarise(&r, &taint);
+	code = cli_outcome_exit(&r.outcome);
+out:
+	rot_reclaim_unlock(lock);
+	rot_usage_close(r.usage);
+	rot_snapshot_free(r.snap);
+	free(r.gone);
+	free(r.tally);
+	if (r.ctx)
+		kmod_unref(r.ctx);
+	free((void *)o.config_paths);
+	if (args_all != argv)
+		free(args_all);
+	free(env_store);
+	return code;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * modprobe's pieces: loading with dependencies (modprobe-insert.c),
+ * unloading with the in-use rule (modprobe-remove.c), the query options
+ * (modprobe-show.c), and options and main (modprobe.c). libkmod resolves
+ * names, aliases, dependencies and modprobe.d; lib/ owns every kernel
+ * interface modrot adds (preflight, unload, reclaim, in use).
+ */
+#ifndef MODROT_MODPROBE_H
+#define MODROT_MODPROBE_H
+
+#include <libkmod.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "modrot.h"
+
+struct modprobe_opts {
+	bool all;             /* -a: every argument is a module */
+	bool remove;          /* -r */
+	bool remove_holders;  /* --remove-holders (--remove-dependencies) */
+	unsigned long long wait_msec; /* -w */
+	bool lookup_only;     /* -R */
+	bool first_time;      /* --first-time */
+	bool ignore_commands; /* -i */
+	bool use_blacklist;   /* -b */
+	bool force;           /* -f */
+	bool force_modversion;
+	bool force_vermagic;
+	bool show_depends;    /* -D: dry run, ignore loaded, show */
+	bool show_config;     /* -c */
+	bool show_modversions;
+	bool show_exports;
+	bool dry_run;         /* -n */
+	bool quiet;           /* -q */
+	bool reclaim;         /* --reclaim: free what each removal leaves rotting */
+	const char **config_paths; /* -C, NULL-terminated; NULL: the default paths */
+	size_t nconfig;
+	const char *root;     /* -d */
+	const char *kversion; /* -S */
+};
+
+struct modprobe_run {
+	const struct modprobe_opts *opts;
+	struct kmod_ctx *ctx;
+	char moddir[4096];    /* the modules directory libkmod reads */
+	struct rot_snapshot *snap; /* read when first needed */
+	bool snap_read;
+	bool rot;             /* the kernel follows the rot ABI */
+	bool show;            /* print actions: -v, -n with -v, -D */
+	bool talk;            /* say what rots: -v, or stderr is a terminal */
+	bool *gone;           /* per snapshot index: unloaded (or, -n, would be) by this run */
+	struct rot_usage_ctx *usage; /* the mount table, read when first needed */
+	bool usage_read;
+	bool reclaimed_any;
+	struct cli_outcome outcome;
+	bool stopped;         /* a fatal error without -a or -q: kmod stops the run there */
+	/* what this run's removals left rotting, and reclaimed */
+	size_t rotted;
+	uint64_t rotted_bytes;
+	/* rotting instances this run has already told of, by name */
+	struct mp_tally *tally;
+	size_t ntally;
+};
+
+struct mp_tally {
+	char name[ROT_NAME_MAX + 1];
+	size_t instances;
+};
+
+/* Rotting instances of name the run knows of: the snapshot's, and those
+ * it has told of since. */
+size_t mp_rot_accounted(struct modprobe_run *r, const char *name);
+void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
+
+/*
+ * kmod's two levels of failure. A fatal one (module not found, in use)
+ * ends a run without -a (as kmod's LOG_CRIT does), unless -q; either is
+ * printed unless -q.
+ */
+void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* The snapshot of the kernel, read once (NULL when it cannot be read). */
+const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
+
+/* Loads name (a module or alias) and what it needs; extra: PARAM=VALUE from argv. */
+int mp_insert(struct modprobe_run *r, const char *name, const char *extra);
+
+/* Unloads name (a module or alias) and the dependencies it leaves unused. */
+int mp_remove(struct modprobe_run *r, const char *name);
+
+int mp_show_config(struct modprobe_run *r);
+int mp_show_modversions(struct modprobe_run *r, const char *path);
+int mp_show_exports(struct modprobe_run *r, const char *path);
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <stdio.h>
+
+#include "sigwords.h"
+
+void sig_describe_failure(const struct rot_sig_info *sig, const char *keyring_path, char *buf,
+			  size_t len)
+{
+	const char *signer = sig && sig->signer[0] ? sig->signer : "an unnamed signer";
+	const char *key = sig && sig->key_id[0] ? sig->key_id : "unknown";
+
+	switch (sig ? sig->status : ROT_SIG_MALFORMED) {
+	case ROT_SIG_UNSIGNED:
+		snprintf(buf, len, "the module is not signed");
+		break;
+	case ROT_SIG_UNKNOWN_KEY:
+		snprintf(buf, len, "signed by %s (key %s), which is not in the keyring %s", signer,
+			 key, keyring_path);
+		break;
+	case ROT_SIG_BAD:
+		snprintf(buf, len, "the signature by %s (key %s) does not match the module%s%s",
+			 signer, key, sig->detail[0] ? ": " : "", sig->detail);
+		break;
+	case ROT_SIG_UNCHECKED:
+		snprintf(buf, len, "the signature by %s (key %s) could not be checked%s%s", signer,
+			 key, sig->detail[0] ? ": OpenSSL: " : "", sig->detail);
+		break;
+	case ROT_SIG_UNSUPPORTED:
+		snprintf(buf, len, "its signature is not PKCS#7, the only kind the kernel accepts");
+		break;
+	default:
+		snprintf(buf, len, "its signature trailer is malformed%s%s",
+			 sig && sig->detail[0] ? ": " : "", sig ? sig->detail : "");
+	}
+}
+
+const char *sig_status_word(enum rot_sig_status status)
+{
+	switch (status) {
+	case ROT_SIG_VALID: return "valid";
+	case ROT_SIG_UNSIGNED: return "unsigned";
+	case ROT_SIG_MALFORMED: return "malformed";
+	case ROT_SIG_UNSUPPORTED: return "unsupported";
+	case ROT_SIG_UNKNOWN_KEY: return "unknown key";
+	case ROT_SIG_BAD: return "bad";
+	case ROT_SIG_UNCHECKED: return "unchecked";
+	}
+	return "malformed";
+}
