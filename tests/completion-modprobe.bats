@@ -65,8 +65,9 @@ words() { tr '\n' ' ' | sed 's/ $//'; }
 @test "after the module, each shell offers its parameters" {
 	run complete_on_kernel bash "modprobe -C $MODTREE_CONF mt_net "
 	assert_equal "$(words <<<"$output")" "ifname= speed="
+	# zsh adds the = as a suffix, which the harness leaves out
 	run complete_on_kernel zsh "modprobe -C $MODTREE_CONF mt_net "
-	assert_equal "$(words <<<"$output")" "ifname= speed="
+	assert_equal "$(words <<<"$output")" "ifname speed"
 	run complete_on_kernel fish "modprobe -C $MODTREE_CONF mt_net "
 	assert_equal "$(words <<<"$output")" "ifname= speed="
 }
