@@ -129,6 +129,35 @@ live
 	assert_line --index 1 'taint 0'
 }
 
+@test "a module's symbol file is written before the lock and only a live module keeps one" {
+	# The file is staged outside the lock and renamed to syms/ID under it:
+	# loads that end early (EEXIST, ENOENT, a failed init) leave nothing.
+	run sim_run "$SYSC" init "$(fixture alpha)"
+	assert_output ok
+	run sim_run "$SYSC" finit "$(fixture alpha)"
+	assert_output EEXIST
+	run sim_run "$SYSC" finit "$(fixture needsym)"
+	assert_output ENOENT
+	run sim_run "$SYSC" finit "$(fixture failinit)"
+	assert_output ENODEV
+	run ls -A "$K/syms"
+	assert_output --regexp '^[0-9]+$'
+	grep -qx '[0-9a-f]* T alpha_fn' "$K/syms/$output"
+	# beta resolves alpha_fn through it, and kallsyms lists it
+	run sim_run "$SYSC" init "$(fixture beta)"
+	assert_output ok
+	run sim_run grep -c 'alpha_fn\s\[alpha\]$' /proc/kallsyms
+	assert_output 1
+	assert_equal "$(ls -A "$K/syms" | grep -c .)" 2
+	# a staged file left by a load that died before the lock is never read
+	printf '0 T crashed_fn\n' > "$K/syms/.staged.999999"
+	run sim_run "$SYSC" init "$(fixture gamma)"
+	assert_output ok
+	run sim_run grep -c crashed_fn /proc/kallsyms
+	assert_output 0
+	sim_ledger_check
+}
+
 @test "a failed init returns its error and the instance rots with core plus init size" {
 	run sim_run "$SYSC" finit "$(fixture failinit)"
 	assert_failure 1
