@@ -230,6 +230,25 @@ N"
 	sim_ledger_check
 }
 
+@test "a sysfs update replaces a temporary a crashed caller left, never writing through its link" {
+	# sysfs values are hard links to one shared copy (root/.shared); a
+	# stale temporary of the same name, linked to "0", must be replaced.
+	sim_run "$SYSC" finit "$(fixture delta)"
+	assert_equal "$(cat "$K/root/.shared/v-0")" 0
+	# the temporary is named after the updating thread: the pid that sh execs into
+	# shellcheck disable=SC2016
+	run sim_run sh -c 'ln "$1/root/.shared/v-0" "$1/root/.staging/slowinit.initstate.$$" && exec "$2" finit "$3"' \
+		sh "$K" "$SYSC" "$(fixture slowinit)"
+	assert_output ok
+	assert_equal "$(cat "$K/root/.shared/v-0")" 0
+	run sim_run cat /sys/module/slowinit/initstate /sys/module/delta/refcnt
+	assert_output "live
+0"
+	run ls "$K/root/.staging"
+	assert_output ''
+	sim_ledger_check
+}
+
 @test "loading a name that is still Loading waits for its init, then gives EEXIST" {
 	"$SIMKERNEL" set "$K" slowinit init_delay_ms=1500
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
