@@ -71,6 +71,21 @@ load_order() { "$SIM" ledger "$K" | awk '$2 == "load" { print $3 }'; }
 	assert_equal "$(load_order)" alpha
 }
 
+@test "insmod --batch -j2 loads the other modules while one module's init runs" {
+	# delta's init takes 1.5 s; the second thread must not wait for it.
+	"$SIM" set "$K" delta init_delay_ms=1500
+	run --separate-stderr on_kernel "$INSMOD" --batch -j2 "$FIXTURES/delta.ko" "$MANY"/*.ko
+	assert_success
+	assert_output "41 of 41 loaded, 0 failed, 0 refused before loading, 0 skipped"
+	is_live delta
+	assert_equal "$(kernel_state | grep -c '^live many')" 40
+	# Every other module finished its init before delta's init ended.
+	after=$("$SIM" ledger "$K" | awk '$2 == "init_free" && $3 == "delta" { d = 1; next } d && $2 == "init_free" && $3 ~ /^many/ { n++ } END { print n + 0 }')
+	before=$("$SIM" ledger "$K" | awk '$2 == "init_free" && $3 == "delta" { exit } $2 == "init_free" && $3 ~ /^many/ { n++ } END { print n + 0 }')
+	assert_equal "$before $after" "40 0"
+	"$SIM" ledger "$K" --check
+}
+
 @test "insmod --batch gives the same kernel state with 1, 2 and 4 threads" {
 	for j in 1 2 4; do
 		kernel_new rot

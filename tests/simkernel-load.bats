@@ -129,6 +129,35 @@ live
 	assert_line --index 1 'taint 0'
 }
 
+@test "a module's symbol file is written before the lock and only a live module keeps one" {
+	# The file is staged outside the lock and renamed to syms/ID under it:
+	# loads that end early (EEXIST, ENOENT, a failed init) leave nothing.
+	run sim_run "$SYSC" init "$(fixture alpha)"
+	assert_output ok
+	run sim_run "$SYSC" finit "$(fixture alpha)"
+	assert_output EEXIST
+	run sim_run "$SYSC" finit "$(fixture needsym)"
+	assert_output ENOENT
+	run sim_run "$SYSC" finit "$(fixture failinit)"
+	assert_output ENODEV
+	run ls -A "$K/syms"
+	assert_output --regexp '^[0-9]+$'
+	grep -qx '[0-9a-f]* T alpha_fn' "$K/syms/$output"
+	# beta resolves alpha_fn through it, and kallsyms lists it
+	run sim_run "$SYSC" init "$(fixture beta)"
+	assert_output ok
+	run sim_run grep -c 'alpha_fn\s\[alpha\]$' /proc/kallsyms
+	assert_output 1
+	assert_equal "$(ls -A "$K/syms" | grep -c .)" 2
+	# a staged file left by a load that died before the lock is never read
+	printf '0 T crashed_fn\n' > "$K/syms/.staged.999999"
+	run sim_run "$SYSC" init "$(fixture gamma)"
+	assert_output ok
+	run sim_run grep -c crashed_fn /proc/kallsyms
+	assert_output 0
+	sim_ledger_check
+}
+
 @test "a failed init returns its error and the instance rots with core plus init size" {
 	run sim_run "$SYSC" finit "$(fixture failinit)"
 	assert_failure 1
@@ -198,6 +227,25 @@ N"
 	run sim_run cat /sys/module/slowinit/initstate /sys/module/slowinit/initsize
 	assert_output "live
 0"
+	sim_ledger_check
+}
+
+@test "a sysfs update replaces a temporary a crashed caller left, never writing through its link" {
+	# sysfs values are hard links to one shared copy (root/.shared); a
+	# stale temporary of the same name, linked to "0", must be replaced.
+	sim_run "$SYSC" finit "$(fixture delta)"
+	assert_equal "$(cat "$K/root/.shared/v-0")" 0
+	# the temporary is named after the updating thread: the pid that sh execs into
+	# shellcheck disable=SC2016
+	run sim_run sh -c 'ln "$1/root/.shared/v-0" "$1/root/.staging/slowinit.initstate.$$" && exec "$2" finit "$3"' \
+		sh "$K" "$SYSC" "$(fixture slowinit)"
+	assert_output ok
+	assert_equal "$(cat "$K/root/.shared/v-0")" 0
+	run sim_run cat /sys/module/slowinit/initstate /sys/module/delta/refcnt
+	assert_output "live
+0"
+	run ls "$K/root/.staging"
+	assert_output ''
 	sim_ledger_check
 }
 

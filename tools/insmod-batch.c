@@ -231,9 +231,17 @@ static void run_one(struct batch *b, struct insmod_job *job, struct rot_loader *
 			 "skipped %s: it depends on %s, which was not loaded", job->path, dep);
 		return;
 	}
+	/*
+	 * Only the preflight reads the batch's symbols. The insertion runs
+	 * without the lock: held across it, the writer below would wait for
+	 * every other thread's whole load (init included), and the batch
+	 * would load one module at a time.
+	 */
 	pthread_rwlock_rdlock(&b->symbols_lock);
-	job_run(job, b->env, loader, b->symbols);
+	bool insert = job_preflight(job, b->env, loader, b->symbols);
 	pthread_rwlock_unlock(&b->symbols_lock);
+	if (insert)
+		job_insert(job, b->env, loader);
 	if (job->result != JOB_LOADED && job->result != JOB_CHECKED)
 		return;
 	/* Later modules of the batch may use what this one offers. */

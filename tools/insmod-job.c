@@ -66,11 +66,11 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 		 newest, name);
 }
 
-void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
-	     const struct rot_symbols *batch_symbols)
+bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
+		   const struct rot_symbols *batch_symbols)
 {
 	if (job->result != JOB_PENDING)
-		return;
+		return false;
 	const struct rot_preflight_input in = {
 		.kernel = &env->kernel,
 		.snap = env->snap,
@@ -83,7 +83,7 @@ void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_lo
 		job->result = JOB_REFUSED;
 		snprintf(job->message, sizeof(job->message), "could not insert module %s: out of memory",
 			 job->path);
-		return;
+		return false;
 	}
 	/* A format libkmod may read although modrot cannot look inside; not
 	 * under --verify, where what is loaded must be what was verified. */
@@ -92,14 +92,19 @@ void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_lo
 		job->pf.problem = ROT_PROBLEM_NONE;
 	if (job->pf.problem != ROT_PROBLEM_NONE) {
 		refuse(job, env);
-		return;
+		return false;
 	}
 	if (!percpu_preflight(job, env))
 		return;
 	if (env->opts->check_only) {
 		job->result = JOB_CHECKED;
-		return;
+		return false;
 	}
+	return true;
+}
+
+void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader)
+{
 	/* --verify inserts the very buffer it verified: libkmod would open the
 	 * path again, and a path can name other bytes by then. */
 	int err = env->keyring ? rot_load_image(job->mf, job->params)

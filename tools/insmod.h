@@ -72,12 +72,16 @@ struct insmod_job {
 void job_read(struct insmod_job *job);
 
 /*
- * Preflight, then (unless --check) insert. batch_symbols are the symbols
- * modules of this batch loaded before it define (may be NULL). Sets result,
- * err, rot_bytes and message.
+ * Preflight a pending job. batch_symbols are the symbols modules of this
+ * batch loaded before it define (may be NULL). Returns true when the job
+ * is to be inserted; otherwise sets result and message (refused, or
+ * checked under --check).
  */
-void job_run(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
-	     const struct rot_symbols *batch_symbols);
+bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
+		   const struct rot_symbols *batch_symbols);
+
+/* Inserts a job job_preflight() passed. Sets result, err, rot_bytes and message. */
+void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader);
 
 void job_release(struct insmod_job *job);
 

@@ -211,9 +211,15 @@ out:
 	return err;
 }
 
-static int write_syms(struct sim *s, const struct sim_image *im, const struct sim_rec *r)
+/*
+ * The module's symbol file, written before the lock to DIR/syms/.staged.TID
+ * (a thread runs one load at a time); the load renames it to DIR/syms/ID
+ * under the lock, once the record has its id. A staged file left by a
+ * crash is never read: readers look symbols up by id.
+ */
+static int stage_syms(const char *dir, const struct sim_image *im, char *staged, size_t len)
 {
-	char path[PATH_MAX], rel[64];
+	char rel[64];
 	size_t cap = 64, n = 0;
 	for (size_t i = 0; i < im->ndefs; i++)
 		cap += strlen(im->defs[i].name) + 24;
@@ -223,11 +229,25 @@ static int write_syms(struct sim *s, const struct sim_image *im, const struct si
 	for (size_t i = 0; i < im->ndefs; i++)
 		n += (size_t)snprintf(buf + n, cap - n, "%" PRIx64 " %c %s\n", im->defs[i].off, im->defs[i].type,
 				      im->defs[i].name);
-	snprintf(rel, sizeof(rel), "syms/%" PRIu32, r->id);
-	sim_path(path, sizeof(path), s->dir, rel);
-	int err = sim_write_atomic(path, buf, n);
+	snprintf(rel, sizeof(rel), "syms/.staged.%d", (int)gettid());
+	int err = -ENAMETOOLONG;
+	if (sim_path(staged, len, dir, rel)) {
+		err = sim_write_file(AT_FDCWD, staged, buf, n);
+		if (err)
+			unlink(staged);
+	}
+	if (err)
+		staged[0] = '\0';
 	free(buf);
 	return err;
+}
+
+static int publish_syms(struct sim *s, const char *staged, const struct sim_rec *r)
+{
+	char path[PATH_MAX], rel[64];
+	snprintf(rel, sizeof(rel), "syms/%" PRIu32, r->id);
+	sim_path(path, sizeof(path), s->dir, rel);
+	return rename(staged, path) < 0 ? -errno : 0;
 }
 
 static void remove_syms(struct sim *s, const struct sim_rec *r)
@@ -386,6 +406,13 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	memset(&b, 0, sizeof(b));
 	if (!perr)
 		behaviour_read(dir, &im, &b);
+	/* what the lock needs not cover: the symbol file, for a module that
+	 * will have a sysfs directory (below) */
+	char symfile[PATH_MAX] = "";
+	int delayed = b.init_delay_ms > 0, fails = b.init_errno > 0;
+	int sysfs = delayed || !fails; /* a failing init nobody can watch never gets one */
+	if (!perr && sysfs && im.ndefs)
+		stage_syms(dir, &im, symfile, sizeof(symfile)); /* "" when it could not */
 
 	err = sim_open(&s, dir, 1);
 	if (err)
@@ -464,15 +491,14 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	 * The name is reserved: the rest runs as the kernel's load_module()
 	 * does after add_unformed_module(), without the lock while the module's
 	 * sysfs directory is built and its init runs, then commits under it.
-	 * Symbols go in now (one small file), so that a load that needs them
-	 * finds them while this one is Loading, as before. Dependencies are
-	 * held from here (a Loading holder blocks their unload); on a stock
-	 * kernel their refcnt counts this module from now on.
+	 * Symbols go in now (the file staged before the lock is renamed into
+	 * place), so that a load that needs them finds them while this one is
+	 * Loading, as before. Dependencies are held from here (a Loading
+	 * holder blocks their unload); on a stock kernel their refcnt counts
+	 * this module from now on.
 	 */
-	int delayed = b.init_delay_ms > 0, fails = b.init_errno > 0;
-	int sysfs = delayed || !fails; /* a failing init nobody can watch never gets one */
-	if (sysfs && im.ndefs)
-		write_syms(&s, &im, r);
+	if (symfile[0] && publish_syms(&s, symfile, r) == 0)
+		symfile[0] = '\0';
 	if (s.hdr->mode == SIM_MODE_STOCK)
 		sim_sysfs_deps_refcnt(&s, r);
 	struct sim_rec mine = *r;
@@ -534,6 +560,8 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 out:
 	sim_close(&s);
 out_free:
+	if (symfile[0])
+		unlink(symfile); /* the load ended before its symbols were published */
 	free(patterns);
 	sim_params_free(params);
 	free(b.file);

@@ -95,6 +95,7 @@ struct sim {
 	char dir[3072];
 	int lockfd;
 	int statefd;
+	int ledgerfd; /* exclusive holders: DIR/ledger, opened before the lock */
 	void *map;
 	size_t maplen;
 	struct sim_header *hdr;

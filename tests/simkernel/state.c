@@ -136,7 +136,7 @@ int sim_open(struct sim *s, const char *dir, int exclusive)
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	s->lockfd = s->statefd = -1;
+	s->lockfd = s->statefd = s->ledgerfd = -1;
 	if (strlen(dir) >= sizeof(s->dir))
 		return -ENAMETOOLONG;
 	strcpy(s->dir, dir);
@@ -145,6 +145,25 @@ int sim_open(struct sim *s, const char *dir, int exclusive)
 	s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (s->lockfd < 0)
 		return -errno;
+	/*
+	 * The state file and the ledger are never replaced, only changed in
+	 * place or appended to, so they are opened before the lock: every
+	 * load takes it twice, and what it holds is what other loads wait for.
+	 */
+	sim_path(path, sizeof(path), dir, "state");
+	s->statefd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->statefd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (exclusive) {
+		sim_path(path, sizeof(path), dir, "ledger");
+		s->ledgerfd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (s->ledgerfd < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
 	while (flock(s->lockfd, exclusive ? LOCK_EX : LOCK_SH) < 0) {
 		if (errno != EINTR) {
 			err = -errno;
@@ -152,12 +171,6 @@ int sim_open(struct sim *s, const char *dir, int exclusive)
 		}
 	}
 	s->cached = exclusive;
-	sim_path(path, sizeof(path), dir, "state");
-	s->statefd = open(path, O_RDWR | O_CLOEXEC);
-	if (s->statefd < 0) {
-		err = -errno;
-		goto fail;
-	}
 	err = sim_map(s);
 	if (err)
 		goto fail;
@@ -185,11 +198,13 @@ void sim_unlock(struct sim *s)
 void sim_close(struct sim *s)
 {
 	sim_unmap(s);
+	if (s->lockfd >= 0)
+		close(s->lockfd); /* drops the flock, first: nothing below needs it */
 	if (s->statefd >= 0)
 		close(s->statefd);
-	if (s->lockfd >= 0)
-		close(s->lockfd); /* drops the flock */
-	s->statefd = s->lockfd = -1;
+	if (s->ledgerfd >= 0)
+		close(s->ledgerfd);
+	s->statefd = s->ledgerfd = s->lockfd = -1;
 }
 
 static int sim_grow(struct sim *s)

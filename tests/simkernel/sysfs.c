@@ -62,8 +62,15 @@ static int link_shared(struct sim *s, const char *value, int dirfd, const char *
 /* a file holding VALUE and a newline, linked when it can be */
 static int put_value(struct sim *s, int dirfd, const char *name, const char *value)
 {
-	if (link_shared(s, value, dirfd, name) == 0)
+	int err = link_shared(s, value, dirfd, name);
+	if (err == -EEXIST) {
+		/* a temporary left by a crashed caller: never write through a link */
+		unlinkat(dirfd, name, 0);
+		err = link_shared(s, value, dirfd, name);
+	}
+	if (err == 0)
 		return 0;
+	unlinkat(dirfd, name, 0);
 	return put(dirfd, name, value); /* e.g. EMLINK: too many links to one inode */
 }
 
@@ -245,8 +252,7 @@ static int sim_sysfs_put(struct sim *s, const struct sim_rec *r, const char *fil
 	/* the temporary lives in the staging area, never in the module's directory */
 	snprintf(rel, sizeof(rel), "root/.staging/%s.%s.%d", r->name, file, (int)gettid());
 	sim_path(tmp, sizeof(tmp), s->dir, rel);
-	unlink(tmp);
-	int err = put_value(s, AT_FDCWD, tmp, value);
+	int err = put_value(s, AT_FDCWD, tmp, value); /* replaces a stale one */
 	if (!err && rename(tmp, path) < 0)
 		err = -errno;
 	if (err)
