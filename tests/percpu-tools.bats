@@ -201,7 +201,7 @@ pcpu512 "
 @test "a rot kernel without /proc/module_percpu (older) is treated as not reporting" {
 	reload pcpu1500 5
 	# rendered now, then gone: the simulator renders it again only after a change
-	on_kernel cat /proc/modules >/dev/null
+	on_kernel cat /proc/modules /proc/module_percpu >/dev/null
 	rm "$K/root/proc/module_percpu"
 	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
 	assert_success

@@ -256,7 +256,7 @@ static char *put_line(char *p, const struct sim_rec *r, const struct sim_pcpu_ar
 /*
  * /proc/module_percpu (rot mode): the reserve, then every instance holding
  * per-CPU bytes, in /proc/modules order, then /proc/rotting_modules order.
- * Rendered with /proc/modules, whose generation it shares.
+ * Rendered lazily on its own (SIM_LAZY_PERCPU), from the same generation.
  */
 int sim_percpu_render(struct sim *s)
 {
