@@ -153,3 +153,12 @@ assert_lines_include()
 	refute_line -- '-r'
 	refute_line -- '--raw'
 }
+
+@test "every shell completes the PERCPU column after a comma" {
+	local sh
+	for sh in bash zsh fish; do
+		run "complete_$sh" 'lsmod -o name,perc'
+		assert_success
+		assert_output 'name,percpu'
+	done
+}

@@ -201,7 +201,7 @@ pcpu512 "
 @test "a rot kernel without /proc/module_percpu (older) is treated as not reporting" {
 	reload pcpu1500 5
 	# rendered now, then gone: the simulator renders it again only after a change
-	on_kernel cat /proc/modules >/dev/null
+	on_kernel cat /proc/modules /proc/module_percpu >/dev/null
 	rm "$K/root/proc/module_percpu"
 	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
 	assert_success
@@ -226,4 +226,13 @@ pcpu512 "
 	assert_success
 	valgrind_clean "$LSMOD" -J -o name,percpu
 	assert_success
+}
+
+@test "per-CPU sizes are the section's, as the kernel shows them; the reserve gives whole 4-byte units" {
+	run --separate-stderr on_kernel "$INSMOD" -J "$FIXTURES/pcpuodd.ko"
+	assert_success
+	assert_equal "$(jq -c '.modules[0] | [.result, .percpu_bytes]' <<<"$output")" '["loaded",1501]'
+	run --separate-stderr on_kernel "$LSMOD" -r -n -o name,percpu
+	assert_output "pcpuodd 1501"
+	assert_equal "$(reserve_line)" "reserve 8192 free 6688 largest 6688"
 }

@@ -151,7 +151,7 @@ pcpu1500 1500 Live ADDR"
 	assert_output "reserve 8192 free 4676 largest 4676
 pcpu1500 1500 Live ADDR
 pcpu512 512 Live ADDR
-pcpuodd 1504 Live ADDR"
+pcpuodd 1501 Live ADDR"
 	# a hole of 512 at 1504: 100 bytes aligned to 64 go at 1536, the first fit
 	sim_run "$SYSC" delete pcpu512 0x800
 	sim_run "$SYSC" delete pcpu512 $RECLAIM

@@ -118,7 +118,7 @@ static struct rot_percpu *read_reserve(int *err)
 bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env)
 {
 	uint64_t align, size = rot_modfile_percpu(job->mf, &align);
-	job->percpu_bytes = rot_percpu_need(size);
+	job->percpu_bytes = size;
 	if (!size || !env->rot)
 		return true;
 	int err;

@@ -57,7 +57,7 @@ struct insmod_job {
 	bool cascaded;                /* SKIPPED only because a dependency was not loaded */
 	int err;                      /* the kernel's errno when FAILED */
 	uint64_t rot_bytes;           /* FAILED on a rot kernel: what the failed init left */
-	uint64_t percpu_bytes;        /* what its per-CPU data takes from the reserve (0: none) */
+	uint64_t percpu_bytes;        /* the size of its per-CPU data (0: none) */
 	bool percpu_short;            /* REFUSED or FAILED for want of per-CPU reserve */
 	char message[768];            /* one line, without the "insmod: ERROR: " prefix */
 	/* batch ordering */

@@ -84,14 +84,17 @@ static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
  * nothing of the reserve.
  */
 static struct rot_percpu *percpu;
-static uint64_t *percpu_of; /* per snapshot position */
+static uint64_t *percpu_of; /* per position in percpu_snap */
+static const struct rot_snapshot *percpu_snap;
 
-static int read_percpu(const struct rot_snapshot *snap)
+static int read_percpu(const struct rot_snapshot *snap, bool column)
 {
 	if (!rot_snapshot_has_rot(snap))
 		return 0;
 	int err = rot_percpu_read(&percpu);
-	if (err == -ENOENT)
+	/* The total line's reserve is extra: a reader the kernel keeps out
+	 * gets the total without it, where a PERCPU column asked for fails. */
+	if (err == -ENOENT || (!column && (err == -EACCES || err == -EPERM)))
 		return 0;
 	if (err < 0) {
 		char why[256];
@@ -104,6 +107,7 @@ static int read_percpu(const struct rot_snapshot *snap)
 		return -ENOMEM;
 	}
 	rot_percpu_per_module(percpu, snap, percpu_of);
+	percpu_snap = snap;
 	return 0;
 }
 
@@ -197,8 +201,7 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 /* Set when a cell could not be made for a reason already printed. */
 static bool cell_failed;
 
-static int set_cell(struct listing *l, size_t col, const struct rot_snapshot *snap,
-		    const struct rot_module *m, int id)
+static int set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
 {
 	char num[32];
 
@@ -233,7 +236,7 @@ static int set_cell(struct listing *l, size_t col, const struct rot_snapshot *sn
 		break;
 	case COL_PERCPU:
 		if (percpu_of)
-			listing_u64(l, col, percpu_of[rot_snapshot_index_of(snap, m)]);
+			listing_u64(l, col, percpu_of[rot_snapshot_index_of(percpu_snap, m)]);
 		else
 			listing_unknown(l, col);
 		break;
@@ -276,7 +279,7 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 			continue;
 		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			err = set_cell(&l, c, snap, m, o->ids[c]);
+			err = set_cell(&l, c, m, o->ids[c]);
 	}
 	/* A cell that failed: no half table is printed (JSON still closes). */
 	if (err < 0 && !l.err)
@@ -360,10 +363,11 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_UNSUPPORTED;
 	}
 
-	bool need_percpu = !o.table && o.which == SHOW_ROTTING;
+	bool column = false;
 	for (size_t c = 0; o.table && c < o.nids; c++)
-		need_percpu |= o.ids[c] == COL_PERCPU;
-	if (need_percpu && (err = read_percpu(snap)) < 0) {
+		column |= o.ids[c] == COL_PERCPU;
+	bool need_percpu = column || (!o.table && o.which == SHOW_ROTTING);
+	if (need_percpu && (err = read_percpu(snap, column)) < 0) {
 		rot_snapshot_free(snap);
 		return cli_exit_for_errno(err);
 	}

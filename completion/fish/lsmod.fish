@@ -9,7 +9,7 @@ function __lsmod_columns
         /^Available output columns:/ { on = 1; next }
         on && NF { name = tolower($1); sub(/^ *[^ ]+ +/, ""); print name "\t" $0 }')
     set -q cols[1]
-    or set cols name size refcnt holders state address taints permanent
+    or set cols name size refcnt holders state address taints permanent devices percpu
     printf '%s\n' $cols
 end
 

@@ -56,8 +56,10 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 		if (strncmp(path, "/proc/", 6))
 			return NULL;
 		const char *p = path + 6;
-		if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules") || !strcmp(p, "module_percpu"))
+		if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules"))
 			lazy = SIM_LAZY_PROC;
+		else if (!strcmp(p, "module_percpu"))
+			lazy = SIM_LAZY_PERCPU;
 		else if (!strcmp(p, "kallsyms"))
 			lazy = SIM_LAZY_KALLSYMS;
 		else if (strcmp(p, "sys/kernel/tainted") && strcmp(p, "cmdline"))

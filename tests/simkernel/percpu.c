@@ -15,7 +15,7 @@
  * loads and frees of modules that have per-CPU data (SIM_F_PERCPU) only:
  *
  *     reserve SIZE
- *     ID OFFSET BYTES        one per area, by offset
+ *     ID OFFSET BYTES SIZE   one per area, by offset: BYTES allocated, SIZE the section's
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -83,7 +83,8 @@ int sim_percpu_read(const char *dir, struct sim_pcpu_map *m)
 		err = -EINVAL;
 	for (line = strtok_r(NULL, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
 		struct sim_pcpu_area a;
-		if (sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32, &a.id, &a.off, &a.bytes) != 3)
+		if (sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &a.id, &a.off, &a.bytes,
+			   &a.size) != 4)
 			err = -EINVAL;
 		else
 			err = map_push(m, a, m->n);
@@ -100,14 +101,14 @@ static int map_write(const char *dir, const struct sim_pcpu_map *m)
 	int err = map_path(dir, path, sizeof(path));
 	if (err)
 		return err;
-	size_t cap = 32 + (size_t)m->n * 36, n = 0;
+	size_t cap = 32 + (size_t)m->n * 48, n = 0;
 	char *buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	n += (size_t)snprintf(buf, cap, "reserve %" PRIu32 "\n", m->reserve);
 	for (uint32_t i = 0; i < m->n; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%" PRIu32 " %" PRIu32 " %" PRIu32 "\n", m->v[i].id,
-				      m->v[i].off, m->v[i].bytes);
+		n += (size_t)snprintf(buf + n, cap - n, "%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32 "\n",
+				      m->v[i].id, m->v[i].off, m->v[i].bytes, m->v[i].size);
 	err = sim_write_atomic(path, buf, n);
 	free(buf);
 	return err;
@@ -161,6 +162,7 @@ static int find_fit(const struct sim_pcpu_map *m, uint64_t size, uint64_t align,
 		if (at + bytes <= end) {
 			a->off = (uint32_t)at;
 			a->bytes = bytes;
+			a->size = (uint32_t)size;
 			*slot = i;
 			return 0;
 		}
@@ -240,7 +242,7 @@ static char *put_line(char *p, const struct sim_rec *r, const struct sim_pcpu_ar
 {
 	p = put(p, r->name);
 	*p++ = ' ';
-	p = sim_fmt_u64(p, a->bytes);
+	p = sim_fmt_u64(p, a->size); /* mod->percpu_size: the section's, not rounded */
 	*p++ = ' ';
 	p = put(p, r->kind == SIM_ROT ? "Rotting" :
 		   r->mstate == SIM_LOADING ? "Loading" :
@@ -254,7 +256,7 @@ static char *put_line(char *p, const struct sim_rec *r, const struct sim_pcpu_ar
 /*
  * /proc/module_percpu (rot mode): the reserve, then every instance holding
  * per-CPU bytes, in /proc/modules order, then /proc/rotting_modules order.
- * Rendered with /proc/modules, whose generation it shares.
+ * Rendered lazily on its own (SIM_LAZY_PERCPU), from the same generation.
  */
 int sim_percpu_render(struct sim *s)
 {

@@ -195,8 +195,6 @@ static int render_proc(struct sim *s)
 		err = write_variant(s, nocap ? "root/.nocap/proc/rotting_modules" : "root/proc/rotting_modules",
 				    rot, (size_t)(p - rot));
 	}
-	if (!err && s->hdr->mode == SIM_MODE_ROT)
-		err = sim_percpu_render(s);
 out:
 	free(mod);
 	free(rot);
@@ -304,7 +302,11 @@ nomem:
 
 int sim_render_lazy(struct sim *s, enum sim_lazy what)
 {
-	int err = what == SIM_LAZY_PROC ? render_proc(s) : render_kallsyms(s);
+	/* /proc/module_percpu apart: insmod reads it before each per-CPU
+	 * module of a batch, which must not re-render /proc/modules each time */
+	int err = what == SIM_LAZY_PROC	    ? render_proc(s) :
+		  what == SIM_LAZY_KALLSYMS ? render_kallsyms(s) :
+		  s->hdr->mode == SIM_MODE_ROT ? sim_percpu_render(s) : 0;
 	if (!err)
 		s->hdr->rendered[what] = s->hdr->gen;
 	return err;

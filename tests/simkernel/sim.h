@@ -34,7 +34,7 @@ enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
 #define SIM_CFG_ABI_REV1 0x8u /* rot-abi revision 1's delete_module (older kernels) */
 
 /* what may be rendered lazily; rendered[i] is the generation it reflects */
-enum sim_lazy { SIM_LAZY_PROC = 0, SIM_LAZY_KALLSYMS = 1, SIM_NLAZY = 2 };
+enum sim_lazy { SIM_LAZY_PROC = 0, SIM_LAZY_KALLSYMS = 1, SIM_LAZY_PERCPU = 2, SIM_NLAZY = 3 };
 
 struct sim_header {
 	char magic[8];
@@ -208,6 +208,7 @@ struct sim_pcpu_area {
 	uint32_t id;    /* the instance's record id */
 	uint32_t off;   /* from the start of the reserve */
 	uint32_t bytes; /* allocated: the section's size in 4-byte units */
+	uint32_t size;  /* the section's size, as /proc/module_percpu shows it */
 };
 
 struct sim_pcpu_map {

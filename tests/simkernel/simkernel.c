@@ -294,6 +294,8 @@ static int cmd_create(int argc, char **argv)
 			err = sim_render_lazy(&s, SIM_LAZY_PROC);
 			if (!err)
 				err = sim_render_lazy(&s, SIM_LAZY_KALLSYMS);
+			if (!err)
+				err = sim_render_lazy(&s, SIM_LAZY_PERCPU);
 			sim_close(&s);
 		}
 	}
