@@ -113,8 +113,8 @@ make_percpu_rot() {
 @test "modreap --percpu SIZE asks the kernel again when the freed bytes lie apart, and goes on" {
 	kernel_new rot --percpu-reserve 4096
 	# pcpu1500 rots at 0, pcpu512 stays live after it (at 1504, 8-byte
-	# aligned), pcpuodd (1504 bytes) rots after that: 576 free at the
-	# end, and 4 between pcpu1500 and pcpu512.
+	# aligned), pcpuodd (1501 bytes, 1504 in the reserve) rots after
+	# that: 576 free at the end, and 4 between pcpu1500 and pcpu512.
 	rot_times pcpu1500 1
 	kmod_load pcpu512
 	rot_times pcpuodd 1
@@ -124,7 +124,7 @@ make_percpu_rot() {
 	run --separate-stderr on_kernel "$MODREAP" --percpu 2000
 	assert_success
 	assert_line --index 0 --regexp "^pcpu1500: reclaimed 1 instance, [0-9]+ bytes, 1500 per-CPU bytes\$"
-	assert_line --index 1 --regexp "^pcpuodd: reclaimed 1 instance, [0-9]+ bytes, 1504 per-CPU bytes\$"
+	assert_line --index 1 --regexp "^pcpuodd: reclaimed 1 instance, [0-9]+ bytes, 1501 per-CPU bytes\$"
 	assert_equal "${#lines[@]}" 3
 	assert_equal "$(reserve_line)" "reserve 4096 free 3584 largest 2080"
 	is_live pcpu512
@@ -187,6 +187,24 @@ make_percpu_rot() {
 	"$SIM" ledger "$K" --check
 }
 
+@test "insmod's refusal for want of the reserve names a modreap command that makes the load succeed" {
+	rot_times pcpu1500 5
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
+	assert_failure 1
+	cmd=$(grep -o "'modreap --percpu[^']*'" <<<"$stderr" | tr -d "'")
+	[ -n "$cmd" ]
+	assert_equal "$(kernel_state)" "$before"
+	# shellcheck disable=SC2086 # the command as insmod spelled it
+	run --separate-stderr on_kernel "$top_builddir/tools/"$cmd
+	assert_success
+	assert_line --index 0 --regexp "^pcpu1500: reclaimed 5 instances, [0-9]+ bytes, 7500 per-CPU bytes\$"
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
+	assert_success
+	is_live pcpu1500
+	"$SIM" ledger "$K" --check
+}
+
 @test "modreap --percpu on a stock kernel exits 3 with one line and changes nothing" {
 	kernel_new stock
 	kmod_load pcpu1500
@@ -204,7 +222,7 @@ make_percpu_rot() {
 # A rot kernel from before per-CPU accounting has /proc/rotting_modules
 # but no /proc/module_percpu: the simulated kernel's file is taken away.
 hide_module_percpu() {
-	on_kernel cat /proc/modules >/dev/null # rendered now, not again until a change
+	on_kernel cat /proc/module_percpu >/dev/null # rendered now, not again until a change
 	rm "$K/root/proc/module_percpu" "$K/root/.nocap/proc/module_percpu"
 }
 
@@ -277,6 +295,8 @@ hide_module_percpu() {
 }
 
 @test "modreap --watch --percpu-floor keeps a module with per-CPU data loadable while it reloads" {
+	rot_times delta 2
+	delta_bytes=$(rotting_bytes delta)
 	# exec, so that the signal below reaches modreap itself.
 	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 3000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
@@ -296,6 +316,11 @@ hide_module_percpu() {
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/watch.err")" ""
 	run tail -1 "$BATS_TEST_TMPDIR/watch.out"
 	assert_output --regexp '^total: reclaimed [0-9]+ instances, [0-9]+ bytes, [0-9]+ per-CPU bytes; [0-9]+ bytes still rot; per-CPU reserve: [0-9]+ of 8192 bytes free, [0-9]+ in one piece; kernel taint: none -> R \(8\)$'
+	# Only the floor was asked for: what holds no per-CPU bytes stays.
+	assert_equal "$(rotting_count delta)" 2
+	assert_equal "$(rotting_bytes delta)" "$delta_bytes"
+	run grep -c '^delta:' "$BATS_TEST_TMPDIR/watch.out"
+	assert_output 0
 	"$SIM" ledger "$K" --check
 }
 

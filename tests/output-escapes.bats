@@ -101,7 +101,7 @@ ESCAPED='d\x1b\x0d\x07\xff'
 	assert_equal "$(rotting_count)" 1
 	run --separate-stderr on_kernel "$MODREAP"
 	assert_success
-	assert_line --index 1 --regexp "^$(printf '%s' "$ESCAPED" | sed 's/\\/\\\\/g') +1 +[0-9]+$"
+	assert_line --index 1 --regexp "^$(printf '%s' "$ESCAPED" | sed 's/\\/\\\\/g') +1 +[0-9]+ +0$"
 	assert_no_control_bytes "$output"
 	run --separate-stderr on_kernel "$MODREAP" -a
 	assert_success

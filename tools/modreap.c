@@ -81,10 +81,14 @@ struct reap_run {
 	bool pc_fresh;       /* read since the last reclaim that freed per-CPU bytes */
 	uint64_t percpu;     /* per-CPU bytes freed (or, dry, that would be) */
 	bool floor_unmet;    /* --watch: the floor could not be kept; said once */
-	/* Per pass, per group: the per-CPU bytes it holds, and whether this
-	 * pass has already reclaimed (or tried) it. */
+	/* Per pass, per group: the per-CPU bytes it holds (as the kernel
+	 * lists them), what reclaiming it gives back to the reserve (each
+	 * area in whole 4-byte units), and whether this pass has already
+	 * reclaimed (or tried) it. */
 	uint64_t *held;
+	uint64_t *gives;
 	bool *taken;
+	uint64_t gave;       /* dry run: what the names chosen would give back */
 	enum cli_exit fatal_exit;
 };
 
@@ -114,7 +118,9 @@ static void help(void)
 	       "  -n, --dry-run         say what would be freed, free nothing\n"
 	       "      --watch           keep running: reclaim whenever rot exceeds --down-to\n"
 	       "                        or less than --percpu-floor is free in one piece\n"
-	       "      --percpu-floor SIZE  with --watch: per-CPU reserve to keep free\n"
+	       "      --percpu-floor SIZE\n"
+	       "                        with --watch: bytes of the per-CPU reserve to keep\n"
+	       "                        free in one piece\n"
 	       "      --interval SECS   how often --watch looks (default 1)\n"
 	       "  -J, --json            JSON output\n"
 	       "  -q, --quiet           print nothing but errors\n"
@@ -307,23 +313,31 @@ static int percpu_held_now(const struct rot_percpu *pc, const char *name, uint64
 	return 0;
 }
 
-/* This pass's per-group per-CPU bytes (r->held), from the reserve as read. */
-static int fill_held(struct reap_run *r, const struct rot_group *g, size_t n)
+static const struct rot_group *group_of(const struct rot_group *g, size_t n, const char *name,
+				       size_t *at)
 {
-	struct rot_group *pg;
-	size_t npg;
-	if (!r->pc)
-		return 0;
-	int err = rot_percpu_rotting_groups(r->pc, &pg, &npg);
-	if (err < 0)
-		return err;
-	/* Few names hold per-CPU bytes: a scan per one of them is cheap. */
-	for (size_t j = 0; j < npg; j++)
-		for (size_t i = 0; i < n; i++)
-			if (strcmp(g[i].name, pg[j].name) == 0)
-				r->held[i] = pg[j].bytes;
-	free(pg);
-	return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(g[i].name, name) == 0) {
+			*at = i;
+			return &g[i];
+		}
+	}
+	return NULL;
+}
+
+/* This pass's per-group per-CPU bytes (r->held, r->gives), from the
+ * reserve as read. Few instances hold per-CPU bytes: a scan of the groups
+ * for each is cheap. */
+static void fill_held(struct reap_run *r, const struct rot_group *g, size_t n)
+{
+	for (size_t j = 0; r->pc && j < rot_percpu_count(r->pc); j++) {
+		size_t i;
+		if (rot_percpu_state(r->pc, j) != ROT_STATE_ROTTING ||
+		    !group_of(g, n, rot_percpu_name(r->pc, j), &i))
+			continue;
+		r->held[i] += rot_percpu_bytes(r->pc, j);
+		r->gives[i] += rot_percpu_need(rot_percpu_bytes(r->pc, j));
+	}
 }
 
 /* Whether size bytes are free in one piece: what a module with that much
@@ -447,11 +461,11 @@ static uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held
 	return held > left ? held - left : 0;
 }
 
-/* Reclaims one group (holding held per-CPU bytes); returns false when the
- * kernel refused all of it. */
+/* Reclaims groups[i]; returns false when the kernel refused all of it. */
 static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
-			  const struct rot_group *g, uint64_t held, struct progress *bar)
+			  const struct rot_group *groups, size_t i, struct progress *bar)
 {
+	const struct rot_group *g = &groups[i];
 	const struct reap_opts *o = r->opts;
 	struct reclaim_outcome out = { .freed = g->instances, .bytes = g->bytes };
 
@@ -475,7 +489,9 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 	}
 	if (out.freed) {
 		struct rot_group freed = { g->name, out.freed, out.bytes };
-		uint64_t percpu = percpu_freed(r, g->name, held, &out);
+		uint64_t percpu = percpu_freed(r, g->name, r->held[i], &out);
+		if (o->dry_run)
+			r->gave += r->gives[i];
 		if (remember(r, &freed, percpu) < 0) {
 			cli_error("reclaimed module %s, but out of memory to report it", g->name);
 			cli_outcome_failed(&r->outcome, -ENOMEM);
@@ -521,7 +537,7 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			continue;
 		}
 		r->taken[g - groups] = true;
-		reclaim_group(r, snap, g, r->held[g - groups], &bar);
+		reclaim_group(r, snap, groups, (size_t)(g - groups), &bar);
 		/* Refused names leave the target unmet: try the next largest. */
 		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
 			size_t more = choose_more(r, groups, ngroups, chosen, k);
@@ -536,7 +552,7 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 static uint64_t reserve_free_after(const struct reap_run *r)
 {
 	uint64_t free_now = rot_percpu_free_bytes(r->pc);
-	return r->opts->dry_run ? free_now + r->percpu : free_now;
+	return r->opts->dry_run ? free_now + r->gave : free_now;
 }
 
 /* What to give back so that size bytes may be free in one piece: the
@@ -600,7 +616,7 @@ static void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *s
 			break;
 		}
 		for (size_t i = 0; i < n; i++)
-			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0 : r->held[i];
+			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0 : r->gives[i];
 		size_t k = all ? reserve_pick_all(candidates, n, pick)
 			       : reserve_pick(candidates, n, reserve_need(r->pc, size), pick);
 		if (k == 0) {
@@ -610,7 +626,7 @@ static void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *s
 		}
 		for (size_t j = 0; j < k && !stop_signal(); j++) {
 			r->taken[pick[j]] = true;
-			reclaim_group(r, snap, &groups[pick[j]], r->held[pick[j]], &bar);
+			reclaim_group(r, snap, groups, pick[j], &bar);
 		}
 		if (stop_signal() || all)
 			break;
@@ -653,12 +669,13 @@ static int pass_reserve(struct reap_run *r, const struct rot_group *groups, size
 {
 	const struct reap_opts *o = r->opts;
 	r->held = calloc(n + 1, sizeof(*r->held));
+	r->gives = calloc(n + 1, sizeof(*r->gives));
 	r->taken = calloc(n + 1, sizeof(*r->taken));
-	if (!r->held || !r->taken)
+	if (!r->held || !r->gives || !r->taken)
 		return -ENOMEM;
 	int err = read_reserve(r);
 	if (err == 0)
-		err = fill_held(r, groups, n);
+		fill_held(r, groups, n);
 	if (err == -ENOMEM)
 		return err;
 	if (err < 0) {
@@ -734,7 +751,7 @@ static int reap_pass(struct reap_run *r, bool first)
 	if (percpu_mode(o) && r->pc)
 		reclaim_for_reserve(r, snap, groups, ngroups, o->has_floor ? o->floor : o->percpu_size,
 				    o->percpu && !o->has_percpu_size);
-	if (!o->percpu && !stop_signal()) {
+	if ((o->all || o->has_down_to || o->nnames) && !stop_signal()) {
 		const struct rot_group **chosen = calloc(ngroups + o->nnames + 1, sizeof(*chosen));
 		if (!chosen) {
 			cli_error("out of memory");
@@ -753,8 +770,10 @@ static int reap_pass(struct reap_run *r, bool first)
 	}
 out:
 	free(r->held);
+	free(r->gives);
 	free(r->taken);
 	r->held = NULL;
+	r->gives = NULL;
 	r->taken = NULL;
 	free(groups);
 	rot_snapshot_free(snap);
@@ -916,8 +935,10 @@ static int report(struct reap_run *r)
 		putchar('\n');
 	}
 	free(r->held);
+	free(r->gives);
 	free(r->taken);
 	r->held = NULL;
+	r->gives = NULL;
 	r->taken = NULL;
 	free(g);
 	rot_snapshot_free(snap);
