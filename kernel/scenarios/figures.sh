@@ -52,7 +52,8 @@ bulk_pass() {
 	CS=$((t1 - t0))
 }
 
-count=$(ls "$BULK"/bulk*.ko | wc -l)
+set -- "$BULK"/bulk*.ko
+count=$#
 note "$count bulk modules, $REPS passes of each method, $(grep -c ^processor /proc/cpuinfo) CPUs"
 fig cpus "$(grep -c ^processor /proc/cpuinfo)"
 fig modules "$count"
@@ -77,6 +78,7 @@ bulk_clear
 
 # --- load throughput: busybox insmod loop, insmod --batch -j1, -j2 -------
 allloaded=yes
+# shellcheck disable=SC2154 # sum_* are set by eval
 for delay in 0 2000; do
 	for m in busybox j1 j2; do eval "sum_$m=0"; done
 	rep=1
@@ -86,7 +88,7 @@ for delay in 0 2000; do
 		order="busybox j1 j2"
 		[ $((rep % 2)) -eq 0 ] && order="j2 j1 busybox"
 		for m in $order; do
-			bulk_pass $m $delay
+			bulk_pass "$m" "$delay"
 			[ "$LOADED" -eq "$count" ] || allloaded="no:$m:$delay:$LOADED"
 			eval "sum_$m=\$((sum_$m + CS))"
 			note "init ${delay} us, pass $rep, $m: ${CS} cs for $LOADED loads"
@@ -94,7 +96,6 @@ for delay in 0 2000; do
 		done
 		rep=$((rep + 1))
 	done
-	# shellcheck disable=SC2154 # set by eval above
 	fig "load_cs_busybox_delay$delay" "$sum_busybox"
 	fig "load_cs_j1_delay$delay" "$sum_j1"
 	fig "load_cs_j2_delay$delay" "$sum_j2"

@@ -117,7 +117,7 @@ r1=$($ROTCTL reclaim pcpu512)
 row percpu-reclaim "ok=1,free=692,largest=676,lines=5" \
 	"$r1,free=$(pcpu_free),largest=$(pcpu_largest),lines=$(awk 'NR > 1' /proc/module_percpu | wc -l)" \
 	"reclaim returns the instance's per-CPU bytes to the reserve"
-r1=$(rc $MODREAP --percpu=1500)
+r1=$(rc "$MODREAP" --percpu=1500)
 row percpu-modreap "rc=0,rot=0,reserve=8192,free=8192,largest=8192" \
 	"$r1,rot=$(rotting_count pcpu1500),$(pcpu_head)" \
 	"modreap --percpu=1500 reclaims what a 1500-byte load needs"
