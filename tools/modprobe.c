@@ -101,6 +101,16 @@ const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
 	return r->snap;
 }
 
+int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out)
+{
+	if (!r->facts_read) {
+		r->facts_read = true;
+		r->facts_err = rot_kernel_facts_read(&r->facts);
+	}
+	*out = &r->facts;
+	return r->facts_err;
+}
+
 size_t mp_rot_accounted(struct modprobe_run *r, const char *name)
 {
 	const struct rot_snapshot *snap = mp_snapshot(r);
