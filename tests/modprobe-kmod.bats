@@ -132,14 +132,19 @@ sequence() {
 	cp -a "$K/root/lib" "$K/root/etc" "$kb/root/"
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
-		cases=$((cases + 1))
 		case $line in
 		"sim "*)
+			# simkernel SUBCOMMAND DIR ARGS, on both kernels; it must work
+			local sub args
+			read -r sub args <<<"${line#sim }"
 			# shellcheck disable=SC2086
-			"$SIM" ${line#sim } "$ka" && "$SIM" ${line#sim } "$kb" 2>/dev/null
+			"$SIM" "$sub" "$ka" $args || return 1
+			# shellcheck disable=SC2086
+			"$SIM" "$sub" "$kb" $args || return 1
 			continue
 			;;
 		esac
+		cases=$((cases + 1))
 		# shellcheck disable=SC2086
 		want=$(call "$ka" "$KMOD_MODPROBE" $line; "$SIM" state "$ka")
 		# shellcheck disable=SC2086
