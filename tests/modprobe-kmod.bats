@@ -23,7 +23,8 @@ KMOD_MODPROBE=/sbin/modprobe
 # one with a dash, and names that resolve to nothing.
 NAMES="mt_core mt_bus mt_net mt_codec mt_snd mt_extra mt_fscore mtfs mtfs_tools mt_fail
 mt_blocked mt_inst mt_dash mt-dash mt_perm mtnet mtsound fs-mtfs mtblock mtblock-x
-pci:v00001234d00005678sv00000001sd00000002bc03sc04i05 platform:mt_codec nosuchmodule fs-nosuch"
+pci:v00001234d00005678sv00000001sd00000002bc03sc04i05 platform:mt_codec nosuchmodule fs-nosuch
+x[y mt_* mt_ne? mt-net /lib/modules/6.1.0-sim/kernel/drivers/mt_net.ko"
 
 setup() {
 	kernel_new "${MODE:-stock}"
@@ -131,14 +132,19 @@ sequence() {
 	cp -a "$K/root/lib" "$K/root/etc" "$kb/root/"
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
-		cases=$((cases + 1))
 		case $line in
 		"sim "*)
+			# simkernel SUBCOMMAND DIR ARGS, on both kernels; it must work
+			local sub args
+			read -r sub args <<<"${line#sim }"
 			# shellcheck disable=SC2086
-			"$SIM" ${line#sim } "$ka" && "$SIM" ${line#sim } "$kb" 2>/dev/null
+			"$SIM" "$sub" "$ka" $args || return 1
+			# shellcheck disable=SC2086
+			"$SIM" "$sub" "$kb" $args || return 1
 			continue
 			;;
 		esac
+		cases=$((cases + 1))
 		# shellcheck disable=SC2086
 		want=$(call "$ka" "$KMOD_MODPROBE" $line; "$SIM" state "$ka")
 		# shellcheck disable=SC2086
@@ -263,7 +269,7 @@ rot_scenario() {
 }
 
 # Where the two disagree on purpose; each is in modprobe.8.
-@test "documented differences: rmmod lines for dependencies kmod only tries, and -w timing out" {
+@test "documented difference: kmod prints rmmod lines for dependencies it only tries" {
 	MODE=rot setup
 	local ka=$BATS_TEST_TMPDIR/ka kb=$BATS_TEST_TMPDIR/kb
 	for k in "$ka" "$kb"; do
@@ -284,12 +290,8 @@ exit 0"
 rmmod mtfs
 exit 0"
 	assert_equal "$("$SIM" state "$ka")" "$("$SIM" state "$kb")"
-	# -w that times out: kmod 30 exits 0 having removed nothing; modrot fails
-	call "$ka" "$KMOD_MODPROBE" mtfs_tools >/dev/null
-	call "$kb" "$MODPROBE" mtfs_tools >/dev/null
-	run call "$ka" "$KMOD_MODPROBE" -r -w 30 mtfs
-	assert_output "exit 0"
-	run call "$kb" "$MODPROBE" -r -w 30 mtfs
-	assert_output "exit 1"
-	assert_equal "$("$SIM" state "$ka")" "$("$SIM" state "$kb")"
+	# -w that runs out is not compared: kmod 30's wait loop, timing out,
+	# either exits 0 having removed nothing or does not end at all (seen
+	# here under load), so it cannot be run as an oracle. modprobe.bats
+	# checks modrot's: exit 1, with the reason.
 }

@@ -227,3 +227,39 @@ remove-command mt_inst"
 	valgrind_clean "$MODPROBE" -C "$MODTREE_CONF" -r -v --reclaim -a mtnet mtsound
 	valgrind_clean "$MODPROBE" -C "$MODTREE_CONF" -c
 }
+
+@test "hostile names: control bytes, a name too long, an empty one: one escaped line each, exit 1, nothing changed" {
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp $'bad\e[31mname'
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module bad\\x1b[31mname not found in directory /lib/modules/6.1.0-sim"
+	run --separate-stderr mp -r $'bad\e[31mname'
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not look up module bad\\x1b[31mname: Invalid argument"
+	run --separate-stderr mp -r 'x[y'
+	assert_failure 1
+	run --separate-stderr mp "$(printf 'x%.0s' {1..300})"
+	assert_failure 1
+	[[ $stderr == "modprobe: ERROR: Module xxxx"*" not found in directory /lib/modules/6.1.0-sim" ]]
+	run --separate-stderr mp ''
+	assert_failure 1
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "a parameter the module rejects: the kernel's refusal, nothing loaded, nothing rots" {
+	run --separate-stderr mp mt_net speed=fast
+	assert_failure 1
+	[[ $stderr == "modprobe: ERROR: could not insert 'mt_net': Invalid argument"* ]]
+	run is_live mt_net
+	assert_failure
+	assert_equal "$(rotting_count)" 0
+}
+
+@test "-q keeps a rot kernel's notices quiet too" {
+	mp mtnet
+	run --separate-stderr mp -q -r -v mtnet
+	assert_success
+	assert_equal "$stderr" ''
+}

@@ -366,8 +366,11 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	struct kmod_list *list = NULL, *l;
 	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 
-	if (err < 0)
+	if (err < 0) {
+		/* libkmod refuses a name it cannot normalise ('[' without ']') */
+		mp_fail(r, err, true, "could not look up module %s: %s", alias, strerror(-err));
 		return err;
+	}
 	if (!list) {
 		err = -ENOENT;
 		mp_fail(r, err, true, "Module %s not found.", alias);

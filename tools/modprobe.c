@@ -412,7 +412,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	r.show = o.show_depends || cli_is_verbose();
-	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	r.talk = !o.quiet && (cli_is_verbose() || isatty(STDERR_FILENO));
 	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
 	    !o.show_depends) {
 		/* Counts of what rots and what a reclaim frees start from this
