@@ -95,7 +95,7 @@ bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct 
 		return false;
 	}
 	if (!percpu_preflight(job, env))
-		return;
+		return false;
 	if (env->opts->check_only) {
 		job->result = JOB_CHECKED;
 		return false;
