@@ -263,3 +263,28 @@ remove-command mt_inst"
 	assert_success
 	assert_equal "$stderr" ''
 }
+
+@test "a module the per-CPU reserve cannot hold is refused before the kernel, as insmod refuses it, and modreap --percpu makes room" {
+	cp "$top_srcdir/tests/fixtures/modtree.spec" "$BATS_TEST_TMPDIR/spec"
+	echo 'kernel/misc/mt_pcpu.ko | ko | 600 | +percpu=1500' >> "$BATS_TEST_TMPDIR/spec"
+	"$MODTREE" --spec "$BATS_TEST_TMPDIR/spec" "$K/root" >/dev/null 2>&1
+	for _ in 1 2 3 4 5; do
+		run mp mt_pcpu
+		assert_success
+		run mp -r mt_pcpu
+		assert_success
+	done
+	assert_equal "$(rotting_count mt_pcpu)" 5
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp mt_pcpu
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mt_pcpu': its per-CPU data needs 1500 bytes of the per-CPU module reserve, and 692 of 8192 are free, 676 in one piece; rotting instances hold 7500: mt_pcpu (5 instances, 7500 bytes) ('modreap --percpu=1504' reclaims what it takes); nothing was loaded (the kernel never saw it)"
+	assert_equal "$(kernel_state)" "$before"
+	run on_kernel "$top_builddir/tools/modreap" --percpu=1504
+	assert_success
+	run mp mt_pcpu
+	assert_success
+	is_live mt_pcpu
+}

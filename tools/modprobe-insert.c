@@ -129,10 +129,8 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 		.force_vermagic = io.load_flags & ROT_LOAD_FORCE_VERMAGIC,
 	};
 	int err = rot_preflight(mf, &in, &job.pf);
-	if (err < 0) {
-		mp_fail(r, err, false, "could not insert '%s': out of memory", name);
+	if (err < 0) /* the caller says it: could not check NAME */
 		return err;
-	}
 	/* xz and zstd modrot reads itself; gzip only this libkmod can tell */
 	if (job.pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION)
 		job.pf.problem = ROT_PROBLEM_NONE;
@@ -143,6 +141,16 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)", name,
 			why);
 		err = -ENOEXEC;
+	}
+	/* The per-CPU reserve, as insmod checks it: on a rot kernel every
+	 * rotting instance keeps its share, and the kernel would say only ENOMEM. */
+	if (!err && !percpu_preflight(&job, &env)) {
+		size_t skip = strlen("could not insert module ") + strlen(path) + 2;
+		const char *why = strlen(job.message) > skip ? job.message + skip : job.message;
+		mp_fail(r, job.err < 0 ? job.err : -ENOMEM, false,
+			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)", name,
+			why);
+		err = -ENOEXEC; /* said: not the caller's out of memory */
 	}
 	rot_preflight_release(&job.pf);
 	return err;
@@ -185,7 +193,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		if (plan.v[i].install || !path)
 			continue;
 		err = rot_modfile_read(path, &mfs[i]);
-		if (err < 0)
+		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), path, strerror(-err));
 	}
