@@ -179,6 +179,31 @@ assert_documents_exit_statuses()
 	assert_documents_exit_statuses insmod.8
 }
 
+@test "modprobe.8 renders" {
+	run render modprobe.8
+	assert_success
+	assert_line --regexp '^ +modprobe - load or unload kernel modules'
+}
+
+@test "modprobe.8 formats without warnings" {
+	run format_warnings modprobe.8
+	assert_success
+	assert_output ''
+}
+
+@test "modprobe.8 documents every long option modprobe --help lists" {
+	assert_documents_help_options modprobe
+}
+
+@test "modprobe.8 documents every exit status" {
+	assert_documents_exit_statuses modprobe.8
+}
+
+@test "modprobe.8 says that kmod's depmod builds the indexes" {
+	run render modprobe.8
+	assert_output --partial "kmod's depmod stays the index builder"
+}
+
 @test "modinfo.8 renders" {
 	run render modinfo.8
 	assert_success

@@ -157,7 +157,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			  const char *extra)
 {
 	struct plan plan = { 0 };
-	struct rot_kernel_facts facts;
+	const struct rot_kernel_facts *facts = NULL;
 	struct rot_symbols *ksyms = NULL, *batch = NULL;
 	struct rot_modfile **mfs = NULL;
 	int err;
@@ -171,7 +171,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		plan_free(&plan);
 		return plan.oom ? -ENOMEM : 0;
 	}
-	err = plan.oom ? -ENOMEM : rot_kernel_facts_read(&facts);
+	err = plan.oom ? -ENOMEM : mp_kernel_facts(r, &facts);
 	if (err < 0) {
 		char why[256];
 		mp_fail(r, err, false, "could not read what the kernel enforces: %s",
@@ -194,7 +194,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	for (size_t i = 0; err == 0 && i < plan.n; i++) {
 		if (!mfs[i])
 			continue;
-		err = preflight_one(r, &facts, mfs[i], kmod_module_get_path(plan.v[i].mod),
+		err = preflight_one(r, facts, mfs[i], kmod_module_get_path(plan.v[i].mod),
 				    kmod_module_get_name(plan.v[i].mod), ksyms, batch);
 		for (size_t d = 0; err == 0 && d < rot_modfile_defined_count(mfs[i]); d++)
 			err = rot_symbols_add(batch, rot_modfile_defined(mfs[i], d));

@@ -54,25 +54,12 @@ static void mark_gone(struct modprobe_run *r, const char *name)
  * kernel (what this run unloaded holds nothing), the reference count on a
  * stock one, as kmod. why gets the reason in words.
  */
-static bool in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
+/* The rule's verdict on m, with its reason in words. */
+static bool usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+			  const struct rot_module *m, const bool *gone, char *why, size_t cap)
 {
-	const char *name = kmod_module_get_name(mod);
-	why[0] = '\0';
-	if (!r->rot)
-		return kmod_module_get_refcnt(mod) > 0;
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	bool *gone = gone_marks(r);
 	struct rot_usage u;
-	if (!m || (gone && gone[rot_snapshot_index_of(snap, m)]))
-		return false; /* not live: the unload will say so */
-	if (!r->usage_read) {
-		r->usage_read = true;
-		int err = rot_usage_open(r->moddir, &r->usage);
-		if (err < 0)
-			mp_fail(r, err, false, "could not read the mount table: %s", strerror(-err));
-	}
-	int err = rot_module_usage(r->usage, snap, m, gone, &u);
+	int err = rot_module_usage(ctx, snap, m, gone, &u);
 	if (err < 0) {
 		/* devices that cannot be counted are not known to be none */
 		snprintf(why, cap, ": its devices could not be read (%s)", strerror(-err));
@@ -89,6 +76,46 @@ static bool in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, s
 	else if (u.mounts)
 		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type, u.mount_target);
 	return true;
+}
+
+static bool in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
+{
+	const char *name = kmod_module_get_name(mod);
+	why[0] = '\0';
+	if (!r->rot)
+		return kmod_module_get_refcnt(mod) > 0;
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
+	bool *gone = gone_marks(r);
+	if (!m || (gone && gone[rot_snapshot_index_of(snap, m)]))
+		return false; /* not live: the unload will say so */
+	if (!r->usage_read) {
+		r->usage_read = true;
+		int err = rot_usage_open(r->moddir, &r->usage);
+		if (err < 0)
+			mp_fail(r, err, false, "could not read the mount table: %s", strerror(-err));
+	}
+	return usage_verdict(r->usage, snap, m, gone, why, cap);
+}
+
+/* For -w: the rule on the kernel as it is now (a fresh snapshot and mount
+ * table), since what the run read first is what it waits to change. */
+static bool in_use_now(struct modprobe_run *r, const char *name, char *why, size_t cap)
+{
+	struct rot_snapshot *snap = NULL;
+	struct rot_usage_ctx *ctx = NULL;
+	bool busy = false;
+	why[0] = '\0';
+	if (rot_snapshot_read(&snap) < 0 || rot_usage_open(r->moddir, &ctx) < 0) {
+		rot_snapshot_free(snap);
+		return false; /* the unload will tell */
+	}
+	const struct rot_module *m = rot_snapshot_find_live(snap, name);
+	if (m)
+		busy = usage_verdict(ctx, snap, m, NULL, why, cap);
+	rot_usage_close(ctx);
+	rot_snapshot_free(snap);
+	return busy;
 }
 
 /* A dependency goes when live and unused: kmod asks for a zero refcount,
@@ -198,7 +225,7 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	}
 	for (;;) {
 		/* on a rot kernel nothing but the rule tells when a user is gone */
-		bool busy = deadline && r->rot && in_use(r, mod, why, sizeof(why));
+		bool busy = deadline && r->rot && in_use_now(r, name, why, sizeof(why));
 		err = busy ? -EWOULDBLOCK : rot_unload(name, flags);
 		if (!(err == -EWOULDBLOCK && deadline && now_msec() < deadline))
 			break;
@@ -206,7 +233,7 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 		interval = interval < 512 ? interval * 2 : interval;
 	}
 	if (err < 0) {
-		if (err == -EWOULDBLOCK && deadline && r->rot && in_use(r, mod, why, sizeof(why)))
+		if (err == -EWOULDBLOCK && deadline && r->rot && in_use_now(r, name, why, sizeof(why)))
 			mp_fail(r, err, false, "could not remove '%s': still in use after %llu ms%s", name,
 				r->opts->wait_msec, why);
 		else
@@ -339,8 +366,11 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	struct kmod_list *list = NULL, *l;
 	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 
-	if (err < 0)
+	if (err < 0) {
+		/* libkmod refuses a name it cannot normalise ('[' without ']') */
+		mp_fail(r, err, true, "could not look up module %s: %s", alias, strerror(-err));
 		return err;
+	}
 	if (!list) {
 		err = -ENOENT;
 		mp_fail(r, err, true, "Module %s not found.", alias);

@@ -101,6 +101,16 @@ const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
 	return r->snap;
 }
 
+int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out)
+{
+	if (!r->facts_read) {
+		r->facts_read = true;
+		r->facts_err = rot_kernel_facts_read(&r->facts);
+	}
+	*out = &r->facts;
+	return r->facts_err;
+}
+
 size_t mp_rot_accounted(struct modprobe_run *r, const char *name)
 {
 	const struct rot_snapshot *snap = mp_snapshot(r);
@@ -402,7 +412,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	r.show = o.show_depends || cli_is_verbose();
-	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	r.talk = !o.quiet && (cli_is_verbose() || isatty(STDERR_FILENO));
 	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
 	    !o.show_depends) {
 		/* Counts of what rots and what a reclaim frees start from this

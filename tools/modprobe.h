@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "modfile.h"
 #include "modrot.h"
 
 struct modprobe_opts {
@@ -55,6 +56,9 @@ struct modprobe_run {
 	struct rot_usage_ctx *usage; /* the mount table, read when first needed */
 	bool usage_read;
 	bool reclaimed_any;
+	struct rot_kernel_facts facts;
+	int facts_err;
+	bool facts_read;
 	struct cli_outcome outcome;
 	bool stopped;         /* a fatal error without -a or -q: kmod stops the run there */
 	/* what this run's removals left rotting, and reclaimed */
@@ -85,6 +89,10 @@ void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 
 /* The snapshot of the kernel, read once (NULL when it cannot be read). */
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
+
+/* What the kernel enforces (release, ELF class, vermagic, signatures): read
+ * once per run. Returns 0 or the negative errno of the first read. */
+int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out);
 
 /* Loads name (a module or alias) and what it needs; extra: PARAM=VALUE from argv. */
 int mp_insert(struct modprobe_run *r, const char *name, const char *extra);
