@@ -129,3 +129,19 @@ setup() {
 	run script -qec "$SIM run $K -- $MODINFO -F description $BATS_TEST_TMPDIR/evil.ko" /dev/null
 	assert_output --partial 'a\x1b[2J module on own'
 }
+
+@test "modinfo in every output mode exits 1 with one line when stdout cannot be written" {
+	kmod_load params
+	local args
+	for args in "$FIXTURES/params.ko" "-J $FIXTURES/params.ko" "-F parm $FIXTURES/params.ko" \
+		"-0 $FIXTURES/params.ko" "--help" "--version"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr on_kernel sh -c '"$@" > /dev/full' sh "$MODINFO" $args
+		assert_equal "$status" 1
+		assert_equal "$stderr" "modinfo: ERROR: could not write to standard output: No space left on device"
+		# shellcheck disable=SC2086
+		run --separate-stderr on_kernel sh -c '"$@" >&-' sh "$MODINFO" $args
+		assert_equal "$status" 1
+		assert_equal "$stderr" "modinfo: ERROR: could not write to standard output: Bad file descriptor"
+	done
+}

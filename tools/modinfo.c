@@ -66,7 +66,9 @@ struct modinfo_run {
 	size_t npercpu_groups;
 	struct rot_keyring *keyring;
 	struct json_writer json;
-	struct cli_outcome outcome;
+	/* Failures after the start: each is exit status 1, as in kmod's
+	 * modinfo, whatever the errno (an unreadable module file too). */
+	unsigned failures;
 };
 
 static void parse_options(int argc, char *argv[], struct modinfo_run *run)
@@ -156,7 +158,7 @@ static void read_percpu(struct modinfo_run *run)
 		char why[256];
 		cli_error("could not read the per-CPU module areas: %s",
 			  cli_read_error(err, why, sizeof(why)));
-		cli_outcome_failed(&run->outcome, err);
+		run->failures++;
 		rot_percpu_free(run->percpu);
 		run->percpu = NULL;
 	}
@@ -173,7 +175,7 @@ static void read_kernel_state(struct modinfo_run *run)
 		char why[256];
 		cli_error("could not read the running kernel's modules: %s",
 			  cli_read_error(err, why, sizeof(why)));
-		cli_outcome_failed(&run->outcome, err);
+		run->failures++;
 		run->snap = NULL;
 		return;
 	}
@@ -282,7 +284,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 			modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
 			  r.filename ? r.filename : "modules.builtin.modinfo", strerror(-err));
-		cli_outcome_failed(&run->outcome, err);
+		run->failures++;
 		return;
 	}
 	r.info = info;
@@ -297,7 +299,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 
 	if (r.verify.asked && (!r.verify.checked || r.verify.sig.status != ROT_SIG_VALID)) {
 		cli_error("%s: %s", r.filename ? r.filename : r.name, r.verify.why);
-		cli_outcome_failed(&run->outcome, -EKEYREJECTED);
+		run->failures++;
 	}
 	kmod_module_info_free_list(info);
 }
@@ -325,7 +327,7 @@ static void not_found(struct modinfo_run *run, const char *arg, const char *what
 		cli_error("%s: gzip-compressed, and this system's libkmod cannot read gzip", arg);
 	else
 		cli_error("%s '%s' not found in %s", what, arg, run->dirname);
-	cli_outcome_failed(&run->outcome, -ENOENT);
+	run->failures++;
 }
 
 static void show_argument(struct modinfo_run *run, const char *arg)
@@ -341,7 +343,7 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 		err = kmod_module_new_from_path(run->ctx, arg, &mod);
 		if (err < 0) {
 			cli_error("%s: %s", arg, strerror(-err));
-			cli_outcome_failed(&run->outcome, err);
+			run->failures++;
 			return;
 		}
 	} else {
@@ -404,7 +406,7 @@ int main(int argc, char *argv[])
 		if (err < 0)
 			cli_output_failed(err);
 	}
-	status = cli_outcome_exit(&run.outcome);
+	status = run.failures ? CLI_EXIT_PARTIAL : CLI_EXIT_OK;
 out:
 	kmod_unref(run.ctx);
 	free(run.groups);
