@@ -178,3 +178,13 @@ assert_documents_exit_statuses()
 @test "insmod.8 documents every exit status" {
 	assert_documents_exit_statuses insmod.8
 }
+
+@test "modrot.7 has EXAMPLES, with a command of each tool it names" {
+	run render modrot.7
+	assert_success
+	assert_line --regexp '^EXAMPLES$'
+	examples=$(sed -n '/^EXAMPLES$/,/^SEE ALSO$/p' <<<"$output")
+	for t in lsmod rmmod modreap; do
+		grep -qE "^[[:space:]]+# $t " <<<"$examples" || fail "no $t example"
+	done
+}
