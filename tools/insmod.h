@@ -11,9 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "modfile.h"
 #include "modrot.h"
-#include "modsig.h"
 
 struct insmod_opts {
 	unsigned load_flags;      /* ROT_LOAD_FORCE_* */
