@@ -232,7 +232,10 @@ int rot_taint_letters(unsigned long mask, char *buf, size_t len);
  */
 int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
 
-/* The sysfs directory order key of a name (kernfs_name_hash). */
+/* The sysfs directory order key of a name: kernfs_name_hash() as the
+ * running kernel computes it (with a signed char before Linux 6.2 on
+ * architectures whose char is signed, so a byte above 0x7f counts as
+ * negative there). */
 uint32_t rot_kernfs_hash(const char *name);
 
 /* ---- module signatures ----
