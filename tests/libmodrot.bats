@@ -63,3 +63,11 @@ script_functions() {
 		assert_failure
 	done
 }
+
+@test "insmod's words depend on nothing else of insmod" {
+	run grep '#include "' "$top_srcdir/tools/insmod-words.c" "$top_srcdir/tools/insmod-words.h"
+	refute_output --partial 'insmod.h"'
+	refute_output --partial 'insmod-job'
+	run grep -c 'job_\|insmod_env\|insmod_job' "$top_srcdir/tools/insmod-words.c"
+	assert_output 0
+}
