@@ -18,9 +18,9 @@ status=0
 (
 	set -e
 	cd "$top"
-	if [ ! -x configure ] || [ configure.ac -nt configure ]; then
-		./autogen.sh
-	fi
+	# Always: a Makefile.in older than a fragment it includes would make a
+	# tarball of the old lists.
+	./autogen.sh
 	rm -rf "$builddir"
 	mkdir -p "$builddir"
 	cd "$builddir"

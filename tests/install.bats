@@ -28,6 +28,9 @@ EOF
 # installed into $PDEST.
 setup_file() {
 	export DEST=$BATS_FILE_TMPDIR/dest PDEST=$BATS_FILE_TMPDIR/pdest
+	BINDIR=$(make_var "$top_builddir" bindir) SBINDIR=$(make_var "$top_builddir" sbindir)
+	LIBDIR=$(make_var "$top_builddir" libdir) INCLUDEDIR=$(make_var "$top_builddir" includedir)
+	export BINDIR SBINDIR LIBDIR INCLUDEDIR
 	export PBUILD=$BATS_FILE_TMPDIR/pbuild
 	build_make install DESTDIR="$DEST" >"$BATS_FILE_TMPDIR/install.log" 2>&1
 	mkdir -p "$PBUILD"
@@ -99,21 +102,23 @@ expected_files() {
 }
 
 @test "completions go to the directories bash-completion.pc, fish.pc and zsh's fpath name" {
-	assert_equal "$(make_var "$top_builddir" bashcompletiondir)" \
-		"$(pkg-config --variable=completionsdir bash-completion)"
-	assert_equal "$(make_var "$top_builddir" fishcompletiondir)" \
-		"$(pkg-config --variable=completionsdir fish)"
-	run zsh -fc 'print -rl -- $fpath'
-	assert_line "$(make_var "$top_builddir" zshcompletiondir)"
-	# --with-zsh-completion-dir overrides, the others still from pkg-config.
-	assert_equal "$(make_var "$PBUILD" zshcompletiondir)" /usr/share/zsh/site-functions
+	# The prefixed build was given a zsh directory and no other.
 	assert_equal "$(make_var "$PBUILD" bashcompletiondir)" \
 		"$(pkg-config --variable=completionsdir bash-completion)"
+	assert_equal "$(make_var "$PBUILD" fishcompletiondir)" \
+		"$(pkg-config --variable=completionsdir fish)"
+	assert_equal "$(make_var "$PBUILD" zshcompletiondir)" /usr/share/zsh/site-functions
+	# The build tree's zsh directory is one zsh reads, unless it was given
+	# one (make distcheck gives each a directory under its prefix).
+	if ! "$top_builddir/config.status" --config | grep -q -- --with-zsh-completion-dir; then
+		run zsh -fc 'print -rl -- $fpath'
+		assert_line "$(make_var "$top_builddir" zshcompletiondir)"
+	fi
 }
 
 @test "installed programs have no run path and need libmodrot.so.1; the build tree's run from it" {
 	local f
-	for f in "$DEST"/usr/local/bin/* "$DEST"/usr/local/sbin/* "$PDEST"/usr/bin/* "$PDEST"/usr/sbin/*; do
+	for f in "$DEST$BINDIR"/* "$DEST$SBINDIR"/* "$PDEST"/usr/bin/* "$PDEST"/usr/sbin/*; do
 		run readelf -d "$f"
 		assert_success
 		refute_output --partial RUNPATH
@@ -122,16 +127,16 @@ expected_files() {
 	done
 	run readelf -d "$top_builddir/tools/rmmod"
 	assert_output --partial "Library runpath: [$top_builddir/lib]"
-	run readelf -d "$DEST/usr/local/lib/libmodrot.so.1.0.0"
+	run readelf -d "$DEST$LIBDIR/libmodrot.so.1.0.0"
 	assert_output --partial 'Library soname: [libmodrot.so.1]'
-	assert_equal "$(readlink "$DEST/usr/local/lib/libmodrot.so.1")" libmodrot.so.1.0.0
-	assert_equal "$(readlink "$DEST/usr/local/lib/libmodrot.so")" libmodrot.so.1
+	assert_equal "$(readlink "$DEST$LIBDIR/libmodrot.so.1")" libmodrot.so.1.0.0
+	assert_equal "$(readlink "$DEST$LIBDIR/libmodrot.so")" libmodrot.so.1
 }
 
 @test "the installed rmmod, with the installed library, unloads a module on the simulated kernel" {
 	kernel_new rot
 	kmod_load alpha delta
-	run env LD_LIBRARY_PATH="$DEST/usr/local/lib" "$SIM" run "$K" -- "$DEST/usr/local/sbin/rmmod" delta
+	run env LD_LIBRARY_PATH="$DEST$LIBDIR" "$SIM" run "$K" -- "$DEST$SBINDIR/rmmod" delta
 	assert_success
 	assert_output ""
 	run kernel_state
@@ -141,20 +146,23 @@ expected_files() {
 }
 
 @test "a program built from the installed modrot.h and libmodrot.pc alone lists and unloads on the simulated kernel" {
-	local pcdir=$DEST/usr/local/lib/pkgconfig cflags libs
+	local pcdir=$DEST$LIBDIR/pkgconfig cflags libs
 	cflags=$(PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$pcdir" PKG_CONFIG_SYSROOT_DIR="$DEST" \
 		pkg-config --cflags libmodrot | sed 's/ *$//')
 	libs=$(PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR="$pcdir" PKG_CONFIG_SYSROOT_DIR="$DEST" \
 		pkg-config --libs libmodrot | sed 's/ *$//')
-	assert_equal "$cflags" "-I$DEST/usr/local/include"
-	assert_equal "$libs" "-L$DEST/usr/local/lib -lmodrot"
+	assert_equal "$cflags" "-I$DEST$INCLUDEDIR"
+	assert_equal "$libs" "-L$DEST$LIBDIR -lmodrot"
 	# Strict C11 and the installed header only: nothing from the source tree.
-	run ${CC:-cc} -std=c11 -Wall -Wextra -Werror -pedantic $cflags \
+	# A library built with ASan wants a program built with it.
+	local san=
+	if [ "${MODROT_SANITIZED:-no}" = yes ]; then san=-fsanitize=address,undefined; fi
+	run ${CC:-cc} -std=c11 -Wall -Wextra -Werror -pedantic $san $cflags \
 		-o "$BATS_TEST_TMPDIR/user" "$top_srcdir/tests/install/libmodrot-user.c" $libs
 	assert_success
 	kernel_new rot
 	kmod_load alpha beta delta
-	run env LD_LIBRARY_PATH="$DEST/usr/local/lib" "$SIM" run "$K" -- "$BATS_TEST_TMPDIR/user" delta beta
+	run env LD_LIBRARY_PATH="$DEST$LIBDIR" "$SIM" run "$K" -- "$BATS_TEST_TMPDIR/user" delta beta
 	assert_success
 	assert_output "rot kernel: yes
 delta live
