@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "insmod.h"
+#include "insmod-words.h"
 #include "outbuf.h"
 
 static const char *file_kind(uint64_t mode)
@@ -47,17 +47,17 @@ static const char *machine_name(int m)
 	}
 }
 
-static void describe_signature(const struct insmod_job *job, const struct insmod_env *env,
+static void describe_signature(const struct rot_preflight *pf, const char *keyring_path,
 			       char *buf, size_t len)
 {
-	const struct rot_sig_info *sig = job->pf.sig;
+	const struct rot_sig_info *sig = pf->sig;
 	const char *signer = sig && sig->signer[0] ? sig->signer : "an unnamed signer";
 	const char *key = sig && sig->key_id[0] ? sig->key_id : "unknown";
 
 	switch (sig ? sig->status : ROT_SIG_MALFORMED) {
 	case ROT_SIG_UNKNOWN_KEY:
 		snprintf(buf, len, "signed by %s (key %s), which is not in the keyring %s",
-			 signer, key, env->opts->keyring_path);
+			 signer, key, keyring_path);
 		break;
 	case ROT_SIG_BAD:
 		snprintf(buf, len, "the signature by %s (key %s) does not match the module%s%s",
@@ -76,20 +76,20 @@ static void describe_signature(const struct insmod_job *job, const struct insmod
 	}
 }
 
-static void list_missing(const struct insmod_job *job, char *buf, size_t len)
+static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
 {
 	struct outbuf o;
-	bool one = job->pf.nmissing == 1;
+	bool one = pf->nmissing == 1;
 
 	if (outbuf_init(&o, 256) < 0) {
 		snprintf(buf, len, "unknown symbols");
 		return;
 	}
 	outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
-	for (size_t i = 0; i < job->pf.nmissing; i++) {
+	for (size_t i = 0; i < pf->nmissing; i++) {
 		if (i)
 			outbuf_puts(&o, ", ");
-		outbuf_puts(&o, job->pf.missing[i]);
+		outbuf_puts(&o, pf->missing[i]);
 	}
 	outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
 			    : " (neither the kernel nor a loaded module offers them)");
@@ -99,12 +99,11 @@ static void list_missing(const struct insmod_job *job, char *buf, size_t len)
 	outbuf_release(&o);
 }
 
-void words_for_problem(const struct insmod_job *job, const struct insmod_env *env, char *buf,
-		       size_t len)
+void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight *pf,
+		       const struct rot_kernel_facts *kernel, const char *keyring_path,
+		       char *buf, size_t len)
 {
-	const struct rot_modfile *mf = job->mf;
-
-	switch (job->pf.problem) {
+	switch (pf->problem) {
 	case ROT_PROBLEM_NONE:
 		snprintf(buf, len, "no problem");
 		break;
@@ -126,7 +125,7 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 			 compression_name(rot_modfile_compression(mf)));
 		break;
 	case ROT_PROBLEM_UNSUPPORTED_COMPRESSION:
-		if (env->opts->keyring_path)
+		if (keyring_path)
 			snprintf(buf, len, "%s-compressed, which insmod cannot decompress to verify",
 				 compression_name(rot_modfile_compression(mf)));
 		else
@@ -149,14 +148,14 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 	case ROT_PROBLEM_WRONG_CLASS:
 		snprintf(buf, len, "a %s-bit module, and this kernel is %s-bit",
 			 rot_modfile_elf_class(mf) == ELFCLASS32 ? "32" : "64",
-			 env->kernel.elf_class == ELFCLASS32 ? "32" : "64");
+			 kernel->elf_class == ELFCLASS32 ? "32" : "64");
 		break;
 	case ROT_PROBLEM_WRONG_MACHINE: {
 		const char *m = machine_name(rot_modfile_elf_machine(mf));
 		char num[32];
 		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
 		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
-			 machine_name(env->kernel.elf_machine) ? machine_name(env->kernel.elf_machine)
+			 machine_name(kernel->elf_machine) ? machine_name(kernel->elf_machine)
 							       : "another machine");
 		break;
 	}
@@ -189,26 +188,26 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 	case ROT_PROBLEM_VERMAGIC:
 		snprintf(buf, len,
 			 "built for kernel %s, and this kernel is %s (--force-vermagic loads it anyway)",
-			 job->pf.text, job->pf.text2);
+			 pf->text, pf->text2);
 		break;
 	case ROT_PROBLEM_VERMAGIC_FLAGS:
 		snprintf(buf, len,
 			 "its vermagic \"%s\" is not this kernel's \"%s\" "
-			 "(--force-vermagic loads it anyway)", job->pf.text, job->pf.text2);
+			 "(--force-vermagic loads it anyway)", pf->text, pf->text2);
 		break;
 	case ROT_PROBLEM_ALREADY_LOADED:
-		snprintf(buf, len, "Module already loaded (%s is live)", job_name(job));
+		snprintf(buf, len, "Module already loaded (%s is live)", rot_modfile_name(mf));
 		break;
 	case ROT_PROBLEM_UNDEFINED_SYMBOLS:
-		list_missing(job, buf, len);
+		list_missing(pf, buf, len);
 		break;
 	case ROT_PROBLEM_UNSIGNED:
-		snprintf(buf, len, env->opts->keyring_path
+		snprintf(buf, len, keyring_path
 					   ? "the module is not signed"
 					   : "the module is not signed, and this kernel enforces signatures");
 		break;
 	case ROT_PROBLEM_BAD_SIGNATURE:
-		describe_signature(job, env, buf, len);
+		describe_signature(pf, keyring_path, buf, len);
 		break;
 	}
 }
