@@ -57,13 +57,10 @@ run() {
 	echo "\$ $*" >>"$log"
 	"$@" >>"$log" 2>&1 || fail "$* (exit $?)"
 }
-cleanup() {
-	for m in proc; do
-		if mountpoint -q "$root/$m" 2>/dev/null; then umount "$root/$m"; fi
-	done
-	rm -rf "$root"
-}
-trap cleanup EXIT
+# Nothing is mounted in the root (the simulated kernel serves /proc and
+# /sys), so removing it is safe.
+trap 'rm -rf "$root"' EXIT
+trap 'exit 130' INT TERM
 
 step "tools and build dependencies"
 "$top/scripts/need-packages.sh" dpkg-dev debhelper fakeroot lintian mmdebstrap \
