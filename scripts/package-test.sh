@@ -13,7 +13,8 @@
 #     kmod's files moved to NAME.kmod unchanged, modrot's in their place;
 #  5. runs the installed tools inside the root (chroot) under the
 #     simulated kernel of the build tree, checking output and the kernel's
-#     state, and comparing lsmod with kmod's;
+#     state, and comparing lsmod with kmod's; builds a program against the
+#     installed modrot.h and libmodrot.pc and runs it there too;
 #  6. removes modrot, checks kmod's files are back byte for byte, installs
 #     it again, purges everything and checks again.
 #
@@ -64,7 +65,7 @@ trap 'exit 130' INT TERM
 
 step "tools and build dependencies"
 "$top/scripts/need-packages.sh" dpkg-dev debhelper fakeroot lintian mmdebstrap \
-	debian-archive-keyring binutils >>"$log" 2>&1 || fail "installing the packaging tools"
+	debian-archive-keyring binutils gcc libc6-dev pkg-config >>"$log" 2>&1 || fail "installing the packaging tools"
 # What debian/control asks for, less version bounds and alternatives.
 unmet=$(cd "$top" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' |
 	sed -e 's/([^)]*)//g' -e 's/|[^ ]*//g' -e 's/:any//g')
@@ -247,6 +248,24 @@ state | grep -q '^taint 0$' && fail "no taint after reclaim"
 expect_ok rmmod -J delta
 echo "$out" | grep -q '"delta"' || fail "rmmod -J does not name delta"
 state | grep -q '^rotting delta ' || fail "delta is not rotting after rmmod -J"
+# A program that knows libmodrot only through the header and .pc that
+# libmodrot-dev installed in the root, linked against the root's library.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+pc() {
+	PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig \
+		pkg-config "$@" libmodrot
+}
+cflags=$(pc --cflags) && libs=$(pc --libs) || fail "pkg-config does not find the root's libmodrot.pc"
+echo "cflags: $cflags; libs: $libs" >>"$log"
+case $libs in *"$root/usr/lib/$multiarch"*) ;; *) fail "libmodrot.pc names no library path in the root" ;; esac
+# shellcheck disable=SC2086
+run cc -std=c11 -Wall -Wextra -Werror $cflags -o "$simdir/libmodrot-user" \
+	"$top/tests/install/libmodrot-user.c" $libs -Wl,-rpath-link,"$root/usr/lib/$multiarch"
+expect_ok /sbin/insmod /opt/simkernel/fixtures/delta.ko
+expect_ok /opt/simkernel/libmodrot-user delta
+echo "$out" | grep -qx 'unload delta: done' || fail "the libmodrot program did not unload delta"
+[ "$(state | grep -c '^rotting delta ')" -eq 2 ] || fail "delta did not rot again"
+say "   a program built from the installed modrot.h and libmodrot.pc ran"
 for t in insmod rmmod lsmod modreap; do
 	expect_ok "$t" --version
 	echo "$out" | grep -q "(modrot)" || fail "$t --version is not modrot's"
