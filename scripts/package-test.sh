@@ -10,7 +10,8 @@
 #     (mmdebstrap, from the Debian mirror of /etc/apt/sources.list.d) and
 #     records every file of theirs (type, mode, link target, sha256);
 #  4. installs the packages there with dpkg and checks the diversions:
-#     kmod's files moved to NAME.kmod unchanged, modrot's in their place;
+#     kmod's files moved to NAME.kmod unchanged, modrot's in their place,
+#     and still so after kmod is reinstalled;
 #  5. runs the installed tools inside the root (chroot) under the
 #     simulated kernel of the build tree, checking output and the kernel's
 #     state, and comparing lsmod with kmod's; builds a program against the
@@ -125,8 +126,9 @@ mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sour
 	/etc/apt/sources.list 2>/dev/null | head -n1)
 [ -n "$mirror" ] || fail "no Debian mirror in /etc/apt/sources.list*"
 say "   mirror $mirror; with kmod,bash-completion,$deps"
-run mmdebstrap --mode=root --variant=minbase --include="kmod,bash-completion,$deps" \
-	bookworm "$root" "$mirror"
+# (the downloaded .debs stay in the root, to reinstall kmod while diverted)
+run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
+	--include="kmod,bash-completion,$deps" bookworm "$root" "$mirror"
 done_step
 
 # Every file kmod and bash-completion own in the root: type, mode, link
@@ -201,6 +203,13 @@ check_diverted
 file=$(readlink -f "$root/sbin/rmmod")
 readelf -d "$file" | grep -q 'NEEDED.*\[libmodrot\.so\.1\]' || fail "rmmod does not use libmodrot.so.1"
 zcat "$root/usr/share/man/man8/rmmod.8.gz" | grep -q 'rot' || fail "rmmod.8 is not modrot's"
+done_step
+
+step "reinstall kmod while diverted"
+kmod_deb=$(cd "$root" && ls var/cache/apt/archives/kmod_*.deb | head -n1)
+[ -n "$kmod_deb" ] || fail "kmod's .deb is not in the root's cache"
+run chroot "$root" dpkg -i "/$kmod_deb"
+check_diverted
 done_step
 
 step "the installed tools under the simulated kernel"
