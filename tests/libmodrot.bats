@@ -36,15 +36,22 @@ script_functions() {
 	assert_equal "$versioned" ""
 }
 
-@test "the library is libmodrot.so.1 by SONAME and every tool needs it" {
+@test "the library is libmodrot.so.1 by SONAME and every installed program needs it" {
 	run readelf -d "$LIB"
 	assert_output --partial 'Library soname: [libmodrot.so.1]'
-	local t
-	for t in lsmod rmmod modreap insmod modrot-metrics; do
-		run readelf -d "$top_builddir/tools/$t"
+	local t programs
+	# Every installed program, as the Makefile lists them.
+	programs=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
+		-C "$top_builddir" -f Makefile -f - print-programs <<'EOF'
+print-programs: ; @echo $(bin_PROGRAMS) $(sbin_PROGRAMS)
+EOF
+	)
+	[ "$(wc -w <<<"$programs")" -ge 5 ]
+	for t in $programs; do
+		run readelf -d "$top_builddir/$t"
 		assert_output --partial 'Shared library: [libmodrot.so.1]'
 		# A real program, not a libtool script: valgrind and the preloads run it.
-		run head -c 4 "$top_builddir/tools/$t"
+		run head -c 4 "$top_builddir/$t"
 		assert_output $'\x7fELF'
 	done
 }

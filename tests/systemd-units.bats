@@ -73,8 +73,13 @@ build_make() {
 
 @test "make install puts the units in systemd.pc's unit directory, overridable, with the configured paths" {
 	local dest=$BATS_TEST_TMPDIR/dest unitdir sbindir sysconfdir
-	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+	unitdir=$(build_make -f Makefile -f - print-systemdsystemunitdir <<< 'print-%: ; @echo $($*)')
 	[ -n "$unitdir" ]
+	# systemd.pc's, unless configure was given one (make distcheck gives
+	# one under its prefix).
+	if ! "$top_builddir/config.status" --config | grep -q -- --with-systemdsystemunitdir; then
+		assert_equal "$unitdir" "$(pkg-config --variable=systemdsystemunitdir systemd)"
+	fi
 	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA DESTDIR="$dest"
 	assert_success
 	sbindir=$(build_make -f Makefile -f - print-sbindir <<< 'print-%: ; @echo $($*)')
