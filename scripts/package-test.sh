@@ -102,16 +102,18 @@ done_step
 step "lintian"
 lintian --version >>"$log"
 lintian_out=$work/lintian.txt
-lintian --fail-on error,warning --display-info --show-overrides "$changes" >"$lintian_out" 2>&1
-lintian_rc=$?
+lintian_rc=0
+lintian --fail-on error,warning --display-info --show-overrides "$changes" >"$lintian_out" 2>&1 ||
+	lintian_rc=$?
 cat "$lintian_out" >>"$log"
 errors=$(grep -c '^E: ' "$lintian_out" || true)
 warnings=$(grep -c '^W: ' "$lintian_out" || true)
 infos=$(grep -c '^I: ' "$lintian_out" || true)
 overridden=$(grep -c '^O: ' "$lintian_out" || true)
 say "   lintian: $errors errors, $warnings warnings, $infos info, $overridden overridden"
-[ "$lintian_rc" -eq 0 ] && [ "$errors" -eq 0 ] && [ "$warnings" -eq 0 ] ||
+if [ "$lintian_rc" -ne 0 ] || [ "$errors" -ne 0 ] || [ "$warnings" -ne 0 ]; then
 	fail "lintian reported errors or warnings (exit $lintian_rc)"
+fi
 done_step
 
 step "mmdebstrap: a Debian 12 root with kmod"
@@ -154,8 +156,8 @@ grep -q '^L /sbin/insmod -> ' "$work/kmod-before.txt" || fail "kmod's /sbin/insm
 step "install the packages"
 mkdir -p "$root/tmp/debs"
 cp "$work"/*.deb "$root/tmp/debs/"
-run chroot "$root" dpkg -i /tmp/debs/modrot_${version}_$arch.deb \
-	/tmp/debs/libmodrot1_${version}_$arch.deb /tmp/debs/libmodrot-dev_${version}_$arch.deb
+run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
+	"/tmp/debs/libmodrot1_${version}_$arch.deb" "/tmp/debs/libmodrot-dev_${version}_$arch.deb"
 done_step
 
 # The diversions the package says it makes: the files its preinst
@@ -206,9 +208,10 @@ zcat "$root/usr/share/man/man8/rmmod.8.gz" | grep -q 'rot' || fail "rmmod.8 is n
 done_step
 
 step "reinstall kmod while diverted"
-kmod_deb=$(cd "$root" && ls var/cache/apt/archives/kmod_*.deb | head -n1)
+kmod_deb=
+for d in "$root"/var/cache/apt/archives/kmod_*.deb; do [ -f "$d" ] && kmod_deb=${d#"$root"}; done
 [ -n "$kmod_deb" ] || fail "kmod's .deb is not in the root's cache"
-run chroot "$root" dpkg -i "/$kmod_deb"
+run chroot "$root" dpkg -i "$kmod_deb"
 check_diverted
 done_step
 
@@ -264,7 +267,8 @@ pc() {
 	PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig \
 		pkg-config "$@" libmodrot
 }
-cflags=$(pc --cflags) && libs=$(pc --libs) || fail "pkg-config does not find the root's libmodrot.pc"
+cflags=$(pc --cflags) || fail "pkg-config does not find the root's libmodrot.pc"
+libs=$(pc --libs) || fail "pkg-config does not find the root's libmodrot.pc"
 echo "cflags: $cflags; libs: $libs" >>"$log"
 case $libs in *"$root/usr/lib/$multiarch"*) ;; *) fail "libmodrot.pc names no library path in the root" ;; esac
 # shellcheck disable=SC2086
@@ -298,7 +302,7 @@ say "   $(wc -l <"$work/kmod-before.txt") paths identical to before"
 done_step
 
 step "install again, then purge"
-run chroot "$root" dpkg -i /tmp/debs/modrot_${version}_$arch.deb
+run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
 check_diverted
 run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
 ! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
