@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "modfile.h"
+#include "modrot.h"
 
 /*
  * Reads a whole file with plain read(2) calls into a malloc'd,

@@ -4,21 +4,24 @@
  * lsmod prints holders in that order, so a tool that takes holders from
  * /proc/modules sorts them by this hash to print the same line.
  */
-#include <limits.h>
+#include <stdbool.h>
+#include <sys/utsname.h>
 
+#include "kernfs-hash.h"
 #include "modrot.h"
+
+/* The running kernel's char, read once: 1 signed, 2 unsigned, 0 not yet
+ * known. Two threads that both look it up store the same answer. */
+static int running_char;
 
 uint32_t rot_kernfs_hash(const char *name)
 {
-	unsigned long hash = 0; /* init_name_hash(NULL namespace) */
-
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
-		hash = (hash + ((unsigned long)*c << 4) + (*c >> 4)) * 11;
-	uint32_t h = (uint32_t)hash * 0x61C88647u; /* end_name_hash */
-	h &= 0x7fffffffu;
-	if (h < 2)
-		h += 2;
-	if (h >= INT_MAX)
-		h = INT_MAX - 1;
-	return h;
+	int known = __atomic_load_n(&running_char, __ATOMIC_RELAXED);
+	if (!known) {
+		struct utsname u;
+		bool sgn = uname(&u) == 0 ? kernfs_char_signed(u.release) : (char)-1 < 0;
+		known = sgn ? 1 : 2;
+		__atomic_store_n(&running_char, known, __ATOMIC_RELAXED);
+	}
+	return kernfs_name_hash(name, known == 1);
 }

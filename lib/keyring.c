@@ -14,8 +14,8 @@
 #include <openssl/x509.h>
 
 #include "internal.h"
-#include "keyring.h"
-#include "modsig.h"
+#include "keyring-internal.h"
+#include "modrot.h"
 
 /* The default PEM callback asks for a password on the terminal when a
  * block says it is encrypted; a library must never prompt. */

@@ -5,7 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "modfile.h"
+#include "modrot.h"
 
 struct rot_loader {
 	struct kmod_ctx *ctx;

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "modfile.h"
+#include "modrot.h"
 
 /* Larger than any real module (the biggest in a distribution kernel are
  * tens of MiB), small enough that a hostile file cannot exhaust memory. */

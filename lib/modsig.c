@@ -15,8 +15,8 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
-#include "keyring.h"
-#include "modsig.h"
+#include "keyring-internal.h"
+#include "modrot.h"
 
 /* struct module_signature (include/linux/module_signature.h), as bytes:
  * the image gives no alignment, and sig_len is big-endian on every arch. */

@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "modfile.h"
-#include "modsig.h"
+#include "modrot.h"
 
 static const struct {
 	const char *uname;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "modfile.h"
+#include "modrot.h"
 
 struct rot_symbols {
 	char **slots; /* open addressing; NULL is empty */

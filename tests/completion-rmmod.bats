@@ -120,3 +120,30 @@ help_options() { completion_help_options rmmod; }
 	assert_success
 	assert_output $'beta\ndelta'
 }
+
+@test "after --unused no shell offers a module name or --remove-holders, and -n is offered" {
+	for sh in bash zsh fish; do
+		# (zsh lists the options where no argument may follow)
+		run complete_on_kernel "$sh" 'rmmod --unused '
+		assert_success
+		refute_output --regexp '(^|'$'\n'')[^-]'
+		run complete_on_kernel "$sh" 'rmmod --unused --re'
+		assert_success
+		assert_output '--reclaim'
+		run complete_on_kernel "$sh" 'rmmod --unused --dr'
+		assert_success
+		assert_output '--dry-run'
+	done
+}
+
+@test "after a module name no shell offers --unused or --dry-run" {
+	for sh in bash zsh fish; do
+		run complete_on_kernel "$sh" 'rmmod alpha --un'
+		assert_success
+		assert_output ''
+		run complete_on_kernel "$sh" 'rmmod alpha -'
+		assert_success
+		if grep -qxE -- '-n|--dry-run' <<<"$output"; then fail "$sh offers --dry-run without --unused"; fi
+		assert_line '--remove-holders'
+	done
+}

@@ -194,3 +194,35 @@ setup() {
 	assert_equal "$(kernel_state)" "$before"
 	assert_equal "$("$SIM" ledger "$K")" "$ledger"
 }
+
+@test "lsmod -v prints the same listing and says on stderr what it read" {
+	kmod_load alpha beta delta
+	kmod_unload delta
+	run --separate-stderr on_kernel "$LSMOD"
+	plain=$output
+	run --separate-stderr on_kernel "$LSMOD" -v
+	assert_success
+	assert_equal "$output" "$plain"
+	assert_equal "$stderr" "lsmod: read 2 live modules and 1 rotting instance"
+	run --separate-stderr on_kernel "$LSMOD" --verbose --live
+	assert_success
+	assert_equal "$stderr" "lsmod: read 2 live modules and 1 rotting instance"
+	refute_output --partial "[rotting]"
+}
+
+@test "lsmod -s sends errors to syslog, not stderr, and leaves the listing alone" {
+	kmod_load alpha
+	run --separate-stderr on_kernel "$LSMOD" --syslog
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 1 --regexp '^alpha +[0-9]+  0$'
+	kernel_new stock
+	# LeakSanitizer cannot run under ptrace; the traced run does without it.
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
+	run --separate-stderr on_kernel strace -qq -e trace=connect,sendto,write -s 256 \
+		-o "$BATS_TEST_TMPDIR/trace" "$LSMOD" -s --rotting
+	assert_equal "$status" 3
+	assert_equal "$stderr" ""
+	grep -q 'connect(.*"/dev/log"' "$BATS_TEST_TMPDIR/trace"
+	grep -Eq '^(sendto\(|write\([013-9]).*lsmod.*no module rot support' "$BATS_TEST_TMPDIR/trace"
+}

@@ -223,3 +223,12 @@ assert_documents_exit_statuses()
 	assert_output --partial "kmod's depmod stays the index builder"
 }
 
+@test "modrot.7 has EXAMPLES, with a command of each tool it names" {
+	run render modrot.7
+	assert_success
+	assert_line --regexp '^EXAMPLES$'
+	examples=$(sed -n '/^EXAMPLES$/,/^SEE ALSO$/p' <<<"$output")
+	for t in lsmod rmmod modreap; do
+		grep -qE "^[[:space:]]+# $t " <<<"$examples" || fail "no $t example"
+	done
+}

@@ -19,7 +19,8 @@ test_units() {
 	local dir=$BATS_TEST_TMPDIR/units u
 	mkdir -p "$dir" "$BATS_TEST_TMPDIR/etc/default"
 	for u in modrot-ceiling.service modrot-metrics.service; do
-		sed -e "s|@bindir@|$top_builddir/tools|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR/etc|g" \
+		sed -e "s|@s\?bindir@|$top_builddir/tools|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR/etc|g" \
+			-e 's,@\(modreap\|modrot-metrics\)@,\1,g' \
 			"$UNITS/$u.in" > "$dir/$u"
 	done
 	cp "$UNITS/modrot-metrics.timer" "$dir/"
@@ -71,19 +72,24 @@ build_make() {
 }
 
 @test "make install puts the units in systemd.pc's unit directory, overridable, with the configured paths" {
-	local dest=$BATS_TEST_TMPDIR/dest unitdir bindir sysconfdir
-	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+	local dest=$BATS_TEST_TMPDIR/dest unitdir sbindir sysconfdir
+	unitdir=$(build_make -f Makefile -f - print-systemdsystemunitdir <<< 'print-%: ; @echo $($*)')
 	[ -n "$unitdir" ]
+	# systemd.pc's, unless configure was given one (make distcheck gives
+	# one under its prefix).
+	if ! "$top_builddir/config.status" --config | grep -q -- --with-systemdsystemunitdir; then
+		assert_equal "$unitdir" "$(pkg-config --variable=systemdsystemunitdir systemd)"
+	fi
 	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA DESTDIR="$dest"
 	assert_success
-	bindir=$(build_make -f Makefile -f - print-bindir <<< 'print-%: ; @echo $($*)')
+	sbindir=$(build_make -f Makefile -f - print-sbindir <<< 'print-%: ; @echo $($*)')
 	sysconfdir=$(build_make -f Makefile -f - print-sysconfdir <<< 'print-%: ; @echo $($*)')
 	assert_file_exist "$dest$unitdir/modrot-ceiling.service"
 	assert_file_exist "$dest$unitdir/modrot-metrics.service"
 	assert_file_exist "$dest$unitdir/modrot-metrics.timer"
 	assert_file_exist "$dest$sysconfdir/default/modrot"
 	run grep -h '^ExecStart=\|^EnvironmentFile=' "$dest$unitdir/modrot-ceiling.service"
-	assert_line "ExecStart=$bindir/modreap --watch --down-to \${MODROT_CEILING} --interval \${MODROT_INTERVAL}"
+	assert_line "ExecStart=$sbindir/modreap --watch --down-to \${MODROT_CEILING} --interval \${MODROT_INTERVAL}"
 	assert_line "EnvironmentFile=-$sysconfdir/default/modrot"
 	run grep -l '@[a-z]*@' "$dest$unitdir"/modrot-*
 	assert_failure

@@ -32,7 +32,8 @@ const char *job_name(const struct insmod_job *job)
 static void refuse(struct insmod_job *job, const struct insmod_env *env)
 {
 	char why[640];
-	words_for_problem(job, env, why, sizeof(why));
+	words_for_problem(job->mf, &job->pf, &env->kernel, env->opts->keyring_path, why,
+			  sizeof(why));
 	job->result = JOB_REFUSED;
 	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path,
 		 why);

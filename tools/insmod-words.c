@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "insmod.h"
+#include "insmod-words.h"
 #include "outbuf.h"
 #include "sigwords.h"
 
@@ -48,20 +48,20 @@ static const char *machine_name(int m)
 	}
 }
 
-static void list_missing(const struct insmod_job *job, char *buf, size_t len)
+static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
 {
 	struct outbuf o;
-	bool one = job->pf.nmissing == 1;
+	bool one = pf->nmissing == 1;
 
 	if (outbuf_init(&o, 256) < 0) {
 		snprintf(buf, len, "unknown symbols");
 		return;
 	}
 	outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
-	for (size_t i = 0; i < job->pf.nmissing; i++) {
+	for (size_t i = 0; i < pf->nmissing; i++) {
 		if (i)
 			outbuf_puts(&o, ", ");
-		outbuf_puts(&o, job->pf.missing[i]);
+		outbuf_puts(&o, pf->missing[i]);
 	}
 	outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
 			    : " (neither the kernel nor a loaded module offers them)");
@@ -71,12 +71,11 @@ static void list_missing(const struct insmod_job *job, char *buf, size_t len)
 	outbuf_release(&o);
 }
 
-void words_for_problem(const struct insmod_job *job, const struct insmod_env *env, char *buf,
-		       size_t len)
+void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight *pf,
+		       const struct rot_kernel_facts *kernel, const char *keyring_path,
+		       char *buf, size_t len)
 {
-	const struct rot_modfile *mf = job->mf;
-
-	switch (job->pf.problem) {
+	switch (pf->problem) {
 	case ROT_PROBLEM_NONE:
 		snprintf(buf, len, "no problem");
 		break;
@@ -98,7 +97,7 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 			 compression_name(rot_modfile_compression(mf)));
 		break;
 	case ROT_PROBLEM_UNSUPPORTED_COMPRESSION:
-		if (env->opts->keyring_path)
+		if (keyring_path)
 			snprintf(buf, len, "%s-compressed, which insmod cannot decompress to verify",
 				 compression_name(rot_modfile_compression(mf)));
 		else
@@ -121,14 +120,14 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 	case ROT_PROBLEM_WRONG_CLASS:
 		snprintf(buf, len, "a %s-bit module, and this kernel is %s-bit",
 			 rot_modfile_elf_class(mf) == ELFCLASS32 ? "32" : "64",
-			 env->kernel.elf_class == ELFCLASS32 ? "32" : "64");
+			 kernel->elf_class == ELFCLASS32 ? "32" : "64");
 		break;
 	case ROT_PROBLEM_WRONG_MACHINE: {
 		const char *m = machine_name(rot_modfile_elf_machine(mf));
 		char num[32];
 		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
 		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
-			 machine_name(env->kernel.elf_machine) ? machine_name(env->kernel.elf_machine)
+			 machine_name(kernel->elf_machine) ? machine_name(kernel->elf_machine)
 							       : "another machine");
 		break;
 	}
@@ -161,26 +160,26 @@ void words_for_problem(const struct insmod_job *job, const struct insmod_env *en
 	case ROT_PROBLEM_VERMAGIC:
 		snprintf(buf, len,
 			 "built for kernel %s, and this kernel is %s (--force-vermagic loads it anyway)",
-			 job->pf.text, job->pf.text2);
+			 pf->text, pf->text2);
 		break;
 	case ROT_PROBLEM_VERMAGIC_FLAGS:
 		snprintf(buf, len,
 			 "its vermagic \"%s\" is not this kernel's \"%s\" "
-			 "(--force-vermagic loads it anyway)", job->pf.text, job->pf.text2);
+			 "(--force-vermagic loads it anyway)", pf->text, pf->text2);
 		break;
 	case ROT_PROBLEM_ALREADY_LOADED:
-		snprintf(buf, len, "Module already loaded (%s is live)", job_name(job));
+		snprintf(buf, len, "Module already loaded (%s is live)", rot_modfile_name(mf));
 		break;
 	case ROT_PROBLEM_UNDEFINED_SYMBOLS:
-		list_missing(job, buf, len);
+		list_missing(pf, buf, len);
 		break;
 	case ROT_PROBLEM_UNSIGNED:
-		snprintf(buf, len, env->opts->keyring_path
+		snprintf(buf, len, keyring_path
 					   ? "the module is not signed"
 					   : "the module is not signed, and this kernel enforces signatures");
 		break;
 	case ROT_PROBLEM_BAD_SIGNATURE:
-		sig_describe_failure(job->pf.sig, env->opts->keyring_path, buf, len);
+		sig_describe_failure(pf->sig, keyring_path, buf, len);
 		break;
 	}
 }

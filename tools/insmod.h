@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * insmod's pieces: one module's way from file to kernel (insmod-job.c),
- * the words for what went wrong (insmod-words.c), and the parallel batch
+ * the words for what went wrong (insmod-words.h, which knows nothing of
+ * these), and the parallel batch
  * (insmod-batch.c). insmod.c holds the options and main.
  */
 #ifndef MODROT_INSMOD_H
@@ -11,9 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "modfile.h"
+#include "insmod-words.h"
 #include "modrot.h"
-#include "modsig.h"
 
 struct insmod_opts {
 	unsigned load_flags;      /* ROT_LOAD_FORCE_* */
@@ -93,14 +93,6 @@ const char *job_name(const struct insmod_job *job);
 bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env);
 /* After a kernel ENOMEM: says so when the reserve is the cause. */
 void percpu_explain_enomem(struct insmod_job *job, const struct insmod_env *env);
-
-/* Words: a preflight problem, or a kernel error as kmod words it. */
-void words_for_problem(const struct insmod_job *job, const struct insmod_env *env,
-		       char *buf, size_t len);
-const char *words_for_kernel_error(int err);
-
-/* Joins PARAM=VALUE arguments as kmod does: a value with a space is quoted. */
-char *params_join(char *const *args, size_t n);
 
 /* The batch: reads every file, then loads in dependency order on opts->jobs
  * threads. Fills env->kernel_symbols from the modules' undefined symbols. */

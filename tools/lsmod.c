@@ -64,6 +64,8 @@ static void help(void)
 	       "  -n, --noheadings    no header line\n"
 	       "      --live          only live modules\n"
 	       "      --rotting       only rotting instances, then their total\n"
+	       "  -s, --syslog        report errors to syslog instead of stderr\n"
+	       "  -v, --verbose       also say on stderr what was read\n"
 	       "  -h, --help          show this help\n"
 	       "  -V, --version       show the version\n",
 	       cli_progname());
@@ -350,6 +352,7 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 		{ "noheadings", no_argument, NULL, 'n' },
 		{ "live", no_argument, NULL, OPT_LIVE },
 		{ "rotting", no_argument, NULL, OPT_ROTTING },
+		CLI_OPTIONS_SYSLOG_VERBOSE,
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -361,7 +364,7 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 	int c;
 
 	cli_exclusive_options(exclusive, 2);
-	while ((c = cli_next_option(argc, argv, "o:JrnhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "o:JrnsvhV", longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -402,6 +405,10 @@ int main(int argc, char *argv[])
 	int err = rot_snapshot_read(&snap);
 	if (err < 0)
 		return cli_snapshot_error(err);
+	size_t live = rot_snapshot_live_count(snap);
+	size_t rotting = rot_snapshot_count(snap) - live;
+	cli_info("read %zu live module%s and %zu rotting instance%s", live, live == 1 ? "" : "s",
+		 rotting, rotting == 1 ? "" : "s");
 	if (o.which == SHOW_ROTTING && !rot_snapshot_has_rot(snap)) {
 		rot_snapshot_free(snap);
 		cli_error("this kernel has no module rot support (/proc/rotting_modules is missing)");

@@ -17,7 +17,6 @@
 
 #include "cli.h"
 #include "jsonwrt.h"
-#include "modfile.h"
 #include "modinfo.h"
 #include "sigwords.h"
 

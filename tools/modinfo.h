@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "modsig.h"
+#include "modrot.h"
 
 struct kmod_list;
 

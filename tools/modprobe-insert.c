@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "insmod.h"
-#include "modfile.h"
 #include "modprobe.h"
 
 struct plan_step {
@@ -136,7 +135,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 		job.pf.problem = ROT_PROBLEM_NONE;
 	if (job.pf.problem != ROT_PROBLEM_NONE) {
 		char why[640];
-		words_for_problem(&job, &env, why, sizeof(why));
+		words_for_problem(mf, &job.pf, facts, NULL, why, sizeof(why));
 		mp_fail(r, -ENOEXEC, false,
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)", name,
 			why);

@@ -15,7 +15,6 @@
 #include <stdint.h>
 
 #include "cli.h"
-#include "modfile.h"
 #include "modrot.h"
 
 struct modprobe_opts {

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "modsig.h"
+#include "modrot.h"
 
 /* Why sig (NULL: nothing readable) is not a valid signature, in words;
  * keyring_path names the keyring it was checked against. */

@@ -33,5 +33,7 @@ complete -c lsmod -s r -l raw -n 'not __fish_seen_argument -s J -l json -s r -l 
 complete -c lsmod -s n -l noheadings -d 'No header line'
 complete -c lsmod -l live -n 'not __fish_seen_argument -l live -l rotting' -d 'Only live modules'
 complete -c lsmod -l rotting -n 'not __fish_seen_argument -l live -l rotting' -d 'Only rotting instances, then their total'
+complete -c lsmod -s s -l syslog -d 'Report errors to syslog'
+complete -c lsmod -s v -l verbose -d 'Also say on stderr what was read'
 complete -c lsmod -s h -l help -d 'Show help'
 complete -c lsmod -s V -l version -d 'Show the version'

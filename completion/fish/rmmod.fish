@@ -31,11 +31,17 @@ end
 
 complete -c rmmod -f
 complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R); with --reclaim, free instances still in use'
-complete -c rmmod -l remove-holders -d 'First unload the live modules that depend on it'
+complete -c rmmod -l remove-holders -n 'not __fish_seen_argument -l unused' -d 'First unload the live modules that depend on it'
+# --unused chooses the modules itself: not after a module name
+function __rmmod_no_module_yet
+    not string match -qv -- '-*' (commandline -opc)[2..-1]
+end
+complete -c rmmod -l unused -n 'not __fish_seen_argument -l remove-holders; and __rmmod_no_module_yet' -d 'Unload every live module that nothing uses'
+complete -c rmmod -s n -l dry-run -n __rmmod_no_module_yet -d 'With --unused: list what would be unloaded, unload nothing'
 complete -c rmmod -l reclaim -d 'Unload if live, then free its rotting instances (taints R)'
 complete -c rmmod -s J -l json -d 'Report what was done as JSON'
 complete -c rmmod -s s -l syslog -d 'Report errors to syslog'
 complete -c rmmod -s v -l verbose -d 'Say what each unload leaves behind'
 complete -c rmmod -s h -l help -d 'Show help'
 complete -c rmmod -s V -l version -d 'Show the version'
-complete -c rmmod -a '(__rmmod_names)'
+complete -c rmmod -n 'not __fish_seen_argument -l unused' -a '(__rmmod_names)'

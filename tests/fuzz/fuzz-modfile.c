@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modfile.h"
-#include "modsig.h"
+#include "modrot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

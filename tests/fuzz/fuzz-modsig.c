@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modsig.h"
+#include "modrot.h"
 
 #ifndef FUZZ_KEYRING
 #define FUZZ_KEYRING "tests/fuzz/keyring.pem"

@@ -20,6 +20,8 @@
 # The completion for COMMAND (the first word of the line) is read from
 # $top_srcdir/completion/bash/COMMAND, completion/zsh/_COMMAND and
 # completion/fish/COMMAND.fish; the function fails if that file is missing.
+# COMPLETION_BASH_DIR, COMPLETION_ZSH_DIR and COMPLETION_FISH_DIR name other
+# directories (installed completions, tests/install.bats).
 # $top_builddir/tools comes first on PATH, so a completion that runs a tool
 # (`lsmod --help` for the columns, `lsmod` for the live modules) runs the
 # one just built; a caller that needs a simulated kernel exports its
@@ -84,9 +86,9 @@ _completion_file()
 {
 	local cmd=${2%% *} file
 	case $1 in
-	bash) file=$top_srcdir/completion/bash/$cmd ;;
-	zsh) file=$top_srcdir/completion/zsh/_$cmd ;;
-	fish) file=$top_srcdir/completion/fish/$cmd.fish ;;
+	bash) file=${COMPLETION_BASH_DIR:-$top_srcdir/completion/bash}/$cmd ;;
+	zsh) file=${COMPLETION_ZSH_DIR:-$top_srcdir/completion/zsh}/_$cmd ;;
+	fish) file=${COMPLETION_FISH_DIR:-$top_srcdir/completion/fish}/$cmd.fish ;;
 	esac
 	[[ -f $file ]] || { echo "complete_$1: no completion file $file" >&2; return 1; }
 	printf '%s\n' "$file"
@@ -184,7 +186,7 @@ complete_zsh()
 	_completion_file zsh "$1" >/dev/null || return
 	tmp=$(mktemp) || return
 	PATH="$top_builddir/tools:$PATH" TERM=vt100 \
-		COMPLETION_HARNESS_DIR="$top_srcdir/completion/zsh" \
+		COMPLETION_HARNESS_DIR="${COMPLETION_ZSH_DIR:-$top_srcdir/completion/zsh}" \
 		COMPLETION_HARNESS_OUT="$tmp" \
 		COMPLETION_HARNESS_SETUP="$_completion_zsh_setup" \
 		COMPLETION_HARNESS_DUMP="${BATS_RUN_TMPDIR:+$BATS_RUN_TMPDIR/completion-harness.zcompdump}" \
@@ -207,7 +209,7 @@ complete_fish()
 	# shellcheck disable=SC2016 # fish, not bash, expands $argv
 	out=$(PATH="$top_builddir/tools:$PATH" timeout "$COMPLETION_TIMEOUT" \
 		fish --no-config -c 'set fish_complete_path $argv[1]; complete -C $argv[2]' \
-		"$top_srcdir/completion/fish" "$1") || return
+		"${COMPLETION_FISH_DIR:-$top_srcdir/completion/fish}" "$1") || return
 	[[ -z $out ]] || cut -f1 <<<"$out" | LC_ALL=C sort -u
 }
 

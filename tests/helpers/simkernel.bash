@@ -92,18 +92,10 @@ sim_devices() {
 	"$SIMKERNEL" device list "$K"
 }
 
-# kernfs_name_hash() of Linux 6.1 in bash, independent of the simulator's C
+# The names in the order a /sys directory of the simulated kernel lists
+# them: by kernfs_name_hash() (simkernel kernfs-hash, the definition the
+# simulator and libmodrot share, checked against the kernel's own values by
+# tests/unit/snapshot.t and simkernel-render.bats), then by name.
 sim_kernfs_order() {
-	local name hash i c
-	for name in "$@"; do
-		hash=0
-		for ((i = 0; i < ${#name}; i++)); do
-			printf -v c '%d' "'${name:i:1}"
-			hash=$(((hash + (c << 4) + (c >> 4)) * 11))
-		done
-		hash=$((((hash & 0xffffffff) * 0x61C88647) & 0x7fffffff))
-		((hash < 2)) && hash=$((hash + 2))
-		((hash >= 0x7fffffff)) && hash=$((0x7fffffff - 1))
-		echo "$hash $name"
-	done | LC_ALL=C sort -k1,1n -k2,2 | cut -d' ' -f2
+	"$SIMKERNEL" kernfs-hash "$@" | LC_ALL=C sort -k1,1n -k2,2 | cut -d' ' -f2
 }

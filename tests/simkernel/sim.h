@@ -160,7 +160,6 @@ char *sim_read_file(const char *path, size_t *len);
 char *sim_fmt_u64(char *p, uint64_t v);
 char *sim_fmt_hex16(char *p, uint64_t v);
 void sim_taint_letters(uint32_t taints, char *buf);
-uint32_t sim_kernfs_hash(const char *name);
 
 /* ledger.c */
 int sim_ledger(struct sim *s, const char *event, const struct sim_rec *r, uint64_t bytes);

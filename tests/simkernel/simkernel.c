@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kernfs-hash.h"
 #include "sim.h"
 
 static const char usage_text[] =
@@ -29,7 +30,8 @@ static const char usage_text[] =
 	"       simkernel device add DIR --from FILE     (lines \"BUS ID MODALIAS\"; - is stdin)\n"
 	"       simkernel device list DIR\n"
 	"       simkernel mount DIR TYPE [SOURCE TARGET]\n"
-	"       simkernel umount DIR TARGET\n";
+	"       simkernel umount DIR TARGET\n"
+	"       simkernel kernfs-hash [--release R] NAME...   (\"HASH NAME\" lines, as R's kernel hashes)\n";
 
 #define DEFAULT_RELEASE "6.1.0-sim"
 
@@ -605,6 +607,23 @@ static int cmd_device_list(int argc, char **argv)
 	return fflush(stdout) ? die("stdout", errno) : 0;
 }
 
+/* Each name's kernfs_name_hash() as the kernel of a release (default: the
+ * simulated one's) computes it, from the definition the simulator and
+ * libmodrot share: for tests that predict a /sys listing's order. */
+static int cmd_kernfs_hash(int argc, char **argv)
+{
+	const char *release = DEFAULT_RELEASE;
+	int first = 1;
+	if (argc >= 3 && !strcmp(argv[1], "--release")) {
+		release = argv[2];
+		first = 3;
+	}
+	bool char_signed = kernfs_char_signed(release);
+	for (int i = first; i < argc; i++)
+		printf("%" PRIu32 " %s\n", kernfs_name_hash(argv[i], char_signed), argv[i]);
+	return fflush(stdout) ? die("stdout", errno) : 0;
+}
+
 static int cmd_device(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "add"))
@@ -683,6 +702,8 @@ int main(int argc, char **argv)
 		return cmd_mount(argc, argv);
 	if (!strcmp(cmd, "umount"))
 		return cmd_umount(argc, argv);
+	if (!strcmp(cmd, "kernfs-hash"))
+		return cmd_kernfs_hash(argc, argv);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage_text, stdout);
 		return 0;

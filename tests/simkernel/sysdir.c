@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernfs-hash.h"
 #include "preload.h"
 
 _Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "dirent and dirent64 differ");
@@ -62,6 +63,10 @@ void sk_sysdir_register(void *d)
 	struct keyed *k = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent64 *e;
+	/* Hashed as the simulated release's kernel would (lib/kernfs-hash.c,
+	 * the definition libmodrot uses too). */
+	const struct sim_header *h = sk_header();
+	bool char_signed = kernfs_char_signed(h ? h->release : "");
 
 	while ((e = NEXT(readdir64)(d))) {
 		if (n == cap) {
@@ -75,7 +80,7 @@ void sk_sysdir_register(void *d)
 			k = nk;
 		}
 		k[n].ent = *e;
-		k[n].hash = sim_kernfs_hash(e->d_name);
+		k[n].hash = kernfs_name_hash(e->d_name, char_signed);
 		n++;
 	}
 	qsort(k, n, sizeof(*k), keyed_cmp);

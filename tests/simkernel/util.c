@@ -160,24 +160,3 @@ void sim_taint_letters(uint32_t taints, char *buf)
 	*buf = '\0';
 }
 
-/*
- * kernfs_name_hash() of Linux 6.1 (fs/kernfs/dir.c with a NULL namespace):
- * partial_name_hash per byte, end_name_hash = __hash_32 of the low 32 bits.
- * 6.1 builds x86 with a signed char, so a byte >= 0x80 is sign-extended;
- * module and sysfs names are ASCII, where it makes no difference.
- */
-uint32_t sim_kernfs_hash(const char *name)
-{
-	unsigned long hash = 0;
-	for (const signed char *c = (const signed char *)name; *c; c++) {
-		unsigned long ch = (unsigned long)(long)*c;
-		hash = (hash + (ch << 4) + (ch >> 4)) * 11;
-	}
-	uint32_t h = (uint32_t)hash * 0x61C88647u;
-	h &= 0x7fffffffu;
-	if (h < 2)
-		h += 2;
-	if (h >= INT_MAX)
-		h = INT_MAX - 1;
-	return h;
-}

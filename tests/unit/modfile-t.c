@@ -10,7 +10,7 @@
 #include <zstd.h>
 
 #include "internal.h"
-#include "modfile.h"
+#include "modrot.h"
 #include "tap.h"
 
 static unsigned char *slurp(const char *name, size_t *len)

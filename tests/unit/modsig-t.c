@@ -16,7 +16,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include "modsig.h"
+#include "modrot.h"
 #include "tap.h"
 
 #define MAGIC_LEN (sizeof(ROT_MODSIG_MAGIC) - 1)

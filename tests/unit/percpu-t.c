@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "modfile.h"
 #include "modrot.h"
 #include "tap.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The inside of a keyring, shared by keyring.c (which fills it) and
- * modsig.c (which verifies against it); modsig.h keeps it opaque so that
+ * modsig.c (which verifies against it); modrot.h keeps it opaque so that
  * tools need no OpenSSL headers.
  */
-#ifndef MODROT_KEYRING_H
-#define MODROT_KEYRING_H
+#ifndef MODROT_KEYRING_INTERNAL_H
+#define MODROT_KEYRING_INTERNAL_H
 
 #include <openssl/x509.h>
 

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * kernfs_name_hash() of Linux 6.1 (fs/kernfs/dir.c, include/linux/
+ * stringhash.h, include/linux/hash.h): for each byte of the name, a char
+ * converted to unsigned long, hash = partial_name_hash(c, hash); then
+ * end_name_hash(), which is hash_long(hash, 32): on a 64-bit kernel the
+ * top 32 bits of hash * GOLDEN_RATIO_64, on a 32-bit one hash *
+ * GOLDEN_RATIO_32; kept to 31 bits and out of 0, 1 and INT_MAX, which mark
+ * "." and ".." and the end. Shared, as source, with the simulated kernel
+ * (kernfs-hash.h).
+ */
+#include <limits.h>
+#include <stdio.h>
+
+#include "kernfs-hash.h"
+
+uint32_t kernfs_name_hash(const char *name, bool char_signed)
+{
+	unsigned long hash = 0; /* init_name_hash(NULL namespace) */
+
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
+		unsigned long ch = char_signed ? (unsigned long)(long)(signed char)*c : *c;
+		hash = (hash + (ch << 4) + (ch >> 4)) * 11; /* partial_name_hash */
+	}
+	uint32_t h;
+	if (sizeof(unsigned long) == 8)
+		h = (uint32_t)(((uint64_t)hash * 0x61C8864680B583EBull) >> 32);
+	else
+		h = (uint32_t)hash * 0x61C88647u;
+	h &= 0x7fffffffu;
+	if (h < 2)
+		h += 2;
+	if (h >= INT_MAX)
+		h = INT_MAX - 1;
+	return h;
+}
+
+bool kernfs_char_signed(const char *release)
+{
+	unsigned major = 0, minor = 0;
+	bool abi_signed = (char)-1 < 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+		return abi_signed;
+	return abi_signed && (major < 6 || (major == 6 && minor < 2));
+}

@@ -1,0 +1,318 @@
+#!/bin/sh
+# The Debian packages, tested as an administrator would use them:
+#
+#   scripts/package-test.sh [WORKDIR]          (as root; WORKDIR: build-deb/)
+#
+#  1. builds modrot, libmodrot1 and libmodrot-dev (dpkg-buildpackage -b)
+#     from a copy of the checkout;
+#  2. runs lintian on them: any error or warning fails;
+#  3. makes a minimal Debian 12 root with kmod and bash-completion
+#     (mmdebstrap, from the Debian mirror of /etc/apt/sources.list.d) and
+#     records every file of theirs (type, mode, link target, sha256);
+#  4. installs the packages there with dpkg and checks the diversions:
+#     kmod's files moved to NAME.kmod unchanged, modrot's in their place,
+#     and still so after kmod is reinstalled;
+#  5. runs the installed tools inside the root (chroot) under the
+#     simulated kernel of the build tree, checking output and the kernel's
+#     state, and comparing lsmod with kmod's; builds a program against the
+#     installed modrot.h and libmodrot.pc and runs it there too;
+#  6. removes modrot, checks kmod's files are back byte for byte, installs
+#     it again, purges everything and checks again.
+#
+# Writes WORKDIR/package-test.log (every step, its output and its time)
+# and keeps the .deb files in WORKDIR; the root is deleted at the end.
+# Exits 0 when every check passed. Installs what it needs on a fresh
+# Debian 12 machine.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+work=${1:-$top/build-deb}
+case $work in /*) ;; *) work=$(pwd)/$work ;; esac
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "package-test.sh: needs root (dpkg and chroot in a Debian root)" >&2
+	exit 2
+fi
+
+rm -rf "$work"
+mkdir -p "$work"
+log=$work/package-test.log
+: >"$log"
+root=$work/root
+start=$(date +%s)
+step_start=$start
+
+say() { echo "$*" | tee -a "$log"; }
+fail() {
+	say "FAIL: $*"
+	say "package test failed after $(($(date +%s) - start)) s; log: $log"
+	exit 1
+}
+step() {
+	now=$(date +%s)
+	say "== $* (at $((now - start)) s)"
+	step_start=$now
+}
+done_step() { say "   ok ($(($(date +%s) - step_start)) s)"; }
+# run CMD...: its output goes to the log; a failure fails the test
+run() {
+	echo "\$ $*" >>"$log"
+	"$@" >>"$log" 2>&1 || fail "$* (exit $?)"
+}
+# Nothing is mounted in the root (the simulated kernel serves /proc and
+# /sys), so removing it is safe.
+trap 'rm -rf "$root"' EXIT
+trap 'exit 130' INT TERM
+
+step "tools and build dependencies"
+"$top/scripts/need-packages.sh" dpkg-dev debhelper fakeroot lintian mmdebstrap \
+	debian-archive-keyring binutils gcc libc6-dev pkg-config >>"$log" 2>&1 || fail "installing the packaging tools"
+# What debian/control asks for, less version bounds and alternatives.
+unmet=$(cd "$top" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' |
+	sed -e 's/([^)]*)//g' -e 's/|[^ ]*//g' -e 's/:any//g')
+# shellcheck disable=SC2086
+[ -z "$unmet" ] || "$top/scripts/need-packages.sh" $unmet >>"$log" 2>&1 ||
+	fail "installing the build dependencies:$unmet"
+# The simulated kernel comes from the build tree (scripts/setup.sh makes it).
+sim=$top/build/tests/simkernel
+if [ ! -x "$sim/simkernel" ]; then
+	"$top/scripts/setup.sh" build >>"$log" 2>&1 || fail "building the simulated kernel"
+fi
+fixtures=$top/build/tests/fixtures/out
+done_step
+
+step "dpkg-buildpackage -us -uc -b"
+version=$(cd "$top" && dpkg-parsechangelog -S Version)
+src=$work/src/modrot-$version
+mkdir -p "$src"
+# The checkout as git sees it (tracked and new files, nothing ignored).
+(cd "$top" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
+	tar -C "$src" -xf - || fail "copying the source"
+(cd "$src" && dpkg-buildpackage -us -uc -b) >>"$log" 2>&1 || fail "dpkg-buildpackage"
+arch=$(dpkg --print-architecture)
+changes=$work/src/modrot_${version}_$arch.changes
+for p in modrot libmodrot1 libmodrot-dev; do
+	deb=$work/src/${p}_${version}_$arch.deb
+	[ -f "$deb" ] || fail "no $deb"
+	cp "$deb" "$work/"
+	say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
+done
+done_step
+
+step "lintian"
+lintian --version >>"$log"
+lintian_out=$work/lintian.txt
+lintian_rc=0
+lintian --fail-on error,warning --display-info --show-overrides "$changes" >"$lintian_out" 2>&1 ||
+	lintian_rc=$?
+cat "$lintian_out" >>"$log"
+errors=$(grep -c '^E: ' "$lintian_out" || true)
+warnings=$(grep -c '^W: ' "$lintian_out" || true)
+infos=$(grep -c '^I: ' "$lintian_out" || true)
+overridden=$(grep -c '^O: ' "$lintian_out" || true)
+say "   lintian: $errors errors, $warnings warnings, $infos info, $overridden overridden"
+if [ "$lintian_rc" -ne 0 ] || [ "$errors" -ne 0 ] || [ "$warnings" -ne 0 ]; then
+	fail "lintian reported errors or warnings (exit $lintian_rc)"
+fi
+done_step
+
+step "mmdebstrap: a Debian 12 root with kmod"
+# The packages' own dependencies come in now, so that dpkg -i needs no
+# network later; bash-completion ships completions modrot diverts too.
+deps=$(for d in "$work"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' |
+	sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^$' |
+	grep -vx 'modrot\|libmodrot1\|libmodrot-dev' | sort -u | paste -sd, -)
+mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sources \
+	/etc/apt/sources.list 2>/dev/null | head -n1)
+[ -n "$mirror" ] || mirror=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) bookworm main.*/\2/p' \
+	/etc/apt/sources.list 2>/dev/null | head -n1)
+[ -n "$mirror" ] || fail "no Debian mirror in /etc/apt/sources.list*"
+say "   mirror $mirror; with kmod,bash-completion,$deps"
+# (the downloaded .debs stay in the root, to reinstall kmod while diverted)
+run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
+	--include="kmod,bash-completion,$deps" bookworm "$root" "$mirror"
+done_step
+
+# Every file kmod and bash-completion own in the root: type, mode, link
+# target or checksum, a line each.
+manifest() {
+	chroot "$root" dpkg-query -L kmod bash-completion | sort -u | while read -r f; do
+		p=$root$f
+		if [ -L "$p" ]; then
+			echo "L $f -> $(readlink "$p")"
+		elif [ -d "$p" ]; then
+			echo "D $f $(stat -c %a "$p")"
+		elif [ -f "$p" ]; then
+			echo "F $f $(stat -c %a "$p") $(sha256sum <"$p" | cut -d' ' -f1)"
+		else
+			echo "? $f missing"
+		fi
+	done
+}
+manifest >"$work/kmod-before.txt"
+say "   kmod and bash-completion: $(wc -l <"$work/kmod-before.txt") paths recorded"
+grep -q '^L /sbin/insmod -> ' "$work/kmod-before.txt" || fail "kmod's /sbin/insmod not in the root"
+
+step "install the packages"
+mkdir -p "$root/tmp/debs"
+cp "$work"/*.deb "$root/tmp/debs/"
+run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
+	"/tmp/debs/libmodrot1_${version}_$arch.deb" "/tmp/debs/libmodrot-dev_${version}_$arch.deb"
+done_step
+
+# The diversions the package says it makes: the files its preinst
+# diverts (the last word of each dpkg-divert --add).
+expected=$work/diversions.txt
+dpkg-deb --ctrl-tarfile "$work/modrot_${version}_$arch.deb" | tar -xOf - ./preinst |
+	sed -n 's/^[[:space:]]*dpkg-divert .*--add .* \(\/[^ ]*\) >\/dev\/null$/\1/p' >"$expected"
+[ -s "$expected" ] || fail "the preinst diverts nothing"
+pkgfiles=$work/modrot-files
+dpkg-deb -x "$work/modrot_${version}_$arch.deb" "$pkgfiles"
+
+check_diverted() {
+	n=0
+	while read -r f; do
+		case $f in *.8.gz) k=${f%.8.gz}.kmod.8.gz ;; *) k=$f.kmod ;; esac
+		chroot "$root" dpkg-divert --list "$f" | grep -qx "diversion of $f to $k by modrot" ||
+			fail "no diversion of $f to $k"
+		# kmod's file (or bash-completion's) is kept, unchanged, as NAME.kmod
+		was=$(grep -F " $f " "$work/kmod-before.txt" | head -n1 || true)
+		if [ -n "$was" ]; then
+			case $was in
+			L*) [ "$(readlink "$root$k")" = "${was#* -> }" ] || fail "$k is not kmod's link" ;;
+			F*) [ "$(sha256sum <"$root$k" | cut -d' ' -f1)" = "${was##* }" ] ||
+				fail "$k is not kmod's file" ;;
+			esac
+		fi
+		# and the path holds modrot's file now
+		if [ -L "$pkgfiles$f" ]; then
+			[ "$(readlink "$root$f")" = "$(readlink "$pkgfiles$f")" ] || fail "$f is not modrot's"
+		else
+			cmp -s "$root$f" "$pkgfiles$f" || fail "$f is not modrot's"
+		fi
+		n=$((n + 1))
+	done <"$expected"
+	say "   $n diversions, each of kmod's files kept as NAME.kmod"
+}
+
+step "diversions"
+cat "$expected" >>"$log"
+for f in /sbin/insmod /sbin/rmmod /bin/lsmod /sbin/lsmod /usr/share/man/man8/rmmod.8.gz \
+	/usr/share/bash-completion/completions/rmmod; do
+	grep -qx "$f" "$expected" || fail "$f is not diverted"
+done
+check_diverted
+file=$(readlink -f "$root/sbin/rmmod")
+readelf -d "$file" | grep -q 'NEEDED.*\[libmodrot\.so\.1\]' || fail "rmmod does not use libmodrot.so.1"
+zcat "$root/usr/share/man/man8/rmmod.8.gz" | grep -q 'rot' || fail "rmmod.8 is not modrot's"
+done_step
+
+step "reinstall kmod while diverted"
+kmod_deb=
+for d in "$root"/var/cache/apt/archives/kmod_*.deb; do [ -f "$d" ] && kmod_deb=${d#"$root"}; done
+[ -n "$kmod_deb" ] || fail "kmod's .deb is not in the root's cache"
+run chroot "$root" dpkg -i "$kmod_deb"
+check_diverted
+done_step
+
+step "the installed tools under the simulated kernel"
+# The simulator's preload and guard, and the fixture modules, go into the
+# root; its state directory is made from outside and read from inside.
+simdir=$root/opt/simkernel
+mkdir -p "$simdir/fixtures"
+cp "$sim/libsimkernel.so" "$sim/simkernel-guard" "$simdir/"
+cp "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/delta.ko" "$simdir/fixtures/"
+run "$sim/simkernel" create "$simdir/k" --mode rot
+# in_root CMD...: CMD inside the root, on the simulated kernel
+in_root() {
+	chroot "$root" /opt/simkernel/simkernel-guard /usr/bin/env \
+		SIMKERNEL_DIR=/opt/simkernel/k LD_PRELOAD=/opt/simkernel/libsimkernel.so "$@"
+}
+state() { "$sim/simkernel" state "$simdir/k"; }
+# expect WHAT CMD...: runs CMD in the root, logs it; fails unless it exits 0
+expect_ok() {
+	echo "\$ $*" >>"$log"
+	out=$(in_root "$@" 2>&1) || fail "$* exited $?: $out"
+	echo "$out" >>"$log"
+}
+expect_ok /sbin/insmod /opt/simkernel/fixtures/alpha.ko
+expect_ok insmod /opt/simkernel/fixtures/beta.ko
+expect_ok /sbin/insmod /opt/simkernel/fixtures/delta.ko
+state | grep -q '^live alpha ' || fail "alpha not live after insmod"
+state | grep -q '^live beta .* holders=- ' || fail "beta not live after insmod"
+expect_ok /bin/lsmod
+ours=$out
+expect_ok bash -c 'exec -a lsmod /bin/kmod'
+[ "$ours" = "$out" ] || fail "lsmod differs from kmod's"
+expect_ok /sbin/lsmod
+[ "$ours" = "$out" ] || fail "/sbin/lsmod is not modrot's lsmod"
+echo "$ours" | grep -Eq '^alpha +[0-9]+  0 beta$' || fail "lsmod does not show beta holding alpha"
+in_root /sbin/rmmod alpha >>"$log" 2>&1 && fail "rmmod alpha (held by beta) succeeded"
+state | grep -q '^live alpha ' || fail "alpha gone after a refused rmmod"
+expect_ok rmmod --remove-holders alpha
+state | grep -q '^rotting alpha ' || fail "alpha is not rotting after rmmod"
+state | grep -q '^rotting beta ' || fail "beta is not rotting after rmmod --remove-holders"
+expect_ok lsmod --rotting
+echo "$out" | grep -q '^alpha ' || fail "lsmod --rotting does not list alpha"
+expect_ok modreap --all
+state | grep -q '^rotting' && fail "rot left after modreap --all"
+state | grep -q '^taint 0$' && fail "no taint after reclaim"
+expect_ok rmmod -J delta
+echo "$out" | grep -q '"delta"' || fail "rmmod -J does not name delta"
+state | grep -q '^rotting delta ' || fail "delta is not rotting after rmmod -J"
+# A program that knows libmodrot only through the header and .pc that
+# libmodrot-dev installed in the root, linked against the root's library.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+pc() {
+	PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig \
+		pkg-config "$@" libmodrot
+}
+cflags=$(pc --cflags) || fail "pkg-config does not find the root's libmodrot.pc"
+libs=$(pc --libs) || fail "pkg-config does not find the root's libmodrot.pc"
+echo "cflags: $cflags; libs: $libs" >>"$log"
+case $libs in *"$root/usr/lib/$multiarch"*) ;; *) fail "libmodrot.pc names no library path in the root" ;; esac
+# shellcheck disable=SC2086
+run cc -std=c11 -Wall -Wextra -Werror $cflags -o "$simdir/libmodrot-user" \
+	"$top/tests/install/libmodrot-user.c" $libs -Wl,-rpath-link,"$root/usr/lib/$multiarch"
+expect_ok /sbin/insmod /opt/simkernel/fixtures/delta.ko
+expect_ok /opt/simkernel/libmodrot-user delta
+echo "$out" | grep -qx 'unload delta: done' || fail "the libmodrot program did not unload delta"
+[ "$(state | grep -c '^rotting delta ')" -eq 2 ] || fail "delta did not rot again"
+say "   a program built from the installed modrot.h and libmodrot.pc ran"
+for t in insmod rmmod lsmod modreap; do
+	expect_ok "$t" --version
+	echo "$out" | grep -q "(modrot)" || fail "$t --version is not modrot's"
+done
+say "   insmod, lsmod (= kmod's output), rmmod, modreap ran in the root"
+done_step
+
+step "remove modrot: kmod's files come back"
+run chroot "$root" dpkg -r modrot
+! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after remove"
+manifest >"$work/kmod-after-remove.txt"
+diff -u "$work/kmod-before.txt" "$work/kmod-after-remove.txt" >>"$log" ||
+	fail "kmod's files differ after remove"
+# delta rots: modrot's lsmod would list it, kmod's does not
+expect_ok lsmod
+echo "$out" | grep -q 'rotting' && fail "lsmod after remove is not kmod's"
+kmods=$out
+expect_ok bash -c 'exec -a lsmod /bin/kmod'
+[ "$kmods" = "$out" ] || fail "lsmod after remove is not kmod's"
+say "   $(wc -l <"$work/kmod-before.txt") paths identical to before"
+done_step
+
+step "install again, then purge"
+run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
+check_diverted
+run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
+! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
+manifest >"$work/kmod-after-purge.txt"
+diff -u "$work/kmod-before.txt" "$work/kmod-after-purge.txt" >>"$log" ||
+	fail "kmod's files differ after purge"
+leftover=$(cd "$root" && find sbin/ bin/ usr/share/man/man8 usr/share/bash-completion \
+	-name '*.kmod*' -o -name 'modreap*' -o -name 'libmodrot*' | head -n5)
+[ -z "$leftover" ] || fail "left after purge: $leftover"
+say "   $(wc -l <"$work/kmod-before.txt") paths identical to before; nothing of modrot left"
+done_step
+
+say "package test passed in $(($(date +%s) - start)) s"

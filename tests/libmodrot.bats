@@ -1,0 +1,80 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmodrot as a shared library: one public header, a version script that
+# agrees with it, a SONAME, tools that link it, and a library that prints
+# nothing.
+
+load helpers/tools
+
+LIB=$top_builddir/lib/libmodrot.so.1
+
+# The functions lib/modrot.h declares, comments left out.
+header_functions() {
+	perl -0777 -ne 's{/\*.*?\*/}{}gs; print "$1\n" while /\b(rot_[a-z0-9_]+)\s*\(/g' \
+		"$top_srcdir/lib/modrot.h" | LC_ALL=C sort -u
+}
+
+# The names lib/libmodrot.sym exports (its global: entries).
+script_functions() {
+	perl -0777 -ne 's{/\*.*?\*/}{}gs; print "$1\n" while /^\s*(rot_[a-z0-9_]+)\s*;/mg' \
+		"$top_srcdir/lib/libmodrot.sym" | LC_ALL=C sort -u
+}
+
+@test "the version script lists exactly the functions modrot.h declares" {
+	[ "$(header_functions | wc -l)" -gt 50 ]
+	assert_equal "$(script_functions)" "$(header_functions)"
+}
+
+@test "the library exports exactly those functions, each at a LIBMODROT version" {
+	run nm -D --defined-only "$LIB"
+	assert_success
+	local exported versioned
+	exported=$(awk '$2 ~ /^[TDBRVW]$/ && $3 !~ /^LIBMODROT_/ { sub(/@.*/, "", $3); print $3 }' <<<"$output" |
+		LC_ALL=C sort -u)
+	assert_equal "$exported" "$(header_functions)"
+	versioned=$(awk '$3 ~ /^rot_/ && $3 !~ /@@LIBMODROT_[0-9]+$/' <<<"$output")
+	assert_equal "$versioned" ""
+}
+
+@test "the library is libmodrot.so.1 by SONAME and every installed program needs it" {
+	run readelf -d "$LIB"
+	assert_output --partial 'Library soname: [libmodrot.so.1]'
+	local t programs
+	# Every installed program, as the Makefile lists them.
+	programs=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory \
+		-C "$top_builddir" -f Makefile -f - print-programs <<'EOF'
+print-programs: ; @echo $(bin_PROGRAMS) $(sbin_PROGRAMS)
+EOF
+	)
+	[ "$(wc -w <<<"$programs")" -ge 5 ]
+	for t in $programs; do
+		run readelf -d "$top_builddir/$t"
+		assert_output --partial 'Shared library: [libmodrot.so.1]'
+		# A real program, not a libtool script: valgrind and the preloads run it.
+		run head -c 4 "$top_builddir/$t"
+		assert_output $'\x7fELF'
+	done
+}
+
+@test "the library prints nothing: no stdio output, syslog or error printing functions" {
+	run nm -D --undefined-only "$LIB"
+	assert_success
+	refute_output --regexp '\b(printf|fprintf|vfprintf|vprintf|puts|fputs|fputc|putchar|putc|perror|syslog|vsyslog|err|errx|warn|warnx|error|stdout|stderr|__printf_chk|__fprintf_chk|__vfprintf_chk)(@|$)'
+}
+
+@test "the tools reach lib only through the public header" {
+	local h
+	for h in "$top_srcdir"/lib/*.h; do
+		[ "${h##*/}" = modrot.h ] && continue
+		run grep -l "#include \"${h##*/}\"" "$top_srcdir"/tools/*.[ch]
+		assert_failure
+	done
+}
+
+@test "insmod's words depend on nothing else of insmod" {
+	run grep '#include "' "$top_srcdir/tools/insmod-words.c" "$top_srcdir/tools/insmod-words.h"
+	refute_output --partial 'insmod.h"'
+	refute_output --partial 'insmod-job'
+	run grep -c 'job_\|insmod_env\|insmod_job' "$top_srcdir/tools/insmod-words.c"
+	assert_output 0
+}
