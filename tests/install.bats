@@ -193,7 +193,9 @@ unload beta: done"
 	local page=$PDEST/usr/share/man/man8/modrot-rmmod.8
 	run grep -c '^\.TH "modrot-rmmod" "8"' "$page"
 	assert_output 1
-	run env MANWIDTH=200 man --nh --nj -l "$page"
+	# man breaks lines after a hyphen even with --nh: a name broken as
+	# "modrot-" and "lsmod(8)" is joined again before it is looked at.
+	run bash -c 'env MANWIDTH=200 man --nh --nj -l "$1" | sed -e ":a" -e "/-\$/{N;s/-\n *\([^ ]\)/-\1/;ba" -e "}"' _ "$page"
 	assert_output --partial 'modrot-rmmod - '
 	assert_output --partial 'modrot-lsmod(8)'
 	assert_output --partial 'modrot-modreap(8)'

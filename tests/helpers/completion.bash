@@ -246,6 +246,6 @@ complete_on_kernel()
 completion_help_options()
 {
 	"$top_builddir/tools/$1" --help |
-		sed -n '/^Options:/,/^$/p' | grep -oE -- '(^|[ ,])--?[A-Za-z][A-Za-z-]*' |
+		sed -n '/^[A-Za-z ]*[Oo]ptions:$/,/^$/p' | grep -oE -- '(^|[ ,])--?[A-Za-z0-9][A-Za-z0-9-]*' |
 		tr -d ' ,' | LC_ALL=C sort -u
 }
