@@ -169,8 +169,8 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out,
 	return 0;
 }
 
-int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit,
-		     void **out, size_t *out_len)
+int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
+		     size_t *out_len)
 {
 	unsigned char *buf = NULL;
 	int err;

@@ -56,17 +56,17 @@ static void truncated(struct elf_check *res, uint64_t need, uint64_t have)
 static struct shdr shdr_at(const struct image *im, uint32_t i)
 {
 	struct shdr s;
-	const unsigned char *at = im->p + im->shoff + (uint64_t)i * (im->is64 ? sizeof(Elf64_Shdr)
-									  : sizeof(Elf32_Shdr));
+	const unsigned char *at = im->p + im->shoff +
+				  (uint64_t)i * (im->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr));
 	if (im->is64) {
 		Elf64_Shdr h;
 		memcpy(&h, at, sizeof(h));
-		s = (struct shdr){ h.sh_name, h.sh_type, h.sh_link, h.sh_info,
+		s = (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
 				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
 	} else {
 		Elf32_Shdr h;
 		memcpy(&h, at, sizeof(h));
-		s = (struct shdr){ h.sh_name, h.sh_type, h.sh_link, h.sh_info,
+		s = (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
 				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
 	}
 	return s;
@@ -125,7 +125,8 @@ static int check_overlaps(const struct image *im, uint64_t ehsize, uint64_t tabl
 	for (size_t i = 1; i < n; i++) {
 		if (e[i].start < e[i - 1].end) {
 			char a[24], b[24];
-			malformed(im->res, "%s and %s overlap", extent_name(e[i - 1].index, a, sizeof(a)),
+			malformed(im->res, "%s and %s overlap",
+				  extent_name(e[i - 1].index, a, sizeof(a)),
 				  extent_name(e[i].index, b, sizeof(b)));
 			break;
 		}
@@ -156,7 +157,8 @@ static void check_symtab(const struct image *im, uint32_t idx)
 		return;
 	}
 	if (s.link == SHN_UNDEF || s.link >= im->shnum) {
-		malformed(res, "the symbol table's string table (sh_link %u) is not a section", s.link);
+		malformed(res, "the symbol table's string table (sh_link %u) is not a section",
+			  s.link);
 		return;
 	}
 	uint64_t nsyms = s.size / entsize;
@@ -229,7 +231,8 @@ static void check_sections(const struct image *im, uint32_t shstrndx)
 			return;
 		}
 		if (s.link >= im->shnum) {
-			malformed(res, "section %u links to section %u, which does not exist", i, s.link);
+			malformed(res, "section %u links to section %u, which does not exist", i,
+				  s.link);
 			return;
 		}
 		if (s.type == SHT_REL || s.type == SHT_RELA) {
@@ -237,13 +240,14 @@ static void check_sections(const struct image *im, uint32_t shstrndx)
 					      ? (im->is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel))
 					      : (im->is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela));
 			if (s.info >= im->shnum) {
-				malformed(res, "section %u relocates section %u, which does not exist",
+				malformed(res,
+					  "section %u relocates section %u, which does not exist",
 					  i, s.info);
 				return;
 			}
 			if (s.entsize != want || s.size % want) {
-				malformed(res, "section %u's relocations are not %zu-byte entries", i,
-					  want);
+				malformed(res, "section %u's relocations are not %zu-byte entries",
+					  i, want);
 				return;
 			}
 		}
@@ -264,7 +268,8 @@ static void check_sections(const struct image *im, uint32_t shstrndx)
 			res->modinfo = i;
 		} else if (strcmp(name, ".gnu.linkonce.this_module") == 0) {
 			if (!has_bytes(&s)) {
-				malformed(res, "the .gnu.linkonce.this_module section holds no data");
+				malformed(res,
+					  "the .gnu.linkonce.this_module section holds no data");
 				return;
 			}
 			res->this_module = i;

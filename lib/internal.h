@@ -67,6 +67,6 @@ enum rot_compression compression_detect(const void *buf, size_t len);
  * limit bytes. -EBADMSG: corrupt data; -ENODATA: the stream ends early;
  * -EFBIG: larger than limit; -ENOMEM.
  */
-int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit,
-		     void **out, size_t *out_len);
+int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
+		     size_t *out_len);
 #endif

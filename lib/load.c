@@ -42,8 +42,7 @@ void rot_loader_free(struct rot_loader *l)
 	free(l);
 }
 
-int rot_loader_insert(struct rot_loader *l, const char *path, const char *params,
-		      unsigned flags)
+int rot_loader_insert(struct rot_loader *l, const char *path, const char *params, unsigned flags)
 {
 	struct kmod_module *mod;
 	int err = kmod_module_new_from_path(l->ctx, path, &mod);

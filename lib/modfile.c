@@ -27,8 +27,8 @@
 
 struct rot_modfile {
 	char *path;
-	void *raw;            /* the file as read */
-	void *plain;          /* decompressed image, or NULL when raw is plain */
+	void *raw;   /* the file as read */
+	void *plain; /* decompressed image, or NULL when raw is plain */
 	const unsigned char *image;
 	size_t raw_len;
 	size_t image_len;
@@ -36,7 +36,7 @@ struct rot_modfile {
 	enum rot_problem problem;
 	uint64_t value, value2;
 	char problem_text[112];
-	size_t symtab_index;  /* the one symbol table, found by elf_check_image() */
+	size_t symtab_index; /* the one symbol table, found by elf_check_image() */
 	Elf *elf;
 	int elf_class;
 	int elf_machine;
@@ -44,7 +44,7 @@ struct rot_modfile {
 	bool has_symtab;
 	bool has_percpu;
 	uint64_t percpu_size, percpu_align; /* .data..percpu: sh_size, sh_addralign */
-	const char *modinfo;  /* the .modinfo section: NUL-separated key=value */
+	const char *modinfo;                /* the .modinfo section: NUL-separated key=value */
 	size_t modinfo_len;
 	const char *name;
 	char this_module_name[ROT_NAME_MAX + 2];
@@ -126,8 +126,8 @@ static int decompress(struct rot_modfile *mf)
 	default:
 		break;
 	}
-	int err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT,
-				   &mf->plain, &mf->image_len);
+	int err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT, &mf->plain,
+				   &mf->image_len);
 	switch (err) {
 	case 0:
 		mf->image = mf->plain;
@@ -249,7 +249,8 @@ static int inspect_elf(struct rot_modfile *mf)
 	}
 	/* The kernel reads headers in its own byte order: another one is not its module. */
 	const char *ident = elf_getident(mf->elf, NULL);
-	const unsigned char host = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	const unsigned char host = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
+									     : ELFDATA2MSB;
 	if (ident && (unsigned char)ident[EI_DATA] != host) {
 		set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA], host);
 		return 0;
@@ -297,7 +298,8 @@ static int inspect_elf(struct rot_modfile *mf)
 			this_module = scn;
 		} else if (strcmp(name, "__versions") == 0) {
 			mf->has_versions = true;
-		} else if (!mf->has_percpu && (sh.sh_flags & SHF_ALLOC) && strcmp(name, ".data..percpu") == 0) {
+		} else if (!mf->has_percpu && (sh.sh_flags & SHF_ALLOC) &&
+			   strcmp(name, ".data..percpu") == 0) {
 			/* find_pcpusec(): the first allocated section of that name */
 			mf->has_percpu = true;
 			mf->percpu_size = sh.sh_size;
@@ -433,18 +435,54 @@ const char *rot_modfile_modinfo_next(const struct rot_modfile *mf, const char *k
 	return NULL;
 }
 
-enum rot_problem rot_modfile_problem(const struct rot_modfile *mf) { return mf->problem; }
-uint64_t rot_modfile_problem_value(const struct rot_modfile *mf) { return mf->value; }
-uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf) { return mf->value2; }
-const char *rot_modfile_problem_text(const struct rot_modfile *mf) { return mf->problem_text; }
-const char *rot_modfile_path(const struct rot_modfile *mf) { return mf->path; }
-enum rot_compression rot_modfile_compression(const struct rot_modfile *mf) { return mf->compression; }
-const char *rot_modfile_name(const struct rot_modfile *mf) { return mf->name; }
-size_t rot_modfile_undefined_count(const struct rot_modfile *mf) { return mf->nundef; }
-size_t rot_modfile_defined_count(const struct rot_modfile *mf) { return mf->ndefined; }
-int rot_modfile_elf_class(const struct rot_modfile *mf) { return mf->elf_class; }
-bool rot_modfile_has_versions(const struct rot_modfile *mf) { return mf->has_versions; }
-int rot_modfile_elf_machine(const struct rot_modfile *mf) { return mf->elf_machine; }
+enum rot_problem rot_modfile_problem(const struct rot_modfile *mf)
+{
+	return mf->problem;
+}
+uint64_t rot_modfile_problem_value(const struct rot_modfile *mf)
+{
+	return mf->value;
+}
+uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf)
+{
+	return mf->value2;
+}
+const char *rot_modfile_problem_text(const struct rot_modfile *mf)
+{
+	return mf->problem_text;
+}
+const char *rot_modfile_path(const struct rot_modfile *mf)
+{
+	return mf->path;
+}
+enum rot_compression rot_modfile_compression(const struct rot_modfile *mf)
+{
+	return mf->compression;
+}
+const char *rot_modfile_name(const struct rot_modfile *mf)
+{
+	return mf->name;
+}
+size_t rot_modfile_undefined_count(const struct rot_modfile *mf)
+{
+	return mf->nundef;
+}
+size_t rot_modfile_defined_count(const struct rot_modfile *mf)
+{
+	return mf->ndefined;
+}
+int rot_modfile_elf_class(const struct rot_modfile *mf)
+{
+	return mf->elf_class;
+}
+bool rot_modfile_has_versions(const struct rot_modfile *mf)
+{
+	return mf->has_versions;
+}
+int rot_modfile_elf_machine(const struct rot_modfile *mf)
+{
+	return mf->elf_machine;
+}
 
 uint64_t rot_modfile_percpu(const struct rot_modfile *mf, uint64_t *align)
 {

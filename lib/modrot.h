@@ -44,9 +44,8 @@ struct rot_module;
 int rot_snapshot_read(struct rot_snapshot **out);
 
 /* Parses already-read file contents; rotting may be NULL (a stock kernel). */
-int rot_snapshot_parse(const char *modules, size_t modules_len,
-		       const char *rotting, size_t rotting_len,
-		       struct rot_snapshot **out);
+int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
+		       size_t rotting_len, struct rot_snapshot **out);
 
 void rot_snapshot_free(struct rot_snapshot *snap);
 
@@ -79,8 +78,7 @@ const struct rot_module *rot_snapshot_module(const struct rot_snapshot *snap, si
 size_t rot_snapshot_index_of(const struct rot_snapshot *snap, const struct rot_module *m);
 
 /* The live module of that (normalised) name, or NULL. */
-const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
-						const char *name);
+const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap, const char *name);
 
 const char *rot_module_name(const struct rot_module *m);
 uint64_t rot_module_size(const struct rot_module *m);
@@ -105,7 +103,8 @@ const char *rot_state_name(enum rot_state state);
 #define ROT_MODULE_RECLAIM 0x40000000u
 
 enum rot_unload_flags {
-	ROT_UNLOAD_FORCE = 1 << 0, /* O_TRUNC: unload a permanent (or, on a stock kernel, used) module */
+	ROT_UNLOAD_FORCE =
+		1 << 0, /* O_TRUNC: unload a permanent (or, on a stock kernel, used) module */
 };
 
 /*
@@ -294,11 +293,11 @@ int rot_usage_open(const char *moddir, struct rot_usage_ctx **out);
 void rot_usage_close(struct rot_usage_ctx *ctx);
 
 struct rot_usage {
-	size_t holders;           /* live holders, but those marked gone */
-	size_t devices;           /* devices bound to its drivers */
-	size_t mounts;            /* mounts of types it provides */
-	long refs;                /* stock kernel: references beyond holders; rot: 0 */
-	const char *mount_type;   /* the first such mount, for messages (in ctx) */
+	size_t holders;         /* live holders, but those marked gone */
+	size_t devices;         /* devices bound to its drivers */
+	size_t mounts;          /* mounts of types it provides */
+	long refs;              /* stock kernel: references beyond holders; rot: 0 */
+	const char *mount_type; /* the first such mount, for messages (in ctx) */
 	const char *mount_target;
 };
 
@@ -383,11 +382,11 @@ enum rot_sig_status {
 
 struct rot_sig_info {
 	enum rot_sig_status status;
-	size_t content_len;  /* bytes the signature covers: the image without the trailer */
-	char signer[256];    /* signer's subject CN (or its issuer's, when the key is unknown); "" if none */
-	char key_id[128];    /* hex subject key identifier of the signing certificate, or
+	size_t content_len; /* bytes the signature covers: the image without the trailer */
+	char signer[256]; /* signer's subject CN (or its issuer's, when the key is unknown); "" if none */
+	char key_id[128]; /* hex subject key identifier of the signing certificate, or
 			      * "serial " + hex serial when the key is unknown; "" if none */
-	char detail[256];    /* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise */
+	char detail[256]; /* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise */
 };
 
 /*
@@ -422,27 +421,27 @@ enum rot_compression {
 /* What is wrong with a module, found without the kernel. */
 enum rot_problem {
 	ROT_PROBLEM_NONE,
-	ROT_PROBLEM_NOT_REGULAR,       /* a directory, device or fifo */
+	ROT_PROBLEM_NOT_REGULAR, /* a directory, device or fifo */
 	ROT_PROBLEM_EMPTY,
-	ROT_PROBLEM_TOO_BIG,           /* value: the limit in bytes */
+	ROT_PROBLEM_TOO_BIG, /* value: the limit in bytes */
 	ROT_PROBLEM_CORRUPT_COMPRESSION,
 	ROT_PROBLEM_TRUNCATED_COMPRESSION,
 	ROT_PROBLEM_UNSUPPORTED_COMPRESSION, /* gzip, which this libkmod cannot read */
 	ROT_PROBLEM_NOT_ELF,
-	ROT_PROBLEM_TRUNCATED,         /* value: bytes the headers need; value2: bytes there are */
-	ROT_PROBLEM_MALFORMED_ELF,     /* rot_modfile_problem_text() says what the kernel would refuse */
-	ROT_PROBLEM_WRONG_CLASS,       /* rot_modfile_elf_class() is not the kernel's */
-	ROT_PROBLEM_WRONG_MACHINE,     /* rot_modfile_elf_machine() is not the kernel's */
-	ROT_PROBLEM_WRONG_BYTE_ORDER,  /* value: the file's EI_DATA (ELFDATA2LSB/MSB) */
-	ROT_PROBLEM_NOT_RELOCATABLE,   /* value: the file's e_type */
+	ROT_PROBLEM_TRUNCATED,     /* value: bytes the headers need; value2: bytes there are */
+	ROT_PROBLEM_MALFORMED_ELF, /* rot_modfile_problem_text() says what the kernel would refuse */
+	ROT_PROBLEM_WRONG_CLASS,   /* rot_modfile_elf_class() is not the kernel's */
+	ROT_PROBLEM_WRONG_MACHINE,    /* rot_modfile_elf_machine() is not the kernel's */
+	ROT_PROBLEM_WRONG_BYTE_ORDER, /* value: the file's EI_DATA (ELFDATA2LSB/MSB) */
+	ROT_PROBLEM_NOT_RELOCATABLE,  /* value: the file's e_type */
 	ROT_PROBLEM_NO_MODINFO,
 	ROT_PROBLEM_NO_THIS_MODULE,
-	ROT_PROBLEM_NO_SYMBOLS,        /* no symbol table: the kernel refuses such a module */
+	ROT_PROBLEM_NO_SYMBOLS, /* no symbol table: the kernel refuses such a module */
 	ROT_PROBLEM_NO_NAME,
-	ROT_PROBLEM_NAME_TOO_LONG,     /* value: its length; value2: the limit */
+	ROT_PROBLEM_NAME_TOO_LONG, /* value: its length; value2: the limit */
 	/* Found by rot_preflight(): */
-	ROT_PROBLEM_VERMAGIC,          /* text: the module's release; text2: the kernel's */
-	ROT_PROBLEM_VERMAGIC_FLAGS,    /* same release, other build flags: text, text2 the whole strings */
+	ROT_PROBLEM_VERMAGIC,       /* text: the module's release; text2: the kernel's */
+	ROT_PROBLEM_VERMAGIC_FLAGS, /* same release, other build flags: text, text2 the whole strings */
 	ROT_PROBLEM_ALREADY_LOADED,
 	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight.missing lists them */
 	ROT_PROBLEM_UNSIGNED,          /* the kernel enforces signatures, or --verify asked */
@@ -502,8 +501,7 @@ struct rot_symbols;
  * live modules' symbols). One read of the file; only wanted names are kept,
  * so a kernel's hundred thousand symbols cost a scan, not a table.
  */
-int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted,
-			      struct rot_symbols **out);
+int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out);
 /* An empty set, for modules of a batch to add what they define. */
 int rot_symbols_new(struct rot_symbols **out);
 int rot_symbols_add(struct rot_symbols *set, const char *name);
@@ -513,11 +511,11 @@ void rot_symbols_free(struct rot_symbols *set);
 /* ---- preflight ---- */
 
 struct rot_kernel_facts {
-	char release[65];      /* uname -r */
-	int elf_class;         /* ELFCLASS64 ... , 0 when unknown */
-	int elf_machine;       /* EM_X86_64 ... , 0 when unknown */
-	bool sig_support;      /* the kernel checks signatures (the sig_enforce parameter exists) */
-	bool sig_enforce;      /* /sys/module/module/parameters/sig_enforce is Y */
+	char release[65]; /* uname -r */
+	int elf_class;    /* ELFCLASS64 ... , 0 when unknown */
+	int elf_machine;  /* EM_X86_64 ... , 0 when unknown */
+	bool sig_support; /* the kernel checks signatures (the sig_enforce parameter exists) */
+	bool sig_enforce; /* /sys/module/module/parameters/sig_enforce is Y */
 	/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
 	 * from a module this release shipped; "" when none can be read. */
 	char vermagic[128];
@@ -530,18 +528,18 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts);
 
 struct rot_preflight_input {
 	const struct rot_kernel_facts *kernel;
-	const struct rot_snapshot *snap;           /* for "already loaded"; may be NULL */
-	const struct rot_symbols *kernel_symbols;  /* may be NULL: symbols not checked */
-	const struct rot_symbols *batch_symbols;   /* defined by modules loaded before, may be NULL */
-	const struct rot_keyring *keyring;         /* --verify; NULL: signatures only if enforced */
+	const struct rot_snapshot *snap;          /* for "already loaded"; may be NULL */
+	const struct rot_symbols *kernel_symbols; /* may be NULL: symbols not checked */
+	const struct rot_symbols *batch_symbols; /* defined by modules loaded before, may be NULL */
+	const struct rot_keyring *keyring;       /* --verify; NULL: signatures only if enforced */
 	bool force_vermagic;
 };
 
 struct rot_preflight {
 	enum rot_problem problem;
-	char text[128];           /* see enum rot_problem */
+	char text[128]; /* see enum rot_problem */
 	char text2[128];
-	const char **missing;     /* undefined symbols nobody offers (point into the modfile) */
+	const char **missing; /* undefined symbols nobody offers (point into the modfile) */
 	size_t nmissing;
 	struct rot_sig_info *sig; /* when a signature was looked at */
 };

@@ -21,8 +21,8 @@
 /* struct module_signature (include/linux/module_signature.h), as bytes:
  * the image gives no alignment, and sig_len is big-endian on every arch. */
 struct sig_trailer {
-	uint8_t algo;       /* 0 for PKCS#7: the message says it */
-	uint8_t hash;       /* 0 for PKCS#7 */
+	uint8_t algo; /* 0 for PKCS#7: the message says it */
+	uint8_t hash; /* 0 for PKCS#7 */
 	uint8_t id_type;
 	uint8_t signer_len; /* 0 for PKCS#7 */
 	uint8_t key_id_len; /* 0 for PKCS#7 */
@@ -128,8 +128,15 @@ static bool compared_and_differed(bool *oom)
 static bool standard_digest(const ASN1_OBJECT *oid)
 {
 	switch (OBJ_obj2nid(oid)) {
-	case NID_sha1: case NID_sha224: case NID_sha256: case NID_sha384: case NID_sha512:
-	case NID_sha3_224: case NID_sha3_256: case NID_sha3_384: case NID_sha3_512:
+	case NID_sha1:
+	case NID_sha224:
+	case NID_sha256:
+	case NID_sha384:
+	case NID_sha512:
+	case NID_sha3_224:
+	case NID_sha3_256:
+	case NID_sha3_384:
+	case NID_sha3_512:
 		return true;
 	default:
 		return false;
@@ -206,11 +213,13 @@ static const char *pkcs7_shape_problem(CMS_ContentInfo *cms, bool trailing_bytes
 	for (int i = 0; i < sk_CMS_SignerInfo_num(signers); i++) {
 		X509_ALGOR *digest;
 		const ASN1_OBJECT *oid;
-		CMS_SignerInfo_get0_algs(sk_CMS_SignerInfo_value(signers, i), NULL, NULL, &digest, NULL);
+		CMS_SignerInfo_get0_algs(sk_CMS_SignerInfo_value(signers, i), NULL, NULL, &digest,
+					 NULL);
 		X509_ALGOR_get0(&oid, NULL, NULL, digest);
 		if (!EVP_get_digestbyobj(oid))
-			return standard_digest(oid) ? out_of_memory
-						    : "PKCS#7 signer uses an unknown digest algorithm";
+			return standard_digest(oid)
+				       ? out_of_memory
+				       : "PKCS#7 signer uses an unknown digest algorithm";
 	}
 	return NULL;
 }

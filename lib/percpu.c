@@ -73,7 +73,8 @@ static int parse_header(char *line, char *end, struct rot_percpu *pc, const char
 			return -EPROTO;
 		int err = parse_u64(f[2 * k + 1], 10, vals[k]);
 		if (err < 0) {
-			*reason = err == -ERANGE ? "a size does not fit 64 bits" : "a size is not a number";
+			*reason = err == -ERANGE ? "a size does not fit 64 bits"
+						 : "a size is not a number";
 			return err;
 		}
 	}
@@ -118,7 +119,8 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 	}
 	int err = parse_u64(f[1], 10, &e->bytes);
 	if (err < 0) {
-		*reason = err == -ERANGE ? "the per-CPU size does not fit 64 bits" : "the per-CPU size is not a number";
+		*reason = err == -ERANGE ? "the per-CPU size does not fit 64 bits"
+					 : "the per-CPU size is not a number";
 		return err;
 	}
 	if (e->bytes == 0) {
@@ -131,7 +133,8 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 	}
 	err = f[3][0] == '0' && f[3][1] == 'x' ? parse_u64(f[3] + 2, 16, &e->address) : -EPROTO;
 	if (err < 0) {
-		*reason = err == -ERANGE ? "the address does not fit 64 bits" : "the address is not 0x and hex digits";
+		*reason = err == -ERANGE ? "the address does not fit 64 bits"
+					 : "the address is not 0x and hex digits";
 		return err;
 	}
 	return 0;
@@ -180,7 +183,8 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 				err = -EPROTO;
 			}
 			/* instances cannot hold more than is not free */
-			if (!err && (__builtin_add_overflow(held, e->bytes, &held) || held > pc->reserve - pc->free)) {
+			if (!err && (__builtin_add_overflow(held, e->bytes, &held) ||
+				     held > pc->reserve - pc->free)) {
 				reason = "the instances hold more than the reserve less what is free";
 				err = -EPROTO;
 			}
@@ -222,10 +226,22 @@ int rot_percpu_read(struct rot_percpu **out)
 	return percpu_build(buf, len, out);
 }
 
-uint64_t rot_percpu_reserve(const struct rot_percpu *pc) { return pc->reserve; }
-uint64_t rot_percpu_free_bytes(const struct rot_percpu *pc) { return pc->free; }
-uint64_t rot_percpu_largest(const struct rot_percpu *pc) { return pc->largest; }
-size_t rot_percpu_count(const struct rot_percpu *pc) { return pc->count; }
+uint64_t rot_percpu_reserve(const struct rot_percpu *pc)
+{
+	return pc->reserve;
+}
+uint64_t rot_percpu_free_bytes(const struct rot_percpu *pc)
+{
+	return pc->free;
+}
+uint64_t rot_percpu_largest(const struct rot_percpu *pc)
+{
+	return pc->largest;
+}
+size_t rot_percpu_count(const struct rot_percpu *pc)
+{
+	return pc->count;
+}
 
 const char *rot_percpu_name(const struct rot_percpu *pc, size_t i)
 {
@@ -254,7 +270,8 @@ uint64_t rot_percpu_address(const struct rot_percpu *pc, size_t i)
  * reader may see addresses, address. One the snapshot lacks (loaded or
  * reclaimed between the two reads) is skipped without moving on.
  */
-size_t rot_percpu_per_module(const struct rot_percpu *pc, const struct rot_snapshot *snap, uint64_t *bytes)
+size_t rot_percpu_per_module(const struct rot_percpu *pc, const struct rot_snapshot *snap,
+			     uint64_t *bytes)
 {
 	size_t n = rot_snapshot_count(snap), j = 0, matched = 0;
 	memset(bytes, 0, n * sizeof(*bytes));
@@ -263,7 +280,8 @@ size_t rot_percpu_per_module(const struct rot_percpu *pc, const struct rot_snaps
 		bool rotting = e->state == ROT_STATE_ROTTING;
 		for (size_t k = j; k < n; k++) {
 			const struct rot_module *m = rot_snapshot_module(snap, k);
-			if (rot_module_is_rotting(m) != rotting || strcmp(rot_module_name(m), e->name) != 0 ||
+			if (rot_module_is_rotting(m) != rotting ||
+			    strcmp(rot_module_name(m), e->name) != 0 ||
 			    rot_module_address(m) != e->address)
 				continue;
 			bytes[k] = e->bytes;
@@ -283,7 +301,8 @@ static int by_bytes_then_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-int rot_percpu_rotting_groups(const struct rot_percpu *pc, struct rot_group **groups, size_t *ngroups)
+int rot_percpu_rotting_groups(const struct rot_percpu *pc, struct rot_group **groups,
+			      size_t *ngroups)
 {
 	struct rot_group *g = malloc((pc->count + 1) * sizeof(*g));
 	size_t n = 0;

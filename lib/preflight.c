@@ -62,8 +62,9 @@ static void kernel_vermagic(struct rot_kernel_facts *facts)
 		return;
 	struct rot_modfile *mf;
 	if (rot_modfile_read(path, &mf) == 0) {
-		const char *v = rot_modfile_problem(mf) == ROT_PROBLEM_NONE ? rot_modfile_vermagic(mf)
-									     : NULL;
+		const char *v = rot_modfile_problem(mf) == ROT_PROBLEM_NONE
+					? rot_modfile_vermagic(mf)
+					: NULL;
 		if (v && strlen(v) < sizeof(facts->vermagic))
 			memcpy(facts->vermagic, v, strlen(v) + 1);
 		rot_modfile_free(mf);

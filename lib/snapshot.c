@@ -23,7 +23,7 @@ struct rot_module {
 	uint64_t address;
 	int32_t refcnt;
 	uint16_t nholders;
-	uint8_t state;     /* enum rot_state */
+	uint8_t state; /* enum rot_state */
 	bool permanent;
 };
 
@@ -60,7 +60,8 @@ int parse_u64(const char *s, unsigned base, uint64_t *out)
 				return -EPROTO;
 			d = letter + 10;
 		}
-		if (__builtin_mul_overflow(v, (uint64_t)base, &v) || __builtin_add_overflow(v, d, &v))
+		if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
+		    __builtin_add_overflow(v, d, &v))
 			return -ERANGE;
 	}
 	*out = v;
@@ -149,8 +150,7 @@ bool valid_name(const char *s, size_t len)
  * comma). Bracketed markers other than [permanent] are the kernel's and
  * are skipped.
  */
-static int parse_holders(char *field, struct rot_module *m, const char **pool,
-			 const char **reason)
+static int parse_holders(char *field, struct rot_module *m, const char **pool, const char **reason)
 {
 	m->holders = pool;
 	m->nholders = 0;
@@ -229,7 +229,8 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 	}
 	int err = parse_u64(f[F_SIZE], 10, &m->size);
 	if (err < 0) {
-		*reason = err == -ERANGE ? "the size does not fit 64 bits" : "the size is not a number";
+		*reason = err == -ERANGE ? "the size does not fit 64 bits"
+					 : "the size is not a number";
 		return err;
 	}
 	/* A stock kernel may print a negative count for a module being torn down. */
@@ -397,9 +398,8 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 	return 0;
 }
 
-int rot_snapshot_parse(const char *modules, size_t modules_len,
-		       const char *rotting, size_t rotting_len,
-		       struct rot_snapshot **out)
+int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
+		       size_t rotting_len, struct rot_snapshot **out)
 {
 	char *m = malloc(modules_len + 1);
 	char *r = rotting ? malloc(rotting_len + 1) : NULL;
@@ -513,8 +513,7 @@ static uint32_t *live_index(struct rot_snapshot *s)
 	return index;
 }
 
-const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
-						const char *name)
+const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap, const char *name)
 {
 	/* The index is a cache: building it does not change what the snapshot says. */
 	struct rot_snapshot *s = (struct rot_snapshot *)snap;
@@ -534,15 +533,42 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 	return NULL;
 }
 
-const char *rot_module_name(const struct rot_module *m) { return m->name; }
-uint64_t rot_module_size(const struct rot_module *m) { return m->size; }
-long rot_module_refcnt(const struct rot_module *m) { return m->refcnt; }
-enum rot_state rot_module_state(const struct rot_module *m) { return (enum rot_state)m->state; }
-bool rot_module_is_rotting(const struct rot_module *m) { return m->state == ROT_STATE_ROTTING; }
-bool rot_module_is_permanent(const struct rot_module *m) { return m->permanent; }
-uint64_t rot_module_address(const struct rot_module *m) { return m->address; }
-const char *rot_module_taints(const struct rot_module *m) { return m->taints; }
-size_t rot_module_holder_count(const struct rot_module *m) { return m->nholders; }
+const char *rot_module_name(const struct rot_module *m)
+{
+	return m->name;
+}
+uint64_t rot_module_size(const struct rot_module *m)
+{
+	return m->size;
+}
+long rot_module_refcnt(const struct rot_module *m)
+{
+	return m->refcnt;
+}
+enum rot_state rot_module_state(const struct rot_module *m)
+{
+	return (enum rot_state)m->state;
+}
+bool rot_module_is_rotting(const struct rot_module *m)
+{
+	return m->state == ROT_STATE_ROTTING;
+}
+bool rot_module_is_permanent(const struct rot_module *m)
+{
+	return m->permanent;
+}
+uint64_t rot_module_address(const struct rot_module *m)
+{
+	return m->address;
+}
+const char *rot_module_taints(const struct rot_module *m)
+{
+	return m->taints;
+}
+size_t rot_module_holder_count(const struct rot_module *m)
+{
+	return m->nholders;
+}
 
 const char *rot_module_holder(const struct rot_module *m, size_t i)
 {
@@ -552,10 +578,14 @@ const char *rot_module_holder(const struct rot_module *m, size_t i)
 const char *rot_state_name(enum rot_state state)
 {
 	switch (state) {
-	case ROT_STATE_LIVE: return "live";
-	case ROT_STATE_LOADING: return "loading";
-	case ROT_STATE_UNLOADING: return "unloading";
-	case ROT_STATE_ROTTING: return "rotting";
+	case ROT_STATE_LIVE:
+		return "live";
+	case ROT_STATE_LOADING:
+		return "loading";
+	case ROT_STATE_UNLOADING:
+		return "unloading";
+	case ROT_STATE_ROTTING:
+		return "rotting";
 	}
 	return "unknown";
 }

@@ -95,8 +95,7 @@ void rot_symbols_free(struct rot_symbols *set)
 	free(set);
 }
 
-int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted,
-			      struct rot_symbols **out)
+int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out)
 {
 	struct rot_symbols *want, *found = NULL;
 	char *buf;

@@ -389,7 +389,8 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		switch (c) {
 		case '?':
 		case ':': {
-			const char *what = c == '?' ? "unknown option" : "missing argument for option";
+			const char *what = c == '?' ? "unknown option"
+						    : "missing argument for option";
 			if (optopt)
 				cli_usage_fail("%s '-%c'", what, optopt);
 			cli_usage_fail("%s '%s'", what, argv[optind - 1]);
@@ -422,7 +423,7 @@ void cli_print_version(void)
 
 char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1]
 {
-	char (*names)[ROT_NAME_MAX + 1] = calloc(n + 1, sizeof(*names));
+	char(*names)[ROT_NAME_MAX + 1] = calloc(n + 1, sizeof(*names));
 	if (!names) {
 		cli_error("out of memory");
 		exit(CLI_EXIT_PARTIAL);
@@ -435,7 +436,8 @@ char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1]
 		if (err < 0)
 			cli_usage_fail("'%s' is not a module name: a name is printable ASCII without "
 				       "blanks, not '.' or '..', and holds a '/' only as a module "
-				       "file's path", typed[i]);
+				       "file's path",
+				       typed[i]);
 	}
 	return names;
 }

@@ -39,10 +39,16 @@ void cli_init(const char *progname, void (*help)(void));
 const char *cli_progname(void);
 
 /* The options that mean the same in every tool; list them in its table. */
-#define CLI_OPTIONS_HELP_VERSION \
-	{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }
-#define CLI_OPTIONS_SYSLOG_VERBOSE \
-	{ "syslog", no_argument, NULL, 's' }, { "verbose", no_argument, NULL, 'v' }
+#define CLI_OPTIONS_HELP_VERSION                  \
+	{ "help", no_argument, NULL, 'h' },       \
+	{                                         \
+		"version", no_argument, NULL, 'V' \
+	}
+#define CLI_OPTIONS_SYSLOG_VERBOSE                \
+	{ "syslog", no_argument, NULL, 's' },     \
+	{                                         \
+		"verbose", no_argument, NULL, 'v' \
+	}
 
 /*
  * getopt_long without getopt's own messages: an unknown option or a missing
@@ -108,9 +114,9 @@ enum cli_exit cli_exit_for_errno(int err);
  * root cause is a permission error exits CLI_EXIT_PERM, cascades or not.
  */
 struct cli_outcome {
-	unsigned failures;  /* every failure, cascades included */
-	unsigned perm;      /* root causes that were EPERM or EACCES */
-	unsigned cascaded;  /* failures that follow from another one */
+	unsigned failures; /* every failure, cascades included */
+	unsigned perm;     /* root causes that were EPERM or EACCES */
+	unsigned cascaded; /* failures that follow from another one */
 };
 
 void cli_outcome_failed(struct cli_outcome *o, int err);
@@ -157,6 +163,5 @@ int cli_parse_interval(const char *text, double *seconds);
 
 /* What to add after strerror() so a reader knows what to do ("" if nothing). */
 const char *cli_errno_hint(int err);
-
 
 #endif

@@ -35,8 +35,8 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 	return n;
 }
 
-static struct libscols_table *table_new(const struct column_info *cols, const int *ids,
-					size_t nids, const struct table_style *style)
+static struct libscols_table *table_new(const struct column_info *cols, const int *ids, size_t nids,
+					const struct table_style *style)
 {
 	struct libscols_table *tb = scols_new_table();
 	if (!tb)

@@ -16,9 +16,9 @@
 #include "jsonwrt.h"
 
 struct column_info {
-	const char *name;  /* as typed after -o and shown in the header */
+	const char *name; /* as typed after -o and shown in the header */
 	double whint;
-	int flags;         /* SCOLS_FL_* */
+	int flags; /* SCOLS_FL_* */
 	const char *help;
 };
 
@@ -48,14 +48,14 @@ struct listing {
 	const int *ids;
 	size_t nids;
 	bool json;
-	struct json_writer *w;            /* JSON */
-	struct libscols_table *tb;        /* text */
+	struct json_writer *w;     /* JSON */
+	struct libscols_table *tb; /* text */
 	struct libscols_line *ln;
 	bool row_open;
 	bool list_first;
-	struct outbuf list;               /* text: a list cell being joined */
+	struct outbuf list; /* text: a list cell being joined */
 	size_t list_col;
-	int err;                          /* sticky: -ENOMEM */
+	int err; /* sticky: -ENOMEM */
 	char keys[COLUMNS_MAX][24];
 };
 

@@ -97,7 +97,8 @@ static int build_order(struct batch *b)
 		const char *cursor = NULL, *deps;
 		if (!b->jobs[i].mf)
 			continue;
-		while (err == 0 && (deps = rot_modfile_modinfo_next(b->jobs[i].mf, "depends", &cursor))) {
+		while (err == 0 &&
+		       (deps = rot_modfile_modinfo_next(b->jobs[i].mf, "depends", &cursor))) {
 			for (const char *p = deps; *p && err == 0;) {
 				size_t len = strcspn(p, ",");
 				char name[ROT_NAME_MAX + 1];
@@ -106,7 +107,8 @@ static int build_order(struct batch *b)
 					name[len] = '\0';
 					struct name_index key = { name, 0 };
 					/* The first file of that name in the batch. */
-					struct name_index *hit = bsearch(&key, idx, k, sizeof(*idx), name_only);
+					struct name_index *hit =
+						bsearch(&key, idx, k, sizeof(*idx), name_only);
 					while (hit && hit > idx && strcmp(hit[-1].name, name) == 0)
 						hit--;
 					if (hit && hit->job != i)
@@ -346,7 +348,8 @@ static int read_kernel_symbols(struct batch *b, struct insmod_env *env)
 		return -ENOMEM;
 	size_t k = 0;
 	for (size_t i = 0; i < b->n; i++)
-		for (size_t s = 0; b->jobs[i].mf && s < rot_modfile_undefined_count(b->jobs[i].mf); s++)
+		for (size_t s = 0; b->jobs[i].mf && s < rot_modfile_undefined_count(b->jobs[i].mf);
+		     s++)
 			wanted[k++] = rot_modfile_undefined(b->jobs[i].mf, s);
 	int err = rot_symbols_read_kallsyms(wanted, k, &env->kernel_symbols);
 	free(wanted);

@@ -63,7 +63,8 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 	job->rot_bytes = newest;
 	size_t used = strlen(job->message);
 	snprintf(job->message + used, sizeof(job->message) - used,
-		 "; its init failed and its %" PRIu64 " bytes now rot ('rmmod --reclaim %s' frees them)",
+		 "; its init failed and its %" PRIu64
+		 " bytes now rot ('rmmod --reclaim %s' frees them)",
 		 newest, name);
 }
 
@@ -82,8 +83,8 @@ bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct 
 	};
 	if (rot_preflight(job->mf, &in, &job->pf) < 0) {
 		job->result = JOB_REFUSED;
-		snprintf(job->message, sizeof(job->message), "could not insert module %s: out of memory",
-			 job->path);
+		snprintf(job->message, sizeof(job->message),
+			 "could not insert module %s: out of memory", job->path);
 		return false;
 	}
 	/* A format libkmod may read although modrot cannot look inside; not
@@ -108,9 +109,9 @@ void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot
 {
 	/* --verify inserts the very buffer it verified: libkmod would open the
 	 * path again, and a path can name other bytes by then. */
-	int err = env->keyring ? rot_load_image(job->mf, job->params)
-			       : rot_loader_insert(loader, job->path, job->params,
-						   env->opts->load_flags);
+	int err = env->keyring
+			  ? rot_load_image(job->mf, job->params)
+			  : rot_loader_insert(loader, job->path, job->params, env->opts->load_flags);
 	if (err == 0) {
 		job->result = JOB_LOADED;
 		return;

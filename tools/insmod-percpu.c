@@ -45,13 +45,15 @@ static void describe_holders(const struct rot_percpu *pc, uint64_t need, char *b
 
 	buf[0] = '\0';
 	if (rot_percpu_rotting_groups(pc, &g, &n) < 0) {
-		append(buf, len, &used, "; which rotting instances hold it is unknown (out of memory)");
+		append(buf, len, &used,
+		       "; which rotting instances hold it is unknown (out of memory)");
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		held += g[i].bytes;
 	if (n == 0) {
-		append(buf, len, &used, "; live modules hold the rest, and no rotting instance holds any");
+		append(buf, len, &used,
+		       "; live modules hold the rest, and no rotting instance holds any");
 		free(g);
 		return;
 	}
@@ -63,9 +65,11 @@ static void describe_holders(const struct rot_percpu *pc, uint64_t need, char *b
 		append(buf, len, &used, " and %zu more %s", n - NAMES_SHOWN,
 		       n - NAMES_SHOWN == 1 ? "name" : "names");
 	if (held + rot_percpu_free_bytes(pc) >= need)
-		append(buf, len, &used, " ('modreap --percpu=%" PRIu64 "' reclaims what it takes)", need);
+		append(buf, len, &used, " ('modreap --percpu=%" PRIu64 "' reclaims what it takes)",
+		       need);
 	else
-		append(buf, len, &used, " ('modreap --percpu' frees all they hold, which is not enough)");
+		append(buf, len, &used,
+		       " ('modreap --percpu' frees all they hold, which is not enough)");
 	free(g);
 }
 
@@ -85,12 +89,16 @@ static bool shortage(const struct rot_percpu *pc, uint64_t size, uint64_t align,
 	if (fit == ROT_PERCPU_NEVER) {
 		if (need > rot_percpu_reserve(pc))
 			snprintf(buf, len,
-				 "its per-CPU data needs %" PRIu64 " bytes, more than the whole per-CPU "
-				 "module reserve (%" PRIu64 " bytes)", need, rot_percpu_reserve(pc));
+				 "its per-CPU data needs %" PRIu64
+				 " bytes, more than the whole per-CPU "
+				 "module reserve (%" PRIu64 " bytes)",
+				 need, rot_percpu_reserve(pc));
 		else
 			snprintf(buf, len,
-				 "its per-CPU data (%" PRIu64 " bytes aligned to %" PRIu64 ") is an area the "
-				 "kernel's per-CPU allocator never gives", size, align);
+				 "its per-CPU data (%" PRIu64 " bytes aligned to %" PRIu64
+				 ") is an area the "
+				 "kernel's per-CPU allocator never gives",
+				 size, align);
 		return true;
 	}
 	uint64_t room = need + (align > 4 ? (align > 4096 ? 4096 : align) - 4 : 0);
@@ -100,10 +108,11 @@ static bool shortage(const struct rot_percpu *pc, uint64_t size, uint64_t align,
 	if (fit == ROT_PERCPU_MAY_FIT) /* room enough, but perhaps not where the alignment falls */
 		snprintf(aligned, sizeof(aligned), " aligned to %" PRIu64, align);
 	snprintf(buf, len,
-		 "its per-CPU data needs %" PRIu64 " bytes%s of the per-CPU module reserve, and %" PRIu64
-		 " of %" PRIu64 " are free, %" PRIu64 " in one piece%s",
-		 need, aligned, rot_percpu_free_bytes(pc), rot_percpu_reserve(pc), rot_percpu_largest(pc),
-		 holders);
+		 "its per-CPU data needs %" PRIu64
+		 " bytes%s of the per-CPU module reserve, and %" PRIu64 " of %" PRIu64
+		 " are free, %" PRIu64 " in one piece%s",
+		 need, aligned, rot_percpu_free_bytes(pc), rot_percpu_reserve(pc),
+		 rot_percpu_largest(pc), holders);
 	return true;
 }
 
@@ -131,8 +140,8 @@ bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env)
 		job->result = JOB_REFUSED;
 		job->err = err == -EPROTO ? 0 : err;
 		snprintf(job->message, sizeof(job->message),
-			 "could not insert module %s: could not read the per-CPU reserve: %s", job->path,
-			 cli_read_error(err, why, sizeof(why)));
+			 "could not insert module %s: could not read the per-CPU reserve: %s",
+			 job->path, cli_read_error(err, why, sizeof(why)));
 		return false;
 	}
 	char why[640];
@@ -143,7 +152,8 @@ bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env)
 	job->result = JOB_REFUSED;
 	job->err = -ENOMEM;
 	job->percpu_short = true;
-	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path, why);
+	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path,
+		 why);
 	return false;
 }
 
@@ -159,8 +169,8 @@ void percpu_explain_enomem(struct insmod_job *job, const struct insmod_env *env)
 	char why[640];
 	if (shortage(pc, size, align, true, why, sizeof(why))) {
 		job->percpu_short = true;
-		snprintf(job->message, sizeof(job->message), "could not insert module %s: %s: %s", job->path,
-			 words_for_kernel_error(job->err), why);
+		snprintf(job->message, sizeof(job->message), "could not insert module %s: %s: %s",
+			 job->path, words_for_kernel_error(job->err), why);
 	}
 	rot_percpu_free(pc);
 }

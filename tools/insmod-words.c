@@ -14,37 +14,56 @@
 static const char *file_kind(uint64_t mode)
 {
 	switch (mode) {
-	case S_IFDIR: return "a directory";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
-	case S_IFIFO: return "a fifo";
-	case S_IFSOCK: return "a socket";
-	default: return "not a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a fifo";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "not a regular file";
 	}
 }
 
 static const char *compression_name(enum rot_compression c)
 {
 	switch (c) {
-	case ROT_COMP_XZ: return "xz";
-	case ROT_COMP_ZSTD: return "zstd";
-	case ROT_COMP_GZIP: return "gzip";
-	default: return "compressed";
+	case ROT_COMP_XZ:
+		return "xz";
+	case ROT_COMP_ZSTD:
+		return "zstd";
+	case ROT_COMP_GZIP:
+		return "gzip";
+	default:
+		return "compressed";
 	}
 }
 
 static const char *machine_name(int m)
 {
 	switch (m) {
-	case EM_386: return "i386";
-	case EM_X86_64: return "x86_64";
-	case EM_ARM: return "arm";
-	case EM_AARCH64: return "aarch64";
-	case EM_RISCV: return "riscv";
-	case EM_PPC64: return "ppc64";
-	case EM_S390: return "s390";
-	case EM_MIPS: return "mips";
-	default: return NULL;
+	case EM_386:
+		return "i386";
+	case EM_X86_64:
+		return "x86_64";
+	case EM_ARM:
+		return "arm";
+	case EM_AARCH64:
+		return "aarch64";
+	case EM_RISCV:
+		return "riscv";
+	case EM_PPC64:
+		return "ppc64";
+	case EM_S390:
+		return "s390";
+	case EM_MIPS:
+		return "mips";
+	default:
+		return NULL;
 	}
 }
 
@@ -72,15 +91,16 @@ static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
 }
 
 void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight *pf,
-		       const struct rot_kernel_facts *kernel, const char *keyring_path,
-		       char *buf, size_t len)
+		       const struct rot_kernel_facts *kernel, const char *keyring_path, char *buf,
+		       size_t len)
 {
 	switch (pf->problem) {
 	case ROT_PROBLEM_NONE:
 		snprintf(buf, len, "no problem");
 		break;
 	case ROT_PROBLEM_NOT_REGULAR:
-		snprintf(buf, len, "%s, not a module file", file_kind(rot_modfile_problem_value(mf)));
+		snprintf(buf, len, "%s, not a module file",
+			 file_kind(rot_modfile_problem_value(mf)));
 		break;
 	case ROT_PROBLEM_EMPTY:
 		snprintf(buf, len, "the file is empty");
@@ -110,7 +130,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		snprintf(buf, len, "not an ELF file, so not a kernel module");
 		break;
 	case ROT_PROBLEM_TRUNCATED:
-		snprintf(buf, len, "truncated ELF file: its headers need %llu bytes, the file has %llu",
+		snprintf(buf, len,
+			 "truncated ELF file: its headers need %llu bytes, the file has %llu",
 			 (unsigned long long)rot_modfile_problem_value(mf),
 			 (unsigned long long)rot_modfile_problem_value2(mf));
 		break;
@@ -128,13 +149,15 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
 		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
 			 machine_name(kernel->elf_machine) ? machine_name(kernel->elf_machine)
-							       : "another machine");
+							   : "another machine");
 		break;
 	}
 	case ROT_PROBLEM_WRONG_BYTE_ORDER:
 		snprintf(buf, len, "a %s ELF file, and this kernel is %s",
-			 rot_modfile_problem_value(mf) == ELFDATA2MSB ? "big-endian" : "little-endian",
-			 rot_modfile_problem_value2(mf) == ELFDATA2MSB ? "big-endian" : "little-endian");
+			 rot_modfile_problem_value(mf) == ELFDATA2MSB ? "big-endian"
+								      : "little-endian",
+			 rot_modfile_problem_value2(mf) == ELFDATA2MSB ? "big-endian"
+								       : "little-endian");
 		break;
 	case ROT_PROBLEM_NOT_RELOCATABLE:
 		snprintf(buf, len, "not a kernel module (ELF type %llu, not a relocatable object)",
@@ -165,7 +188,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_VERMAGIC_FLAGS:
 		snprintf(buf, len,
 			 "its vermagic \"%s\" is not this kernel's \"%s\" "
-			 "(--force-vermagic loads it anyway)", pf->text, pf->text2);
+			 "(--force-vermagic loads it anyway)",
+			 pf->text, pf->text2);
 		break;
 	case ROT_PROBLEM_ALREADY_LOADED:
 		snprintf(buf, len, "Module already loaded (%s is live)", rot_modfile_name(mf));
@@ -174,9 +198,10 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		list_missing(pf, buf, len);
 		break;
 	case ROT_PROBLEM_UNSIGNED:
-		snprintf(buf, len, keyring_path
-					   ? "the module is not signed"
-					   : "the module is not signed, and this kernel enforces signatures");
+		snprintf(buf, len,
+			 keyring_path
+				 ? "the module is not signed"
+				 : "the module is not signed, and this kernel enforces signatures");
 		break;
 	case ROT_PROBLEM_BAD_SIGNATURE:
 		sig_describe_failure(pf->sig, keyring_path, buf, len);
@@ -188,12 +213,18 @@ const char *words_for_kernel_error(int err)
 {
 	/* kmod's words for the errors whose strerror() misleads. */
 	switch (-err) {
-	case ENOEXEC: return "Invalid module format";
-	case ENOENT: return "Unknown symbol in module";
-	case ESRCH: return "Module has wrong symbol version";
-	case EINVAL: return "Invalid parameters";
-	case EEXIST: return "Module already loaded";
-	default: return strerror(-err);
+	case ENOEXEC:
+		return "Invalid module format";
+	case ENOENT:
+		return "Unknown symbol in module";
+	case ESRCH:
+		return "Module has wrong symbol version";
+	case EINVAL:
+		return "Invalid parameters";
+	case EEXIST:
+		return "Module already loaded";
+	default:
+		return strerror(-err);
 	}
 }
 

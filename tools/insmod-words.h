@@ -16,8 +16,8 @@
  * buf. keyring_path: insmod --verify's keyring, or NULL.
  */
 void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight *pf,
-		       const struct rot_kernel_facts *kernel, const char *keyring_path,
-		       char *buf, size_t len);
+		       const struct rot_kernel_facts *kernel, const char *keyring_path, char *buf,
+		       size_t len);
 
 /* A kernel error as kmod words it. */
 const char *words_for_kernel_error(int err);

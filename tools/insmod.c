@@ -59,8 +59,15 @@ static unsigned parse_jobs(const char *arg)
 
 static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 {
-	enum { OPT_FORCE_VERMAGIC = 256, OPT_FORCE_MODVERSION, OPT_CHECK, OPT_VERIFY, OPT_BATCH,
-	       OPT_FROM, OPT_MATCH_DEVICES };
+	enum {
+		OPT_FORCE_VERMAGIC = 256,
+		OPT_FORCE_MODVERSION,
+		OPT_CHECK,
+		OPT_VERIFY,
+		OPT_BATCH,
+		OPT_FROM,
+		OPT_MATCH_DEVICES
+	};
 	static const struct option longopts[] = {
 		{ "force", no_argument, NULL, 'f' },
 		{ "force-vermagic", no_argument, NULL, OPT_FORCE_VERMAGIC },
@@ -137,7 +144,8 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 static void refuse_non_file(const char *path)
 {
 	if (strcmp(path, "-") == 0)
-		cli_usage_fail("loading a module from standard input is not supported: give its file");
+		cli_usage_fail(
+			"loading a module from standard input is not supported: give its file");
 	if (!*path)
 		cli_usage_fail("an empty module file name");
 }
@@ -213,13 +221,20 @@ static int make_jobs(const struct insmod_opts *o, int argc, char *argv[], int fi
 static const char *result_word(enum job_result r)
 {
 	switch (r) {
-	case JOB_LOADED: return "loaded";
-	case JOB_CHECKED: return "ok";
-	case JOB_REFUSED: return "refused";
-	case JOB_FAILED: return "failed";
-	case JOB_SKIPPED: return "skipped";
-	case JOB_UNMATCHED: return "unmatched";
-	default: return "not_started"; /* a stop signal came first */
+	case JOB_LOADED:
+		return "loaded";
+	case JOB_CHECKED:
+		return "ok";
+	case JOB_REFUSED:
+		return "refused";
+	case JOB_FAILED:
+		return "failed";
+	case JOB_SKIPPED:
+		return "skipped";
+	case JOB_UNMATCHED:
+		return "unmatched";
+	default:
+		return "not_started"; /* a stop signal came first */
 	}
 }
 
@@ -236,13 +251,27 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct insmod_job *j = &jobs[i];
 		switch (j->result) {
-		case JOB_LOADED: t.loaded++; break;
-		case JOB_CHECKED: t.checked++; break;
-		case JOB_REFUSED: t.refused++; break;
-		case JOB_FAILED: t.failed++; break;
-		case JOB_SKIPPED: t.skipped++; break;
-		case JOB_UNMATCHED: t.unmatched++; break;
-		case JOB_PENDING: t.not_started++; break;
+		case JOB_LOADED:
+			t.loaded++;
+			break;
+		case JOB_CHECKED:
+			t.checked++;
+			break;
+		case JOB_REFUSED:
+			t.refused++;
+			break;
+		case JOB_FAILED:
+			t.failed++;
+			break;
+		case JOB_SKIPPED:
+			t.skipped++;
+			break;
+		case JOB_UNMATCHED:
+			t.unmatched++;
+			break;
+		case JOB_PENDING:
+			t.not_started++;
+			break;
 		}
 		/* A file that could not be read or a kernel that said no has an
 		 * errno; a preflight refusal is the module's own fault; a module
@@ -251,8 +280,9 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 			cli_outcome_cascaded(&t.outcome);
 		else if (j->result == JOB_REFUSED || j->result == JOB_FAILED ||
 			 j->result == JOB_SKIPPED)
-			cli_outcome_failed(&t.outcome, j->err ? j->err : j->read_err ? j->read_err
-											 : -EINVAL);
+			cli_outcome_failed(&t.outcome, j->err        ? j->err
+						       : j->read_err ? j->read_err
+								     : -EINVAL);
 		if (j->percpu_short && j->result == JOB_REFUSED)
 			t.refused_percpu++;
 		if (j->percpu_short && j->result == JOB_FAILED)
@@ -314,7 +344,8 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 static void percpu_note(size_t count, const char *open, const char *close)
 {
 	if (count)
-		printf("%s%s%zu for want of per-CPU reserve%s", *open == '(' ? " " : "", open, count, close);
+		printf("%s%s%zu for want of per-CPU reserve%s", *open == '(' ? " " : "", open,
+		       count, close);
 }
 
 static void print_summary(const struct tally *t, size_t n, bool check, bool matching)

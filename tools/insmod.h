@@ -16,11 +16,11 @@
 #include "modrot.h"
 
 struct insmod_opts {
-	unsigned load_flags;      /* ROT_LOAD_FORCE_* */
-	bool check_only;          /* --check: preflight and report, load nothing */
+	unsigned load_flags; /* ROT_LOAD_FORCE_* */
+	bool check_only;     /* --check: preflight and report, load nothing */
 	bool batch;
 	bool json;
-	bool match_devices;       /* load only modules whose aliases match a present device */
+	bool match_devices; /* load only modules whose aliases match a present device */
 	unsigned jobs;
 	const char *keyring_path; /* --verify */
 	const char *list_path;    /* --from */
@@ -29,10 +29,10 @@ struct insmod_opts {
 enum job_result {
 	JOB_PENDING,
 	JOB_LOADED,
-	JOB_CHECKED,  /* --check: preflight passed */
-	JOB_REFUSED,  /* preflight said no: the kernel was never asked */
-	JOB_FAILED,   /* the kernel said no */
-	JOB_SKIPPED,  /* a module of the batch it depends on was not loaded */
+	JOB_CHECKED,   /* --check: preflight passed */
+	JOB_REFUSED,   /* preflight said no: the kernel was never asked */
+	JOB_FAILED,    /* the kernel said no */
+	JOB_SKIPPED,   /* a module of the batch it depends on was not loaded */
 	JOB_UNMATCHED, /* --match-devices: no present device needs it; not an error */
 };
 
@@ -44,26 +44,26 @@ struct insmod_env {
 	struct rot_symbols *kernel_symbols;
 	struct rot_keyring *keyring;
 	bool rot;
-	bool err_told;                /* batch_run's error was printed */
+	bool err_told; /* batch_run's error was printed */
 };
 
 struct insmod_job {
 	const char *path;
 	char *params;
 	struct rot_modfile *mf;
-	int read_err;                 /* rot_modfile_read()'s errno, when it failed */
+	int read_err; /* rot_modfile_read()'s errno, when it failed */
 	struct rot_preflight pf;
 	enum job_result result;
-	bool cascaded;                /* SKIPPED only because a dependency was not loaded */
-	int err;                      /* the kernel's errno when FAILED */
-	uint64_t rot_bytes;           /* FAILED on a rot kernel: what the failed init left */
-	uint64_t percpu_bytes;        /* the size of its per-CPU data (0: none) */
-	bool percpu_short;            /* REFUSED or FAILED for want of per-CPU reserve */
-	char message[768];            /* one line, without the "insmod: ERROR: " prefix */
+	bool cascaded;         /* SKIPPED only because a dependency was not loaded */
+	int err;               /* the kernel's errno when FAILED */
+	uint64_t rot_bytes;    /* FAILED on a rot kernel: what the failed init left */
+	uint64_t percpu_bytes; /* the size of its per-CPU data (0: none) */
+	bool percpu_short;     /* REFUSED or FAILED for want of per-CPU reserve */
+	char message[768];     /* one line, without the "insmod: ERROR: " prefix */
 	/* batch ordering */
 	size_t *deps;
 	size_t ndeps;
-	size_t waiting;               /* deps not yet finished */
+	size_t waiting; /* deps not yet finished */
 	size_t *dependents;
 	size_t ndependents;
 };

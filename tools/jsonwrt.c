@@ -56,8 +56,8 @@ static bool json_word_is_plain(const unsigned char *p)
 	backslash = w ^ (ones * '\\');
 	del = w ^ (ones * 0x7f);
 	uint64_t hits = (w & highs) | ((w - ones * 0x20) & ~w & highs) |
-			((quote - ones) & ~quote & highs) | ((backslash - ones) & ~backslash & highs) |
-			((del - ones) & ~del & highs);
+			((quote - ones) & ~quote & highs) |
+			((backslash - ones) & ~backslash & highs) | ((del - ones) & ~del & highs);
 	return hits == 0;
 }
 

@@ -18,8 +18,20 @@
 #include "jsonwrt.h"
 #include "outbuf.h"
 
-enum { COL_NAME, COL_SIZE, COL_REFCNT, COL_HOLDERS, COL_STATE, COL_ADDRESS, COL_TAINTS,
-       COL_PERMANENT, COL_DEVICES, COL_PERCPU, COL_MOUNTS, COL_INUSE };
+enum {
+	COL_NAME,
+	COL_SIZE,
+	COL_REFCNT,
+	COL_HOLDERS,
+	COL_STATE,
+	COL_ADDRESS,
+	COL_TAINTS,
+	COL_PERMANENT,
+	COL_DEVICES,
+	COL_PERCPU,
+	COL_MOUNTS,
+	COL_INUSE
+};
 
 static const struct column_info columns[] = {
 	[COL_NAME] = { "NAME", 0.2, 0, "module name" },
@@ -105,7 +117,8 @@ static int read_percpu(const struct rot_snapshot *snap, bool column)
 		return 0;
 	if (err < 0) {
 		char why[256];
-		cli_error("could not read the per-CPU reserve: %s", cli_read_error(err, why, sizeof(why)));
+		cli_error("could not read the per-CPU reserve: %s",
+			  cli_read_error(err, why, sizeof(why)));
 		return err;
 	}
 	percpu_of = malloc((rot_snapshot_count(snap) + 1) * sizeof(*percpu_of));
@@ -230,7 +243,8 @@ static int usage_of(const struct rot_module *m, struct rot_usage *u)
 	}
 	err = rot_module_usage(usage_ctx, listed, m, NULL, u);
 	if (err < 0 && err != -ENOMEM) {
-		cli_error("could not count the devices of %s: %s", rot_module_name(m), strerror(-err));
+		cli_error("could not count the devices of %s: %s", rot_module_name(m),
+			  strerror(-err));
 		cell_failed = true;
 	}
 	return err;
@@ -390,8 +404,8 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 	o->table = output || o->style.json || o->style.raw || o->style.noheadings;
 	o->style.json_name = "modules";
 	if (o->table)
-		o->nids = columns_parse(output ? output : "NAME,SIZE,REFCNT,HOLDERS,STATE",
-					columns, NCOLUMNS, o->ids);
+		o->nids = columns_parse(output ? output : "NAME,SIZE,REFCNT,HOLDERS,STATE", columns,
+					NCOLUMNS, o->ids);
 }
 
 int main(int argc, char *argv[])

@@ -82,7 +82,8 @@ void modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
 		json_null(w, "filename");
 	json_bool(w, "builtin", r->filename == NULL);
 	json_open_array(w, "info");
-	kmod_list_foreach(l, r->info) {
+	kmod_list_foreach(l, r->info)
+	{
 		const char *key = kmod_module_info_get_key(l);
 		if (!strcmp(key, "parm") || !strcmp(key, "parmtype"))
 			continue;

@@ -19,14 +19,14 @@ static struct modinfo_param *find(struct modinfo_param *p, size_t n, const char 
 	return NULL;
 }
 
-int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **out,
-			   size_t *nout)
+int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **out, size_t *nout)
 {
 	struct modinfo_param *params = NULL;
 	size_t n = 0, cap = 0;
 	const struct kmod_list *l;
 
-	kmod_list_foreach(l, r->info) {
+	kmod_list_foreach(l, r->info)
+	{
 		const char *key = kmod_module_info_get_key(l);
 		const char *value = kmod_module_info_get_value(l);
 		bool is_type = !strcmp(key, "parmtype");
@@ -34,8 +34,8 @@ int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param 
 			continue;
 		const char *colon = strchr(value, ':');
 		if (!colon) {
-			cli_warn("%s: ignoring \"%s=%s\": no ':' after the parameter's name", r->name,
-				 key, value);
+			cli_warn("%s: ignoring \"%s=%s\": no ':' after the parameter's name",
+				 r->name, key, value);
 			continue;
 		}
 		size_t namelen = colon - value, restlen = strlen(colon + 1);
@@ -45,7 +45,8 @@ int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param 
 		if (!p) {
 			if (n == cap) {
 				size_t ncap = cap ? 2 * cap : 8;
-				struct modinfo_param *bigger = realloc(params, ncap * sizeof(*bigger));
+				struct modinfo_param *bigger =
+					realloc(params, ncap * sizeof(*bigger));
 				if (!bigger) {
 					free(params);
 					return -ENOMEM;

@@ -121,7 +121,10 @@ static void put_params(const struct modinfo_record *r, const struct modinfo_opts
 static void put_extras(const struct modinfo_record *r, const struct modinfo_opts *o)
 {
 	char rotting[32], bytes[32], percpu[32];
-	struct { const char *key; const char *value; } extra[5];
+	struct {
+		const char *key;
+		const char *value;
+	} extra[5];
 	size_t n = 0;
 
 	if (r->kernel.known && r->kernel.rot) {
@@ -183,7 +186,8 @@ void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opt
 		put_params(r, o, true);
 		return;
 	}
-	kmod_list_foreach(l, r->info) {
+	kmod_list_foreach(l, r->info)
+	{
 		const char *key = kmod_module_info_get_key(l);
 		const char *value = kmod_module_info_get_value(l);
 		if (field) {

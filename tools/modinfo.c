@@ -51,11 +51,11 @@ static void help(void)
 
 struct modinfo_run {
 	struct modinfo_opts opts;
-	bool by_name;              /* -m */
-	const char *root;          /* -b */
-	const char *kversion;      /* -k */
-	char dirname[PATH_MAX];    /* ROOT/lib/modules/VERSION */
-	bool explicit_dir;         /* -b or -k: dirname goes to libkmod */
+	bool by_name;           /* -m */
+	const char *root;       /* -b */
+	const char *kversion;   /* -k */
+	char dirname[PATH_MAX]; /* ROOT/lib/modules/VERSION */
+	bool explicit_dir;      /* -b or -k: dirname goes to libkmod */
 	struct kmod_ctx *ctx;
 	struct rot_snapshot *snap; /* NULL: the running kernel's state is not shown */
 	struct rot_group *groups;
@@ -97,18 +97,48 @@ static void parse_options(int argc, char *argv[], struct modinfo_run *run)
 	/* As in kmod's modinfo, a later field option replaces an earlier one. */
 	while ((c = cli_next_option(argc, argv, "adlpn0mF:k:b:JhV", longopts)) != -1) {
 		switch (c) {
-		case 'a': o->field = "author"; field_option = true; break;
-		case 'd': o->field = "description"; field_option = true; break;
-		case 'l': o->field = "license"; field_option = true; break;
-		case 'p': o->field = "parm"; field_option = true; break;
-		case 'n': o->field = "filename"; field_option = true; break;
-		case 'F': o->field = optarg; field_option = true; break;
-		case '0': o->separator = '\0'; break;
-		case 'm': run->by_name = true; break;
-		case 'k': run->kversion = optarg; break;
-		case 'b': run->root = optarg; break;
-		case OPT_VERIFY: o->keyring_path = optarg; break;
-		case 'J': o->json = true; break;
+		case 'a':
+			o->field = "author";
+			field_option = true;
+			break;
+		case 'd':
+			o->field = "description";
+			field_option = true;
+			break;
+		case 'l':
+			o->field = "license";
+			field_option = true;
+			break;
+		case 'p':
+			o->field = "parm";
+			field_option = true;
+			break;
+		case 'n':
+			o->field = "filename";
+			field_option = true;
+			break;
+		case 'F':
+			o->field = optarg;
+			field_option = true;
+			break;
+		case '0':
+			o->separator = '\0';
+			break;
+		case 'm':
+			run->by_name = true;
+			break;
+		case 'k':
+			run->kversion = optarg;
+			break;
+		case 'b':
+			run->root = optarg;
+			break;
+		case OPT_VERIFY:
+			o->keyring_path = optarg;
+			break;
+		case 'J':
+			o->json = true;
+			break;
 		}
 	}
 	if (o->json && (field_option || o->separator == '\0'))
@@ -135,8 +165,8 @@ static bool module_directory(struct modinfo_run *run)
 			 run->root ? run->root : "", run->kversion ? run->kversion : u.release);
 	if (n < 0 || (size_t)n >= sizeof(run->dirname))
 		cli_usage_fail("the module directory %s/lib/modules/%s is longer than %d bytes",
-			       run->root ? run->root : "", run->kversion ? run->kversion : u.release,
-			       PATH_MAX - 1);
+			       run->root ? run->root : "",
+			       run->kversion ? run->kversion : u.release, PATH_MAX - 1);
 	/* libkmod's default is the same directory; given explicitly only
 	 * when asked, as kmod's modinfo does. */
 	run->explicit_dir = run->root || run->kversion;
@@ -232,8 +262,7 @@ static void kernel_state_of(const struct modinfo_run *run, const char *name, boo
 
 /* Checks the signature of the very bytes the kernel would get, as insmod
  * --verify does. */
-static void verify_of(const struct modinfo_run *run, const char *filename,
-		      struct modinfo_verify *v)
+static void verify_of(const struct modinfo_run *run, const char *filename, struct modinfo_verify *v)
 {
 	v->asked = true;
 	v->sig.status = ROT_SIG_MALFORMED;
@@ -258,14 +287,16 @@ static void verify_of(const struct modinfo_run *run, const char *filename,
 	} else {
 		v->checked = true;
 		if (v->sig.status != ROT_SIG_VALID)
-			sig_describe_failure(&v->sig, run->opts.keyring_path, v->why, sizeof(v->why));
+			sig_describe_failure(&v->sig, run->opts.keyring_path, v->why,
+					     sizeof(v->why));
 	}
 	rot_modfile_free(mf);
 }
 
 static void show_module(struct modinfo_run *run, const char *argument, struct kmod_module *mod)
 {
-	struct modinfo_record r = { .argument = argument, .name = kmod_module_get_name(mod),
+	struct modinfo_record r = { .argument = argument,
+				    .name = kmod_module_get_name(mod),
 				    .filename = kmod_module_get_path(mod) };
 	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
@@ -350,7 +381,8 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 		err = kmod_module_new_from_lookup(run->ctx, arg, &list);
 		if (err < 0 || !list)
 			return not_found(run, arg, "module or alias");
-		kmod_list_foreach(l, list) {
+		kmod_list_foreach(l, list)
+		{
 			struct kmod_module *m = kmod_module_get_module(l);
 			show_module(run, arg, m);
 			kmod_module_unref(m);

@@ -17,36 +17,36 @@
 struct kmod_list;
 
 struct modinfo_opts {
-	const char *field;        /* -F and its shorthands; NULL: everything */
-	char separator;           /* '\n', or '\0' with -0 */
+	const char *field; /* -F and its shorthands; NULL: everything */
+	char separator;    /* '\n', or '\0' with -0 */
 	bool json;
 	const char *keyring_path; /* --verify */
 };
 
 /* What the running kernel holds of a name. */
 struct modinfo_kernel {
-	bool known;           /* the module tree is the running kernel's: the rest is filled */
-	bool rot;             /* the kernel follows the module-rot ABI */
-	const char *state;    /* "live", "loading", "unloading", "builtin" or "not loaded" */
-	size_t rotting;       /* rotting instances of the name */
+	bool known;        /* the module tree is the running kernel's: the rest is filled */
+	bool rot;          /* the kernel follows the module-rot ABI */
+	const char *state; /* "live", "loading", "unloading", "builtin" or "not loaded" */
+	size_t rotting;    /* rotting instances of the name */
 	uint64_t rotting_bytes;
-	bool percpu_known;    /* the kernel lists per-CPU areas (/proc/module_percpu) */
+	bool percpu_known;       /* the kernel lists per-CPU areas (/proc/module_percpu) */
 	uint64_t rotting_percpu; /* per-CPU bytes (per CPU) the rotting instances keep */
 };
 
 struct modinfo_verify {
 	bool asked;
-	bool checked;              /* false: no image to check (builtin, unreadable) */
+	bool checked; /* false: no image to check (builtin, unreadable) */
 	struct rot_sig_info sig;
-	char why[512];             /* when not valid: why, in words */
+	char why[512]; /* when not valid: why, in words */
 };
 
 struct modinfo_record {
-	const char *argument;            /* as typed */
-	const char *name;                /* the module's name (libkmod's) */
-	const char *filename;            /* NULL for a builtin module */
-	const struct kmod_list *info;    /* key/value list; NULL when none could be read */
-	bool unreadable;                 /* the information could not be read: the text
+	const char *argument;         /* as typed */
+	const char *name;             /* the module's name (libkmod's) */
+	const char *filename;         /* NULL for a builtin module */
+	const struct kmod_list *info; /* key/value list; NULL when none could be read */
+	bool unreadable;              /* the information could not be read: the text
 					  * output stops after the name and file, as kmod's */
 	struct modinfo_kernel kernel;
 	struct modinfo_verify verify;
@@ -67,8 +67,7 @@ struct modinfo_param {
  * newest name first). *params is malloc'd; returns -ENOMEM. An entry
  * without ':' is skipped with a warning naming the module.
  */
-int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **params,
-			   size_t *n);
+int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **params, size_t *n);
 
 void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o);
 

@@ -116,8 +116,9 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 			 const struct rot_symbols *ksyms, const struct rot_symbols *batch)
 {
 	struct insmod_opts io = { 0 };
-	io.load_flags = (r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
-			(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
+	io.load_flags =
+		(r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
+		(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
 	struct insmod_env env = { .opts = &io, .kernel = *facts, .rot = r->rot };
 	struct insmod_job job = { .path = path, .mf = mf };
 	/* Already loaded needs no check: libkmod left loaded modules out of the plan. */
@@ -137,8 +138,8 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 		char why[640];
 		words_for_problem(mf, &job.pf, facts, NULL, why, sizeof(why));
 		mp_fail(r, -ENOEXEC, false,
-			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)", name,
-			why);
+			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
+			name, why);
 		err = -ENOEXEC;
 	}
 	/* The per-CPU reserve, as insmod checks it: on a rot kernel every
@@ -147,8 +148,8 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 		size_t skip = strlen("could not insert module ") + strlen(path) + 2;
 		const char *why = strlen(job.message) > skip ? job.message + skip : job.message;
 		mp_fail(r, job.err < 0 ? job.err : -ENOMEM, false,
-			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)", name,
-			why);
+			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
+			name, why);
 		err = -ENOEXEC; /* said: not the caller's out of memory */
 	}
 	rot_preflight_release(&job.pf);
@@ -239,7 +240,8 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 		return;
 	mp_rot_account(r, name, after - before);
 	snprintf(buf, cap,
-		 "; its init failed and its %" PRIu64 " bytes now rot ('rmmod --reclaim %s' frees them)",
+		 "; its init failed and its %" PRIu64
+		 " bytes now rot ('rmmod --reclaim %s' frees them)",
 		 newest, name);
 }
 
@@ -256,7 +258,8 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	/* The module that failed is the one named, or a dependency of it. */
 	note_failed_init_rot(r, name, rot, sizeof(rot));
 	struct kmod_list *deps = rot[0] ? NULL : kmod_module_get_dependencies(mod), *l;
-	kmod_list_foreach(l, deps) {
+	kmod_list_foreach(l, deps)
+	{
 		struct kmod_module *dep = kmod_module_get_module(l);
 		if (!rot[0])
 			note_failed_init_rot(r, kmod_module_get_name(dep), rot, sizeof(rot));
@@ -266,7 +269,8 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	if (err == -ENOENT)
 		mp_fail(r, err, false,
 			"could not insert '%s': Unknown symbol in module, or unknown parameter "
-			"(see dmesg)%s", name, rot);
+			"(see dmesg)%s",
+			name, rot);
 	else
 		mp_fail(r, err, false, "could not insert '%s': %s%s%s", name, strerror(-err),
 			cli_errno_hint(err), rot);
@@ -283,13 +287,15 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 		mp_fail(r, -ENOENT, true, "Module %s not found in directory %s", alias, r->moddir);
 		return -ENOENT;
 	}
-	kmod_list_foreach(l, list) {
+	kmod_list_foreach(l, list)
+	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 		if (o->lookup_only) {
 			printf("%s\n", kmod_module_get_name(mod));
 			err = 0;
 		} else {
-			err = (flags & KMOD_PROBE_DRY_RUN) ? 0 : preflight_plan(r, mod, flags, extra);
+			err = (flags & KMOD_PROBE_DRY_RUN) ? 0
+							   : preflight_plan(r, mod, flags, extra);
 			if (err == 0) {
 				err = kmod_module_probe_insert_module(mod, flags, extra, NULL, NULL,
 								      r->show ? print_action : NULL);

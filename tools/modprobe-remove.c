@@ -74,7 +74,8 @@ static bool usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snap
 		snprintf(why, cap, ": %zu %s bound to its drivers", u.devices,
 			 u.devices == 1 ? "device is" : "devices are");
 	else if (u.mounts)
-		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type, u.mount_target);
+		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type,
+			 u.mount_target);
 	return true;
 }
 
@@ -126,7 +127,8 @@ static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
 	if (!r->rot)
 		return kmod_module_get_refcnt(dep) == 0;
 	const struct rot_snapshot *snap = mp_snapshot(r);
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, kmod_module_get_name(dep)) : NULL;
+	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, kmod_module_get_name(dep))
+					  : NULL;
 	if (!m || (r->gone && r->gone[rot_snapshot_index_of(snap, m)]))
 		return false;
 	return !in_use(r, dep, why, sizeof(why));
@@ -152,8 +154,8 @@ static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t siz
 	seen.bytes = size * seen.instances; /* an estimate; the kernel's count decides */
 	reclaim_name(mp_snapshot(r), name, &seen, r->opts->force, &o);
 	if (o.err < 0 && o.err != -EBUSY) {
-		mp_fail(r, o.err, false, "could not reclaim module %s: %s%s", name, strerror(-o.err),
-			cli_errno_hint(o.err));
+		mp_fail(r, o.err, false, "could not reclaim module %s: %s%s", name,
+			strerror(-o.err), cli_errno_hint(o.err));
 		return;
 	}
 	if (o.freed) {
@@ -233,9 +235,10 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 		interval = interval < 512 ? interval * 2 : interval;
 	}
 	if (err < 0) {
-		if (err == -EWOULDBLOCK && deadline && r->rot && in_use_now(r, name, why, sizeof(why)))
-			mp_fail(r, err, false, "could not remove '%s': still in use after %llu ms%s", name,
-				r->opts->wait_msec, why);
+		if (err == -EWOULDBLOCK && deadline && r->rot &&
+		    in_use_now(r, name, why, sizeof(why)))
+			mp_fail(r, err, false, "could not remove '%s': still in use after %llu ms%s",
+				name, r->opts->wait_msec, why);
 		else
 			mp_fail(r, err, false, "could not remove '%s': %s%s", name, strerror(-err),
 				cli_errno_hint(err));
@@ -282,7 +285,8 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop_on_errors)
 {
 	struct kmod_list *l;
-	kmod_list_foreach_reverse(l, list) {
+	kmod_list_foreach_reverse(l, list)
+	{
 		struct kmod_module *m = kmod_module_get_module(l);
 		int err = r->stopped ? -ECANCELED : remove_module(r, m, RM_IGNORE_BUILTIN);
 		kmod_module_unref(m);
@@ -346,7 +350,8 @@ static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int fl
 	/* what it left unused goes too; failures here are not the run's */
 	if (!cmd) {
 		struct kmod_list *deps = kmod_module_get_dependencies(mod), *l;
-		kmod_list_foreach(l, deps) {
+		kmod_list_foreach(l, deps)
+		{
 			struct kmod_module *dep = kmod_module_get_module(l);
 			if (!r->stopped && dependency_unused(r, dep))
 				unload_now(r, dep);
@@ -375,7 +380,8 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 		err = -ENOENT;
 		mp_fail(r, err, true, "Module %s not found.", alias);
 	}
-	kmod_list_foreach(l, list) {
+	kmod_list_foreach(l, list)
+	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 		err = r->stopped ? -ECANCELED
 				 : remove_module(r, mod, r->opts->remove_holders ? RM_HOLDERS : 0);

@@ -67,15 +67,17 @@ static int show_crcs(struct modprobe_run *r, const char *path, bool exports)
 	}
 	err = exports ? kmod_module_get_symbols(mod, &list) : kmod_module_get_versions(mod, &list);
 	if (err < 0) {
-		mp_fail(r, err, true, "could not get %s of %s: %s", exports ? "symbols" : "modversions",
-			path, strerror(-err));
+		mp_fail(r, err, true, "could not get %s of %s: %s",
+			exports ? "symbols" : "modversions", path, strerror(-err));
 		kmod_module_unref(mod);
 		return err;
 	}
-	kmod_list_foreach(l, list) {
+	kmod_list_foreach(l, list)
+	{
 		const char *sym = exports ? kmod_module_symbol_get_symbol(l)
 					  : kmod_module_version_get_symbol(l);
-		uint64_t crc = exports ? kmod_module_symbol_get_crc(l) : kmod_module_version_get_crc(l);
+		uint64_t crc = exports ? kmod_module_symbol_get_crc(l)
+				       : kmod_module_version_get_crc(l);
 		printf("0x%08" PRIx64 "\t%s\n", crc, sym);
 	}
 	if (exports)

@@ -115,8 +115,8 @@ size_t mp_rot_accounted(struct modprobe_run *r, const char *name)
 {
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	size_t n = 0;
-	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0; snap && i < rot_snapshot_count(snap);
-	     i++)
+	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0;
+	     snap && i < rot_snapshot_count(snap); i++)
 		n += strcmp(rot_module_name(rot_snapshot_module(snap, i)), name) == 0;
 	for (size_t i = 0; i < r->ntally; i++)
 		if (!strcmp(r->tally[i].name, name))
@@ -231,8 +231,15 @@ static unsigned long long parse_wait(const char *arg)
 
 static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
 {
-	enum { OPT_FORCE_VERMAGIC = 256, OPT_FORCE_MODVERSION, OPT_FIRST_TIME, OPT_MODVERSIONS,
-	       OPT_REMOVE_HOLDERS, OPT_EXPORTS, OPT_RECLAIM };
+	enum {
+		OPT_FORCE_VERMAGIC = 256,
+		OPT_FORCE_MODVERSION,
+		OPT_FIRST_TIME,
+		OPT_MODVERSIONS,
+		OPT_REMOVE_HOLDERS,
+		OPT_EXPORTS,
+		OPT_RECLAIM
+	};
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "remove", no_argument, NULL, 'r' },
@@ -268,22 +275,54 @@ static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
 
 	while ((c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1) {
 		switch (c) {
-		case 'a': o->all = true; break;
-		case 'r': o->remove = true; break;
-		case OPT_REMOVE_HOLDERS: o->remove_holders = true; break;
-		case 'w': o->wait_msec = parse_wait(optarg); break;
-		case 'R': o->lookup_only = true; break;
-		case OPT_FIRST_TIME: o->first_time = true; break;
-		case 'i': o->ignore_commands = true; break;
-		case 'b': o->use_blacklist = true; break;
-		case 'f': o->force = true; break;
-		case OPT_FORCE_MODVERSION: o->force_modversion = true; break;
-		case OPT_FORCE_VERMAGIC: o->force_vermagic = true; break;
-		case 'D': o->show_depends = true; break;
-		case 'c': o->show_config = true; break;
-		case OPT_MODVERSIONS: o->show_modversions = true; break;
-		case OPT_EXPORTS: o->show_exports = true; break;
-		case 'n': o->dry_run = true; break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'r':
+			o->remove = true;
+			break;
+		case OPT_REMOVE_HOLDERS:
+			o->remove_holders = true;
+			break;
+		case 'w':
+			o->wait_msec = parse_wait(optarg);
+			break;
+		case 'R':
+			o->lookup_only = true;
+			break;
+		case OPT_FIRST_TIME:
+			o->first_time = true;
+			break;
+		case 'i':
+			o->ignore_commands = true;
+			break;
+		case 'b':
+			o->use_blacklist = true;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case OPT_FORCE_MODVERSION:
+			o->force_modversion = true;
+			break;
+		case OPT_FORCE_VERMAGIC:
+			o->force_vermagic = true;
+			break;
+		case 'D':
+			o->show_depends = true;
+			break;
+		case 'c':
+			o->show_config = true;
+			break;
+		case OPT_MODVERSIONS:
+			o->show_modversions = true;
+			break;
+		case OPT_EXPORTS:
+			o->show_exports = true;
+			break;
+		case 'n':
+			o->dry_run = true;
+			break;
 		case 'C': {
 			const char **v = realloc(o->config_paths, (o->nconfig + 2) * sizeof(*v));
 			if (!v) {
@@ -297,13 +336,19 @@ static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
 			env_append(optarg);
 			break;
 		}
-		case 'd': o->root = optarg; break;
-		case 'S': o->kversion = optarg; break;
+		case 'd':
+			o->root = optarg;
+			break;
+		case 'S':
+			o->kversion = optarg;
+			break;
 		case 'q':
 			o->quiet = true;
 			env_append("-q");
 			break;
-		case OPT_RECLAIM: o->reclaim = true; break;
+		case OPT_RECLAIM:
+			o->reclaim = true;
+			break;
 		}
 	}
 	if (cli_is_verbose())
@@ -331,7 +376,8 @@ static int context_new(struct modprobe_run *r)
 	}
 	r->ctx = kmod_new(dirname, o->config_paths);
 	if (!r->ctx) {
-		cli_error("could not set up libkmod for %s", dirname ? dirname : "the running kernel");
+		cli_error("could not set up libkmod for %s",
+			  dirname ? dirname : "the running kernel");
 		return -ENOMEM;
 	}
 	kmod_set_log_priority(r->ctx, LOG_ERR);
@@ -385,7 +431,9 @@ static void summarise(struct modprobe_run *r, struct run_taint *taint)
 	if (r->rotted && r->talk && !o->reclaim)
 		cli_notice("%zu %s %s: %" PRIu64 " bytes", r->rotted,
 			   r->rotted == 1 ? "module" : "modules",
-			   o->dry_run ? "would rot" : r->rotted == 1 ? "now rots" : "now rot",
+			   o->dry_run       ? "would rot"
+			   : r->rotted == 1 ? "now rots"
+					    : "now rot",
 			   r->rotted_bytes);
 }
 

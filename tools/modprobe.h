@@ -18,24 +18,24 @@
 #include "modrot.h"
 
 struct modprobe_opts {
-	bool all;             /* -a: every argument is a module */
-	bool remove;          /* -r */
-	bool remove_holders;  /* --remove-holders (--remove-dependencies) */
+	bool all;                     /* -a: every argument is a module */
+	bool remove;                  /* -r */
+	bool remove_holders;          /* --remove-holders (--remove-dependencies) */
 	unsigned long long wait_msec; /* -w */
-	bool lookup_only;     /* -R */
-	bool first_time;      /* --first-time */
-	bool ignore_commands; /* -i */
-	bool use_blacklist;   /* -b */
-	bool force;           /* -f */
+	bool lookup_only;             /* -R */
+	bool first_time;              /* --first-time */
+	bool ignore_commands;         /* -i */
+	bool use_blacklist;           /* -b */
+	bool force;                   /* -f */
 	bool force_modversion;
 	bool force_vermagic;
-	bool show_depends;    /* -D: dry run, ignore loaded, show */
-	bool show_config;     /* -c */
+	bool show_depends; /* -D: dry run, ignore loaded, show */
+	bool show_config;  /* -c */
 	bool show_modversions;
 	bool show_exports;
-	bool dry_run;         /* -n */
-	bool quiet;           /* -q */
-	bool reclaim;         /* --reclaim: free what each removal leaves rotting */
+	bool dry_run;              /* -n */
+	bool quiet;                /* -q */
+	bool reclaim;              /* --reclaim: free what each removal leaves rotting */
 	const char **config_paths; /* -C, NULL-terminated; NULL: the default paths */
 	size_t nconfig;
 	const char *root;     /* -d */
@@ -45,13 +45,13 @@ struct modprobe_opts {
 struct modprobe_run {
 	const struct modprobe_opts *opts;
 	struct kmod_ctx *ctx;
-	char moddir[4096];    /* the modules directory libkmod reads */
+	char moddir[4096];         /* the modules directory libkmod reads */
 	struct rot_snapshot *snap; /* read when first needed */
 	bool snap_read;
-	bool rot;             /* the kernel follows the rot ABI */
-	bool show;            /* print actions: -v, -n with -v, -D */
-	bool talk;            /* say what rots: -v, or stderr is a terminal */
-	bool *gone;           /* per snapshot index: unloaded (or, -n, would be) by this run */
+	bool rot;   /* the kernel follows the rot ABI */
+	bool show;  /* print actions: -v, -n with -v, -D */
+	bool talk;  /* say what rots: -v, or stderr is a terminal */
+	bool *gone; /* per snapshot index: unloaded (or, -n, would be) by this run */
 	struct rot_usage_ctx *usage; /* the mount table, read when first needed */
 	bool usage_read;
 	bool reclaimed_any;
@@ -59,7 +59,7 @@ struct modprobe_run {
 	int facts_err;
 	bool facts_read;
 	struct cli_outcome outcome;
-	bool stopped;         /* a fatal error without -a or -q: kmod stops the run there */
+	bool stopped; /* a fatal error without -a or -q: kmod stops the run there */
 	/* what this run's removals left rotting, and reclaimed */
 	size_t rotted;
 	uint64_t rotted_bytes;

@@ -41,7 +41,7 @@ struct reap_opts {
 	bool percpu;          /* --percpu: choose by per-CPU bytes */
 	bool has_percpu_size; /* --percpu SIZE: until SIZE is free in one piece */
 	uint64_t percpu_size;
-	bool has_floor;       /* --watch --percpu-floor SIZE */
+	bool has_floor; /* --watch --percpu-floor SIZE */
 	uint64_t floor;
 	double interval;
 	char (*names)[ROT_NAME_MAX + 1];
@@ -68,7 +68,7 @@ struct reap_run {
 	size_t nreaped;
 	size_t instances;
 	uint64_t bytes;
-	size_t refused;   /* instances left rotting as still in use */
+	size_t refused;           /* instances left rotting as still in use */
 	struct refusal *refusals; /* --watch: not asked again until they change */
 	size_t nrefusals;
 	uint64_t rot_left;
@@ -78,9 +78,9 @@ struct reap_run {
 	/* The per-CPU reserve as last read; NULL when this kernel does not
 	 * report it (no /proc/module_percpu) or it could not be read. */
 	struct rot_percpu *pc;
-	bool pc_fresh;       /* read since the last reclaim that freed per-CPU bytes */
-	uint64_t percpu;     /* per-CPU bytes freed (or, dry, that would be) */
-	bool floor_unmet;    /* --watch: the floor could not be kept; said once */
+	bool pc_fresh;    /* read since the last reclaim that freed per-CPU bytes */
+	uint64_t percpu;  /* per-CPU bytes freed (or, dry, that would be) */
+	bool floor_unmet; /* --watch: the floor could not be kept; said once */
 	/* Per pass, per group: the per-CPU bytes it holds (as the kernel
 	 * lists them), what reclaiming it gives back to the reserve (each
 	 * area in whole 4-byte units), and whether this pass has already
@@ -88,7 +88,7 @@ struct reap_run {
 	uint64_t *held;
 	uint64_t *gives;
 	bool *taken;
-	uint64_t gave;       /* dry run: what the names chosen would give back */
+	uint64_t gave; /* dry run: what the names chosen would give back */
 	enum cli_exit fatal_exit;
 };
 
@@ -173,19 +173,22 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 			break;
 		case OPT_DOWN_TO:
 			if (cli_parse_size(optarg, &o->down_to) < 0)
-				cli_usage_fail("'%s' is not a size (like 16M, 512K or 4096)", optarg);
+				cli_usage_fail("'%s' is not a size (like 16M, 512K or 4096)",
+					       optarg);
 			o->has_down_to = true;
 			break;
 		case OPT_PERCPU:
 			o->percpu = true;
 			/* --percpu SIZE as well as --percpu=SIZE: the word after it
 			 * is its size when it reads as one (no module is named so). */
-			if (!optarg && optind < argc && cli_parse_size(argv[optind], &o->percpu_size) == 0) {
+			if (!optarg && optind < argc &&
+			    cli_parse_size(argv[optind], &o->percpu_size) == 0) {
 				o->has_percpu_size = true;
 				optind++;
 			} else if (optarg) {
 				if (cli_parse_size(optarg, &o->percpu_size) < 0)
-					cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)", optarg);
+					cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)",
+						       optarg);
 				o->has_percpu_size = true;
 			}
 			break;
@@ -220,9 +223,10 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 
 	o->nnames = (size_t)(argc - optind);
 	if (o->percpu && o->watch)
-		cli_usage_fail("--watch keeps per-CPU reserve free with --percpu-floor SIZE, not --percpu");
-	if ((o->all ? 1 : 0) + (o->has_down_to ? 1 : 0) + (o->nnames ? 1 : 0) +
-		    (o->percpu ? 1 : 0) > 1)
+		cli_usage_fail(
+			"--watch keeps per-CPU reserve free with --percpu-floor SIZE, not --percpu");
+	if ((o->all ? 1 : 0) + (o->has_down_to ? 1 : 0) + (o->nnames ? 1 : 0) + (o->percpu ? 1 : 0) >
+	    1)
 		cli_usage_fail("NAME, --all, --down-to and --percpu exclude each other");
 	if (o->watch && o->nnames)
 		cli_usage_fail("--watch chooses the names itself: give no NAME");
@@ -235,7 +239,8 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	if (has_interval && !o->watch)
 		cli_usage_fail("--interval only makes sense with --watch");
 	if (o->force && !reclaiming(o))
-		cli_usage_fail("--force only makes sense when reclaiming (NAME, --all, --down-to or --percpu)");
+		cli_usage_fail(
+			"--force only makes sense when reclaiming (NAME, --all, --down-to or --percpu)");
 
 	o->names = cli_module_names(argv + optind, o->nnames);
 }
@@ -314,7 +319,7 @@ static int percpu_held_now(const struct rot_percpu *pc, const char *name, uint64
 }
 
 static const struct rot_group *group_of(const struct rot_group *g, size_t n, const char *name,
-				       size_t *at)
+					size_t *at)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(g[i].name, name) == 0) {
@@ -578,8 +583,8 @@ static void reserve_short(struct reap_run *r, uint64_t size)
 	if (o->dry_run)
 		cli_error("would not free %" PRIu64 " bytes of the per-CPU reserve: %" PRIu64
 			  " of %" PRIu64 " bytes would be free, and no rotting name left to "
-			  "reclaim holds any of the rest", size, reserve_free_after(r),
-			  rot_percpu_reserve(r->pc));
+			  "reclaim holds any of the rest",
+			  size, reserve_free_after(r), rot_percpu_reserve(r->pc));
 	else
 		cli_error("could not %s %" PRIu64 " bytes of the per-CPU reserve free in one piece: "
 			  "the largest free piece is %" PRIu64 " bytes (%" PRIu64 " of %" PRIu64
@@ -616,7 +621,8 @@ static void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *s
 			break;
 		}
 		for (size_t i = 0; i < n; i++)
-			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0 : r->gives[i];
+			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0
+										     : r->gives[i];
 		size_t k = all ? reserve_pick_all(candidates, n, pick)
 			       : reserve_pick(candidates, n, reserve_need(r->pc, size), pick);
 		if (k == 0) {
@@ -697,8 +703,9 @@ static int pass_reserve(struct reap_run *r, const struct rot_group *groups, size
 	uint64_t size = o->has_floor ? o->floor : o->percpu_size;
 	if ((o->has_floor || o->has_percpu_size) &&
 	    rot_percpu_fit(r->pc, size, 0) == ROT_PERCPU_NEVER) {
-		cli_error("%s %" PRIu64 ": the per-CPU module reserve of this kernel is only %" PRIu64
-			  " bytes", o->has_floor ? "--percpu-floor" : "--percpu", size,
+		cli_error("%s %" PRIu64
+			  ": the per-CPU module reserve of this kernel is only %" PRIu64 " bytes",
+			  o->has_floor ? "--percpu-floor" : "--percpu", size,
 			  rot_percpu_reserve(r->pc));
 		r->fatal_exit = CLI_EXIT_UNSUPPORTED;
 		return ERR_FATAL;
@@ -715,7 +722,8 @@ static int reap_pass(struct reap_run *r, bool first)
 		return 0; /* a stop signal arrived while another run held the lock */
 	if (lock < 0)
 		cli_warn("could not take the reclaim lock (%s): counts may include what a "
-			 "concurrent run reclaims", strerror(-lock));
+			 "concurrent run reclaims",
+			 strerror(-lock));
 	struct rot_snapshot *snap;
 	struct rot_group *groups;
 	size_t ngroups;
@@ -749,7 +757,8 @@ static int reap_pass(struct reap_run *r, bool first)
 
 	const struct reap_opts *o = r->opts;
 	if (percpu_mode(o) && r->pc)
-		reclaim_for_reserve(r, snap, groups, ngroups, o->has_floor ? o->floor : o->percpu_size,
+		reclaim_for_reserve(r, snap, groups, ngroups,
+				    o->has_floor ? o->floor : o->percpu_size,
 				    o->percpu && !o->has_percpu_size);
 	if ((o->all || o->has_down_to || o->nnames) && !stop_signal()) {
 		const struct rot_group **chosen = calloc(ngroups + o->nnames + 1, sizeof(*chosen));
@@ -873,8 +882,8 @@ static int print_json(struct reap_run *r, const struct rot_group *g, const uint6
 static void print_reserve_words(const struct reap_run *r, uint64_t free_bytes, bool predicted)
 {
 	if (predicted) {
-		printf("per-CPU reserve would have %" PRIu64 " of %" PRIu64 " bytes free", free_bytes,
-		       rot_percpu_reserve(r->pc));
+		printf("per-CPU reserve would have %" PRIu64 " of %" PRIu64 " bytes free",
+		       free_bytes, rot_percpu_reserve(r->pc));
 		return;
 	}
 	printf("per-CPU reserve: %" PRIu64 " of %" PRIu64 " bytes free, %" PRIu64 " in one piece",

@@ -87,7 +87,8 @@ static void put_rot(FILE *f, const struct rot_group *g, size_t n)
 	uint64_t bytes = 0;
 	size_t instances = 0;
 
-	put_family(f, "modrot_rotting_bytes", "Bytes held by the rotting instances of a module name.");
+	put_family(f, "modrot_rotting_bytes",
+		   "Bytes held by the rotting instances of a module name.");
 	for (size_t i = 0; i < n; i++) {
 		fputs("modrot_rotting_bytes{name=\"", f);
 		put_label_value(f, g[i].name);
@@ -111,9 +112,11 @@ static void put_rot(FILE *f, const struct rot_group *g, size_t n)
 
 static void put_taint(FILE *f, unsigned long mask)
 {
-	put_family(f, "modrot_kernel_taint_mask", "The kernel taint mask (/proc/sys/kernel/tainted).");
+	put_family(f, "modrot_kernel_taint_mask",
+		   "The kernel taint mask (/proc/sys/kernel/tainted).");
 	fprintf(f, "modrot_kernel_taint_mask %lu\n", mask);
-	put_family(f, "modrot_kernel_taint", "1 when the kernel has this taint bit (R: rot was reclaimed or a module forced out).");
+	put_family(f, "modrot_kernel_taint",
+		   "1 when the kernel has this taint bit (R: rot was reclaimed or a module forced out).");
 	for (unsigned bit = 0; bit < TAINT_BITS; bit++) {
 		char letter[8];
 		rot_taint_letters(1UL << bit, letter, sizeof(letter));

@@ -68,8 +68,8 @@ static void account(const char *name, const struct reclaim_seen *seen, struct re
 	out->refused_bytes = left_bytes;
 }
 
-void reclaim_name(const struct rot_snapshot *snap, const char *name, const struct reclaim_seen *seen,
-		  bool force, struct reclaim_outcome *out)
+void reclaim_name(const struct rot_snapshot *snap, const char *name,
+		  const struct reclaim_seen *seen, bool force, struct reclaim_outcome *out)
 {
 	*out = (struct reclaim_outcome){ 0 };
 	int ret = force ? rot_reclaim_force(snap, name) : rot_reclaim(snap, name);
@@ -113,15 +113,13 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
 {
 	char safe[4 * ROT_NAME_MAX + 8];
 	printf("%s: %s %zu %s, %" PRIu64 " bytes", cli_safe(name, safe, sizeof(safe)),
-	       dry_run ? "would reclaim" : "reclaimed", instances, instances_word(instances),
-	       bytes);
+	       dry_run ? "would reclaim" : "reclaimed", instances, instances_word(instances), bytes);
 	if (percpu)
 		printf(", %" PRIu64 " per-CPU bytes", percpu);
 	putchar('\n');
 }
 
-void refused_message(char *buf, size_t cap, const char *name, size_t refused,
-		     const char *force_cmd)
+void refused_message(char *buf, size_t cap, const char *name, size_t refused, const char *force_cmd)
 {
 	char safe[4 * ROT_NAME_MAX + 8];
 	const char *them = refused == 1 ? "it" : "them";

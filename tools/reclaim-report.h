@@ -25,10 +25,10 @@ struct reclaim_seen {
 
 /* What one reclaim of a name did. */
 struct reclaim_outcome {
-	int err;         /* 0, or the negative errno (-EBUSY: all still in use) */
-	size_t freed;    /* as the kernel counted them */
-	uint64_t bytes;  /* what they held */
-	size_t refused;  /* left rotting because still in use */
+	int err;        /* 0, or the negative errno (-EBUSY: all still in use) */
+	size_t freed;   /* as the kernel counted them */
+	uint64_t bytes; /* what they held */
+	size_t refused; /* left rotting because still in use */
 	uint64_t refused_bytes;
 	/* The kernel could not be read again to tell which instances stayed
 	 * or what the freed ones held: the counts above are estimates. */
@@ -42,8 +42,8 @@ struct reclaim_outcome {
  * /proc/rotting_modules is read once more to tell how many stay and what
  * the freed ones held.
  */
-void reclaim_name(const struct rot_snapshot *snap, const char *name, const struct reclaim_seen *seen,
-		  bool force, struct reclaim_outcome *out);
+void reclaim_name(const struct rot_snapshot *snap, const char *name,
+		  const struct reclaim_seen *seen, bool force, struct reclaim_outcome *out);
 
 /* The words for an outcome's count_err, e.g. "delta: what the reclaim
  * freed could not be counted: Cannot allocate memory". */
@@ -62,8 +62,7 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
  * 'rmmod --reclaim -f straytimer' frees it anyway, ...". force_cmd is the
  * command that overrides, without the name.
  */
-void refused_message(char *buf, size_t cap, const char *name, size_t refused,
-		     const char *force_cmd);
+void refused_message(char *buf, size_t cap, const char *name, size_t refused, const char *force_cmd);
 
 /* "kernel taint: none -> R (8)", or "kernel taint would go: ..." when predicted. */
 void report_taint_change(unsigned long before, unsigned long after, bool predicted);

@@ -34,19 +34,19 @@ struct rmmod_opts {
 /* One thing a run did or failed to do, for -J. */
 struct rmmod_record {
 	char name[ROT_NAME_MAX + 1];
-	const char *result;  /* "unloaded", "reclaimed", "would unload" or "failed" */
+	const char *result; /* "unloaded", "reclaimed", "would unload" or "failed" */
 	int err;
 	size_t instances;
 	uint64_t bytes;
-	char *message;       /* malloc'd; NULL when there is nothing to say */
+	char *message; /* malloc'd; NULL when there is nothing to say */
 };
 
 struct rmmod_run {
 	const struct rmmod_opts *opts;
 	struct rot_snapshot *snap;
-	bool *gone;          /* per snapshot index: unloaded by this run */
-	bool *failed;        /* per snapshot index: this run's unload of it failed */
-	bool talk;           /* say what rots: -v, or stderr is a terminal */
+	bool *gone;   /* per snapshot index: unloaded by this run */
+	bool *failed; /* per snapshot index: this run's unload of it failed */
+	bool talk;    /* say what rots: -v, or stderr is a terminal */
 	/* To say what rots: per snapshot index, the per-CPU bytes each module
 	 * holds, and the reserve they come from. NULL when not read. */
 	struct rot_percpu *pc;
@@ -56,10 +56,10 @@ struct rmmod_run {
 	unsigned reclaimed;
 	size_t reclaimed_instances;
 	uint64_t reclaimed_bytes;
-	size_t refused;      /* rotting instances the kernel refused as still in use */
+	size_t refused; /* rotting instances the kernel refused as still in use */
 	struct rmmod_record *records;
 	size_t nrecords;
-	bool records_lost;   /* out of memory while keeping them */
+	bool records_lost; /* out of memory while keeping them */
 };
 
 static void help(void)
@@ -120,10 +120,10 @@ static void record(struct rmmod_run *r, const char *name, const char *result, in
 
 /* A failure: one line on stderr, or (with -J) a record that carries it.
  * cascade: it only follows from a failure already counted. */
-static void failed(struct rmmod_run *r, const char *name, int err, bool cascade,
-		   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void failed(struct rmmod_run *r, const char *name, int err, bool cascade,
-		   const char *fmt, ...)
+static void failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *fmt,
+		   ...) __attribute__((format(printf, 5, 6)));
+static void failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *fmt,
+		   ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -167,8 +167,8 @@ static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int e
 	bool cascade = held_only_by_failures(r, m);
 
 	if (outbuf_init(&list, 256) < 0) {
-		failed(r, name, err, cascade, "Module %s is in use (out of memory to list its holders)",
-		       name);
+		failed(r, name, err, cascade,
+		       "Module %s is in use (out of memory to list its holders)", name);
 		return;
 	}
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
@@ -185,8 +185,8 @@ static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int e
 }
 
 /* Turns delete_module's answer into kmod's words, or better ones. */
-static void report_unload_error(struct rmmod_run *r, const char *name,
-				const struct rot_module *m, int err)
+static void report_unload_error(struct rmmod_run *r, const char *name, const struct rot_module *m,
+				int err)
 {
 	switch (-err) {
 	case ENOENT:
@@ -211,7 +211,8 @@ static void report_unload_error(struct rmmod_run *r, const char *name,
 		else if (m && rot_module_is_permanent(m))
 			failed(r, name, err, false,
 			       "Module %s is permanent (it has no exit function); "
-			       "-f forces it and taints the kernel", name);
+			       "-f forces it and taints the kernel",
+			       name);
 		else
 			failed(r, name, err, false, "Module %s is busy", name);
 		break;
@@ -235,7 +236,8 @@ static void read_percpu(struct rmmod_run *r)
 		return;
 	if (err < 0) {
 		char why[256];
-		cli_warn("could not read the per-CPU reserve: %s", cli_read_error(err, why, sizeof(why)));
+		cli_warn("could not read the per-CPU reserve: %s",
+			 cli_read_error(err, why, sizeof(why)));
 		r->pc = NULL;
 		return;
 	}
@@ -394,7 +396,8 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 		size_t n;
 		/* Seen Loading, its SIZE counted init memory, freed since: ask
 		 * what the instance it left rotting holds. */
-		if (rot_module_state(live) == ROT_STATE_LOADING && rot_rotting_of(name, &n, &size) < 0)
+		if (rot_module_state(live) == ROT_STATE_LOADING &&
+		    rot_rotting_of(name, &n, &size) < 0)
 			size = rot_module_size(live);
 		c.instances++;
 		c.bytes += size;
@@ -425,7 +428,8 @@ static int unused_set(struct rmmod_run *r, bool **out)
 		if (err == -ENOMEM)
 			failed(r, "", err, false, "out of memory");
 		else
-			failed(r, "", err, false, "could not read the mount table: %s", strerror(-err));
+			failed(r, "", err, false, "could not read the mount table: %s",
+			       strerror(-err));
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -448,7 +452,8 @@ static int unused_set(struct rmmod_run *r, bool **out)
 		for (size_t i = 0; i < n; i++) {
 			if (!in[i])
 				continue;
-			use[i].holders = rot_module_live_holders(snap, rot_snapshot_module(snap, i), in);
+			use[i].holders =
+				rot_module_live_holders(snap, rot_snapshot_module(snap, i), in);
 			if (rot_usage_in_use(&use[i])) {
 				in[i] = false;
 				changed = true;
@@ -475,7 +480,8 @@ static void order_unused(const struct rot_snapshot *snap, const bool *in, bool *
 	seen[i] = true;
 	const struct rot_module *m = rot_snapshot_module(snap, i);
 	for (size_t h = 0; h < rot_module_holder_count(m); h++) {
-		const struct rot_module *holder = rot_snapshot_find_live(snap, rot_module_holder(m, h));
+		const struct rot_module *holder =
+			rot_snapshot_find_live(snap, rot_module_holder(m, h));
 		if (holder && in[rot_snapshot_index_of(snap, holder)])
 			order_unused(snap, in, seen, rot_snapshot_index_of(snap, holder), order, n,
 				     depth + 1);
@@ -526,8 +532,8 @@ static void unload_unused(struct rmmod_run *r)
 	if (r->opts->json)
 		goto out;
 	if (r->opts->dry_run)
-		printf("%zu unused %s would be unloaded%s", unloaded, unloaded == 1 ? "module" : "modules",
-		       rot && !r->opts->reclaim ? "; " : "\n");
+		printf("%zu unused %s would be unloaded%s", unloaded,
+		       unloaded == 1 ? "module" : "modules", rot && !r->opts->reclaim ? "; " : "\n");
 	else
 		printf("unloaded %zu unused %s%s", unloaded, unloaded == 1 ? "module" : "modules",
 		       rot && !r->opts->reclaim ? "; " : "\n");
@@ -635,7 +641,7 @@ int main(int argc, char *argv[])
 	cli_init("rmmod", help);
 	parse_options(argc, argv, &o);
 	int nnames = argc - optind;
-	char (*names)[ROT_NAME_MAX + 1] = cli_module_names(argv + optind, (size_t)nnames);
+	char(*names)[ROT_NAME_MAX + 1] = cli_module_names(argv + optind, (size_t)nnames);
 
 	/* Counts of what a reclaim frees come from this snapshot: hold off other
 	 * reclaiming runs until we are done. */
@@ -722,7 +728,8 @@ int main(int argc, char *argv[])
 				  stop_signal_name());
 		else
 			cli_error("interrupted by %s: %d of %d %s not handled", stop_signal_name(),
-				  nnames - done, nnames, nnames == 1 ? "module was" : "modules were");
+				  nnames - done, nnames,
+				  nnames == 1 ? "module was" : "modules were");
 		return stop_exit_code();
 	}
 	return cli_outcome_exit(&r.outcome);

@@ -37,13 +37,20 @@ void sig_describe_failure(const struct rot_sig_info *sig, const char *keyring_pa
 const char *sig_status_word(enum rot_sig_status status)
 {
 	switch (status) {
-	case ROT_SIG_VALID: return "valid";
-	case ROT_SIG_UNSIGNED: return "unsigned";
-	case ROT_SIG_MALFORMED: return "malformed";
-	case ROT_SIG_UNSUPPORTED: return "unsupported";
-	case ROT_SIG_UNKNOWN_KEY: return "unknown key";
-	case ROT_SIG_BAD: return "bad";
-	case ROT_SIG_UNCHECKED: return "unchecked";
+	case ROT_SIG_VALID:
+		return "valid";
+	case ROT_SIG_UNSIGNED:
+		return "unsigned";
+	case ROT_SIG_MALFORMED:
+		return "malformed";
+	case ROT_SIG_UNSUPPORTED:
+		return "unsupported";
+	case ROT_SIG_UNKNOWN_KEY:
+		return "unknown key";
+	case ROT_SIG_BAD:
+		return "bad";
+	case ROT_SIG_UNCHECKED:
+		return "unchecked";
 	}
 	return "malformed";
 }

@@ -48,9 +48,13 @@ int stop_exit_code(void)
 const char *stop_signal_name(void)
 {
 	switch (stop_signal()) {
-	case SIGHUP: return "SIGHUP";
-	case SIGINT: return "SIGINT";
-	case SIGTERM: return "SIGTERM";
-	default: return "";
+	case SIGHUP:
+		return "SIGHUP";
+	case SIGINT:
+		return "SIGINT";
+	case SIGTERM:
+		return "SIGTERM";
+	default:
+		return "";
 	}
 }
