@@ -271,12 +271,21 @@ mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,modules,scenarios}
 
 # install_program SRC DEST: a program and the shared libraries it needs, at
 # the paths the dynamic loader expects.
+# A library of the build tree (libmodrot.so.1, found through the tools' run
+# path, which may lie under the guest's own /tmp) goes beside libc, where
+# the guest's loader looks without a cache.
 install_program() {
 	cp "$1" "$root$2"
+	libcdir=$(ldd "$1" 2>/dev/null | awk '/libc\.so/ { print $3 }')
+	libcdir=${libcdir%/*}
 	ldd "$1" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib/ { print $1 }' |
 		while read -r lib; do
-			mkdir -p "$root$(dirname "$lib")"
-			cp -L -n "$lib" "$root$lib"
+			case $lib in
+			/lib/* | /lib64/* | /usr/lib/*) dest=$lib ;;
+			*) dest=$libcdir/${lib##*/} ;;
+			esac
+			mkdir -p "$root$(dirname "$dest")"
+			cp -L -n "$lib" "$root$dest"
 		done
 }
 
