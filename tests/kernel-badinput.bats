@@ -6,6 +6,7 @@
 # exit code, and nothing changed.
 
 load helpers/tools
+load helpers/badinput
 bats_require_minimum_version 1.5.0
 
 INSMOD=$top_builddir/tools/insmod
@@ -35,29 +36,6 @@ restore() {
 	plant /proc/rotting_modules "${good_rotting:+$good_rotting\n}"
 }
 
-# Prints the manifest's entries as FILE, CONTENT and REASON lines in turn
-# (CONTENT may be empty, which read with IFS=tab would swallow).
-entries() {
-	awk -F '\t' '!/^#/ && NF >= 3 { print $1; print $2; print $3 }' \
-		"$top_srcdir/tests/badinput/$1"
-}
-
-# One tool on the planted file: exit 1, nothing on stdout, exactly one line
-# on stderr, the state unchanged.
-refuses() { # refuses WHAT-FOR-THE-LOG EXPECTED-STDERR CMD...
-	local what=$1 want=$2
-	shift 2
-	run --separate-stderr on_kernel "$@"
-	if [ "$status" -ne 1 ] || [ -n "$output" ] || [ "$stderr" != "$want" ] ||
-		[ "$(kernel_state)" != "$before" ]; then
-		echo "$what: $*"
-		echo "  exit $status (want 1)"
-		echo "  stdout: $output"
-		echo "  stderr: $stderr"
-		echo "  want:   $want"
-		return 1
-	fi
-}
 
 @test "every tool refuses each malformed /proc/modules and /proc/rotting_modules line with the file and line" {
 	local n=0

@@ -7,6 +7,7 @@
 # never reads it.
 
 load helpers/tools
+load helpers/badinput
 bats_require_minimum_version 1.5.0
 
 INSMOD=$top_builddir/tools/insmod
@@ -28,25 +29,6 @@ setup() {
 	on_kernel cat /proc/modules /proc/rotting_modules /proc/module_percpu >/dev/null
 }
 
-entries() {
-	awk -F '\t' '!/^#/ && NF >= 3 { print $1; print $2; print $3 }' \
-		"$top_srcdir/tests/badinput/$1"
-}
-
-refuses() { # refuses WHAT-FOR-THE-LOG EXPECTED-STDERR CMD...
-	local what=$1 want=$2
-	shift 2
-	run --separate-stderr on_kernel "$@"
-	if [ "$status" -ne 1 ] || [ -n "$output" ] || [ "$stderr" != "$want" ] ||
-		[ "$(kernel_state)" != "$before" ]; then
-		echo "$what: $*"
-		echo "  exit $status (want 1)"
-		echo "  stdout: $output"
-		echo "  stderr: $stderr"
-		echo "  want:   $want"
-		return 1
-	fi
-}
 
 @test "lsmod and insmod refuse each malformed /proc/module_percpu with the file, line and reason" {
 	local n=0
