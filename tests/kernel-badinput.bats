@@ -11,15 +11,6 @@ bats_require_minimum_version 1.5.0
 
 INSMOD=$top_builddir/tools/insmod
 
-# Replaces a served file's content without writing through it (the
-# simulator hard-links common values).
-plant() { # plant FILE PRINTF-FORMAT
-	local f=$K/root$1
-	# shellcheck disable=SC2059
-	printf -- "$2" > "$f.planted"
-	mv "$f.planted" "$f"
-}
-
 # A rot kernel with alpha live, its files rendered (so they are not
 # rendered again over what a test plants).
 setup() {

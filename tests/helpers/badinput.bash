@@ -4,6 +4,15 @@
 # percpu-badinput.bats. Load after helpers/tools; a suite sets `before` to
 # kernel_state before it plants a file.
 
+# Replaces a served file's content without writing through it (the
+# simulator hard-links common values).
+plant() { # plant FILE PRINTF-FORMAT
+	local f=$K/root$1
+	# shellcheck disable=SC2059
+	printf -- "$2" > "$f.planted"
+	mv "$f.planted" "$f"
+}
+
 # Prints the manifest's entries as FILE, CONTENT and REASON lines in turn
 # (CONTENT may be empty, which read with IFS=tab would swallow).
 entries() {
