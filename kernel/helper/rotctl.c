@@ -9,8 +9,13 @@
  *                                      .xz and .zst are decompressed first,
  *                                      in userspace, as libkmod does
  *   rotctl delete NAME FLAGS           delete_module(); FLAGS as in C (0x800)
- *   rotctl reclaim NAME [force]        delete_module(NAME, MODULE_RECLAIM),
- *                                      with O_TRUNC too when forced
+ *   rotctl reclaim NAME [force|FLAGS]  ioctl(ROT_IOC_RECLAIM) on
+ *                                      /proc/rotting_modules, with
+ *                                      ROT_RECLAIM_FORCE when forced, or
+ *                                      the request's FLAGS as in C
+ *   rotctl why NAME [force]            the same, and what the reply says
+ *                                      of the kept instances:
+ *                                      "EBUSY kept=1 why=pin,task pins=1 ..."
  *   rotctl nocap COMMAND ARGS...       the same without CAP_SYS_MODULE
  *   rotctl failnth N COMMAND ARGS...   the same with the Nth slab allocation
  *                                      of the syscall failing (the kernel's
@@ -36,6 +41,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -46,8 +52,17 @@ struct image {
 	size_t len;
 };
 
-/* MODULE_RECLAIM, from a rot kernel's <linux/module.h>. */
-#define ROT_MODULE_RECLAIM 0x40000000u
+/* From a rot kernel's <linux/module.h> (docs/rot-abi.md, revision 3). */
+#define ROT_RECLAIM_FORCE 0x1u
+struct rot_reclaim {
+	char name[64];
+	uint32_t flags, freed, kept, why, pins, tasks, callbacks, probes;
+	uint64_t bytes, percpu;
+};
+#define ROT_IOC_RECLAIM _IOWR(0xB8, 0x01, struct rot_reclaim)
+static const char *const kept_words[] = {
+	"pin", "task", "timer", "work", "rcu", "kprobe", "running", "object",
+};
 
 /* Set by "failnth N": armed just before the module syscall. */
 static const char *fail_nth;
@@ -103,10 +118,51 @@ static int report(long ret)
 	return 1;
 }
 
+/* Reclaim through the revision-3 request; "why" adds the reply's reasons. */
+static int reclaim(const char *name, unsigned int flags, int why)
+{
+	struct rot_reclaim req;
+	const char *sep;
+	unsigned int i;
+	int fd, saved;
+	long r;
+
+	memset(&req, 0, sizeof(req));
+	snprintf(req.name, sizeof(req.name), "%s", name);
+	req.flags = flags;
+	fd = open("/proc/rotting_modules", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return report(-1);
+	arm_fail_nth();
+	r = ioctl(fd, ROT_IOC_RECLAIM, &req);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	if (!why)
+		return report(r);
+	check_fail_nth();
+	if (r > 0)
+		printf("ok=%ld", r);
+	else
+		printf("%s", saved == EWOULDBLOCK ? "EWOULDBLOCK" :
+			     strerrorname_np(saved) ? strerrorname_np(saved) : "E?");
+	printf(" kept=%u why=", req.kept);
+	sep = "";
+	for (i = 0; i < sizeof(kept_words) / sizeof(kept_words[0]); i++) {
+		if (req.why & (1u << i)) {
+			printf("%s%s", sep, kept_words[i]);
+			sep = ",";
+		}
+	}
+	printf("%s pins=%u tasks=%u callbacks=%u probes=%u\n", *sep ? "" : "none",
+	       req.pins, req.tasks, req.callbacks, req.probes);
+	return r > 0 ? 0 : 1;
+}
+
 static int usage(void)
 {
 	fputs("usage: rotctl load FILE [PARAMS] | init FILE [PARAMS] | delete NAME FLAGS\n"
-	      "       rotctl reclaim NAME [force]\n"
+	      "       rotctl reclaim NAME [force|FLAGS] | why NAME [force|FLAGS]\n"
 	      "       rotctl nocap COMMAND ARGS... | failnth N COMMAND ARGS... | alarm MS COMMAND ARGS...\n", stderr);
 	return 2;
 }
@@ -278,12 +334,14 @@ static int run(int argc, char **argv)
 		arm_fail_nth();
 		return report(syscall(SYS_delete_module, argv[1], flags));
 	}
-	if ((argc == 2 || (argc == 3 && !strcmp(argv[2], "force"))) &&
-	    !strcmp(argv[0], "reclaim")) {
-		unsigned int flags = ROT_MODULE_RECLAIM | (argc == 3 ? O_TRUNC : 0);
+	if ((argc == 2 || argc == 3) &&
+	    (!strcmp(argv[0], "reclaim") || !strcmp(argv[0], "why"))) {
+		unsigned int flags = 0;
 
-		arm_fail_nth();
-		return report(syscall(SYS_delete_module, argv[1], flags));
+		if (argc == 3)
+			flags = !strcmp(argv[2], "force") ? ROT_RECLAIM_FORCE :
+							    (unsigned int)strtoul(argv[2], NULL, 0);
+		return reclaim(argv[1], flags, !strcmp(argv[0], "why"));
 	}
 	return usage();
 }
