@@ -80,7 +80,7 @@ r2=$(rc busybox rmmod delta)
 row busybox "rc=0,listed,rc=0,none,rot=3" "$r1,$b,$r2,$(live_state delta),rot=$(rotting_count delta)" \
 	"busybox insmod, lsmod and rmmod work unchanged"
 r=$(load delta)
-row eperm "EPERM,EPERM,Live" "$(rotctl_nocap delete delta 0),$(rotctl_nocap delete alpha 0x40000000),$(live_state delta)" \
+row eperm "EPERM,EPERM,Live" "$(rotctl_nocap delete delta 0),$(rotctl_nocap reclaim alpha),$(live_state delta)" \
 	"without CAP_SYS_MODULE: EPERM"
 
 # Permanent modules
@@ -159,23 +159,26 @@ row lsmod "*" \
 # Reclaim
 r=$(load alpha)
 before=$(rotting_count alpha)
-r=$($ROTCTL delete alpha 0x40000000)
+r=$($ROTCTL reclaim alpha)
 row reclaim "rot=2,ok=2,rot=0,Live" "rot=$before,$r,rot=$(rotting_count alpha),$(live_state alpha)" \
-	"MODULE_RECLAIM frees every rotting instance, returns how many; the live one stays"
-row reclaim-enoent "ENOENT" "$($ROTCTL delete alpha 0x40000000)" "reclaim with nothing rotting: ENOENT"
-row reclaim-nonblock "ok=2,rot=0" "$($ROTCTL delete failinit 0x40000800),rot=$(rotting_count failinit)" \
-	"MODULE_RECLAIM|O_NONBLOCK accepted, unknown bits ignored"
-row reclaim-trunc "ok=5,rot=0" "$($ROTCTL delete delta 0x40000200),rot=$(rotting_count delta)" \
-	"MODULE_RECLAIM|O_TRUNC: a forced reclaim, the count of instances freed"
+	"ROT_IOC_RECLAIM frees every rotting instance, returns how many; the live one stays"
+row reclaim-enoent "ENOENT" "$($ROTCTL reclaim alpha)" "reclaim with nothing rotting: ENOENT"
+r1=$($ROTCTL delete failinit 0x40000800)
+r2=$($ROTCTL reclaim failinit 0x2)
+r3=$($ROTCTL reclaim failinit "")
+row reclaim-einval "EINVAL,EINVAL,EINVAL,rot=2,ok=2,rot=0" "$r1,$r2,$r3,rot=$(rotting_count failinit),$($ROTCTL reclaim failinit),rot=$(rotting_count failinit)" \
+	"delete_module(MODULE_RECLAIM) is refused (revision 3), and so are an unknown reclaim flag and an empty name: nothing freed"
+row reclaim-trunc "ok=5,rot=0" "$($ROTCTL reclaim delta force),rot=$(rotting_count delta)" \
+	"ROT_RECLAIM_FORCE: a forced reclaim, the count of instances freed"
 
 # A timer left armed in rotting memory: reclaim refuses, force frees.
 r1=$(load straytimer)
 r2=$(rc $RMMOD straytimer)
-r3=$($ROTCTL delete straytimer 0x40000000)
+r3=$($ROTCTL reclaim straytimer)
 r4=$(rotting_count straytimer)
-r5=$($ROTCTL delete straytimer 0x40000200)
+r5=$($ROTCTL reclaim straytimer force)
 row reclaim-stray "ok,rc=0,EBUSY,rot=1,ok=1,rot=0" "$r1,$r2,$r3,rot=$r4,$r5,rot=$(rotting_count straytimer)" \
-	"reclaim refuses an instance with an armed timer (EBUSY); O_TRUNC frees it"
+	"reclaim refuses an instance with an armed timer (EBUSY); forced, it stops the timer and frees it"
 r=$(rc $MODREAP params)
 row modreap-name "rc=0,rot=0,Live" "$r,rot=$(rotting_count params),$(live_state params)" "modreap NAME reclaims that name"
 r=$(rc $MODREAP -a)

@@ -59,15 +59,22 @@ before=$(rotting_count strayobj)
 r1=$($ROTCTL reclaim strayobj)
 mid=$(rotting_count strayobj)
 r2=$($ROTCTL reclaim strayobj)
-why=$(dmesg | grep -o 'strayobj: a rotting instance is still in use ([a-z_]*)' | sed 's/.*(\(.*\))/\1/' | sort -u | tr '\n' ' ')
+w=$($ROTCTL why strayobj)
+logged=$(dmesg | grep -c 'strayobj: a rotting instance is still in use')
 r3=$($ROTCTL reclaim strayobj force)
 sleep 0.3
 row reclaim-partial "rot=5,ok=2,rot=3,EBUSY,ok=3,rot=0" "rot=$before,$r1,rot=$mid,$r2,$r3,rot=$(rotting_count strayobj)" \
 	"reclaim frees the idle instances and refuses a timer, an hrtimer and a work item; force frees them"
-has() { case " $why " in *" $1 "*) echo yes ;; *) echo no ;; esac; }
-row reclaim-reason "hrtimer=yes,timer_list=yes" "hrtimer=$(has hrtimer),timer_list=$(has timer_list)" \
-	"the kernel log names what keeps a refused instance (a delayed work item shows as its timer or its work)"
-note "reasons logged: $why"
+# The reply says what keeps them: a timer, an hrtimer (both "timer") and a
+# delayed work item (its timer, or the work itself once queued, or the
+# worker running it): three users in all, one per kept instance.
+kept=$(echo "$w" | sed -n 's/.* kept=\([0-9]*\) .*/\1/p')
+case $w in *why=*timer*) timer=yes ;; *) timer=no ;; esac
+users=$(($(echo "$w" | sed -n 's/.*tasks=\([0-9]*\) callbacks=\([0-9]*\).*/\1 + \2/p')))
+row reclaim-reason "EBUSY,kept=3,timer=yes,users=3,logged" \
+	"${w%% *},kept=$kept,timer=$timer,users=$users,$( [ "$logged" -ge 3 ] && echo logged || echo "logged=$logged")" \
+	"the reply and the kernel log say what keeps each refused instance"
+note "reclaim reply: $w"
 
 # print_modules() and %pS name rotting instances as rotting: rottimer's
 # WARN from rotting code prints both.

@@ -81,7 +81,7 @@ rotting_addresses_unique() {
 
 # Every /proc/rotting_modules line in rot-abi.md's format.
 rotting_format() {
-	bad=$(grep -Evc '^[a-z0-9_]+ [0-9]+ 0 \[rotting\], Rotting 0x[0-9a-f]{16}( \([A-Z]+\))?$' \
+	bad=$(grep -Evc '^[a-z0-9_]+ [0-9]+ [0-9]+ \[rotting\], Rotting 0x[0-9a-f]{16}( \([A-Z]+\))?$' \
 		/proc/rotting_modules)
 	if [ "$bad" -eq 0 ]; then echo format-ok; else echo "format-bad:$bad"; fi
 }

@@ -10,19 +10,19 @@ row trunc-plain-unload "ok,ok,rot=1,R=0" "$r1,$r2,rot=$(rotting_count alpha),R=$
 # not taint.
 r1=$(load_raw straytimer)
 r2=$($ROTCTL delete straytimer 0)
-r3=$($ROTCTL delete straytimer 0x40000000)
+r3=$($ROTCTL reclaim straytimer)
 row reclaim-refused-no-taint "ok,ok,EBUSY,rot=1,R=0" "$r1,$r2,$r3,rot=$(rotting_count straytimer),R=$(taint_r)" \
 	"reclaim refusing a busy instance frees nothing and does not taint"
 # Reclaim taints R on a kernel that was not tainted R before.
 r1=$(load_raw delta)
 r2=$($ROTCTL delete delta 0)
 t0=$(taint_r)
-r3=$($ROTCTL delete delta 0x40000000)
+r3=$($ROTCTL reclaim delta)
 row reclaim-taints-r "ok,ok,R=0,ok=1,R=1,rot=0" "$r1,$r2,R=$t0,$r3,R=$(taint_r),rot=$(rotting_count delta)" \
 	"reclaim taints an untainted kernel R"
 
 # Then force the busy instance out.
-r4=$($ROTCTL delete straytimer 0x40000200)
+r4=$($ROTCTL reclaim straytimer force)
 sleep 0.3
 row reclaim-forced "ok=1,rot=0,R=1,alive" "$r4,rot=$(rotting_count straytimer),R=$(taint_r),$(cat /proc/sys/kernel/tainted >/dev/null && echo alive)" \
 	"MODULE_RECLAIM|O_TRUNC stops the timer, frees the instance, taints R"

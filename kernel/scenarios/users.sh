@@ -1,0 +1,199 @@
+# Real kernel only: what ordinary drivers leave using a module after its
+# unload (docs/rot-abi.md C3, U6, U7, R4, R5, R9).  Each pattern is kept
+# from reclaim while it can still run, return or read inside the
+# instance, and late calls into the rotting code keep working until then.
+# Sourced after lib.sh.  "rotctl why" prints the reclaim reply:
+#   RESULT kept=K why=REASON,... pins=P tasks=T callbacks=C probes=Q
+
+pins_of() { # NAME -> the newest rotting instance's pins (P1 column 3)
+	awk -v n="$1" '$1 == n { print $3; exit }' /proc/rotting_modules
+}
+
+# reclaim_ok NAME: one reclaim of NAME freed one instance.
+reclaim_ok() {
+	[ "$($ROTCTL reclaim "$1")" = ok=1 ]
+}
+
+# wait_for CMD...: until CMD succeeds, at most about 30 s.
+wait_for() {
+	i=0
+	until "$@"; do
+		[ $i -ge 300 ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# U6: the revision-2 request is refused, and nothing is unloaded.
+load_raw alpha >/dev/null
+r1=$($ROTCTL delete alpha 0x40000000)
+r2=$($ROTCTL delete alpha 0x40000200)
+row reclaim-flag-refused "EINVAL,EINVAL,Live,rot=0" \
+	"$r1,$r2,$(live_state alpha),rot=$(rotting_count alpha)" \
+	"delete_module(MODULE_RECLAIM), forced or not, is refused with EINVAL and unloads nothing"
+$ROTCTL delete alpha 0 >/dev/null
+$ROTCTL reclaim alpha >/dev/null
+
+# A self-re-arming timer in kmalloc'd memory, its callback in the module.
+r0=$(load_raw lostimer where=heap)
+$ROTCTL delete lostimer 0 >/dev/null
+sleep 0.3
+w=$($ROTCTL why lostimer)
+f=$($ROTCTL why lostimer force)
+sleep 0.3
+row heap-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
+	"$r0,$w,$f,rot=$(rotting_count lostimer)" \
+	"a heap timer whose callback is in the instance keeps it; forced, the timer is stopped first"
+
+# The same timer in the module's per-CPU data.
+r0=$(load_raw lostimer where=percpu)
+$ROTCTL delete lostimer 0 >/dev/null
+sleep 0.3
+w=$($ROTCTL why lostimer)
+f=$($ROTCTL why lostimer force)
+sleep 0.3
+row percpu-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
+	"$r0,$w,$f,rot=$(rotting_count lostimer)" \
+	"a timer in the instance's per-CPU data keeps it; forced, it is stopped first"
+
+# A callback that is running most of the time: the look is taken with
+# every other CPU stopped, so it is never missed half way through.
+r0=$(load_raw lostimer "where=heap busy=1")
+$ROTCTL delete lostimer 0 >/dev/null
+busy=0
+i=0
+while [ $i -lt 10 ]; do
+	[ "$($ROTCTL reclaim lostimer)" = EBUSY ] && busy=$((busy + 1))
+	i=$((i + 1))
+done
+f=$($ROTCTL reclaim lostimer force)
+sleep 0.3
+row running-callback "ok,busy=10,ok=1,rot=0" "$r0,busy=$busy,$f,rot=$(rotting_count lostimer)" \
+	"a timer callback running 40 ms of every 50 is seen by every one of 10 reclaims; forced, it is stopped"
+
+# A task asleep in the module's read(), holding the device open.
+r0=$(load_raw sleeper)
+cat /dev/rotsleep >/dev/null 2>&1 &
+reader=$!
+sleep 0.5
+r1=$($ROTCTL delete sleeper 0)
+p=$(pins_of sleeper)
+w=$($ROTCTL why sleeper)
+kill "$reader"
+wait "$reader" 2>/dev/null
+p2=$(pins_of sleeper)
+r3=$($ROTCTL reclaim sleeper)
+row sleeping-reader "ok,ok,pins=1,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,pins=0,ok=1,rot=0" \
+	"$r0,$r1,pins=$p,$w,pins=$p2,$r3,rot=$(rotting_count sleeper)" \
+	"a reader asleep in read() and its open file keep the instance; woken, it returns through rotting code, closes, and reclaim frees"
+
+# The same, forced: what sleeps or is pinned cannot be stopped, and the
+# forced reclaim gives up after its bounded wait.
+load_raw sleeper >/dev/null
+cat /dev/rotsleep >/dev/null 2>&1 &
+reader=$!
+sleep 0.5
+$ROTCTL delete sleeper 0 >/dev/null
+f=$($ROTCTL why sleeper force)
+kill "$reader"
+wait "$reader" 2>/dev/null
+r3=$($ROTCTL reclaim sleeper)
+row sleeping-reader-forced "EBUSY kept=1 why=pin,task,running pins=1 tasks=1 callbacks=0 probes=0,ok=1,rot=0" \
+	"$f,$r3,rot=$(rotting_count sleeper)" \
+	"a forced reclaim does not free what a task sleeps in or a file pins: it waits, bounded, then keeps it"
+
+# A mounted filesystem: the mount pins the module; umount runs rotting code.
+r0=$(load_raw rotfs)
+mkdir -p /tmp/rotfs
+mount -t rotfs none /tmp/rotfs && m=mounted || m=unmounted
+r1=$($ROTCTL delete rotfs 0)
+w=$($ROTCTL why rotfs)
+umount /tmp/rotfs && u=unmounted || u=still-mounted
+r3=$($ROTCTL reclaim rotfs)
+row mounted-fs "ok,mounted,ok,EBUSY kept=1 why=pin pins=1 tasks=0 callbacks=0 probes=0,unmounted,ok=1,rot=0" \
+	"$r0,$m,$r1,$w,$u,$r3,rot=$(rotting_count rotfs)" \
+	"a mount keeps the instance; umount after the unload runs its kill_sb in rotting code, then reclaim frees"
+
+# A kthread that pins its module and puts it as it exits.
+r0=$(load_raw kthreader secs=3)
+sleep 0.3
+r1=$($ROTCTL delete kthreader 0)
+w=$($ROTCTL why kthreader)
+wait_for reclaim_ok kthreader && r3=freed || r3=kept
+row kthread-put "ok,ok,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,freed,rot=0" \
+	"$r0,$r1,$w,$r3,rot=$(rotting_count kthreader)" \
+	"a kthread in module_put_and_kthread_exit()'s pattern keeps the instance until it has left"
+
+# A work item both running (8 s asleep in the module) and pending again:
+# a forced reclaim cancels the pending run without waiting for the
+# running one, and gives up on it after its bounded wait.
+r0=$(load_raw stuckwork)
+sleep 0.5
+$ROTCTL delete stuckwork 0 >/dev/null
+f=$($ROTCTL why stuckwork force)
+w=$($ROTCTL why stuckwork)
+e=$($ROTCTL reclaim nosuchmodule)
+wait_for reclaim_ok stuckwork && done=freed || done=kept
+row stuck-work "ok,EBUSY kept=1 why=task,running pins=0 tasks=1 callbacks=0 probes=0,EBUSY kept=1 why=task pins=0 tasks=1 callbacks=0 probes=0,ENOENT,freed,rot=0" \
+	"$r0,$f,$w,$e,$done,rot=$(rotting_count stuckwork)" \
+	"a forced reclaim of a running work item returns, still running, after its bounded wait; other reclaims go on; once the work ends it is freed"
+
+# A static SRCU struct used by code left running after exit lives until
+# reclaim, which tears it down.
+r0=$(load_raw srcuuser)
+$ROTCTL delete srcuuser 0 >/dev/null
+sleep 0.5
+torn=$(dmesg | grep -c 'srcuuser: srcu_struct torn down')
+w=$($ROTCTL why srcuuser)
+f=$($ROTCTL reclaim srcuuser force)
+sleep 0.3
+row srcu-static "ok,torn=0,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1,rot=0" \
+	"$r0,torn=$torn,$w,$f,rot=$(rotting_count srcuuser)" \
+	"a module's static srcu_struct stays usable by rotting code after the unload, and goes at reclaim"
+
+# A kprobe on the init text of an instance whose init failed.
+r0=$(load_raw kprobeinit)
+w=$($ROTCTL why kprobeinit)
+f=$($ROTCTL why kprobeinit force)
+row kprobe-init-text "ENODEV,rot=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,rot=1" \
+	"$r0,rot=$(rotting_count kprobeinit),$w,$f,rot=$(rotting_count kprobeinit)" \
+	"a kprobe registered on a failed init's text keeps the instance, forced or not"
+
+# An in-tree user that cannot survive: a cbc(aes) transform held through
+# AF_ALG pins the cbc template, and cbc refuses to unload meanwhile (U7).
+if [ -f "$MODDIR/cbc.ko" ] && [ -x /bin/afalg ]; then
+	r0=$(load_raw cbc)
+	/bin/afalg >/tmp/afalg.out 2>&1 &
+	holder=$!
+	wait_for grep -q ready /tmp/afalg.out && ready=ready || ready="$(cat /tmp/afalg.out)"
+	r1=$($ROTCTL delete cbc 0)
+	r1f=$($ROTCTL delete cbc 0x200)
+	s1=$(live_state cbc)
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	r2=$($ROTCTL delete cbc 0)
+	r3=$($ROTCTL reclaim cbc)
+	row crypto-transform "ok,ready,EWOULDBLOCK,EWOULDBLOCK,Live,ok,ok=1,rot=0" \
+		"$r0,$ready,$r1,$r1f,$s1,$r2,$r3,rot=$(rotting_count cbc)" \
+		"cbc refuses to unload, forced or not, while an AF_ALG transform pins it; once closed it unloads and is reclaimed"
+else
+	row crypto-transform "present" "missing" "cbc.ko and the afalg helper are in the guest"
+fi
+
+# An enabled livepatch refuses to unload (U7); disabled, it unloads.
+lp=/sys/kernel/livepatch/livepatch_sample
+if [ -f "$MODDIR/livepatch-sample.ko" ]; then
+	r0=$(load_raw livepatch-sample)
+	wait_for grep -q 'live patched' /proc/cmdline && patched=patched || patched=unpatched
+	r1=$($ROTCTL delete livepatch_sample 0)
+	echo 0 >$lp/enabled
+	wait_for sh -c "[ ! -d $lp ]" && off=disabled || off=still-enabled
+	r2=$($ROTCTL delete livepatch_sample 0)
+	r3=$($ROTCTL reclaim livepatch_sample)
+	grep -q 'live patched' /proc/cmdline && after=patched || after=unpatched
+	row livepatch "ok,patched,EWOULDBLOCK,disabled,ok,ok=1,unpatched,rot=0" \
+		"$r0,$patched,$r1,$off,$r2,$r3,$after,rot=$(rotting_count livepatch_sample)" \
+		"an enabled livepatch refuses to unload; disabled, it unloads and is reclaimed"
+else
+	row livepatch "present" "missing" "livepatch-sample.ko is in the guest"
+fi
