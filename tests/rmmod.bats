@@ -253,7 +253,7 @@ refused_words() { # NAME N INSTANCE(S) IT|THEM
 	assert_equal "${#lines[@]}" 2
 	assert_equal "$stderr" "$(refused_words straytimer 1 instance it)"
 	run kernel_state
-	assert_output --regexp "^rotting straytimer $size 0x[0-9a-f]{16} stray=timer
+	assert_output --regexp "^rotting straytimer $size 0x[0-9a-f]{16} timer=1
 taint 8\$"
 	"$SIM" ledger "$K" --check
 }
