@@ -83,6 +83,11 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 const char *rot_module_name(const struct rot_module *m);
 uint64_t rot_module_size(const struct rot_module *m);
 long rot_module_refcnt(const struct rot_module *m);
+/* A rotting instance's outstanding pins (rot-abi.md C3, P1: the third
+ * column of /proc/rotting_modules; 0 on a revision-2 kernel). 0 for a
+ * live module, whose pins no file shows (C1); rot_module_refcnt() of a
+ * rotting instance is the same count. */
+unsigned long rot_module_pins(const struct rot_module *m);
 enum rot_state rot_module_state(const struct rot_module *m);
 bool rot_module_is_rotting(const struct rot_module *m);
 bool rot_module_is_permanent(const struct rot_module *m);
