@@ -574,7 +574,7 @@ static int count_arg(const char *arg, unsigned *n)
 	return 0;
 }
 
-/* the newest instance of name that has any of what which() counts, live first */
+/* the newest instance of name with pins (hold < 0) or with that hold, live first */
 static struct sim_rec *newest_with(struct sim *s, const char *name, int hold)
 {
 	struct sim_rec *r = sim_find_live(s, name);
