@@ -83,6 +83,11 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 const char *rot_module_name(const struct rot_module *m);
 uint64_t rot_module_size(const struct rot_module *m);
 long rot_module_refcnt(const struct rot_module *m);
+/* A rotting instance's outstanding pins (rot-abi.md C3, P1: the third
+ * column of /proc/rotting_modules; 0 on a revision-2 kernel). 0 for a
+ * live module, whose pins no file shows (C1); rot_module_refcnt() of a
+ * rotting instance is the same count. */
+unsigned long rot_module_pins(const struct rot_module *m);
 enum rot_state rot_module_state(const struct rot_module *m);
 bool rot_module_is_rotting(const struct rot_module *m);
 bool rot_module_is_permanent(const struct rot_module *m);
@@ -99,7 +104,8 @@ const char *rot_state_name(enum rot_state state);
 
 /* ---- unloading and reclaiming ---- */
 
-/* delete_module(2) flag of the rot ABI: free the rotting instances of a name. */
+/* delete_module(2) flag of rot-abi revision 2: free the rotting instances
+ * of a name. Revision 3 refuses it (EINVAL); reclaim is an ioctl there. */
 #define ROT_MODULE_RECLAIM 0x40000000u
 
 enum rot_unload_flags {
@@ -116,7 +122,8 @@ enum rot_unload_flags {
 int rot_unload(const char *name, unsigned flags);
 
 /*
- * Frees the rotting instances of name (one delete_module call) and taints
+ * rot_reclaim_run() without flags, for callers that want only the count.
+ * Frees the rotting instances of name and taints
  * the kernel R. Returns the number of instances freed (> 0), as the kernel
  * counts them (rot-abi.md revision 2; a revision-1 kernel returns 0, and
  * then the snapshot's count of name's rotting instances is returned, plus
@@ -131,12 +138,57 @@ int rot_unload(const char *name, unsigned flags);
 int rot_reclaim(const struct rot_snapshot *snap, const char *name);
 
 /*
- * The same with O_TRUNC: frees instances still in use too, after the kernel
- * deactivates what it can see (a stray reference may still crash it). On a
- * revision-1 kernel, which refuses the combination and checks nothing, a
- * plain reclaim.
+ * rot_reclaim_run() with ROT_RECLAIM_FORCE. On a revision-2 kernel
+ * (O_TRUNC) it frees instances still in use too; on revision 1, which
+ * refuses the combination and checks nothing, a plain reclaim.
  */
 int rot_reclaim_force(const struct rot_snapshot *snap, const char *name);
+
+/* rot_reclaim_run() flags */
+enum rot_reclaim_flags {
+	/* ROT_RECLAIM_FORCE (rot-abi.md R5): stop the timers, work and RCU
+	 * callbacks left in the instances first; pinned instances, instances a
+	 * task is inside, with a kprobe or with a callback still running stay.
+	 * On a revision-2 kernel, O_TRUNC: everything is freed. */
+	ROT_RECLAIM_FORCE = 1 << 0,
+};
+
+/* Why a reclaim kept instances (rot_reclaim_result.why), as the kernel says (R4). */
+#define ROT_KEPT_PIN 0x01u     /* pinned: an open file, a mount, a socket... */
+#define ROT_KEPT_TASK 0x02u    /* a task's stack returns into it */
+#define ROT_KEPT_TIMER 0x04u   /* a timer or hrtimer points into it */
+#define ROT_KEPT_WORK 0x08u    /* a work item */
+#define ROT_KEPT_RCU 0x10u     /* an RCU callback */
+#define ROT_KEPT_KPROBE 0x20u  /* a kprobe on its text */
+#define ROT_KEPT_RUNNING 0x40u /* a callback still running after the forced wait */
+
+/* What one reclaim of a name did. */
+struct rot_reclaim_result {
+	unsigned freed;     /* instances freed */
+	unsigned kept;      /* instances of the name left rotting */
+	unsigned why;       /* ROT_KEPT_* over the kept instances */
+	unsigned pins;      /* outstanding pins of the kept instances */
+	unsigned tasks;     /* tasks inside them */
+	unsigned callbacks; /* timers, work, RCU callbacks pointing in */
+	unsigned probes;    /* kprobes on their text */
+	uint64_t bytes;     /* bytes freed */
+	uint64_t percpu;    /* per-CPU bytes returned to the reserve */
+	/* The rot-abi revision that answered: 3 the counts above are the
+	 * kernel's reply; 2 or 1 (delete_module) only freed is known (on 1,
+	 * estimated as rot_reclaim() says) and the rest reads 0. */
+	unsigned revision;
+};
+
+/*
+ * Reclaims the rotting instances of name: ioctl(ROT_IOC_RECLAIM) on
+ * /proc/rotting_modules (rot-abi.md R1-R9); only a kernel that answers
+ * ENOTTY (revision 2 or 1) is asked with delete_module(MODULE_RECLAIM).
+ * Returns the number freed (> 0), or -EBUSY when instances were kept and
+ * none freed; *res is filled in both cases. -ENOENT nothing of that name
+ * rots, -EOPNOTSUPP the snapshot is of a stock kernel, -EPERM, -EINVAL.
+ */
+int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		    struct rot_reclaim_result *res);
 
 /*
  * Whether the running kernel refuses to reclaim instances still in use

@@ -239,14 +239,23 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 	if (err == 0 && v > INT32_MAX)
 		err = -ERANGE;
 	if (err < 0) {
-		*reason = err == -ERANGE ? "the reference count does not fit 32 bits"
-					 : "the reference count is not a number";
+		/* a rotting line's third column counts its pins (rot-abi.md P1) */
+		bool pins = strcmp(f[F_STATE], "Rotting") == 0;
+		*reason = err == -ERANGE ? (pins ? "the pin count does not fit 32 bits"
+						 : "the reference count does not fit 32 bits")
+					 : (pins ? "the pin count is not a number"
+						 : "the reference count is not a number");
 		return err;
 	}
 	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
 	enum rot_state state;
 	if (parse_state(f[F_STATE], &state) < 0) {
 		*reason = "the state is not Live, Loading, Unloading or Rotting";
+		return -EPROTO;
+	}
+	/* pins are a count, never negative */
+	if (state == ROT_STATE_ROTTING && negative) {
+		*reason = "the pin count is not a number";
 		return -EPROTO;
 	}
 	m->state = (uint8_t)state;
@@ -544,6 +553,11 @@ uint64_t rot_module_size(const struct rot_module *m)
 long rot_module_refcnt(const struct rot_module *m)
 {
 	return m->refcnt;
+}
+
+unsigned long rot_module_pins(const struct rot_module *m)
+{
+	return m->state == ROT_STATE_ROTTING ? (unsigned long)m->refcnt : 0;
 }
 enum rot_state rot_module_state(const struct rot_module *m)
 {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,10 +46,9 @@ static bool live_now(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-static int reclaim(const struct rot_snapshot *snap, const char *name, bool force)
+/* rot-abi.md revision 2's and 1's reclaim, for a kernel without the ioctl */
+static int reclaim_delete_module(const struct rot_snapshot *snap, const char *name, bool force)
 {
-	if (!rot_snapshot_has_rot(snap))
-		return -EOPNOTSUPP;
 	unsigned flags = ROT_MODULE_RECLAIM | O_NONBLOCK;
 	int ret = call_delete_module(name, force ? flags | O_TRUNC : flags);
 	/* A revision-1 kernel refuses the combination, and it checks nothing
@@ -67,14 +67,78 @@ static int reclaim(const struct rot_snapshot *snap, const char *name, bool force
 	return seen > 0 ? seen : 1;
 }
 
+/* The request, as the kernel series' include/uapi/linux/module.h has it. */
+struct rot_reclaim_req {
+	char name[64];
+	uint32_t flags, freed, kept, why, pins, tasks, callbacks, probes;
+	uint64_t bytes, percpu;
+};
+#define ROT_IOC_RECLAIM _IOWR(0xB8, 0x01, struct rot_reclaim_req)
+_Static_assert(sizeof(struct rot_reclaim_req) == 112, "rot-abi.md: struct rot_reclaim is 112 bytes");
+_Static_assert(ROT_IOC_RECLAIM == 0xc070b801u, "rot-abi.md: ROT_IOC_RECLAIM");
+
+/* ioctl(ROT_IOC_RECLAIM): what it returned, or -errno; *req holds the reply */
+static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim_req *req)
+{
+	memset(req, 0, sizeof(*req));
+	snprintf(req->name, sizeof(req->name), "%s", name);
+	req->flags = force ? 0x1u : 0;
+	int fd = open("/proc/rotting_modules", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EOPNOTSUPP : -errno; /* gone: no rot kernel now */
+	int ret = ioctl(fd, ROT_IOC_RECLAIM, req);
+	int err = ret < 0 ? -errno : ret;
+	close(fd);
+	return err;
+}
+
+int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		    struct rot_reclaim_result *res)
+{
+	*res = (struct rot_reclaim_result){ 0 };
+	/* A stock kernel would take revision 2's request for an unload. */
+	if (!rot_snapshot_has_rot(snap))
+		return -EOPNOTSUPP;
+	bool force = flags & ROT_RECLAIM_FORCE;
+	struct rot_reclaim_req req;
+	int ret = reclaim_ioctl(name, force, &req);
+	if (ret >= 0 || ret == -EBUSY) {
+		*res = (struct rot_reclaim_result){
+			.freed = req.freed,
+			.kept = req.kept,
+			.why = req.why,
+			.pins = req.pins,
+			.tasks = req.tasks,
+			.callbacks = req.callbacks,
+			.probes = req.probes,
+			.bytes = req.bytes,
+			.percpu = req.percpu,
+			.revision = 3,
+		};
+		return ret;
+	}
+	/* D3: only a kernel that does not know the request may be asked the
+	 * old way; it has /proc/rotting_modules (opened above), so it is a
+	 * rot kernel, not a stock one that would unload instead. */
+	if (ret != -ENOTTY)
+		return ret;
+	res->revision = rot_reclaim_checks() == -ENOENT ? 1 : 2;
+	ret = reclaim_delete_module(snap, name, force);
+	if (ret > 0)
+		res->freed = (unsigned)ret;
+	return ret;
+}
+
 int rot_reclaim(const struct rot_snapshot *snap, const char *name)
 {
-	return reclaim(snap, name, false);
+	struct rot_reclaim_result res;
+	return rot_reclaim_run(snap, name, 0, &res);
 }
 
 int rot_reclaim_force(const struct rot_snapshot *snap, const char *name)
 {
-	return reclaim(snap, name, true);
+	struct rot_reclaim_result res;
+	return rot_reclaim_run(snap, name, ROT_RECLAIM_FORCE, &res);
 }
 
 int rot_reclaim_checks(void)

@@ -27,6 +27,26 @@ setup() {
 	assert_line --index 2 "$(printf '%-19s %8d  0 [rotting]' delta "$size")"
 }
 
+@test "lsmod shows a rotting instance's pins in the Used by count, and in PINS for -o and -J" {
+	kmod_load alpha delta
+	"$SIM" pin "$K" delta 3
+	"$SIM" pin "$K" alpha 2
+	kmod_unload delta
+	before=$(kernel_state)
+	run on_kernel "$LSMOD"
+	assert_success
+	size=$(kernel_state | awk '$1 == "rotting" && $2 == "delta" { print $3 }')
+	assert_line --index 1 --regexp '^alpha +[0-9]+  0$'
+	assert_line --index 2 "$(printf '%-19s %8d  3 [rotting]' delta "$size")"
+	run on_kernel "$LSMOD" -o name,refcnt,pins,state -r -n
+	assert_success
+	assert_output "alpha 0 0 live
+delta 0 3 rotting"
+	run on_kernel "$LSMOD" -J -o name,pins
+	assert_equal "$(jq -c '[.modules[] | [.name, .pins]]' <<< "$output")" '[["alpha",0],["delta",3]]'
+	assert_equal "$(kernel_state)" "$before"
+}
+
 @test "lsmod lists every rotting instance of a name, newest first" {
 	kmod_load delta
 	kmod_unload delta

@@ -122,6 +122,24 @@ kernel taint: none -> R (8)"
 	assert_success
 }
 
+@test "-r --reclaim says what keeps a pinned module's instance, exits 1, and -f does not free it" {
+	mp mtfs_tools
+	"$SIM" pin "$K" mtfs 2
+	run --separate-stderr mp -r --reclaim mtfs_tools
+	assert_equal "$status" 1
+	assert_output "mtfs_tools: reclaimed 1 instance, 1920 bytes
+kernel taint: none -> R (8)"
+	assert_equal "$stderr" "modprobe: ERROR: could not reclaim mtfs: 1 rotting instance kept: 2 pins"
+	run kernel_state
+	assert_output --regexp "^live mt_fscore [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
+rotting mtfs 3720 0x[0-9a-f]{16} pins=2
+taint 8\$"
+	run --separate-stderr on_kernel "$RMMOD" --reclaim -f mtfs
+	assert_equal "$status" 1
+	assert_equal "$stderr" "rmmod: ERROR: could not reclaim mtfs: 1 rotting instance kept: 2 pins"
+	assert_equal "$(rotting_count mtfs)" 1
+}
+
 @test "-r --reclaim on a stock kernel is refused (exit 3) and unloads nothing" {
 	MODE=stock setup
 	mp mtnet

@@ -175,8 +175,10 @@ rot_straytimer() { # TIMES
 	done
 }
 
-refused_words() { # N INSTANCE(S) IT|THEM
-	echo "modreap: ERROR: straytimer: $1 rotting $2 still in use (an armed timer, queued work or a probe points into $3); not reclaimed; 'modreap --force straytimer' frees $3 anyway, at the risk of a crash"
+refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in each
+	local timers=timers
+	[ "$1" = 1 ] && timers=timer
+	echo "modreap: ERROR: could not reclaim straytimer: $1 rotting $2 kept: $1 $timers pointing into it; 'modreap --force straytimer' stops the timers and work left in $3"
 }
 
 @test "modreap NAME reports instances still in use, reclaims the other names and exits 1" {
@@ -280,6 +282,65 @@ refused_words() { # N INSTANCE(S) IT|THEM
 	assert_equal "$(rotting_count delta)" 0
 	run tail -1 "$BATS_TEST_TMPDIR/watch.out"
 	assert_output --regexp '^total: reclaimed 1 instance, [0-9]+ bytes; [0-9]+ bytes still rot; 3 instances still in use; kernel taint: none -> R \(8\)$'
+}
+
+@test "modreap says what keeps a pinned, entered or probed name; --force frees none of them" {
+	kmod_load delta
+	"$SIM" pin "$K" delta 2
+	kmod_unload delta
+	kmod_load alpha
+	"$SIM" hold "$K" alpha task
+	"$SIM" hold "$K" alpha kprobe
+	"$SIM" hold "$K" alpha rcu
+	kmod_unload alpha
+	before=$(kernel_state)
+	for force in "" --force; do
+		run --separate-stderr on_kernel "$MODREAP" $force -a
+		assert_equal "$status" 1
+		assert_equal "$output" "total: reclaimed 0 instances, 0 bytes; $(rotting_bytes) bytes still rot; 2 instances still in use; kernel taint: none -> none (0)"
+		assert_line --index 0 --partial "still rot"
+		[ -z "$force" ] && hint="; 'modreap --force alpha' stops the timers and work left in it" || hint=
+		[ -z "$force" ] && rcu=", 1 RCU callback pointing into it" || rcu=
+		run sort <<< "$stderr"
+		assert_output "modreap: ERROR: could not reclaim alpha: 1 rotting instance kept: 1 task inside its code$rcu, 1 kprobe on its code$hint
+modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins"
+	done
+	# --force stopped alpha's RCU callback, and nothing else changed
+	run kernel_state
+	assert_output "$(sed 's/ rcu=1//' <<< "$before")"
+}
+
+@test "modreap -J lists each kept name with kept, why, pins, tasks, callbacks and probes" {
+	kmod_load delta
+	"$SIM" pin "$K" delta 2
+	"$SIM" hold "$K" delta work 3
+	kmod_unload delta
+	rot_straytimer 1
+	run --separate-stderr on_kernel "$MODREAP" -a -J
+	assert_equal "$status" 1
+	# the errors are still said, one a name, as without -J
+	assert_equal "$(sort <<< "$stderr")" "modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins, 3 work items pointing into it; 'modreap --force delta' stops the timers and work left in it
+$(refused_words 1 instance it)"
+	assert_equal "$(jq -c '[.summary.kept[] | [.name, .kept, .why, .pins, .tasks, .callbacks, .probes]] | sort' <<< "$output")" \
+		'[["delta",1,["pin","work"],2,0,3,0],["straytimer",1,["timer"],0,0,1,0]]'
+	assert_equal "$(jq '.summary.refused' <<< "$output")" 2
+	assert_equal "$(rotting_count)" 2
+	assert_equal "$(taint)" 0
+}
+
+@test "modreap on a revision-2 kernel falls back to delete_module and keeps its words" {
+	kernel_new rot --abi 2
+	rot_straytimer 1
+	kmod_load delta
+	"$SIM" pin "$K" delta
+	kmod_unload delta
+	run --separate-stderr on_kernel "$MODREAP" -a
+	assert_equal "$status" 1
+	assert_equal "$stderr" "modreap: ERROR: straytimer: 1 rotting instance still in use (an armed timer, queued work or a probe points into it); not reclaimed; 'modreap --force straytimer' frees it anyway, at the risk of a crash"
+	assert_line --index 0 --regexp '^delta: reclaimed 1 instance, [0-9]+ bytes$'
+	run kernel_state
+	assert_output --regexp "^rotting straytimer [0-9]+ 0x[0-9a-f]{16} timer=1
+taint 8\$"
 }
 
 @test "modreap on a revision-1 kernel (reclaim returns 0, no checks) counts from its snapshot" {

@@ -223,7 +223,14 @@ rot_straytimer() {
 	kmod_unload straytimer
 }
 
-refused_words() { # NAME N INSTANCE(S) IT|THEM
+refused_words() { # NAME N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in each
+	local timers=timers
+	[ "$2" = 1 ] && timers=timer
+	echo "rmmod: ERROR: could not reclaim $1: $2 rotting $3 kept: $2 $timers pointing into it; 'rmmod --reclaim -f $1' stops the timers and work left in $4"
+}
+
+# revision 2's words: its delete_module reply says nothing of why
+refused_words_rev2() { # NAME N INSTANCE(S) IT|THEM
 	echo "rmmod: ERROR: $1: $2 rotting $3 still in use (an armed timer, queued work or a probe points into $4); not reclaimed; 'rmmod --reclaim -f $1' frees $4 anyway, at the risk of a crash"
 }
 
@@ -253,7 +260,77 @@ refused_words() { # NAME N INSTANCE(S) IT|THEM
 	assert_equal "${#lines[@]}" 2
 	assert_equal "$stderr" "$(refused_words straytimer 1 instance it)"
 	run kernel_state
-	assert_output --regexp "^rotting straytimer $size 0x[0-9a-f]{16} stray=timer
+	assert_output --regexp "^rotting straytimer $size 0x[0-9a-f]{16} timer=1
+taint 8\$"
+	"$SIM" ledger "$K" --check
+}
+
+@test "rmmod --reclaim says what keeps each name: pins, a task, a timer (revision 3's reply)" {
+	kmod_load delta
+	"$SIM" pin "$K" delta 3
+	"$SIM" hold "$K" delta task
+	kmod_unload delta
+	kmod_load delta
+	"$SIM" hold "$K" delta timer
+	kmod_unload delta
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD" --reclaim delta
+	assert_equal "$status" 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "rmmod: ERROR: could not reclaim delta: 2 rotting instances kept: 3 pins, 1 task inside its code, 1 timer pointing into it; 'rmmod --reclaim -f delta' stops the timers and work left in them"
+	assert_equal "$(kernel_state)" "$before"
+	assert_equal "$(taint)" 0
+}
+
+@test "rmmod --reclaim -f stops a timer and frees that instance, but not a pinned or entered one" {
+	kmod_load delta
+	"$SIM" pin "$K" delta 2
+	"$SIM" hold "$K" delta task
+	kmod_unload delta
+	kmod_load delta
+	"$SIM" hold "$K" delta timer
+	size=$(live_size delta)
+	kmod_unload delta
+	run --separate-stderr on_kernel "$RMMOD" --reclaim -f delta
+	assert_equal "$status" 1
+	assert_line --index 0 "delta: reclaimed 1 instance, $size bytes"
+	assert_line --index 1 "kernel taint: none -> R (8)"
+	assert_equal "$stderr" "rmmod: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins, 1 task inside its code"
+	run kernel_state
+	assert_output --regexp "^rotting delta $size 0x[0-9a-f]{16} pins=2 task=1
+taint 8\$"
+	"$SIM" ledger "$K" --check
+}
+
+@test "rmmod -J --reclaim: a kept name's record has kept, why, pins, tasks, callbacks and probes" {
+	kmod_load delta
+	"$SIM" pin "$K" delta
+	"$SIM" hold "$K" delta kprobe 2
+	kmod_unload delta
+	run --separate-stderr on_kernel "$RMMOD" -J --reclaim delta
+	assert_equal "$status" 1
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -c '.modules[] | [.name, .result, .error, .kept, .why, .pins, .tasks, .callbacks, .probes]' <<< "$output")" \
+		'["delta","failed","EBUSY",1,["pin","kprobe"],1,0,0,2]'
+	assert_equal "$(jq -r '.modules[0].message' <<< "$output")" "could not reclaim delta: 1 rotting instance kept: 1 pin, 2 kprobes on its code"
+	assert_equal "$(jq -c '.summary.refused' <<< "$output")" 1
+	assert_equal "$(rotting_count delta)" 1
+	assert_equal "$(taint)" 0
+}
+
+@test "--abi 2: rmmod --reclaim falls back to delete_module on ENOTTY, with revision 2's words" {
+	kernel_new rot --abi 2
+	rot_straytimer
+	kmod_load delta
+	"$SIM" pin "$K" delta
+	kmod_unload delta
+	run --separate-stderr on_kernel "$RMMOD" --reclaim straytimer delta
+	assert_equal "$status" 1
+	assert_line --index 0 --regexp '^delta: reclaimed 1 instance, [0-9]+ bytes$'
+	assert_equal "$stderr" "$(refused_words_rev2 straytimer 2 instances them)"
+	run kernel_state
+	assert_output --regexp "^rotting straytimer [0-9]+ 0x[0-9a-f]{16} timer=1
+rotting straytimer [0-9]+ 0x[0-9a-f]{16} timer=1
 taint 8\$"
 	"$SIM" ledger "$K" --check
 }

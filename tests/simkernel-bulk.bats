@@ -50,7 +50,7 @@ teardown() {
 sim_env_loop() {
 	local n
 	for n in $1; do
-		SIMKERNEL_DIR=$K LD_PRELOAD=$SIMKERNEL_LIB "$SYSC" delete "$n" 0x40000000 > /dev/null || true
+		SIMKERNEL_DIR=$K LD_PRELOAD=$SIMKERNEL_LIB "$SYSC" reclaim "$n" > /dev/null || true
 	done
 }
 

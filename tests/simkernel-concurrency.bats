@@ -32,7 +32,7 @@ worker() {
 		"$SYSC" finit "$(fixture "$mod")" > /dev/null || true
 		"$SYSC" delete "$mod" 0x800 > /dev/null || true
 		if ((i % 5 == 4)); then
-			"$SYSC" delete "$mod" 0x40000000 > /dev/null || true
+			"$SYSC" reclaim "$mod" > /dev/null || true
 		fi
 	done
 }

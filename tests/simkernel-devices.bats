@@ -8,7 +8,6 @@ load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
 load helpers/simkernel
 
-RECLAIM=0x40000000
 
 # Modules with alias patterns, built once for the file:
 #   nic     the virtio network device 1AF4:1000
@@ -317,7 +316,7 @@ uevent"
 	unload nic
 	load_fx nic
 	before=$(sim_devices)
-	run sim_run "$SYSC" delete nic $RECLAIM
+	run sim_run "$SYSC" reclaim nic
 	assert_output ok=1
 	assert_equal "$(sim_devices)" "$before"
 	assert_equal "$(driver_of pci 0000:00:03.0)" nic

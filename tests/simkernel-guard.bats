@@ -17,7 +17,8 @@ RAWSYS="$top_builddir/tests/simkernel/rawsys"
 	assert_success
 	assert_output "init_module EPERM
 finit_module EPERM
-delete_module EPERM"
+delete_module EPERM
+ioctl_reclaim EPERM"
 }
 
 @test "the preload's constructor alone installs the guard" {
@@ -27,7 +28,18 @@ delete_module EPERM"
 	run env LD_PRELOAD="$SIMKERNEL_LIB" "$RAWSYS"
 	assert_output "init_module EPERM
 finit_module EPERM
-delete_module EPERM"
+delete_module EPERM
+ioctl_reclaim EPERM"
+}
+
+@test "the guard stops only the reclaim request among ioctls: a tty ioctl still passes" {
+	# ROT_IOC_RECLAIM (0xc070b801) on fd -1 would be EBADF from a kernel;
+	# under the guard it never gets there. TCGETS on a non-tty still does.
+	run "$GUARD" "$RAWSYS"
+	assert_line "ioctl_reclaim EPERM"
+	run "$GUARD" sh -c 'stty < /dev/null 2>&1'
+	assert_failure
+	assert_output --partial "Inappropriate ioctl"
 }
 
 @test "the guard is inherited by static programs started from a guarded process" {
@@ -42,7 +54,8 @@ delete_module EPERM"
 	run "$RAWSYS"
 	assert_output "init_module ENOSYS
 finit_module ENOSYS
-delete_module ENOSYS"
+delete_module ENOSYS
+ioctl_reclaim EBADF"
 }
 
 @test "simkernel-guard without a command is a usage error" {

@@ -6,7 +6,6 @@ load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
 load helpers/simkernel
 
-RECLAIM=0x40000000
 
 setup() {
 	sim_create rot
@@ -123,7 +122,7 @@ pcpu1500 1500 Rotting ADDR"
 
 @test "reclaim gives the per-CPU bytes back, and the next load fits" {
 	reload pcpu1500 5
-	run sim_run "$SYSC" delete pcpu1500 $RECLAIM
+	run sim_run "$SYSC" reclaim pcpu1500
 	assert_output ok=5
 	run percpu
 	assert_output "reserve 8192 free 8192 largest 8192"
@@ -154,7 +153,7 @@ pcpu512 512 Live ADDR
 pcpuodd 1501 Live ADDR"
 	# a hole of 512 at 1504: 100 bytes aligned to 64 go at 1536, the first fit
 	sim_run "$SYSC" delete pcpu512 0x800
-	sim_run "$SYSC" delete pcpu512 $RECLAIM
+	sim_run "$SYSC" reclaim pcpu512
 	run sim_run "$SYSC" finit "$(fixture pcpualign)"
 	assert_output ok
 	run sim_state
@@ -247,7 +246,7 @@ pcpufail 1000 Rotting ADDR"
 	run sim_state
 	assert_line --regexp '^live pcpu1500 .* percpu=1500@4096$'
 	sim_run "$SYSC" delete pcpu1500 0x800
-	sim_run "$SYSC" delete pcpu1500 $RECLAIM
+	sim_run "$SYSC" reclaim pcpu1500
 	# without SHF_ALLOC the kernel does not see a per-CPU section (find_sec)
 	run sim_run "$SYSC" finit "$(patched pcpu1500 flags 0)"
 	assert_output ok

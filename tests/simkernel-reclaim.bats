@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# simkernel, rot mode: delete_module(name, MODULE_RECLAIM) (rot-abi.md "Reclaim").
+# simkernel, rot mode, revision 2 (`--abi 2`): delete_module(name, MODULE_RECLAIM)
+# (rot-abi.md "Reclaim", R8); revision 3's ioctl is in simkernel-ioctl.bats.
 
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
@@ -8,7 +9,7 @@ load helpers/simkernel
 RECLAIM=0x40000000
 
 setup() {
-	sim_create rot
+	sim_create rot --abi 2
 }
 
 rot_delta_twice() {
@@ -136,7 +137,7 @@ rot_straytimer() {
 @test "rot_reclaim_checks reads Y by default, N with --reclaim-checks n, absent on stock" {
 	run sim_run cat /sys/module/module/parameters/rot_reclaim_checks
 	assert_output Y
-	sim_create rot --reclaim-checks n
+	sim_create rot --abi 2 --reclaim-checks n
 	run sim_run cat /sys/module/module/parameters/rot_reclaim_checks
 	assert_output N
 	sim_create stock
@@ -151,7 +152,7 @@ rot_straytimer() {
 @test "a rotting instance with a stray timer is refused: EBUSY, it stays, no taint" {
 	rot_straytimer
 	run sim_state
-	assert_output --regexp '^rotting straytimer [0-9]+ 0x[0-9a-f]{16} stray=timer
+	assert_output --regexp '^rotting straytimer [0-9]+ 0x[0-9a-f]{16} timer=1
 taint 0$'
 	before=$output
 	run sim_run "$SYSC" delete straytimer $RECLAIM
@@ -176,7 +177,7 @@ taint 0$'
 	run sim_run "$SYSC" delete straytimer $RECLAIM
 	assert_output ok=2
 	run sim_state
-	assert_output --regexp '^rotting straytimer [0-9]+ 0x[0-9a-f]{16} stray=timer
+	assert_output --regexp '^rotting straytimer [0-9]+ 0x[0-9a-f]{16} timer=1
 taint 8$'
 	run sim_run "$SYSC" delete straytimer $RECLAIM
 	assert_output EBUSY
@@ -206,10 +207,10 @@ taint 8$'
 		sim_run "$SYSC" delete delta 0
 	done
 	run sim_state
-	assert_output --regexp '^rotting delta [0-9]+ 0x[0-9a-f]{16} stray=kprobe
-rotting delta [0-9]+ 0x[0-9a-f]{16} stray=rcu
-rotting delta [0-9]+ 0x[0-9a-f]{16} stray=work
-rotting delta [0-9]+ 0x[0-9a-f]{16} stray=timer
+	assert_output --regexp '^rotting delta [0-9]+ 0x[0-9a-f]{16} kprobe=1
+rotting delta [0-9]+ 0x[0-9a-f]{16} rcu=1
+rotting delta [0-9]+ 0x[0-9a-f]{16} work=1
+rotting delta [0-9]+ 0x[0-9a-f]{16} timer=1
 taint 0$'
 	run sim_run "$SYSC" delete delta $RECLAIM
 	assert_output EBUSY
@@ -223,7 +224,7 @@ taint 0$'
 }
 
 @test "a kernel that does not check (rot_reclaim_checks N) frees strays too" {
-	sim_create rot --reclaim-checks n
+	sim_create rot --abi 2 --reclaim-checks n
 	rot_straytimer
 	run sim_run "$SYSC" delete straytimer $RECLAIM
 	assert_output ok=1

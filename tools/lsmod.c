@@ -30,7 +30,8 @@ enum {
 	COL_DEVICES,
 	COL_PERCPU,
 	COL_MOUNTS,
-	COL_INUSE
+	COL_INUSE,
+	COL_PINS
 };
 
 static const struct column_info columns[] = {
@@ -51,6 +52,9 @@ static const struct column_info columns[] = {
 	[COL_INUSE] = { "INUSE", 1, 0,
 			"in use: holders, bound devices or mounts (stock: also references); "
 			"what modprobe -r and rmmod --unused leave alone" },
+	[COL_PINS] = { "PINS", 3, SCOLS_FL_RIGHT,
+		       "a rotting instance's outstanding pins, which keep it from being reclaimed "
+		       "(0 for a live module: no file shows those)" },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -165,6 +169,7 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 	outbuf_putc(out, ' ');
 	outbuf_put_u64_right(out, rot_module_size(m), 8);
 	outbuf_put(out, "  ", 2);
+	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md P1) */
 	outbuf_put_long(out, rot_module_refcnt(m));
 
 	char sep = ' ';
@@ -262,7 +267,11 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 		listing_u64(l, col, rot_module_size(m));
 		break;
 	case COL_REFCNT:
-		listing_i64(l, col, rot_module_refcnt(m));
+		/* a rotting line's third column is its pins (PINS) */
+		listing_i64(l, col, rot_module_is_rotting(m) ? 0 : rot_module_refcnt(m));
+		break;
+	case COL_PINS:
+		listing_u64(l, col, rot_module_pins(m));
 		break;
 	case COL_HOLDERS:
 		listing_list_begin(l, col);

@@ -165,7 +165,8 @@ static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t siz
 	}
 	if (o.refused) {
 		char msg[512];
-		refused_message(msg, sizeof(msg), name, o.refused, "modprobe -r --reclaim -f");
+		refused_message(msg, sizeof(msg), name, &o, "modprobe -r --reclaim -f",
+				r->opts->force);
 		cli_flush_stdout();
 		mp_fail(r, -EBUSY, false, "%s", msg);
 	}

@@ -62,8 +62,16 @@ struct refusal {
 	size_t instances;
 };
 
+/* A name a reclaim kept instances of, and the kernel's reply saying why. */
+struct kept_name {
+	char name[ROT_NAME_MAX + 1];
+	struct rot_reclaim_result reply;
+};
+
 struct reap_run {
 	const struct reap_opts *opts;
+	struct kept_name *kept; /* -J: the last reply per name that kept some */
+	size_t nkept;
 	struct reaped *reaped;
 	size_t nreaped;
 	size_t instances;
@@ -113,8 +121,8 @@ static void help(void)
 	       "      --percpu[=SIZE]   reclaim the fewest names that leave SIZE bytes of\n"
 	       "                        the per-CPU module reserve free in one piece; with\n"
 	       "                        no SIZE, every name that holds per-CPU bytes\n"
-	       "  -f, --force           free even instances the kernel sees still in use\n"
-	       "                        (an armed timer, queued work): may crash the machine\n"
+	       "  -f, --force           first stop the timers and work left in the instances\n"
+	       "                        (pinned or entered ones stay)\n"
 	       "  -n, --dry-run         say what would be freed, free nothing\n"
 	       "      --watch           keep running: reclaim whenever rot exceeds --down-to\n"
 	       "                        or less than --percpu-floor is free in one piece\n"
@@ -389,6 +397,25 @@ static void note_refusal(struct reap_run *r, const char *name, size_t instances)
 	f->instances = instances;
 }
 
+/* -J: what kept name's instances, the latest reply per name */
+static void note_kept(struct reap_run *r, const char *name, const struct reclaim_outcome *out)
+{
+	struct kept_name *k = NULL;
+	for (size_t i = 0; i < r->nkept && !k; i++)
+		if (!strcmp(r->kept[i].name, name))
+			k = &r->kept[i];
+	if (!k) {
+		struct kept_name *grown = realloc(r->kept, (r->nkept + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* the summary's refused count still says it */
+		r->kept = grown;
+		k = &r->kept[r->nkept++];
+		snprintf(k->name, sizeof(k->name), "%s", name);
+	}
+	k->reply = out->reply;
+	k->reply.kept = (unsigned)out->refused;
+}
+
 static void forget_refusal(struct reap_run *r, const char *name)
 {
 	struct refusal *f = find_refusal(r, name);
@@ -514,8 +541,10 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 	if (out.refused) {
 		char msg[512];
 		progress_clear(bar);
-		refused_message(msg, sizeof(msg), g->name, out.refused, "modreap --force");
+		refused_message(msg, sizeof(msg), g->name, &out, "modreap --force", o->force);
 		cli_error("%s", msg);
+		if (o->json)
+			note_kept(r, g->name, &out);
 		if (!o->watch)
 			r->refused += out.refused;
 		cli_outcome_failed(&r->outcome, -EBUSY);
@@ -848,6 +877,14 @@ static void summary_json(struct json_writer *w, const struct reap_run *r, size_t
 	json_u64(w, "instances", instances);
 	json_u64(w, "bytes", bytes);
 	json_u64(w, "refused", r->refused);
+	json_open_array(w, "kept");
+	for (size_t i = 0; i < r->nkept; i++) {
+		json_open_object(w, NULL);
+		json_string(w, "name", r->kept[i].name);
+		report_json_kept(w, &r->kept[i].reply);
+		json_close_object(w);
+	}
+	json_close_array(w);
 	json_u64(w, "rot_left", r->rot_left);
 	json_known_u64(w, "percpu", known, percpu);
 	json_known_u64(w, "percpu_reserve", known, known ? rot_percpu_reserve(r->pc) : 0);
@@ -1094,6 +1131,7 @@ int main(int argc, char *argv[])
 	}
 	free(r.reaped);
 	free(r.refusals);
+	free(r.kept);
 	free(o.names);
 	rot_percpu_free(r.pc);
 	if (stop_signal() && err != CLI_EXIT_UNSUPPORTED) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "modrot.h"
@@ -72,7 +74,21 @@ void reclaim_name(const struct rot_snapshot *snap, const char *name,
 		  const struct reclaim_seen *seen, bool force, struct reclaim_outcome *out)
 {
 	*out = (struct reclaim_outcome){ 0 };
-	int ret = force ? rot_reclaim_force(snap, name) : rot_reclaim(snap, name);
+	int ret = rot_reclaim_run(snap, name, force ? ROT_RECLAIM_FORCE : 0, &out->reply);
+	if (out->reply.revision == 3 && (ret > 0 || ret == -EBUSY)) {
+		/* the kernel counted both sides; only what the kept ones hold is ours to read */
+		out->err = ret < 0 ? ret : 0;
+		out->freed = out->reply.freed;
+		out->bytes = out->reply.bytes;
+		out->refused = out->reply.kept;
+		if (out->refused) {
+			size_t left;
+			int err = rot_rotting_total(name, &left, &out->refused_bytes);
+			if (err < 0)
+				out->count_err = err;
+		}
+		return;
+	}
 	if (ret == -EBUSY) {
 		out->err = ret;
 		size_t left;
@@ -119,15 +135,119 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
 	putchar('\n');
 }
 
-void refused_message(char *buf, size_t cap, const char *name, size_t refused, const char *force_cmd)
+const char *kept_word(unsigned bit_index)
+{
+	static const char *const words[] = { "pin", "task",   "timer",  "work",
+					     "rcu", "kprobe", "running" };
+	return bit_index < sizeof(words) / sizeof(words[0]) ? words[bit_index] : NULL;
+}
+
+/* appends ", " (after the first) and the formatted words to buf */
+static void add_reason(char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_reason(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t n = strlen(buf);
+	if (n && n + 2 < cap) {
+		memcpy(buf + n, ", ", 3);
+		n += 2;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
+}
+
+/* "1 timer pointing into it", "3 callbacks pointing into it (timers, work items)" */
+static void callbacks_words(char *buf, size_t cap, const struct rot_reclaim_result *k)
+{
+	static const struct {
+		unsigned bit;
+		const char *one, *many;
+	} kinds[] = {
+		{ ROT_KEPT_TIMER, "timer", "timers" },
+		{ ROT_KEPT_WORK, "work item", "work items" },
+		{ ROT_KEPT_RCU, "RCU callback", "RCU callbacks" },
+		{ ROT_KEPT_RUNNING, "callback still running", "callbacks still running" },
+	};
+	unsigned nkinds = 0, only = 0;
+	for (unsigned i = 0; i < 4; i++)
+		if (k->why & kinds[i].bit) {
+			nkinds++;
+			only = i;
+		}
+	if (nkinds == 1) {
+		snprintf(buf, cap, "%u %s %s", k->callbacks,
+			 k->callbacks == 1 ? kinds[only].one : kinds[only].many,
+			 kinds[only].bit == ROT_KEPT_RUNNING ? "in it" : "pointing into it");
+		return;
+	}
+	char list[128] = "";
+	for (unsigned i = 0; i < 4; i++)
+		if (k->why & kinds[i].bit)
+			add_reason(list, sizeof(list), "%s",
+				   i == 3 ? "one still running" : kinds[i].many);
+	snprintf(buf, cap, "%u callbacks pointing into it (%s)", k->callbacks, list);
+}
+
+/* "3 pins, 1 task inside its code, 1 timer pointing into it" */
+static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result *k)
+{
+	buf[0] = '\0';
+	if (k->why & ROT_KEPT_PIN)
+		add_reason(buf, cap, "%u %s", k->pins, k->pins == 1 ? "pin" : "pins");
+	if (k->why & ROT_KEPT_TASK)
+		add_reason(buf, cap, "%u %s inside its code", k->tasks,
+			   k->tasks == 1 ? "task" : "tasks");
+	if (k->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU | ROT_KEPT_RUNNING)) {
+		char cb[160];
+		callbacks_words(cb, sizeof(cb), k);
+		add_reason(buf, cap, "%s", cb);
+	}
+	if (k->why & ROT_KEPT_KPROBE)
+		add_reason(buf, cap, "%u %s on its code", k->probes,
+			   k->probes == 1 ? "kprobe" : "kprobes");
+	if (!buf[0])
+		snprintf(buf, cap, "the kernel did not say why");
+}
+
+void refused_message(char *buf, size_t cap, const char *name, const struct reclaim_outcome *o,
+		     const char *force_cmd, bool forced)
 {
 	char safe[4 * ROT_NAME_MAX + 8];
+	size_t refused = o->refused;
 	const char *them = refused == 1 ? "it" : "them";
 	cli_safe(name, safe, sizeof(safe));
-	snprintf(buf, cap,
-		 "%s: %zu rotting %s still in use (an armed timer, queued work or a probe "
-		 "points into %s); not reclaimed; '%s %s' frees %s anyway, at the risk of a crash",
-		 safe, refused, instances_word(refused), them, force_cmd, safe, them);
+	if (o->reply.revision != 3) {
+		snprintf(buf, cap,
+			 "%s: %zu rotting %s still in use (an armed timer, queued work or a probe "
+			 "points into %s); not reclaimed; '%s %s' frees %s anyway, at the risk of a crash",
+			 safe, refused, instances_word(refused), them, force_cmd, safe, them);
+		return;
+	}
+	char why[512];
+	kept_reasons(why, sizeof(why), &o->reply);
+	/* R5: forcing stops timers, work and RCU callbacks, nothing else */
+	char hint[sizeof(safe) + 128] = "";
+	if (!forced && (o->reply.why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)))
+		snprintf(hint, sizeof(hint), "; '%s %s' stops the timers and work left in %s",
+			 force_cmd, safe, them);
+	snprintf(buf, cap, "could not reclaim %s: %zu rotting %s kept: %s%s", safe, refused,
+		 instances_word(refused), why, hint);
+}
+
+void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply)
+{
+	json_u64(w, "kept", reply->kept);
+	json_open_array(w, "why");
+	for (unsigned b = 0; kept_word(b); b++)
+		if (reply->why & (1u << b))
+			json_string(w, NULL, kept_word(b));
+	json_close_array(w);
+	json_u64(w, "pins", reply->pins);
+	json_u64(w, "tasks", reply->tasks);
+	json_u64(w, "callbacks", reply->callbacks);
+	json_u64(w, "probes", reply->probes);
 }
 
 void report_taint_change(unsigned long before, unsigned long after, bool predicted)

@@ -33,12 +33,16 @@ struct reclaim_outcome {
 	/* The kernel could not be read again to tell which instances stayed
 	 * or what the freed ones held: the counts above are estimates. */
 	int count_err;
+	/* The kernel's reply: why what stayed was kept (revision 3; on
+	 * revision 2 or 1 only reply.revision is set). */
+	struct rot_reclaim_result reply;
 };
 
 /*
- * One delete_module call for name (forced: O_TRUNC too). The count freed
- * is the kernel's; when it differs from what the run saw (a concurrent
- * unload added an instance, or some were still in use),
+ * One reclaim of name (forced: ROT_RECLAIM_FORCE). On revision 3 the
+ * kernel's reply says what was freed and kept; on revision 2 or 1 the
+ * count freed is the kernel's, and when it differs from what the run saw
+ * (a concurrent unload added an instance, or some were still in use),
  * /proc/rotting_modules is read once more to tell how many stay and what
  * the freed ones held.
  */
@@ -57,12 +61,24 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
 			     bool dry_run);
 
 /*
- * The one line for instances the kernel refused as still in use, e.g.
+ * The one line for instances the kernel kept. With a revision-3 reply it
+ * says why, e.g. "could not reclaim foo: 2 rotting instances kept: 3
+ * pins, 1 task inside its code, 1 timer pointing into it; 'rmmod
+ * --reclaim -f foo' stops the timers and work left in them" (the hint
+ * only when forcing would stop something). Without one (revision 2),
  * "straytimer: 1 rotting instance still in use (...); not reclaimed;
  * 'rmmod --reclaim -f straytimer' frees it anyway, ...". force_cmd is the
- * command that overrides, without the name.
+ * command that forces, without the name; forced says this run did.
  */
-void refused_message(char *buf, size_t cap, const char *name, size_t refused, const char *force_cmd);
+void refused_message(char *buf, size_t cap, const char *name, const struct reclaim_outcome *o,
+		     const char *force_cmd, bool forced);
+
+/* The words of ROT_KEPT_* bits, in bit order: "pin", "task", "timer",
+ * "work", "rcu", "kprobe", "running"; NULL past the last. */
+const char *kept_word(unsigned bit_index);
+
+/* A reply's kept/why/pins/tasks/callbacks/probes members, for a JSON record. */
+void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply);
 
 /* "kernel taint: none -> R (8)", or "kernel taint would go: ..." when predicted. */
 void report_taint_change(unsigned long before, unsigned long after, bool predicted);

@@ -39,6 +39,8 @@ struct rmmod_record {
 	size_t instances;
 	uint64_t bytes;
 	char *message; /* malloc'd; NULL when there is nothing to say */
+	bool has_kept; /* a reclaim kept instances: kept says why */
+	struct rot_reclaim_result kept;
 };
 
 struct rmmod_run {
@@ -71,8 +73,8 @@ static void help(void)
 	       "\n"
 	       "Options:\n"
 	       "  -f, --force            unload even a permanent module (taints the kernel R);\n"
-	       "                         with --reclaim, free even instances still in use\n"
-	       "                         (an armed timer, queued work): may crash the machine\n"
+	       "                         with --reclaim, first stop the timers and work left\n"
+	       "                         in its instances (pinned or entered ones stay)\n"
 	       "      --remove-holders   first unload the live modules that depend on MODULE\n"
 	       "      --unused           unload every live module that nothing uses (no\n"
 	       "                         holders, no bound device), holders first; no MODULE\n"
@@ -116,6 +118,7 @@ static void record(struct rmmod_run *r, const char *name, const char *result, in
 	rec->instances = instances;
 	rec->bytes = bytes;
 	rec->message = message;
+	rec->has_kept = false;
 }
 
 /* A failure: one line on stderr, or (with -J) a record that carries it.
@@ -376,10 +379,17 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 	if (o.refused) {
 		/* The user asked for all of them: what stays is a failure. */
 		char msg[512];
-		refused_message(msg, sizeof(msg), name, o.refused, "rmmod --reclaim -f");
+		bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
+		refused_message(msg, sizeof(msg), name, &o, "rmmod --reclaim -f", forced);
 		cli_flush_stdout();
 		r->refused += o.refused;
 		failed(r, name, -EBUSY, false, "%s", msg);
+		if (r->opts->json && r->nrecords && !strcmp(r->records[r->nrecords - 1].name, name)) {
+			struct rmmod_record *rec = &r->records[r->nrecords - 1];
+			rec->has_kept = true;
+			rec->kept = o.reply;
+			rec->kept.kept = (unsigned)o.refused;
+		}
 	}
 }
 
@@ -561,6 +571,8 @@ static void print_json(struct rmmod_run *r, const struct run_taint *taint)
 			json_string(&w, "message", rec->message ? rec->message : "");
 			json_u64(&w, "instances", rec->instances);
 			json_u64(&w, "bytes", rec->bytes);
+			if (rec->has_kept)
+				report_json_kept(&w, &rec->kept);
 			json_close_object(&w);
 		}
 		json_close_array(&w);

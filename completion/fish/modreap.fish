@@ -62,7 +62,7 @@ complete -c modreap -s a -l all -n 'not __modreap_choice_made; and not __fish_se
 complete -c modreap -l down-to -x -n 'not __modreap_choice_made' -d 'Reclaim until at most SIZE rots (e.g. 16M)'
 complete -c modreap -l percpu -n 'not __modreap_choice_made; and not __fish_seen_argument -l watch' -d 'Reclaim the fewest names that free SIZE of the per-CPU reserve'
 complete -c modreap -l percpu-floor -x -d 'With --watch: per-CPU reserve to keep free (e.g. 2K)'
-complete -c modreap -s f -l force -d 'Free even instances still in use (may crash the machine)'
+complete -c modreap -s f -l force -d 'Stop the timers and work left in the instances first (pinned ones stay)'
 complete -c modreap -s n -l dry-run -n 'not __fish_seen_argument -l watch' -d 'Say what would be freed, free nothing'
 complete -c modreap -l watch -n 'not __fish_seen_argument -s n -l dry-run' -d 'Keep reclaiming whenever rot exceeds --down-to'
 complete -c modreap -l interval -x -d 'Seconds between --watch passes (default 1)'

@@ -30,7 +30,7 @@ function __rmmod_names
 end
 
 complete -c rmmod -f
-complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R); with --reclaim, free instances still in use'
+complete -c rmmod -s f -l force -d 'Unload even a permanent module (taints R); with --reclaim, stop timers and work left in its instances'
 complete -c rmmod -l remove-holders -n 'not __fish_seen_argument -l unused' -d 'First unload the live modules that depend on it'
 # --unused chooses the modules itself: not after a module name
 function __rmmod_no_module_yet

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,18 @@ static unsigned stray_parse(const char *val)
 		if (!strcmp(val, sim_stray_name(k)))
 			return k;
 	return SIM_STRAY_NONE;
+}
+
+/* the hold a stray= behaviour leaves on the instance its unload makes */
+static int stray_hold(unsigned stray)
+{
+	switch (stray) {
+	case SIM_STRAY_TIMER: return SIM_HOLD_TIMER;
+	case SIM_STRAY_WORK: return SIM_HOLD_WORK;
+	case SIM_STRAY_RCU: return SIM_HOLD_RCU;
+	case SIM_STRAY_KPROBE: return SIM_HOLD_KPROBE;
+	}
+	return -1;
 }
 
 static void behaviour_set(struct behaviour *b, const char *key, const char *val)
@@ -296,6 +309,9 @@ static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, in
 		}
 	}
 	if (rot) {
+		int h = stray_hold(copy.stray);
+		if (h >= 0 && !copy.hold[h])
+			copy.hold[h] = 1; /* what its exit forgot stays armed in the instance */
 		copy.kind = SIM_ROT;
 		copy.ndeps = 0; /* a rotting instance holds no references */
 		copy.flags &= (uint8_t)~(SIM_F_HAS_SYMS | SIM_F_BOUND);
@@ -569,36 +585,153 @@ out_free:
 	return err;
 }
 
-/*
- * MODULE_RECLAIM: frees the rotting instances of name that nothing still
- * points into (a stray timer, work, RCU callback or probe, when the kernel
- * checks: rot_reclaim_checks), or all of them when forced (O_TRUNC).
- * Returns how many were freed; -EBUSY when every one was refused.
- */
-static int reclaim(struct sim *s, const char *name, int force)
+const char *sim_hold_name(unsigned hold)
 {
-	int checks = !(s->hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS);
-	int n = 0, refused = 0;
+	static const char *const names[SIM_NHOLD] = { "task", "timer", "work", "rcu", "kprobe", "running" };
+	return hold < SIM_NHOLD ? names[hold] : "?";
+}
+
+int sim_hold_parse(const char *word)
+{
+	for (unsigned h = 0; h < SIM_NHOLD; h++)
+		if (!strcmp(word, sim_hold_name(h)))
+			return (int)h;
+	return -1;
+}
+
+/* How a reclaim looks at an instance: which kernel asked, and how. */
+struct reclaim_how {
+	int rev3;   /* ROT_IOC_RECLAIM; else revision 2's (or 1's) delete_module */
+	int checks; /* rot_reclaim_checks Y: every R4 check is there */
+	int force;  /* ROT_RECLAIM_FORCE (R5), or revision 2's O_TRUNC */
+};
+
+/* whether reclaim sees hold h: with checks N only kprobes are found (D2);
+ * revision 2 knew nothing of tasks or of callbacks still running */
+static int hold_seen(const struct reclaim_how *how, unsigned h)
+{
+	if (!how->rev3)
+		return how->checks && h != SIM_HOLD_TASK && h != SIM_HOLD_RUNNING;
+	return how->checks || h == SIM_HOLD_KPROBE;
+}
+
+/*
+ * R5: a forced reclaim deactivates the timers and work it found and waits
+ * for the RCU callbacks, in every instance of the name, kept or not.
+ * Revision 2's O_TRUNC freed everything instead. A callback still running
+ * (SIM_HOLD_RUNNING) outlasts the bounded wait, which the simulator does
+ * not spend.
+ */
+static int stop_callbacks(struct sim_rec *r, const struct reclaim_how *how)
+{
+	if (!how->force || !how->rev3 || !how->checks)
+		return 0;
+	int stopped = r->hold[SIM_HOLD_TIMER] || r->hold[SIM_HOLD_WORK] || r->hold[SIM_HOLD_RCU];
+	r->hold[SIM_HOLD_TIMER] = r->hold[SIM_HOLD_WORK] = r->hold[SIM_HOLD_RCU] = 0;
+	return stopped;
+}
+
+/* R4: what keeps r rotting, as ROT_KEPT_* bits, counted into out; 0: free it */
+static unsigned kept_why(const struct sim_rec *r, const struct reclaim_how *how, struct sim_rot_reclaim *out)
+{
+	if (!how->rev3 && how->force)
+		return 0;
+	unsigned why = 0;
+	if (how->rev3 && r->pins) {
+		why |= SIM_KEPT_PIN;
+		out->pins += r->pins;
+	}
+	for (unsigned h = 0; h < SIM_NHOLD; h++) {
+		if (!r->hold[h] || !hold_seen(how, h))
+			continue;
+		why |= SIM_KEPT_BIT(h);
+		if (h == SIM_HOLD_TASK)
+			out->tasks += r->hold[h];
+		else if (h == SIM_HOLD_KPROBE)
+			out->probes += r->hold[h];
+		else
+			out->callbacks += r->hold[h];
+	}
+	return why;
+}
+
+/*
+ * Frees the rotting instances of name that nothing keeps (R4), ledger
+ * `reclaim` each, taint R when any was freed (R3). Returns how many were
+ * freed; -EBUSY when some were kept and none freed; -ENOENT when nothing
+ * of that name rots. out's counts are filled either way.
+ */
+static int reclaim(struct sim *s, const char *name, const struct reclaim_how *how, struct sim_rot_reclaim *out)
+{
+	int n = 0, touched = 0;
 	for (uint32_t i = 0; i < s->hdr->count; i++) {
 		struct sim_rec *r = &s->recs[i];
 		if (r->kind != SIM_ROT || strcmp(r->name, name))
 			continue;
-		if (r->stray && checks && !force) {
-			refused++;
+		touched |= stop_callbacks(r, how);
+		unsigned why = kept_why(r, how, out);
+		if (why) {
+			out->kept++;
+			out->why |= why;
 			continue;
 		}
 		uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
 		sim_ledger(s, "reclaim", r, held);
-		sim_percpu_release(s, r);
+		int pcpu = sim_percpu_release(s, r);
+		out->bytes += held;
+		out->percpu += pcpu > 0 ? (uint64_t)pcpu : 0;
 		sim_free_slot(s, r);
 		n++;
 	}
+	out->freed = (uint32_t)n;
+	if (touched)
+		changed(s);
 	if (!n)
-		return refused ? -EBUSY : -ENOENT;
+		return out->kept ? -EBUSY : -ENOENT;
 	add_taint(s, SIM_TAINT_FORCED_RMMOD);
 	sim_compact(s);
 	changed(s);
 	return n;
+}
+
+static int valid_name(const char *name, size_t cap)
+{
+	size_t n = strnlen(name, cap);
+	return n > 0 && n < cap;
+}
+
+int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
+{
+	struct sim s;
+	int err = sim_open(&s, dir, 1);
+	if (err)
+		return err;
+	uint32_t cfg = s.hdr->cfgflags;
+	if (s.hdr->mode != SIM_MODE_ROT || (cfg & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2))) {
+		err = -ENOTTY; /* R8, D3: the ioctl is revision 3's */
+		goto out;
+	}
+	if (cfg & SIM_CFG_MODULES_DISABLED) {
+		err = -EPERM;
+		goto out;
+	}
+	if ((req->flags & ~SIM_ROT_RECLAIM_FORCE) || !valid_name(req->name, sizeof(req->name))) {
+		err = -EINVAL;
+		goto out;
+	}
+	char name[SIM_NAME_LEN];
+	snprintf(name, sizeof(name), "%s", req->name);
+	struct reclaim_how how = { 1, !(cfg & SIM_CFG_NO_RECLAIM_CHECKS), !!(req->flags & SIM_ROT_RECLAIM_FORCE) };
+	struct sim_rot_reclaim out;
+	memset(&out, 0, sizeof(out));
+	err = reclaim(&s, name, &how, &out);
+	if (err > 0 || err == -EBUSY) {
+		memcpy(&out, req, offsetof(struct sim_rot_reclaim, freed));
+		*req = out;
+	}
+out:
+	sim_close(&s);
+	return err;
 }
 
 int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
@@ -617,6 +750,8 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 		goto out;
 	}
 	int rot = s.hdr->mode == SIM_MODE_ROT;
+	struct sim_rot_reclaim reply;
+	memset(&reply, 0, sizeof(reply));
 	if (rot && (s.hdr->cfgflags & SIM_CFG_ABI_REV1)) {
 		/* revision 1: unknown bits and MODULE_RECLAIM|O_TRUNC are EINVAL;
 		 * reclaim frees everything, checks nothing and returns 0 */
@@ -626,14 +761,20 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 			goto out;
 		}
 		if (flags & SIM_MODULE_RECLAIM) {
-			err = reclaim(&s, name, 1);
+			struct reclaim_how all = { 0, 0, 1 };
+			err = reclaim(&s, name, &all, &reply);
 			err = err > 0 ? 0 : err;
 			goto out;
 		}
 	}
 	/* Other flag bits are ignored, as by every kernel (busybox passes O_EXCL). */
 	if (rot && (flags & SIM_MODULE_RECLAIM)) {
-		err = reclaim(&s, name, !!(flags & O_TRUNC));
+		if (!(s.hdr->cfgflags & SIM_CFG_ABI_REV2)) {
+			err = -EINVAL; /* U6: the request moved to the ioctl */
+			goto out;
+		}
+		struct reclaim_how rev2 = { 0, !(s.hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS), !!(flags & O_TRUNC) };
+		err = reclaim(&s, name, &rev2, &reply);
 		goto out;
 	}
 	struct sim_rec *r = sim_find_live(&s, name);

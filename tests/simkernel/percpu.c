@@ -218,17 +218,19 @@ int sim_percpu_release(struct sim *s, const struct sim_rec *r)
 	int err = sim_percpu_read(s->dir, &m);
 	if (err)
 		return err;
+	int freed = 0;
 	for (uint32_t i = 0; i < m.n; i++) {
 		if (m.v[i].id != r->id)
 			continue;
 		sim_ledger(s, "pcpu_free", r, m.v[i].bytes);
+		freed = (int)m.v[i].bytes;
 		memmove(&m.v[i], &m.v[i + 1], (m.n - i - 1) * sizeof(*m.v));
 		m.n--;
 		err = map_write(s->dir, &m);
 		break;
 	}
 	sim_percpu_map_free(&m);
-	return err;
+	return err ? err : freed;
 }
 
 static char *put(char *p, const char *str)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rawsys: issue init_module, finit_module and delete_module with the
+ * rawsys: issue init_module, finit_module, delete_module and the
+ * ROT_IOC_RECLAIM ioctl with the
  * syscall instruction itself, bypassing libc and any preload, and print
  * each errno name. Arguments are harmless (a NULL image, a bad fd, a name
  * no module has) in case the call ever reached a kernel. With --filters,
@@ -35,5 +36,7 @@ int main(int argc, char **argv)
 	show("init_module", raw3(SYS_init_module, 0, 0, (long)""));
 	show("finit_module", raw3(SYS_finit_module, -1, (long)"", 0));
 	show("delete_module", raw3(SYS_delete_module, (long)"simkernel_no_such_module", 04000, 0));
+	/* rot-abi.md revision 3's reclaim; fd -1, so a kernel would say EBADF */
+	show("ioctl_reclaim", raw3(SYS_ioctl, -1, (long)0xc070b801u, 0));
 	return 0;
 }

@@ -179,6 +179,7 @@ static int render_proc(struct sim *s)
 				    (size_t)(p - mod));
 		if (err || s->hdr->mode != SIM_MODE_ROT)
 			continue;
+		int pins_shown = !(s->hdr->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2));
 		p = rot;
 		for (uint32_t i = s->hdr->count; i-- > 0;) {
 			const struct sim_rec *r = &s->recs[i];
@@ -187,7 +188,9 @@ static int render_proc(struct sim *s)
 			p = put_str(p, r->name);
 			*p++ = ' ';
 			p = sim_fmt_u64(p, shown_size(r));
-			p = put_str(p, " 0 [rotting], Rotting 0x");
+			*p++ = ' ';
+			p = sim_fmt_u64(p, pins_shown ? r->pins : 0); /* P1: revision 2 printed 0 */
+			p = put_str(p, " [rotting], Rotting 0x");
 			p = sim_fmt_hex16(p, nocap ? 0 : r->addr);
 			p = put_flags(p, r);
 			*p++ = '\n';
@@ -326,6 +329,16 @@ int sim_ensure_rendered(const char *dir, const struct sim_header *hdr, enum sim_
 	return err;
 }
 
+/* " pins=N timer=N ..." for what a test pinned or left inside an instance */
+static void state_holds(FILE *f, const struct sim_rec *r)
+{
+	if (r->pins)
+		fprintf(f, " pins=%" PRIu32, r->pins);
+	for (unsigned h = 0; h < SIM_NHOLD; h++)
+		if (r->hold[h])
+			fprintf(f, " %s=%u", sim_hold_name(h), (unsigned)r->hold[h]);
+}
+
 /* " percpu=BYTES@OFFSET" for an instance holding part of the reserve */
 static void state_percpu(FILE *f, const struct sim_pcpu_map *m, const struct sim_rec *r)
 {
@@ -362,6 +375,7 @@ int sim_state_print(struct sim *s, int fd)
 		for (uint32_t j = h.start[k]; j < h.start[k + 1]; j++)
 			fprintf(f, "%s%s", j == h.start[k] ? "" : ",", s->recs[h.list[j]].name);
 		fprintf(f, " permanent=%d", (r->flags & SIM_F_PERMANENT) ? 1 : 0);
+		state_holds(f, r);
 		state_percpu(f, &pm, r);
 		fputc('\n', f);
 	}
@@ -369,8 +383,8 @@ int sim_state_print(struct sim *s, int fd)
 		const struct sim_rec *r = &s->recs[i];
 		if (r->kind != SIM_ROT)
 			continue;
-		fprintf(f, "rotting %s %" PRIu64 " 0x%016" PRIx64 "%s%s", r->name, shown_size(r), r->addr,
-			r->stray ? " stray=" : "", r->stray ? sim_stray_name(r->stray) : "");
+		fprintf(f, "rotting %s %" PRIu64 " 0x%016" PRIx64, r->name, shown_size(r), r->addr);
+		state_holds(f, r);
 		state_percpu(f, &pm, r);
 		fputc('\n', f);
 	}

@@ -32,6 +32,29 @@ enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
 #define SIM_CFG_MODULES_DISABLED 0x2u
 #define SIM_CFG_NO_RECLAIM_CHECKS 0x4u /* rot_reclaim_checks reads N: reclaim sees no strays */
 #define SIM_CFG_ABI_REV1 0x8u /* rot-abi revision 1's delete_module (older kernels) */
+#define SIM_CFG_ABI_REV2 0x10u /* revision 2: reclaim by delete_module, ioctl ENOTTY */
+
+/* rot-abi.md revision 3's reclaim request (R1-R9), as the kernel's uapi has it */
+#define SIM_ROT_RECLAIM_FORCE 0x1u
+#define SIM_ROT_IOC_RECLAIM 0xc070b801u /* _IOWR(0xB8, 0x01, struct sim_rot_reclaim) */
+struct sim_rot_reclaim {
+	char name[64];
+	uint32_t flags, freed, kept, why, pins, tasks, callbacks, probes;
+	uint64_t bytes, percpu;
+};
+_Static_assert(sizeof(struct sim_rot_reclaim) == 112, "struct rot_reclaim is 112 bytes");
+
+/*
+ * What keeps a rotting instance from being reclaimed besides pins (R4),
+ * each a count a test sets with `simkernel hold`; the order is the
+ * ROT_KEPT_* bits' from ROT_KEPT_TASK (0x02) up.
+ */
+enum sim_hold { SIM_HOLD_TASK = 0, SIM_HOLD_TIMER, SIM_HOLD_WORK, SIM_HOLD_RCU, SIM_HOLD_KPROBE,
+		SIM_HOLD_RUNNING, SIM_NHOLD };
+#define SIM_KEPT_PIN 0x01u
+#define SIM_KEPT_BIT(hold) (0x02u << (hold))
+const char *sim_hold_name(unsigned hold);
+int sim_hold_parse(const char *word);
 
 /* what may be rendered lazily; rendered[i] is the generation it reflects */
 enum sim_lazy { SIM_LAZY_PROC = 0, SIM_LAZY_KALLSYMS = 1, SIM_LAZY_PERCPU = 2, SIM_NLAZY = 3 };
@@ -80,6 +103,8 @@ struct sim_rec {
 	uint32_t deps[SIM_MAX_DEPS]; /* ids of the live modules this one uses */
 	uint8_t stray; /* enum sim_stray: what its exit leaves pointing into it */
 	uint8_t pad[3];
+	uint32_t pins;             /* rot mode: outstanding pins (rot-abi.md C3); they follow it into rot */
+	uint16_t hold[SIM_NHOLD];  /* enum sim_hold counts: what else reclaim sees inside it (R4) */
 };
 
 /*
@@ -206,6 +231,10 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 int sim_sys_delete(const char *dir, const char *name, unsigned flags);
 int sim_add_synthetic(struct sim *s, const char *name, uint32_t core, uint32_t init, const uint32_t *deps, unsigned ndeps);
 int sim_rot_synthetic(struct sim *s, uint32_t id);
+/* ROT_IOC_RECLAIM on /proc/rotting_modules (rot-abi.md R1-R9): the number
+ * freed, or a negative errno; req's out fields are written on success and
+ * on -EBUSY */
+int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req);
 
 /* percpu.c: the per-CPU module reserve (sizes per CPU) */
 #define SIM_PERCPU_RESERVE_DEFAULT 8192u /* PERCPU_MODULE_RESERVE on x86_64 */
@@ -232,7 +261,7 @@ const struct sim_pcpu_area *sim_percpu_find(const struct sim_pcpu_map *m, uint32
 int sim_percpu_fits(struct sim *s, uint64_t size, uint64_t align);
 /* ... and taking it for r, once r has its id (same lock: it still fits) */
 int sim_percpu_alloc(struct sim *s, struct sim_rec *r, uint64_t size, uint64_t align);
-/* percpu_modfree(): a freed or reclaimed instance gives its area back */
+/* percpu_modfree(): a freed or reclaimed instance gives its area back; returns the bytes */
 int sim_percpu_release(struct sim *s, const struct sim_rec *r);
 int sim_percpu_render(struct sim *s);
 

@@ -19,13 +19,16 @@
 static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
-	"                            [--reclaim-checks y|n] [--abi 1|2] [--percpu-reserve SIZE]\n"
+	"                            [--reclaim-checks y|n] [--abi 1|2|3] [--percpu-reserve SIZE]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
 	"       simkernel ledger DIR [--check]\n"
 	"       simkernel populate DIR --live N [--rotting M] [--seed S] [--max-deps D]\n"
 	"       simkernel set DIR NAME KEY=VALUE...\n"
 	"       simkernel ref DIR NAME N\n"
+	"       simkernel pin DIR NAME [N]      /  simkernel unpin DIR NAME [N]\n"
+	"       simkernel hold DIR NAME task|timer|work|rcu|kprobe|running [N]\n"
+	"       simkernel release DIR NAME task|timer|work|rcu|kprobe|running [N]\n"
 	"       simkernel device add DIR BUS ID MODALIAS\n"
 	"       simkernel device add DIR --from FILE     (lines \"BUS ID MODALIAS\"; - is stdin)\n"
 	"       simkernel device list DIR\n"
@@ -204,7 +207,9 @@ static int cmd_create(int argc, char **argv)
 			checks_given = 1;
 			if (!strcmp(optarg, "1"))
 				flags |= SIM_CFG_ABI_REV1;
-			else if (strcmp(optarg, "2"))
+			else if (!strcmp(optarg, "2"))
+				flags |= SIM_CFG_ABI_REV2;
+			else if (strcmp(optarg, "3"))
 				return usage();
 			break;
 		case 'c':
@@ -248,7 +253,7 @@ static int cmd_create(int argc, char **argv)
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
 			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
 			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
-			 (flags & SIM_CFG_ABI_REV1) ? 1 : 2, reserve);
+			 (flags & SIM_CFG_ABI_REV1) ? 1 : (flags & SIM_CFG_ABI_REV2) ? 2 : 3, reserve);
 		err = put(dir, "config", text);
 	}
 	if (!err) {
@@ -265,7 +270,7 @@ static int cmd_create(int argc, char **argv)
 	if (!err)
 		err = put(dir, "root/sys/module/module/parameters/sig_enforce",
 			  (flags & SIM_CFG_SIG_ENFORCE) ? "Y\n" : "N\n");
-	/* rot-abi.md revision 2: whether reclaim refuses instances still in use */
+	/* rot-abi.md D2 (revisions 2 and 3): whether reclaim sees what is still inside */
 	if (!err && mode == SIM_MODE_ROT && !(flags & SIM_CFG_ABI_REV1))
 		err = put(dir, "root/sys/module/module/parameters/rot_reclaim_checks",
 			  (flags & SIM_CFG_NO_RECLAIM_CHECKS) ? "N\n" : "Y\n");
@@ -558,6 +563,119 @@ static int cmd_ref(int argc, char **argv)
 	return err ? die("ref", err) : 0;
 }
 
+/* N of `pin DIR NAME [N]` and the like: 1 by default, at most 65535 */
+static int count_arg(const char *arg, unsigned *n)
+{
+	char *end;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (!*arg || *end || v == 0 || v > 65535)
+		return -1;
+	*n = (unsigned)v;
+	return 0;
+}
+
+/* the newest instance of name with pins (hold < 0) or with that hold, live first */
+static struct sim_rec *newest_with(struct sim *s, const char *name, int hold)
+{
+	struct sim_rec *r = sim_find_live(s, name);
+	if (r && (hold < 0 ? r->pins : r->hold[hold]))
+		return r;
+	for (uint32_t i = s->hdr->count; i-- > 0;) {
+		r = &s->recs[i];
+		if (r->kind == SIM_ROT && !strcmp(r->name, name) && (hold < 0 ? r->pins : r->hold[hold]))
+			return r;
+	}
+	return NULL;
+}
+
+/* the newest rotting instance of name */
+static struct sim_rec *newest_rotting(struct sim *s, const char *name)
+{
+	for (uint32_t i = s->hdr->count; i-- > 0;)
+		if (s->recs[i].kind == SIM_ROT && !strcmp(s->recs[i].name, name))
+			return &s->recs[i];
+	return NULL;
+}
+
+/*
+ * pin / unpin DIR NAME [N]: try_module_get() and module_put() (rot-abi.md
+ * C3). A pin is taken on the live module and follows it into rot; unpin
+ * drops pins from the newest instance that has any, live or rotting. On a
+ * stock kernel a pin is a reference (refcnt), as `ref` sets.
+ */
+static int cmd_pin(int argc, char **argv, int add)
+{
+	unsigned n = 1;
+	if ((argc != 3 && argc != 4) || (argc == 4 && count_arg(argv[3], &n)))
+		return usage();
+	struct sim s;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	const char *what = add ? "pin" : "unpin";
+	int stock = s.hdr->mode == SIM_MODE_STOCK;
+	struct sim_rec *r = add || stock ? sim_find_live(&s, argv[2]) : newest_with(&s, argv[2], -1);
+	if (!r || (!add && (stock ? r->refs : (int32_t)r->pins) < (int32_t)n)) {
+		sim_close(&s);
+		fprintf(stderr, "simkernel: %s: %s: %s\n", what, argv[2],
+			r ? "fewer pins than that" : add ? "no live module of that name" : "nothing of that name is pinned");
+		return 1;
+	}
+	if (stock) {
+		r->refs += add ? (int32_t)n : -(int32_t)n;
+		err = sim_sysfs_refcnt(&s, r);
+	} else {
+		r->pins = add ? r->pins + n : r->pins - n;
+	}
+	__atomic_add_fetch(&s.hdr->gen, 1, __ATOMIC_RELEASE);
+	sim_close(&s);
+	return err ? die(what, err) : 0;
+}
+
+/*
+ * hold / release DIR NAME KIND [N]: what reclaim finds inside an instance
+ * besides pins (rot-abi.md R4, R5). hold puts it in the live module (it
+ * follows the module into rot) or, with none live, in the newest rotting
+ * instance; release takes it from the newest instance that has it.
+ */
+static int cmd_hold(int argc, char **argv, int add)
+{
+	unsigned n = 1;
+	if ((argc != 4 && argc != 5) || (argc == 5 && count_arg(argv[4], &n)))
+		return usage();
+	int h = sim_hold_parse(argv[3]);
+	if (h < 0)
+		return usage();
+	struct sim s;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	const char *what = add ? "hold" : "release";
+	if (s.hdr->mode != SIM_MODE_ROT) {
+		sim_close(&s);
+		fprintf(stderr, "simkernel: %s: a stock kernel has no reclaim to keep anything from\n", what);
+		return 2;
+	}
+	struct sim_rec *r;
+	if (add) {
+		r = sim_find_live(&s, argv[2]);
+		if (!r)
+			r = newest_rotting(&s, argv[2]);
+	} else {
+		r = newest_with(&s, argv[2], h);
+	}
+	if (!r || (add && r->hold[h] + n > 65535) || (!add && r->hold[h] < n)) {
+		sim_close(&s);
+		fprintf(stderr, "simkernel: %s: %s: %s\n", what, argv[2],
+			!r ? (add ? "no module of that name" : "nothing of that name holds that") : "count out of range");
+		return 1;
+	}
+	r->hold[h] = (uint16_t)(add ? r->hold[h] + n : r->hold[h] - n);
+	__atomic_add_fetch(&s.hdr->gen, 1, __ATOMIC_RELEASE);
+	sim_close(&s);
+	return 0;
+}
+
 static int cmd_device_add(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[2], "--from"))
@@ -696,6 +814,10 @@ int main(int argc, char **argv)
 		return cmd_set(argc, argv);
 	if (!strcmp(cmd, "ref"))
 		return cmd_ref(argc, argv);
+	if (!strcmp(cmd, "pin") || !strcmp(cmd, "unpin"))
+		return cmd_pin(argc, argv, cmd[0] == 'p');
+	if (!strcmp(cmd, "hold") || !strcmp(cmd, "release"))
+		return cmd_hold(argc, argv, cmd[0] == 'h');
 	if (!strcmp(cmd, "device"))
 		return cmd_device(argc, argv);
 	if (!strcmp(cmd, "mount"))

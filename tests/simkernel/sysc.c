@@ -6,6 +6,13 @@
  *   sysc init FILE [PARAMS]            init_module() of the file's bytes
  *   sysc finit FILE [PARAMS] [FLAGS]   syscall(SYS_finit_module, ...)
  *   sysc delete NAME FLAGS             delete_module(); FLAGS as in C (0x800)
+ *   sysc reclaim [-r] [-w] [-f PATH] [-n CMD] NAME [FLAGS]
+ *                                      ioctl(ROT_IOC_RECLAIM) on /proc/rotting_modules,
+ *                                      FLAGS as in C (0x1: ROT_RECLAIM_FORCE); -r
+ *                                      prints the reply's fields on a second line, -w
+ *                                      opens the file write-only (EBADF), -f PATH
+ *                                      another file, -n CMD another request number;
+ *                                      a NAME of 64 bytes or more is sent unterminated
  *
  * Prints "ok", "ok=N" for a positive return (reclaim: the number freed), or
  * the errno's name.
@@ -17,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,9 +47,75 @@ static int report(int ret)
 	return 1;
 }
 
+static int usage(void);
+
+/* rot-abi.md "Reclaim", as the kernel's uapi has it */
+struct rot_reclaim {
+	char name[64];
+	unsigned flags, freed, kept, why, pins, tasks, callbacks, probes;
+	unsigned long long bytes, percpu;
+};
+#define ROT_IOC_RECLAIM _IOWR(0xB8, 0x01, struct rot_reclaim)
+_Static_assert(ROT_IOC_RECLAIM == 0xc070b801u, "ROT_IOC_RECLAIM");
+
+static void print_why(unsigned why)
+{
+	static const char *const words[] = { "pin", "task", "timer", "work", "rcu", "kprobe", "running" };
+	int any = 0;
+	for (unsigned b = 0; b < 7; b++)
+		if (why & (1u << b))
+			printf("%s%s", any++ ? "," : "", words[b]);
+	if (!any)
+		putchar('-');
+}
+
+static int reclaim(int argc, char **argv)
+{
+	int reply = 0, wronly = 0, i = 2;
+	const char *path = "/proc/rotting_modules";
+	unsigned long cmd = ROT_IOC_RECLAIM;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-r"))
+			reply = 1;
+		else if (!strcmp(argv[i], "-w"))
+			wronly = 1;
+		else if (!strcmp(argv[i], "-f") && i + 1 < argc)
+			path = argv[++i];
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			cmd = strtoul(argv[++i], NULL, 0);
+		else
+			return usage();
+	}
+	if (i >= argc || argc - i > 2)
+		return usage();
+	struct rot_reclaim req;
+	memset(&req, 0xa5, sizeof(req)); /* out fields the kernel did not write show */
+	size_t len = strlen(argv[i]);
+	memcpy(req.name, argv[i], len < sizeof(req.name) ? len + 1 : sizeof(req.name));
+	req.flags = argc - i == 2 ? (unsigned)strtoul(argv[i + 1], NULL, 0) : 0;
+	int fd = open(path, wronly ? O_WRONLY : O_RDONLY);
+	if (fd < 0) {
+		perror(path);
+		return 2;
+	}
+	int ret = ioctl(fd, cmd, &req);
+	int err = errno;
+	close(fd);
+	errno = err;
+	int status = report(ret);
+	if (reply && (ret > 0 || err == EBUSY)) {
+		printf("freed=%u kept=%u why=", req.freed, req.kept);
+		print_why(req.why);
+		printf(" pins=%u tasks=%u callbacks=%u probes=%u bytes=%llu percpu=%llu\n", req.pins, req.tasks,
+		       req.callbacks, req.probes, req.bytes, req.percpu);
+	}
+	return status;
+}
+
 static int usage(void)
 {
-	fputs("usage: sysc init FILE [PARAMS] | finit FILE [PARAMS] [FLAGS] | delete NAME FLAGS\n", stderr);
+	fputs("usage: sysc init FILE [PARAMS] | finit FILE [PARAMS] [FLAGS] | delete NAME FLAGS\n"
+	      "       | reclaim [-r] [-w] [-f PATH] [-n CMD] NAME [FLAGS]\n", stderr);
 	return 2;
 }
 
@@ -73,6 +147,8 @@ int main(int argc, char **argv)
 		long flags = argc > 4 ? strtol(argv[4], NULL, 0) : 0;
 		return report((int)syscall(SYS_finit_module, fd, argc > 3 ? argv[3] : "", (int)flags));
 	}
+	if (!strcmp(argv[1], "reclaim"))
+		return reclaim(argc, argv);
 	if (!strcmp(argv[1], "delete") && argc == 4)
 		return report(delete_module(argv[2], (unsigned)strtoul(argv[3], NULL, 0)));
 	return usage();

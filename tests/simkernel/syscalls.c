@@ -4,12 +4,17 @@
  * glibc wrappers init_module and delete_module, a finit_module wrapper for
  * programs built against a libc that has one, and syscall(SYS_...), which
  * is how libkmod calls finit_module. None of them ever enters the kernel.
+ * So does rot-abi.md revision 3's reclaim, ioctl(ROT_IOC_RECLAIM) on
+ * /proc/rotting_modules: that request number never reaches the kernel
+ * either, whatever the fd.
  */
 #undef _FORTIFY_SOURCE
 #undef _FILE_OFFSET_BITS
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,6 +26,7 @@
 int init_module(void *image, unsigned long len, const char *params);
 int finit_module(int fd, const char *params, int flags);
 int delete_module(const char *name, unsigned int flags);
+int ioctl(int fd, unsigned long request, ...);
 
 static long fail(int err)
 {
@@ -98,6 +104,55 @@ static long sk_delete_module(const char *name, unsigned flags)
 }
 
 /*
+ * Whether fd is the simulated /proc/rotting_modules, either variant, even
+ * if a render has replaced the file since it was opened (the link then
+ * ends in " (deleted)").
+ */
+static int is_rotting_fd(int fd, const char *dir)
+{
+	char link[64], path[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 64];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0 || !realpath(dir, real))
+		return 0;
+	path[n] = '\0';
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof(deleted) - 1;
+	if ((size_t)n > dl && !strcmp(path + n - dl, deleted))
+		path[n - dl] = '\0';
+	for (int nocap = 0; nocap < 2; nocap++) {
+		snprintf(want, sizeof(want), "%s/root%s/proc/rotting_modules", real, nocap ? "/.nocap" : "");
+		if (!strcmp(path, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* ROT_IOC_RECLAIM, in the order the kernel checks: the file, the caller, the request */
+static long sk_reclaim_ioctl(int fd, void *arg)
+{
+	const char *dir = sk_dir();
+	if (!dir || !is_rotting_fd(fd, dir))
+		return fail(-ENOTTY); /* not the file: no such ioctl there */
+	const struct sim_header *h = sk_header();
+	if (h && (h->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2)))
+		return fail(-ENOTTY); /* D3: how a revision-2 kernel answers */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)
+		return fail(-EBADF);
+	if (sk_nocap())
+		return fail(-EPERM);
+	if (!arg)
+		return fail(-EFAULT);
+	struct sim_rot_reclaim req;
+	memcpy(&req, arg, sizeof(req));
+	int ret = sim_sys_reclaim(dir, &req);
+	if (ret > 0 || ret == -EBUSY)
+		memcpy(arg, &req, sizeof(req)); /* R1: the out fields, on success and on EBUSY */
+	return ret < 0 ? fail(ret) : ret;
+}
+
+/*
  * A system call that succeeds leaves errno alone, and callers rely on it:
  * busybox's insmod and rmmod set errno to 0, call, and test errno rather
  * than the return value. The simulator's own file work may set errno on
@@ -128,6 +183,20 @@ SK_EXPORT int delete_module(const char *name, unsigned int flags)
 	return (int)keep_errno(saved, sk_delete_module(name, flags));
 }
 
+DECLARE_NEXT(ioctl);
+SK_EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	if ((unsigned)request == SIM_ROT_IOC_RECLAIM) {
+		int saved = errno;
+		return (int)keep_errno(saved, sk_reclaim_ioctl(fd, arg));
+	}
+	return NEXT(ioctl)(fd, request, arg);
+}
+
 DECLARE_NEXT(syscall);
 SK_EXPORT long syscall(long nr, ...)
 {
@@ -145,6 +214,10 @@ SK_EXPORT long syscall(long nr, ...)
 		return keep_errno(saved, sk_finit_module((int)a[0], (const char *)a[1], (int)a[2]));
 	case SYS_delete_module:
 		return keep_errno(saved, sk_delete_module((const char *)a[0], (unsigned)a[1]));
+	case SYS_ioctl:
+		if ((unsigned)a[1] == SIM_ROT_IOC_RECLAIM)
+			return keep_errno(saved, sk_reclaim_ioctl((int)a[0], (void *)a[2]));
+		break;
 	}
 	return NEXT(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
