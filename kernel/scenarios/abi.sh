@@ -165,7 +165,7 @@ row reclaim "rot=2,ok=2,rot=0,Live" "rot=$before,$r,rot=$(rotting_count alpha),$
 row reclaim-enoent "ENOENT" "$($ROTCTL reclaim alpha)" "reclaim with nothing rotting: ENOENT"
 r1=$($ROTCTL delete failinit 0x40000800)
 r2=$($ROTCTL reclaim failinit 0x2)
-r3=$($ROTCTL reclaim failinit "")
+r3=$($ROTCTL reclaim "")
 row reclaim-einval "EINVAL,EINVAL,EINVAL,rot=2,ok=2,rot=0" "$r1,$r2,$r3,rot=$(rotting_count failinit),$($ROTCTL reclaim failinit),rot=$(rotting_count failinit)" \
 	"delete_module(MODULE_RECLAIM) is refused (revision 3), and so are an unknown reclaim flag and an empty name: nothing freed"
 row reclaim-trunc "ok=5,rot=0" "$($ROTCTL reclaim delta force),rot=$(rotting_count delta)" \
