@@ -285,11 +285,19 @@ struct rot_usage_ctx;
 /*
  * Reads the mount table (/proc/self/mounts) once and, for the types
  * mounted, which modules provide them: the `alias fs-TYPE NAME` lines of
- * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS). moddir NULL is
- * /lib/modules/RELEASE of the running kernel. Without an index no module
- * is known to provide a type (not an error).
+ * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS); every module
+ * with the alias fs-TYPE provides TYPE. moddir NULL is /lib/modules/RELEASE
+ * of the running kernel. Without an index (neither modules.alias nor
+ * modules.alias.bin) no module is known to provide a type (not an error).
+ * The rule fails closed: an input that cannot be read (missing, a
+ * directory, not a regular file, over 64 MiB, unreadable, and
+ * modules.alias missing beside modules.alias.bin) is -errno, never "no
+ * users".
  */
 int rot_usage_open(const char *moddir, struct rot_usage_ctx **out);
+/* As rot_usage_open(); on failure what (cap bytes) gets the path of the
+ * input that could not be read ("" when none: out of memory). */
+int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_close(struct rot_usage_ctx *ctx);
 
 struct rot_usage {
