@@ -78,9 +78,9 @@ SPEC
 	assert_equal "$(kernel_state)" "taint 0"
 }
 
-# kmod's order: the post-softdep, the module, its dependencies in load
-# order (mt_core is still held by mt_bus when its turn comes, so it stays,
-# as with kmod on a stock kernel), the pre-softdep.
+# kmod's order: the post-softdep, the module, its dependencies from the
+# top of the chain down (so that mt_core, held by mt_bus until mt_bus goes,
+# goes too, where kmod 30 leaves it loaded and unused), the pre-softdep.
 @test "-r -v says what each unload leaves rotting, then the total" {
 	mp mtnet
 	run --separate-stderr mp -r -v mtnet
@@ -88,11 +88,12 @@ SPEC
 	assert_output "rmmod mt_dash
 rmmod mt_net
 rmmod mt_bus
+rmmod mt_core
 rmmod mt_extra"
 	[[ $stderr == *"modprobe: mt_net now rots: 2624 bytes stay allocated; 'rmmod --reclaim mt_net' frees them and taints the kernel"* ]]
-	[[ $stderr == *"modprobe: 4 modules now rot: 9226 bytes" ]]
-	assert_equal "$(rotting_bytes)" 9226
-	is_live mt_core
+	[[ $stderr == *"modprobe: 5 modules now rot: 13333 bytes" ]]
+	assert_equal "$(rotting_bytes)" 13333
+	assert_equal "$(kernel_state | grep -c '^live')" 0
 	assert_equal "$(taint)" 0
 }
 
@@ -103,9 +104,10 @@ rmmod mt_extra"
 	run --separate-stderr mp -r -n -v mtfs_tools
 	assert_success
 	assert_output "rmmod mtfs_tools
-rmmod mtfs"
+rmmod mtfs
+rmmod mt_fscore"
 	[[ $stderr == *"modprobe: mtfs would rot: 3720 bytes would stay allocated"* ]]
-	[[ $stderr == *"modprobe: 2 modules would rot: 5640 bytes" ]]
+	[[ $stderr == *"modprobe: 3 modules would rot: 7637 bytes" ]]
 	assert_equal "$(kernel_state)" "$before"
 }
 
@@ -115,6 +117,7 @@ rmmod mtfs"
 	assert_success
 	assert_output "mtfs_tools: reclaimed 1 instance, 1920 bytes
 mtfs: reclaimed 1 instance, 3720 bytes
+mt_fscore: reclaimed 1 instance, 1997 bytes
 kernel taint: none -> R (8)"
 	assert_equal "$(rotting_count)" 0
 	assert_equal "$(taint)" 8
@@ -287,4 +290,151 @@ remove-command mt_inst"
 	run mp mt_pcpu
 	assert_success
 	is_live mt_pcpu
+}
+
+@test "-r of any provider of a mounted type is refused, not only of the first in modules.alias" {
+	echo 'alias fs-mtfs mt_extra' >> "$K/root/lib/modules/6.1.0-sim/modules.alias"
+	mp mtfs
+	mp mt_extra
+	"$SIM" mount "$K" mtfs /dev/vdb /srv
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r mt_extra
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module mt_extra is in use: a mtfs file system is mounted on /srv."
+	assert_equal "$(kernel_state)" "$before"
+}
+
+# Each input of the in-use rule replaced in turn by what cannot be read as
+# it: nothing is unloaded without -f, and the message names the input.
+unreadable() { setpriv --bounding-set=-dac_override,-dac_read_search -- "$@"; }
+
+spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
+	rm -rf "$1"
+	case $2 in
+	dir) mkdir "$1" ;;
+	fifo) mkfifo "$1" ;;
+	zero) ln -s /dev/zero "$1" ;;
+	huge) truncate -s 1G "$1" ;;
+	noperm) echo 'alias fs-mtfs mtfs' > "$1" && chmod 000 "$1" ;;
+	esac
+}
+
+@test "-r fails closed when an input of the in-use rule cannot be read, and names it" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	local input kind before want code reason
+	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
+		for kind in missing dir fifo zero huge noperm; do
+			kernel_new rot
+			modtree_install
+			mp mtfs_tools
+			"$SIM" mount "$K" mtfs /dev/vdb /srv
+			spoil "$K/root$input" "$kind"
+			before=$(kernel_state)
+			case $kind in
+			missing) reason='No such file or directory' ;;
+			dir) reason='Is a directory' ;;
+			fifo | zero) reason='not a regular file' ;;
+			huge) reason='File too large' ;;
+			noperm) reason='Permission denied' ;;
+			esac
+			code=1
+			[ "$kind" = noperm ] && code=4
+			want="modprobe: ERROR: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
+			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mtfs_tools
+			if [ "$status" -ne "$code" ] || [ "$stderr" != "$want" ] || [ "$(kernel_state)" != "$before" ]; then
+				echo "$input $kind: exit $status (want $code)"
+				echo "  stderr: $stderr"
+				echo "  want:   $want"
+				return 1
+			fi
+		done
+	done
+	# -n too: what it predicts is what the real run would do
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -n -v mtfs_tools
+	assert_failure 4
+	assert_output ''
+}
+
+@test "-r -f unloads although the in-use rule cannot be read" {
+	mp mtfs_tools
+	spoil "$K/root/proc/self/mounts" dir
+	run mp -r -f mtfs_tools
+	assert_success
+	run is_live mtfs_tools
+	assert_failure
+}
+
+@test "-r fails closed when a module's drivers cannot be read; --remove-holders does not need sysfs' holders" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mp mt_codec
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_codec
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module mt_codec: cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded (-f unloads it anyway)."
+	assert_equal "$(kernel_state)" "$before"
+	# the rule's holders come from /proc/modules, and so do --remove-holders':
+	# a sysfs holders directory that cannot be read hides none
+	kernel_new rot
+	modtree_install
+	mp mtfs_tools
+	chmod 000 "$K/root/sys/module/mtfs/holders"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -v --remove-holders mtfs
+	assert_success
+	assert_output "rmmod mtfs_tools
+rmmod mtfs
+rmmod mt_fscore"
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+}
+
+@test "softdep loops (a module on itself, a cycle) are followed once, with a warning, and not to a crash" {
+	cat > "$BATS_TEST_TMPDIR/loop.conf" <<'CONF'
+softdep mt_extra post: mt_extra
+softdep mt_inst post: mt_perm
+softdep mt_perm post: mt_blocked
+softdep mt_blocked post: mt_inst
+CONF
+	lp() { on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/loop.conf" "$@"; }
+	run lp mt_extra
+	assert_success
+	run lp mt_inst
+	assert_success
+	is_live mt_blocked
+	run --separate-stderr lp -r mt_extra
+	assert_success
+	assert_equal "$stderr" "modprobe: WARNING: softdep loop mt_extra -> mt_extra: not following it back to mt_extra"
+	run is_live mt_extra
+	assert_failure
+	run --separate-stderr lp -r -f mt_inst
+	assert_success
+	assert_equal "$stderr" "modprobe: WARNING: softdep loop mt_inst -> mt_perm -> mt_blocked -> mt_inst: not following it back to mt_inst"
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+}
+
+@test "-r of a chain unloads the bottom dependency too; -n -v -a X X predicts each unload once" {
+	mp mtfs_tools
+	run --separate-stderr mp -r -n -v -a mtfs_tools mtfs_tools mtfs
+	assert_success
+	assert_output "rmmod mtfs_tools
+rmmod mtfs
+rmmod mt_fscore"
+	[[ $stderr == *"modprobe: 3 modules would rot: 7637 bytes" ]]
+	run --separate-stderr mp -r -v -a mtfs_tools mtfs_tools mtfs
+	assert_success
+	assert_output "rmmod mtfs_tools
+rmmod mtfs
+rmmod mt_fscore"
+	[[ $stderr == *"modprobe: 3 modules now rot: 7637 bytes" ]]
+	assert_equal "$(rotting_bytes)" 7637
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+}
+
+@test "stock: -r of a chain unloads the bottom dependency too" {
+	MODE=stock setup
+	mp mtnet
+	run mp -r mtnet
+	assert_success
+	assert_equal "$(kernel_state)" "taint 0"
 }

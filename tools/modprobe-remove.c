@@ -23,6 +23,9 @@
 #define RM_HOLDERS 0x1
 #define RM_IGNORE_BUILTIN 0x2
 
+/* room for a reason that names a path */
+#define WHY_MAX (4096 + 256)
+
 static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags);
 
 /* kmod's SHOW(): "WORD TEXT", printed with -v or -n -v, flushed (commands may print too) */
@@ -41,6 +44,13 @@ static bool *gone_marks(struct modprobe_run *r)
 	return r->gone;
 }
 
+static bool unloaded_by_run(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = r->gone ? r->snap : NULL;
+	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
+	return m && r->gone[rot_snapshot_index_of(snap, m)];
+}
+
 static void mark_gone(struct modprobe_run *r, const char *name)
 {
 	const struct rot_module *m = r->snap ? rot_snapshot_find_live(r->snap, name) : NULL;
@@ -50,52 +60,67 @@ static void mark_gone(struct modprobe_run *r, const char *name)
 }
 
 /*
- * Whether name is in use, by the rule of its kernel: lib's rule on a rot
- * kernel (what this run unloaded holds nothing), the reference count on a
- * stock one, as kmod. why gets the reason in words.
+ * The rule's verdict on m (lib's rule on a rot kernel: what this run
+ * unloaded holds nothing), with its reason in words. An input the rule
+ * cannot read makes the verdict unknown, which is never "unused".
  */
-/* The rule's verdict on m, with its reason in words. */
-static bool usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
-			  const struct rot_module *m, const bool *gone, char *why, size_t cap)
+enum verdict { UNUSED, IN_USE, UNKNOWN };
+
+static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+				  const struct rot_module *m, const bool *gone, char *why,
+				  size_t cap)
 {
 	struct rot_usage u;
 	int err = rot_module_usage(ctx, snap, m, gone, &u);
 	if (err < 0) {
 		/* devices that cannot be counted are not known to be none */
-		snprintf(why, cap, ": its devices could not be read (%s)", strerror(-err));
-		return true;
+		snprintf(why, cap, "could not read /sys/module/%s/drivers: %s", rot_module_name(m),
+			 strerror(-err));
+		return UNKNOWN;
 	}
 	if (!rot_usage_in_use(&u))
-		return false;
+		return UNUSED;
 	if (u.holders)
-		snprintf(why, cap, ": %zu live %s depend on it", u.holders,
-			 u.holders == 1 ? "module" : "modules");
+		snprintf(why, cap, ": %zu live %s on it", u.holders,
+			 u.holders == 1 ? "module depends" : "modules depend");
 	else if (u.devices)
 		snprintf(why, cap, ": %zu %s bound to its drivers", u.devices,
 			 u.devices == 1 ? "device is" : "devices are");
 	else if (u.mounts)
 		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type,
 			 u.mount_target);
-	return true;
+	return IN_USE;
 }
 
-static bool in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
+/* The rule's inputs (mount table, modules.alias), read once per run; 0, or
+ * -errno with why saying which input could not be read. */
+static int usage_inputs(struct modprobe_run *r, char *why, size_t cap)
+{
+	if (!r->usage_read) {
+		r->usage_read = true;
+		r->usage_err =
+			rot_usage_read(r->moddir, &r->usage, r->usage_what, sizeof(r->usage_what));
+	}
+	if (r->usage_err < 0)
+		snprintf(why, cap, "could not read %s: %s",
+			 r->usage_what[0] ? r->usage_what : "its inputs",
+			 cli_input_error(r->usage_err));
+	return r->usage_err;
+}
+
+static enum verdict in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
 {
 	const char *name = kmod_module_get_name(mod);
 	why[0] = '\0';
 	if (!r->rot)
-		return kmod_module_get_refcnt(mod) > 0;
+		return kmod_module_get_refcnt(mod) > 0 ? IN_USE : UNUSED;
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
 	bool *gone = gone_marks(r);
 	if (!m || (gone && gone[rot_snapshot_index_of(snap, m)]))
-		return false; /* not live: the unload will say so */
-	if (!r->usage_read) {
-		r->usage_read = true;
-		int err = rot_usage_open(r->moddir, &r->usage);
-		if (err < 0)
-			mp_fail(r, err, false, "could not read the mount table: %s", strerror(-err));
-	}
+		return UNUSED; /* not live: the unload will say so */
+	if (usage_inputs(r, why, cap) < 0)
+		return UNKNOWN;
 	return usage_verdict(r->usage, snap, m, gone, why, cap);
 }
 
@@ -113,7 +138,7 @@ static bool in_use_now(struct modprobe_run *r, const char *name, char *why, size
 	}
 	const struct rot_module *m = rot_snapshot_find_live(snap, name);
 	if (m)
-		busy = usage_verdict(ctx, snap, m, NULL, why, cap);
+		busy = usage_verdict(ctx, snap, m, NULL, why, cap) == IN_USE;
 	rot_usage_close(ctx);
 	rot_snapshot_free(snap);
 	return busy;
@@ -123,7 +148,7 @@ static bool in_use_now(struct modprobe_run *r, const char *name, char *why, size
  * which a module not loaded does not have either. */
 static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
 {
-	char why[256];
+	char why[WHY_MAX];
 	if (!r->rot)
 		return kmod_module_get_refcnt(dep) == 0;
 	const struct rot_snapshot *snap = mp_snapshot(r);
@@ -131,7 +156,7 @@ static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
 					  : NULL;
 	if (!m || (r->gone && r->gone[rot_snapshot_index_of(snap, m)]))
 		return false;
-	return !in_use(r, dep, why, sizeof(why));
+	return in_use(r, dep, why, sizeof(why)) == UNUSED;
 }
 
 /* What an unload of name leaves rotting: its size in the snapshot. */
@@ -216,7 +241,7 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	unsigned flags = r->opts->force ? ROT_UNLOAD_FORCE : 0;
 	unsigned long long deadline = r->opts->wait_msec ? now_msec() + r->opts->wait_msec : 0;
 	unsigned long long interval = 1;
-	char why[256];
+	char why[WHY_MAX];
 	int err;
 
 	show(r, "rmmod", name);
@@ -281,6 +306,41 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 	return ret;
 }
 
+/*
+ * The dependencies an unload left unused, each once. libkmod lists them in
+ * load order (the bottom of a chain first), so one pass in that order, as
+ * kmod 30 makes it, finds the bottom still held by the module above it and
+ * leaves it loaded and unused: walk the list from the top down (the order
+ * of modules.dep), and again while a pass unloads something, so that what
+ * the last unload freed goes too.
+ */
+static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_module *mod)
+{
+	struct kmod_list *deps = kmod_module_get_dependencies(mod), *l;
+	size_t n = 0;
+	kmod_list_foreach(l, deps) n++;
+	/* what this walk unloaded (or, -n, would have): never twice */
+	bool *done = calloc(n + 1, sizeof(*done));
+	for (bool again = done != NULL; again && !r->stopped;) {
+		size_t i = n;
+		again = false;
+		kmod_list_foreach_reverse(l, deps)
+		{
+			struct kmod_module *dep = kmod_module_get_module(l);
+			i--;
+			if (!r->stopped && !done[i] && dependency_unused(r, dep) &&
+			    unload_now(r, dep) == 0)
+				again = done[i] = true;
+			kmod_module_unref(dep);
+		}
+	}
+	if (!done && n)
+		mp_fail(r, -ENOMEM, false, "could not remove what '%s' left unused: out of memory",
+			kmod_module_get_name(mod));
+	free(done);
+	kmod_module_unref_list(deps);
+}
+
 /* in reverse order; stop at the first failure when asked */
 static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop_on_errors)
 {
@@ -296,14 +356,97 @@ static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop
 	return 0;
 }
 
+/*
+ * Softdeps and holders lead back into remove_module(): a softdep loop in
+ * modprobe.d (a module that softdeps on itself, or a cycle) would recurse
+ * without end. The modules being removed are kept as a path; one already
+ * on it is not entered again (libkmod's insertion ignores such a loop in
+ * the same way), and the loop is told, once per edge.
+ */
+static void append(char *buf, size_t cap, const char *word)
+{
+	size_t n = strlen(buf), w = strlen(word);
+	if (n + w >= cap)
+		w = cap - n - 1;
+	memcpy(buf + n, word, w);
+	buf[n + w] = '\0';
+}
+
+static bool path_enter(struct modprobe_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->depth; i++) {
+		if (strcmp(r->path[i], name))
+			continue;
+		char loop[1024] = "";
+		for (size_t j = i; j < r->depth; j++) {
+			append(loop, sizeof(loop), r->path[j]);
+			append(loop, sizeof(loop), " -> ");
+		}
+		append(loop, sizeof(loop), name);
+		if (!r->opts->quiet)
+			cli_warn("softdep loop %s: not following it back to %s", loop, name);
+		return false;
+	}
+	if (r->depth == MP_REMOVE_DEPTH_MAX) {
+		mp_fail(r, -ELOOP, true,
+			"could not remove '%s': softdeps and holders nest deeper than %d modules",
+			name, MP_REMOVE_DEPTH_MAX);
+		return false;
+	}
+	r->path[r->depth++] = name;
+	return true;
+}
+
+static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod, int flags);
+
 static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags)
+{
+	if (!path_enter(r, kmod_module_get_name(mod)))
+		return r->depth == MP_REMOVE_DEPTH_MAX ? -ELOOP : 0;
+	int err = remove_module_entered(r, mod, flags);
+	r->depth--;
+	return err;
+}
+
+/*
+ * --remove-holders: on a rot kernel the holders the rule counts, those of
+ * the snapshot (/proc/modules), so that a sysfs holders directory that
+ * cannot be read hides none; elsewhere libkmod's, as kmod.
+ */
+static int remove_holders(struct modprobe_run *r, struct kmod_module *mod)
+{
+	const struct rot_snapshot *snap = r->rot ? mp_snapshot(r) : NULL;
+	if (!snap) {
+		struct kmod_list *holders = kmod_module_get_holders(mod);
+		int err = remove_list(r, holders, true);
+		kmod_module_unref_list(holders);
+		return err;
+	}
+	const struct rot_module *m = rot_snapshot_find_live(snap, kmod_module_get_name(mod));
+	for (size_t i = m ? rot_module_holder_count(m) : 0; i-- > 0;) {
+		struct kmod_module *h;
+		int err = kmod_module_new_from_name(r->ctx, rot_module_holder(m, i), &h);
+		if (err < 0) {
+			mp_fail(r, err, false, "could not remove the holders of '%s': %s",
+				kmod_module_get_name(mod), strerror(-err));
+			return err;
+		}
+		err = r->stopped ? -ECANCELED : remove_module(r, h, RM_IGNORE_BUILTIN);
+		kmod_module_unref(h);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod, int flags)
 {
 	const struct modprobe_opts *o = r->opts;
 	const char *name = kmod_module_get_name(mod);
 	struct kmod_list *pre = NULL, *post = NULL;
 	const char *cmd = NULL;
 	bool ignore_loaded = o->show_depends;
-	char why[256];
+	char why[WHY_MAX];
 	int err = 0;
 
 	if (!o->ignore_commands) {
@@ -315,7 +458,9 @@ static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int fl
 		cmd = kmod_module_get_remove_commands(mod);
 	}
 	if (!cmd && !ignore_loaded) {
-		int state = kmod_module_get_initstate(mod);
+		/* what this run unloaded (or, -n, would have) is not in the kernel
+		 * any more, though -n leaves it there: -a X X counts it once */
+		int state = unloaded_by_run(r, name) ? -ENOENT : kmod_module_get_initstate(mod);
 		if (state < 0) {
 			if (o->first_time) {
 				err = -ENOENT;
@@ -333,32 +478,34 @@ static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int fl
 	}
 	remove_list(r, post, false);
 	if (flags & RM_HOLDERS) {
-		struct kmod_list *holders = kmod_module_get_holders(mod);
-		err = remove_list(r, holders, true);
-		kmod_module_unref_list(holders);
+		err = remove_holders(r, mod);
 		if (err < 0)
 			goto out;
+		/* a holder's unload took it along, as a dependency it left unused */
+		if (unloaded_by_run(r, name))
+			goto out;
 	}
-	if (!cmd && !ignore_loaded && !o->wait_msec && in_use(r, mod, why, sizeof(why))) {
+	enum verdict v = cmd || ignore_loaded || o->wait_msec ? UNUSED
+							      : in_use(r, mod, why, sizeof(why));
+	if (v == IN_USE) {
 		err = -EBUSY;
 		mp_fail(r, err, true, "Module %s is in use%s.", name, why);
+		goto out;
+	}
+	if (v == UNKNOWN && !o->force) {
+		err = -EBUSY;
+		mp_fail(r, err, true,
+			"Module %s: cannot tell whether it is in use: %s; nothing unloaded "
+			"(-f unloads it anyway).",
+			name, why);
 		goto out;
 	}
 	err = cmd ? run_remove_command(r, mod, cmd) : unload_now(r, mod);
 	if (err < 0)
 		goto out;
 	/* what it left unused goes too; failures here are not the run's */
-	if (!cmd) {
-		struct kmod_list *deps = kmod_module_get_dependencies(mod), *l;
-		kmod_list_foreach(l, deps)
-		{
-			struct kmod_module *dep = kmod_module_get_module(l);
-			if (!r->stopped && dependency_unused(r, dep))
-				unload_now(r, dep);
-			kmod_module_unref(dep);
-		}
-		kmod_module_unref_list(deps);
-	}
+	if (!cmd)
+		remove_unused_dependencies(r, mod);
 	remove_list(r, pre, false);
 out:
 	kmod_module_unref_list(pre);
@@ -369,7 +516,19 @@ out:
 int mp_remove(struct modprobe_run *r, const char *alias)
 {
 	struct kmod_list *list = NULL, *l;
-	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
+	char why[WHY_MAX];
+	int err;
+
+	/* A rule that cannot be evaluated unloads nothing, softdeps included. */
+	if (r->rot && !r->opts->force && !r->opts->show_depends &&
+	    usage_inputs(r, why, sizeof(why)) < 0) {
+		mp_fail(r, r->usage_err, true,
+			"could not remove '%s': cannot tell what is in use: %s; nothing unloaded "
+			"(-f unloads anyway)",
+			alias, why);
+		return r->usage_err;
+	}
+	err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 
 	if (err < 0) {
 		/* libkmod refuses a name it cannot normalise ('[' without ']') */

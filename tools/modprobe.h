@@ -42,6 +42,9 @@ struct modprobe_opts {
 	const char *kversion; /* -S */
 };
 
+/* How deep softdeps and holders may nest in one removal (kmod has no bound). */
+#define MP_REMOVE_DEPTH_MAX 64
+
 struct modprobe_run {
 	const struct modprobe_opts *opts;
 	struct kmod_ctx *ctx;
@@ -54,6 +57,8 @@ struct modprobe_run {
 	bool *gone; /* per snapshot index: unloaded (or, -n, would be) by this run */
 	struct rot_usage_ctx *usage; /* the mount table, read when first needed */
 	bool usage_read;
+	int usage_err;         /* the rule's inputs could not be read: -errno */
+	char usage_what[4096]; /* and which of them */
 	bool reclaimed_any;
 	struct rot_kernel_facts facts;
 	int facts_err;
@@ -66,6 +71,9 @@ struct modprobe_run {
 	/* rotting instances this run has already told of, by name */
 	struct mp_tally *tally;
 	size_t ntally;
+	/* the modules being removed, outermost first: a softdep loop ends here */
+	const char *path[MP_REMOVE_DEPTH_MAX];
+	size_t depth;
 };
 
 struct mp_tally {
