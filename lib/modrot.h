@@ -350,6 +350,18 @@ int rot_taint_letters(unsigned long mask, char *buf, size_t len);
  */
 int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
 
+/* The longest alias (a device's modalias, or one of modprobe.d) a tool
+ * passes on: the kernel sends MODALIAS in a uevent of 2048 bytes at most. */
+#define ROT_ALIAS_MAX 2047
+
+/*
+ * Whether typed can be a module name or alias to look up (libkmod 30
+ * normalises an alias into a PATH_MAX stack buffer without a bound, so
+ * what is longer must never reach it): -ENAMETOOLONG past ROT_ALIAS_MAX
+ * bytes, else 0.
+ */
+int rot_alias_check(const char *typed);
+
 /* The sysfs directory order key of a name: kernfs_name_hash() as the
  * running kernel computes it (with a signed char before Linux 6.2 on
  * architectures whose char is signed, so a byte above 0x7f counts as

@@ -438,3 +438,39 @@ rmmod mt_fscore"
 	assert_success
 	assert_equal "$(kernel_state)" "taint 0"
 }
+
+@test "a name of thousands of bytes in brackets never reaches libkmod: one line from each tool, nothing changed" {
+	local long want before
+	long="x[$(printf 'a%.0s' {1..5000})]"
+	want="Module x[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is no module name or alias: 5003 bytes, and an alias has at most 2047"
+	mp mt_extra
+	before=$(kernel_state)
+	for args in "" "-r" "-R" "-D" "-n -v" "-r -n -v"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr mp $args "$long"
+		assert_failure 1
+		assert_output ''
+		assert_equal "$stderr" "modprobe: ERROR: $want"
+	done
+	# with -a the others are still done, as kmod does for any failure
+	run --separate-stderr mp -a "$long" mt_core
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: $want"
+	is_live mt_core
+	on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mt_core
+	before=$(kernel_state)
+	for args in "" "-n" "-F name"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr on_kernel "$top_builddir/tools/modinfo" $args "$long"
+		assert_failure 1
+		assert_output ''
+		assert_equal "$stderr" "modinfo: ERROR: 'x[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is no module name or alias: 5003 bytes, and an alias has at most 2047"
+	done
+	run --separate-stderr on_kernel "$RMMOD" "$long"
+	assert_failure 2
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$long"
+	assert_failure 1
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	assert_equal "$(kernel_state)" "$before"
+}

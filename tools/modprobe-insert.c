@@ -281,6 +281,8 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	const struct modprobe_opts *o = r->opts;
 	struct kmod_list *list = NULL, *l;
 	unsigned flags = probe_flags(o);
+	if (mp_name_refused(r, alias))
+		return -ENAMETOOLONG;
 	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 
 	if (err < 0 || !list) {

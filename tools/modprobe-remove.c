@@ -519,6 +519,8 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	char why[WHY_MAX];
 	int err;
 
+	if (mp_name_refused(r, alias))
+		return -ENAMETOOLONG;
 	/* A rule that cannot be evaluated unloads nothing, softdeps included. */
 	if (r->rot && !r->opts->force && !r->opts->show_depends &&
 	    usage_inputs(r, why, sizeof(why)) < 0) {

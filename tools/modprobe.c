@@ -90,6 +90,17 @@ void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 		r->stopped = true;
 }
 
+bool mp_name_refused(struct modprobe_run *r, const char *name)
+{
+	int err = rot_alias_check(name);
+	if (err < 0)
+		mp_fail(r, err, true,
+			"Module %.40s... is no module name or alias: %zu bytes, and an alias "
+			"has at most %d",
+			name, strlen(name), ROT_ALIAS_MAX);
+	return err < 0;
+}
+
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
 {
 	if (!r->snap_read) {

@@ -94,6 +94,10 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
 void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A name libkmod must not see (too long to be a module name or alias):
+ * said, as a fatal failure, and true. */
+bool mp_name_refused(struct modprobe_run *r, const char *name);
+
 /* The snapshot of the kernel, read once (NULL when it cannot be read). */
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
 
