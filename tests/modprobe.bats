@@ -474,3 +474,31 @@ rmmod mt_fscore"
 	assert_equal "$(wc -l <<<"$stderr")" 1
 	assert_equal "$(kernel_state)" "$before"
 }
+
+@test "an install command that runs modprobe on its own module stops at 8 levels, with a clear line, exit 1" {
+	echo "install mt_inst $MODPROBE mt_inst" > "$BATS_TEST_TMPDIR/self.conf"
+	run --separate-stderr on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/self.conf" mt_inst
+	assert_failure 1
+	assert_equal "${stderr_lines[0]}" "modprobe: ERROR: install and remove commands run modprobe 8 levels deep (one that runs modprobe on its own module needs -i): not going deeper"
+	assert_equal "${#stderr_lines[@]}" 17 # then each of the 8 levels above: the command failed, and the insert
+	assert_equal "$(kernel_state)" "taint 0"
+}
+
+@test "MODPROBE_OPTIONS reach a nested modprobe once, not doubled, with -C quoted; a path that cannot be passed is refused" {
+	local dir="$BATS_TEST_TMPDIR/it's here"
+	mkdir -p "$dir"
+	# the outer modprobe loads mt_inst by its install command, which runs
+	# modprobe on mt_extra, whose install command runs modprobe -i
+	cat > "$dir/nest.conf" <<CONF
+install mt_inst echo "1:\$MODPROBE_OPTIONS"; $MODPROBE mt_extra
+install mt_extra echo "2:\$MODPROBE_OPTIONS"; $MODPROBE -i mt_extra
+CONF
+	run --separate-stderr on_kernel "$MODPROBE" -q -C "$dir/nest.conf" mt_inst
+	assert_success
+	assert_output "1:-q -C \"$dir/nest.conf\"
+2:-q -C \"$dir/nest.conf\""
+	is_live mt_extra
+	run --separate-stderr on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/a'b\"c" mt_extra
+	assert_failure 2
+	assert_equal "$stderr" "modprobe: ERROR: -C $BATS_TEST_TMPDIR/a'b\"c: a path with both kinds of quote, or a newline, cannot be passed on to install commands in MODPROBE_OPTIONS (see 'modprobe --help')"
+}
