@@ -480,7 +480,8 @@ rmmod mt_fscore"
 	run --separate-stderr on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/self.conf" mt_inst
 	assert_failure 1
 	assert_equal "${stderr_lines[0]}" "modprobe: ERROR: install and remove commands run modprobe 8 levels deep (one that runs modprobe on its own module needs -i): not going deeper"
-	assert_equal "${#stderr_lines[@]}" 17 # then each of the 8 levels above: the command failed, and the insert
+	assert_equal "${#stderr_lines[@]}" 9 # then each of the 8 levels above: its command failed
+	assert_equal "${stderr_lines[8]}" "modprobe: ERROR: Error running install command for mt_inst: exit status 1"
 	assert_equal "$(kernel_state)" "taint 0"
 }
 
@@ -501,4 +502,23 @@ CONF
 	run --separate-stderr on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/a'b\"c" mt_extra
 	assert_failure 2
 	assert_equal "$stderr" "modprobe: ERROR: -C $BATS_TEST_TMPDIR/a'b\"c: a path with both kinds of quote, or a newline, cannot be passed on to install commands in MODPROBE_OPTIONS (see 'modprobe --help')"
+}
+
+@test "an install or remove command killed by a signal fails (exit 1) and names the signal; one exiting non-zero says its status" {
+	cat > "$BATS_TEST_TMPDIR/sig.conf" <<'CONF'
+install mt_inst kill -KILL $$
+remove mt_inst kill -TERM $$
+install mt_extra exit 3
+CONF
+	sp() { on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/sig.conf" "$@"; }
+	run --separate-stderr sp mt_inst
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: the install command of mt_inst was killed by signal 9 (SIGKILL: Killed)"
+	run --separate-stderr sp mt_extra
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Error running install command for mt_extra: exit status 3"
+	run --separate-stderr sp -r mt_inst
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: the remove command of mt_inst was killed by signal 15 (SIGTERM: Terminated)"
+	assert_equal "$(kernel_state)" "taint 0"
 }

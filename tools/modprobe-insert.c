@@ -276,6 +276,17 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			cli_errno_hint(err), rot);
 }
 
+/* libkmod's hook for an install command ($CMDLINE_OPTS already replaced):
+ * libkmod's own runner takes a command killed by a signal for success. */
+static int run_install(struct kmod_module *m, const char *cmd, void *data)
+{
+	struct modprobe_run *r = data;
+	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd);
+	if (err < 0)
+		r->command_failed = true;
+	return err;
+}
+
 int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 {
 	const struct modprobe_opts *o = r->opts;
@@ -299,12 +310,14 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			err = (flags & KMOD_PROBE_DRY_RUN) ? 0
 							   : preflight_plan(r, mod, flags, extra);
 			if (err == 0) {
-				err = kmod_module_probe_insert_module(mod, flags, extra, NULL, NULL,
+				r->command_failed = false;
+				err = kmod_module_probe_insert_module(mod, flags, extra,
+								      run_install, r,
 								      r->show ? print_action : NULL);
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;
-				if (err < 0)
+				if (err < 0 && !r->command_failed)
 					report_insert_error(r, mod, err);
 			}
 		}

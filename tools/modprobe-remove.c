@@ -292,16 +292,7 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 	}
 	*o = '\0';
 	show(r, "remove", cmd);
-	int ret = 0;
-	if (!r->opts->dry_run) {
-		setenv("MODPROBE_MODULE", name, 1);
-		ret = system(cmd);
-		unsetenv("MODPROBE_MODULE");
-		if (ret == -1 || WEXITSTATUS(ret)) {
-			mp_fail(r, -EIO, false, "Error running remove command for %s", name);
-			ret = ret == -1 ? -errno : -WEXITSTATUS(ret);
-		}
-	}
+	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd);
 	free(cmd);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "insmod.h"
@@ -99,6 +100,33 @@ bool mp_name_refused(struct modprobe_run *r, const char *name)
 			"has at most %d",
 			name, strlen(name), ROT_ALIAS_MAX);
 	return err < 0;
+}
+
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd)
+{
+	setenv("MODPROBE_MODULE", name, 1);
+	int status = system(cmd);
+	int err = errno;
+	unsetenv("MODPROBE_MODULE");
+	if (status == -1) {
+		mp_fail(r, -err, false, "could not run the %s command of %s: %s", type, name,
+			strerror(err));
+		return -err;
+	}
+	/* a shell that ran the command in its place dies of the command's signal */
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		const char *abbrev = sigabbrev_np(sig);
+		mp_fail(r, -EINTR, false, "the %s command of %s was killed by signal %d (SIG%s: %s)",
+			type, name, sig, abbrev ? abbrev : "?", strsignal(sig));
+		return -EINTR;
+	}
+	if (WEXITSTATUS(status)) {
+		mp_fail(r, -EIO, false, "Error running %s command for %s: exit status %d", type,
+			name, WEXITSTATUS(status));
+		return -EIO;
+	}
+	return 0;
 }
 
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)

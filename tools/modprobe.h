@@ -74,6 +74,7 @@ struct modprobe_run {
 	/* the modules being removed, outermost first: a softdep loop ends here */
 	const char *path[MP_REMOVE_DEPTH_MAX];
 	size_t depth;
+	bool command_failed; /* an install command failed, and said so */
 };
 
 struct mp_tally {
@@ -97,6 +98,11 @@ void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 /* A name libkmod must not see (too long to be a module name or alias):
  * said, as a fatal failure, and true. */
 bool mp_name_refused(struct modprobe_run *r, const char *name);
+
+/* Runs an install or remove command (type) of module name, as kmod does
+ * (sh -c, MODPROBE_MODULE set). A command that exits non-zero or is killed
+ * by a signal fails: said, and -errno. */
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd);
 
 /* The snapshot of the kernel, read once (NULL when it cannot be read). */
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
