@@ -522,3 +522,24 @@ CONF
 	assert_equal "$stderr" "modprobe: ERROR: the remove command of mt_inst was killed by signal 15 (SIGTERM: Terminated)"
 	assert_equal "$(kernel_state)" "taint 0"
 }
+
+@test "-c whose index dump cannot be written (ENOSPC, a file size limit) exits 1 with one line, not 0 cut mid-line" {
+	cp "$top_srcdir/tests/fixtures/modtree.spec" "$BATS_TEST_TMPDIR/spec"
+	{
+		printf 'kernel/misc/mt_many.ko | ko | 500'
+		for i in $(seq 60); do printf ' | alias=mt-many-alias-number-%03d' "$i"; done
+		echo
+	} >> "$BATS_TEST_TMPDIR/spec"
+	"$MODTREE" --spec "$BATS_TEST_TMPDIR/spec" "$K/root" >/dev/null 2>&1
+	run --separate-stderr mp -c
+	assert_success
+	[ "${#output}" -gt 2048 ]
+	# the configuration fits in 1024 bytes, the indexes do not
+	run --separate-stderr bash -c 'ulimit -f 1; trap "" XFSZ; "$@" > "$0"' "$BATS_TEST_TMPDIR/out" \
+		"$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -c
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not write to standard output: File too large"
+	run --separate-stderr bash -c '"$@" > /dev/full' _ "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -c
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not write to standard output: No space left on device"
+}
