@@ -543,3 +543,29 @@ CONF
 	assert_failure 1
 	assert_equal "$stderr" "modprobe: ERROR: could not write to standard output: No space left on device"
 }
+
+@test "-r --reclaim of a name that only rots frees what rots (-n predicts it), once with -a X X" {
+	mp mt_fail || true
+	mp mt_fail || true
+	mp mtfs
+	mp -r mtfs
+	assert_equal "$(rotting_count mt_fail)" 2
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r -n --reclaim -a mt_fail mt_fail mtfs
+	assert_success
+	assert_output "mt_fail: would reclaim 2 instances, 4502 bytes
+mtfs: would reclaim 1 instance, 3720 bytes
+kernel taint would go: none -> R (8)"
+	assert_equal "$(kernel_state)" "$before"
+	run --separate-stderr mp -r --reclaim -a mt_fail mt_fail mtfs
+	assert_success
+	assert_output "mt_fail: reclaimed 2 instances, 4502 bytes
+mtfs: reclaimed 1 instance, 3720 bytes
+kernel taint: none -> R (8)"
+	assert_equal "$(rotting_count mt_fail)" 0
+	assert_equal "$(rotting_count mtfs)" 0
+	assert_equal "$(rotting_count mt_fscore)" 1
+	run "$SIM" ledger "$K" --check
+	assert_success
+}

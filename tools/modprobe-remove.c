@@ -167,16 +167,10 @@ static uint64_t live_size(struct modprobe_run *r, const char *name)
 	return m ? rot_module_size(m) : 0;
 }
 
-static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
+/* One reclaim of name (lib's, through reclaim_name()), said as rmmod says it. */
+static void reclaim_seen(struct modprobe_run *r, const char *name, struct reclaim_seen seen)
 {
-	if (r->opts->dry_run) {
-		report_reclaimed(name, 1, size, true);
-		r->reclaimed_any = true;
-		return;
-	}
-	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, size };
 	struct reclaim_outcome o;
-	seen.bytes = size * seen.instances; /* an estimate; the kernel's count decides */
 	reclaim_name(mp_snapshot(r), name, &seen, r->opts->force, &o);
 	if (o.err < 0 && o.err != -EBUSY) {
 		mp_fail(r, o.err, false, "could not reclaim module %s: %s%s", name,
@@ -194,6 +188,46 @@ static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t siz
 		cli_flush_stdout();
 		mp_fail(r, -EBUSY, false, "%s", msg);
 	}
+}
+
+static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
+{
+	if (r->opts->dry_run) {
+		report_reclaimed(name, 1, size, true);
+		r->reclaimed_any = true;
+		return;
+	}
+	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, size };
+	seen.bytes = size * seen.instances; /* an estimate; the kernel's count decides */
+	reclaim_seen(r, name, seen);
+}
+
+/*
+ * -r --reclaim of a name that only rots (no live module): what already
+ * rots is freed, as modprobe.8 says, rather than nothing done and nothing
+ * said. Returns whether any instance rotted.
+ */
+static bool reclaim_rotting(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, 0 };
+	if (!snap || !seen.instances)
+		return false;
+	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		if (strcmp(rot_module_name(m), name))
+			continue;
+		seen.bytes += rot_module_size(m);
+		seen.unit = rot_module_size(m);
+	}
+	if (r->opts->dry_run) {
+		report_reclaimed(name, seen.instances, seen.bytes, true);
+		r->reclaimed_any = true;
+		mp_rot_account(r, name, (size_t)0 - seen.instances);
+		return true;
+	}
+	reclaim_seen(r, name, seen);
+	return true;
 }
 
 /* After an unload (or, with -n, instead of it) on a rot kernel: what rots. */
@@ -453,6 +487,8 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		 * any more, though -n leaves it there: -a X X counts it once */
 		int state = unloaded_by_run(r, name) ? -ENOENT : kmod_module_get_initstate(mod);
 		if (state < 0) {
+			if (o->reclaim && r->rot && reclaim_rotting(r, name))
+				goto out;
 			if (o->first_time) {
 				err = -ENOENT;
 				mp_fail(r, err, true, "Module %s is not in kernel.", name);
