@@ -569,3 +569,31 @@ kernel taint: none -> R (8)"
 	run "$SIM" ledger "$K" --check
 	assert_success
 }
+
+@test "/proc/kallsyms that cannot be read: modprobe does as insmod, loading without it or saying why not, never a silent exit 0" {
+	local kind
+	for kind in missing noperm; do
+		kernel_new rot
+		modtree_install
+		if [ "$kind" = missing ]; then rm "$K/root/proc/kallsyms"; else chmod 000 "$K/root/proc/kallsyms"; fi
+		# no kallsyms (CONFIG_KALLSYMS off, a restricted reader): the kernel checks symbols itself
+		run --separate-stderr setpriv --bounding-set=-dac_override,-dac_read_search -- \
+			"$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" mtnet
+		assert_success
+		assert_equal "$stderr" ''
+		is_live mt_net
+		is_live mt_core
+	done
+	# any other read error: nothing loaded, and said, as insmod says it
+	kernel_new rot
+	modtree_install
+	rm "$K/root/proc/kallsyms"
+	mkdir "$K/root/proc/kallsyms"
+	run --separate-stderr mp mtnet
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mt_net': could not read the kernel's symbols (/proc/kallsyms): Is a directory; nothing was loaded"
+	assert_equal "$(kernel_state)" "taint 0"
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$K/root/lib/modules/6.1.0-sim/kernel/sound/mt_extra.ko"
+	assert_failure 1
+	assert_equal "$stderr" "insmod: ERROR: could not read the kernel's symbols: Is a directory"
+}

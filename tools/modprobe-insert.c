@@ -168,6 +168,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	const struct rot_kernel_facts *facts = NULL;
 	struct rot_symbols *ksyms = NULL, *batch = NULL;
 	struct rot_modfile **mfs = NULL;
+	size_t failures_before = r->outcome.failures;
 	int err;
 
 	collecting = &plan;
@@ -197,8 +198,22 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), path, strerror(-err));
 	}
-	if (err == 0)
+	if (err == 0) {
 		err = plan_kernel_symbols(mfs, plan.n, &ksyms);
+		/* As insmod: without kallsyms (CONFIG_KALLSYMS off, a restricted
+		 * reader) the kernel checks symbols itself; any other failure to
+		 * read it is said below, and nothing is loaded. */
+		if (err == -ENOENT || err == -EACCES || err == -EPERM) {
+			err = 0;
+			ksyms = NULL;
+		} else if (err < 0 && err != -ENOMEM) {
+			char why[256];
+			mp_fail(r, err, false,
+				"could not insert '%s': could not read the kernel's symbols "
+				"(/proc/kallsyms): %s; nothing was loaded",
+				kmod_module_get_name(mod), cli_read_error(err, why, sizeof(why)));
+		}
+	}
 	for (size_t i = 0; err == 0 && i < plan.n; i++) {
 		if (!mfs[i])
 			continue;
@@ -207,9 +222,11 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		for (size_t d = 0; err == 0 && d < rot_modfile_defined_count(mfs[i]); d++)
 			err = rot_symbols_add(batch, rot_modfile_defined(mfs[i], d));
 	}
-	if (err == -ENOMEM)
-		mp_fail(r, err, false, "could not check '%s' before loading it: out of memory",
-			kmod_module_get_name(mod));
+	/* a plan that does not run is never silent: what was not said above */
+	if (err < 0 && r->outcome.failures == failures_before)
+		mp_fail(r, err, false,
+			"could not check '%s' before loading it: %s; nothing was loaded",
+			kmod_module_get_name(mod), strerror(-err));
 out:
 	for (size_t i = 0; mfs && i < plan.n; i++)
 		rot_modfile_free(mfs[i]);
