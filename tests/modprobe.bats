@@ -597,3 +597,31 @@ kernel taint: none -> R (8)"
 	assert_failure 1
 	assert_equal "$stderr" "insmod: ERROR: could not read the kernel's symbols: Is a directory"
 }
+
+@test "-r -w fails closed too: an input unreadable while it waits is no sign the user is gone" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mp mt_codec
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -w 100 mt_codec
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not remove 'mt_codec': cannot tell whether it is in use after 100 ms: could not read /sys/module/mt_codec/drivers: Permission denied; not unloaded (-f unloads it anyway)"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "stock: a reference count that cannot be read is not 0: nothing unloaded without -f (kmod unloads)" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	MODE=stock setup
+	mp mt_extra
+	chmod 000 "$K/root/sys/module/mt_extra/refcnt"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_extra
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module mt_extra: cannot tell whether it is in use: could not read /sys/module/mt_extra/refcnt: Permission denied; nothing unloaded (-f unloads it anyway)."
+	assert_equal "$(kernel_state)" "$before"
+	run unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -f mt_extra
+	assert_success
+	assert_equal "$(kernel_state)" "taint 0"
+}

@@ -112,8 +112,17 @@ static enum verdict in_use(struct modprobe_run *r, struct kmod_module *mod, char
 {
 	const char *name = kmod_module_get_name(mod);
 	why[0] = '\0';
-	if (!r->rot)
-		return kmod_module_get_refcnt(mod) > 0 ? IN_USE : UNUSED;
+	if (!r->rot) {
+		/* as kmod, by the reference count; one that cannot be read (the
+		 * module loaded) tells nothing */
+		int refs = kmod_module_get_refcnt(mod);
+		if (refs < 0 && refs != -ENOENT && kmod_module_get_initstate(mod) >= 0) {
+			snprintf(why, cap, "could not read /sys/module/%s/refcnt: %s", name,
+				 strerror(-refs));
+			return UNKNOWN;
+		}
+		return refs > 0 ? IN_USE : UNUSED;
+	}
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
 	bool *gone = gone_marks(r);
@@ -125,23 +134,33 @@ static enum verdict in_use(struct modprobe_run *r, struct kmod_module *mod, char
 }
 
 /* For -w: the rule on the kernel as it is now (a fresh snapshot and mount
- * table), since what the run read first is what it waits to change. */
-static bool in_use_now(struct modprobe_run *r, const char *name, char *why, size_t cap)
+ * table), since what the run read first is what it waits to change. An
+ * input that cannot be read now is no sign the user is gone (UNKNOWN). */
+static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *why, size_t cap)
 {
 	struct rot_snapshot *snap = NULL;
 	struct rot_usage_ctx *ctx = NULL;
-	bool busy = false;
+	char what[4096];
+	enum verdict v = UNUSED;
 	why[0] = '\0';
-	if (rot_snapshot_read(&snap) < 0 || rot_usage_open(r->moddir, &ctx) < 0) {
+	int err = rot_snapshot_read(&snap);
+	if (err < 0) {
+		snprintf(why, cap, "could not read the module list: %s", strerror(-err));
+		return UNKNOWN;
+	}
+	err = rot_usage_read(r->moddir, &ctx, what, sizeof(what));
+	if (err < 0) {
+		snprintf(why, cap, "could not read %s: %s", what[0] ? what : "its inputs",
+			 cli_input_error(err));
 		rot_snapshot_free(snap);
-		return false; /* the unload will tell */
+		return UNKNOWN;
 	}
 	const struct rot_module *m = rot_snapshot_find_live(snap, name);
 	if (m)
-		busy = usage_verdict(ctx, snap, m, NULL, why, cap) == IN_USE;
+		v = usage_verdict(ctx, snap, m, NULL, why, cap);
 	rot_usage_close(ctx);
 	rot_snapshot_free(snap);
-	return busy;
+	return v;
 }
 
 /* A dependency goes when live and unused: kmod asks for a zero refcount,
@@ -286,7 +305,8 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	}
 	for (;;) {
 		/* on a rot kernel nothing but the rule tells when a user is gone */
-		bool busy = deadline && r->rot && in_use_now(r, name, why, sizeof(why));
+		enum verdict v = deadline && r->rot ? in_use_now(r, name, why, sizeof(why)) : UNUSED;
+		bool busy = v == IN_USE || (v == UNKNOWN && !r->opts->force);
 		err = busy ? -EWOULDBLOCK : rot_unload(name, flags);
 		if (!(err == -EWOULDBLOCK && deadline && now_msec() < deadline))
 			break;
@@ -294,9 +314,16 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 		interval = interval < 512 ? interval * 2 : interval;
 	}
 	if (err < 0) {
-		if (err == -EWOULDBLOCK && deadline && r->rot &&
-		    in_use_now(r, name, why, sizeof(why)))
+		enum verdict v = err == -EWOULDBLOCK && deadline && r->rot
+					 ? in_use_now(r, name, why, sizeof(why))
+					 : UNUSED;
+		if (v == IN_USE)
 			mp_fail(r, err, false, "could not remove '%s': still in use after %llu ms%s",
+				name, r->opts->wait_msec, why);
+		else if (v == UNKNOWN)
+			mp_fail(r, err, false,
+				"could not remove '%s': cannot tell whether it is in use after %llu "
+				"ms: %s; not unloaded (-f unloads it anyway)",
 				name, r->opts->wait_msec, why);
 		else
 			mp_fail(r, err, false, "could not remove '%s': %s%s", name, strerror(-err),
