@@ -142,6 +142,16 @@ reason_of() {
 	done
 }
 
+@test "lsmod's INUSE column fails closed too, and names the input it could not read" {
+	kmod_probe mtfs
+	"$SIM" mount "$K" mtfs
+	rm "$K/root/lib/modules/6.1.0-sim/modules.alias"
+	run --separate-stderr on_kernel "$LSMOD" -o name,inuse
+	assert_failure 1
+	assert_equal "$stderr" "lsmod: ERROR: cannot tell which modules are in use: could not read /lib/modules/6.1.0-sim/modules.alias: No such file or directory"
+	refute_output --partial 'false'
+}
+
 @test "rmmod --unused fails closed when a module's drivers cannot be read" {
 	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
 	kmod_probe mt_codec
