@@ -625,3 +625,21 @@ kernel taint: none -> R (8)"
 	assert_success
 	assert_equal "$(kernel_state)" "taint 0"
 }
+
+@test "-r -n --reclaim predicts every instance the real run reclaims, those that rotted before too" {
+	mp mt_extra
+	mp -r mt_extra
+	mp mt_extra
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r -n --reclaim -a mt_extra mt_extra
+	assert_success
+	assert_output "mt_extra: would reclaim 2 instances, 3584 bytes
+kernel taint would go: none -> R (8)"
+	assert_equal "$(kernel_state)" "$before"
+	run --separate-stderr mp -r --reclaim -a mt_extra mt_extra
+	assert_success
+	assert_output "mt_extra: reclaimed 2 instances, 3584 bytes
+kernel taint: none -> R (8)"
+	assert_equal "$(rotting_count)" 0
+}

@@ -209,10 +209,34 @@ static void reclaim_seen(struct modprobe_run *r, const char *name, struct reclai
 	}
 }
 
+/* The rotting instances of name the snapshot holds, and their bytes. */
+static struct reclaim_seen rotting_seen(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	struct reclaim_seen seen = { 0, 0, 0 };
+	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0;
+	     snap && i < rot_snapshot_count(snap); i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		if (strcmp(rot_module_name(m), name))
+			continue;
+		seen.instances++;
+		seen.bytes += rot_module_size(m);
+		seen.unit = rot_module_size(m);
+	}
+	return seen;
+}
+
 static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
 {
 	if (r->opts->dry_run) {
-		report_reclaimed(name, 1, size, true);
+		/* the reclaim frees every instance of the name, those that
+		 * rotted before too (this run's -n counts are in the tally) */
+		struct reclaim_seen old = rotting_seen(r, name);
+		size_t left = mp_rot_accounted(r, name);
+		if (left < old.instances)
+			old = (struct reclaim_seen){ left, old.unit * left, old.unit };
+		report_reclaimed(name, old.instances + 1, old.bytes + size, true);
+		mp_rot_account(r, name, (size_t)0 - old.instances);
 		r->reclaimed_any = true;
 		return;
 	}
@@ -228,17 +252,10 @@ static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t siz
  */
 static bool reclaim_rotting(struct modprobe_run *r, const char *name)
 {
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, 0 };
-	if (!snap || !seen.instances)
+	struct reclaim_seen seen = rotting_seen(r, name);
+	seen.instances = mp_rot_accounted(r, name); /* what the run reclaimed is gone */
+	if (!seen.instances)
 		return false;
-	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (strcmp(rot_module_name(m), name))
-			continue;
-		seen.bytes += rot_module_size(m);
-		seen.unit = rot_module_size(m);
-	}
 	if (r->opts->dry_run) {
 		report_reclaimed(name, seen.instances, seen.bytes, true);
 		r->reclaimed_any = true;
