@@ -9,13 +9,22 @@
  * Which module provides a type is what the module says of itself:
  * MODULE_ALIAS_FS() gives it the alias fs-TYPE, which depmod copies into
  * modules.alias. Only the types actually mounted are looked up, in one
- * pass over that file.
+ * pass over that file; a type may have several providers, and each of
+ * them is in use while the type is mounted.
+ *
+ * The rule fails closed: an input it cannot read (the mount table, or the
+ * text index while depmod's binary one exists) is an error, never "no
+ * users", since the callers unload what the rule calls unused.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "modrot.h"
@@ -23,15 +32,86 @@
 struct mount_entry {
 	char *type;
 	char *target;
-	char *provider; /* module providing type, normalised; NULL: none known */
+};
+
+/* One `alias fs-TYPE NAME` line of a mounted TYPE. */
+struct provider {
+	const char *type; /* the mount's, in mounts_text */
+	char *name;       /* normalised, in alias_text */
 };
 
 struct rot_usage_ctx {
 	struct mount_entry *v;
 	size_t n;
+	struct provider *p;
+	size_t np;
 	char *mounts_text;
 	char *alias_text;
 };
+
+/* No real mount table or modules.alias comes near this (Debian's whole
+ * modules.alias is about 1.5 MB): a bigger one is not an input but junk. */
+#define USAGE_INPUT_MAX (64u << 20)
+
+/*
+ * Reads a regular file whole, up to USAGE_INPUT_MAX. Anything else (a
+ * directory, a FIFO that would block or read as empty, a device such as
+ * /dev/zero that never ends) cannot be an input of the rule: -EINVAL
+ * (-EISDIR for a directory), -EFBIG for one too big.
+ */
+static int input_read(const char *path, char **out)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	size_t cap = 64 * 1024, used = 0;
+	char *buf = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if ((uint64_t)st.st_size > USAGE_INPUT_MAX)
+		err = -EFBIG;
+	else if (st.st_size > 0)
+		cap = (size_t)st.st_size + 4096;
+	while (!err) {
+		if (cap - used < 4096) {
+			char *grown = cap > USAGE_INPUT_MAX ? NULL : realloc(buf, cap * 2);
+			if (!grown) {
+				err = cap > USAGE_INPUT_MAX ? -EFBIG : -ENOMEM;
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		} else if (!buf && !(buf = malloc(cap))) {
+			err = -ENOMEM;
+			break;
+		}
+		ssize_t n = read(fd, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		else if (n == 0)
+			break;
+		else
+			used += (size_t)n;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	return 0;
+}
 
 /* Splits one /proc/self/mounts line into its target and type, in place. */
 static bool mount_fields(char *line, char **target, char **type)
@@ -64,10 +144,11 @@ static int mounts_parse(struct rot_usage_ctx *c)
 	return 0;
 }
 
-/* `alias fs-TYPE NAME` lines: the provider of each mounted TYPE. */
-static void providers_find(struct rot_usage_ctx *c)
+/* `alias fs-TYPE NAME` lines: every provider of each mounted TYPE. */
+static int providers_find(struct rot_usage_ctx *c)
 {
 	static const char key[] = "alias fs-";
+	size_t cap = 0;
 	for (char *save = NULL, *l = strtok_r(c->alias_text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(l, key, sizeof(key) - 1))
@@ -81,45 +162,82 @@ static void providers_find(struct rot_usage_ctx *c)
 		for (char *p = name; *p; p++)
 			if (*p == '-')
 				*p = '_';
-		for (size_t i = 0; i < c->n; i++)
-			if (!c->v[i].provider && !strcmp(c->v[i].type, type))
-				c->v[i].provider = name;
+		const char *mounted = NULL;
+		for (size_t i = 0; i < c->n && !mounted; i++)
+			if (!strcmp(c->v[i].type, type))
+				mounted = c->v[i].type;
+		if (!mounted)
+			continue;
+		if (c->np == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct provider *np = realloc(c->p, ncap * sizeof(*np));
+			if (!np)
+				return -ENOMEM;
+			c->p = np;
+			cap = ncap;
+		}
+		c->p[c->np++] = (struct provider){ mounted, name };
 	}
+	return 0;
 }
 
-int rot_usage_open(const char *moddir, struct rot_usage_ctx **out)
+/* Whether name provides type (one of its fs- aliases). */
+static bool provides(const struct rot_usage_ctx *c, const char *name, const char *type)
 {
+	for (size_t i = 0; i < c->np; i++)
+		if (!strcmp(c->p[i].type, type) && !strcmp(c->p[i].name, name))
+			return true;
+	return false;
+}
+
+static int index_path(const char *moddir, const char *file, char *path, size_t cap)
+{
+	struct utsname u;
+	if (moddir)
+		return snprintf(path, cap, "%s/%s", moddir, file) < (int)cap ? 0 : -ENAMETOOLONG;
+	if (uname(&u) < 0)
+		return -errno;
+	return snprintf(path, cap, "/lib/modules/%s/%s", u.release, file) < (int)cap ? 0
+										     : -ENAMETOOLONG;
+}
+
+/* The text index, or none at all: without modules.alias and its binary
+ * twin no module is known to provide a type. The text file missing beside
+ * the binary one is an index half gone, which tells nothing. */
+static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, size_t cap)
+{
+	char path[4096], bin[4096];
+	int err = index_path(moddir, "modules.alias", path, sizeof(path));
+	if (err == 0)
+		err = input_read(path, &c->alias_text);
+	if (err == -ENOENT && index_path(moddir, "modules.alias.bin", bin, sizeof(bin)) == 0 &&
+	    access(bin, F_OK) < 0 && errno == ENOENT)
+		return 0;
+	if (err < 0 && what)
+		snprintf(what, cap, "%s", path);
+	return err;
+}
+
+int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap)
+{
+	static const char mounts[] = "/proc/self/mounts";
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
-	size_t len;
 	int err;
 
 	*out = NULL;
+	if (what && cap)
+		what[0] = '\0';
 	if (!c)
 		return -ENOMEM;
-	err = proc_read_whole("/proc/self/mounts", &c->mounts_text, &len);
-	if (err == -ENOENT)
-		err = 0; /* no mount table: nothing is mounted that we can see */
-	if (!err && c->mounts_text)
+	err = input_read(mounts, &c->mounts_text);
+	if (err < 0 && what)
+		snprintf(what, cap, "%s", mounts);
+	if (!err)
 		err = mounts_parse(c);
-	if (!err && c->n) {
-		char path[4096];
-		struct utsname u;
-		if (!moddir && uname(&u) == 0) {
-			snprintf(path, sizeof(path), "/lib/modules/%s/modules.alias", u.release);
-		} else if (moddir) {
-			snprintf(path, sizeof(path), "%s/modules.alias", moddir);
-		} else {
-			path[0] = '\0';
-		}
-		if (path[0]) {
-			err = proc_read_whole(path, &c->alias_text, &len);
-			/* no index: no module is known to provide a type */
-			if (err == -ENOENT || err == -ENOTDIR)
-				err = 0;
-		}
-		if (!err && c->alias_text)
-			providers_find(c);
-	}
+	if (!err && c->n)
+		err = alias_read(c, moddir, what, cap);
+	if (!err && c->alias_text)
+		err = providers_find(c);
 	if (err) {
 		rot_usage_close(c);
 		return err;
@@ -128,11 +246,17 @@ int rot_usage_open(const char *moddir, struct rot_usage_ctx **out)
 	return 0;
 }
 
+int rot_usage_open(const char *moddir, struct rot_usage_ctx **out)
+{
+	return rot_usage_read(moddir, out, NULL, 0);
+}
+
 void rot_usage_close(struct rot_usage_ctx *c)
 {
 	if (!c)
 		return;
 	free(c->v);
+	free(c->p);
 	free(c->mounts_text);
 	free(c->alias_text);
 	free(c);
@@ -163,7 +287,7 @@ int rot_module_usage(const struct rot_usage_ctx *c, const struct rot_snapshot *s
 		u->refs = refs > 0 ? refs : 0;
 	}
 	for (size_t i = 0; c && i < c->n; i++) {
-		if (!c->v[i].provider || strcmp(c->v[i].provider, name))
+		if (!provides(c, name, c->v[i].type))
 			continue;
 		if (!u->mounts++) {
 			u->mount_type = c->v[i].type;

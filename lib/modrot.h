@@ -337,11 +337,19 @@ struct rot_usage_ctx;
 /*
  * Reads the mount table (/proc/self/mounts) once and, for the types
  * mounted, which modules provide them: the `alias fs-TYPE NAME` lines of
- * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS). moddir NULL is
- * /lib/modules/RELEASE of the running kernel. Without an index no module
- * is known to provide a type (not an error).
+ * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS); every module
+ * with the alias fs-TYPE provides TYPE. moddir NULL is /lib/modules/RELEASE
+ * of the running kernel. Without an index (neither modules.alias nor
+ * modules.alias.bin) no module is known to provide a type (not an error).
+ * The rule fails closed: an input that cannot be read (missing, a
+ * directory, not a regular file, over 64 MiB, unreadable, and
+ * modules.alias missing beside modules.alias.bin) is -errno, never "no
+ * users".
  */
 int rot_usage_open(const char *moddir, struct rot_usage_ctx **out);
+/* As rot_usage_open(); on failure what (cap bytes) gets the path of the
+ * input that could not be read ("" when none: out of memory). */
+int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_close(struct rot_usage_ctx *ctx);
 
 struct rot_usage {
@@ -393,6 +401,18 @@ int rot_taint_letters(unsigned long mask, char *buf, size_t len);
  * path (one ending in .ko, .ko.gz, .ko.xz or .ko.zst).
  */
 int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
+
+/* The longest alias (a device's modalias, or one of modprobe.d) a tool
+ * passes on: the kernel sends MODALIAS in a uevent of 2048 bytes at most. */
+#define ROT_ALIAS_MAX 2047
+
+/*
+ * Whether typed can be a module name or alias to look up (libkmod 30
+ * normalises an alias into a PATH_MAX stack buffer without a bound, so
+ * what is longer must never reach it): -ENAMETOOLONG past ROT_ALIAS_MAX
+ * bytes, else 0.
+ */
+int rot_alias_check(const char *typed);
 
 /* The sysfs directory order key of a name: kernfs_name_hash() as the
  * running kernel computes it (with a signed char before Linux 6.2 on

@@ -55,3 +55,8 @@ int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1])
 	buf[len] = '\0';
 	return 0;
 }
+
+int rot_alias_check(const char *typed)
+{
+	return strnlen(typed, ROT_ALIAS_MAX + 1) > ROT_ALIAS_MAX ? -ENAMETOOLONG : 0;
+}

@@ -7,6 +7,8 @@
 load helpers/tools
 load helpers/modtree
 
+bats_require_minimum_version 1.5.0
+
 KMOD_MODPROBE=/sbin/modprobe
 
 setup() {
@@ -63,12 +65,103 @@ mt_fscore mtfs 0 0 true"
 	assert_failure
 }
 
-@test "without modules.alias no module is known to provide a mounted type" {
+@test "without any alias index (text or binary) no module is known to provide a mounted type" {
+	kmod_probe mtfs
+	"$SIM" mount "$K" mtfs
+	rm "$K/root/lib/modules/6.1.0-sim/modules.alias" "$K/root/lib/modules/6.1.0-sim/modules.alias.bin"
+	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
+	assert_line 'mtfs 0 false'
+}
+
+@test "every provider of a mounted type is in use, not only the first in modules.alias" {
+	echo 'alias fs-mtfs mt_extra' >> "$K/root/lib/modules/6.1.0-sim/modules.alias"
+	kmod_probe mtfs
+	kmod_probe mt_extra
+	"$SIM" mount "$K" mtfs /dev/vdb /srv
+	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
+	assert_line 'mt_extra 1 true'
+	assert_line 'mtfs 1 true'
+	local before
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$RMMOD" --unused
+	assert_success
+	assert_output "unloaded 0 unused modules; 0 bytes now rot"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+# Each input of the rule, replaced in turn by what cannot be read as it:
+# the rule cannot be evaluated, so rmmod --unused unloads nothing (fails
+# closed) and says which input it could not read.
+unreadable() { setpriv --bounding-set=-dac_override,-dac_read_search -- "$@"; }
+
+spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
+	local f=$1
+	rm -rf "$f"
+	case $2 in
+	missing) ;;
+	dir) mkdir "$f" ;;
+	fifo) mkfifo "$f" ;;
+	zero) ln -s /dev/zero "$f" ;;
+	huge) truncate -s 1G "$f" ;;
+	noperm) echo 'alias fs-mtfs mtfs' > "$f" && chmod 000 "$f" ;;
+	esac
+}
+
+reason_of() {
+	case $1 in
+	missing) echo 'No such file or directory' ;;
+	dir) echo 'Is a directory' ;;
+	fifo | zero) echo 'not a regular file' ;;
+	huge) echo 'File too large' ;;
+	noperm) echo 'Permission denied' ;;
+	esac
+}
+
+@test "rmmod --unused fails closed when an input of the rule cannot be read, and names it" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	local input file kind before want code
+	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
+		for kind in missing dir fifo zero huge noperm; do
+			kernel_new rot
+			modtree_install
+			kmod_probe mtfs_tools
+			"$SIM" mount "$K" mtfs /dev/vdb /srv
+			spoil "$K/root$input" "$kind"
+			before=$(kernel_state)
+			code=1
+			[ "$kind" = noperm ] && code=4
+			want="rmmod: ERROR: cannot tell which modules are unused: could not read $input: $(reason_of "$kind"); nothing unloaded"
+			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$RMMOD" --unused
+			if [ "$status" -ne "$code" ] || [ "$stderr" != "$want" ] || [ "$(kernel_state)" != "$before" ]; then
+				echo "$input $kind: exit $status (want $code)"
+				echo "  stderr: $stderr"
+				echo "  want:   $want"
+				return 1
+			fi
+		done
+	done
+}
+
+@test "lsmod's INUSE column fails closed too, and names the input it could not read" {
 	kmod_probe mtfs
 	"$SIM" mount "$K" mtfs
 	rm "$K/root/lib/modules/6.1.0-sim/modules.alias"
-	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
-	assert_line 'mtfs 0 false'
+	run --separate-stderr on_kernel "$LSMOD" -o name,inuse
+	assert_failure 1
+	assert_equal "$stderr" "lsmod: ERROR: cannot tell which modules are in use: could not read /lib/modules/6.1.0-sim/modules.alias: No such file or directory"
+	refute_output --partial 'false'
+}
+
+@test "rmmod --unused fails closed when a module's drivers cannot be read" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	kmod_probe mt_codec
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused
+	assert_failure 4
+	assert_equal "$stderr" "rmmod: ERROR: cannot tell which modules are unused: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded"
+	assert_equal "$(kernel_state)" "$before"
 }
 
 @test "stock: a mount is a reference, and the rule sees it the same" {

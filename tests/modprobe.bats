@@ -78,9 +78,9 @@ SPEC
 	assert_equal "$(kernel_state)" "taint 0"
 }
 
-# kmod's order: the post-softdep, the module, its dependencies in load
-# order (mt_core is still held by mt_bus when its turn comes, so it stays,
-# as with kmod on a stock kernel), the pre-softdep.
+# kmod's order: the post-softdep, the module, its dependencies from the
+# top of the chain down (so that mt_core, held by mt_bus until mt_bus goes,
+# goes too, where kmod 30 leaves it loaded and unused), the pre-softdep.
 @test "-r -v says what each unload leaves rotting, then the total" {
 	mp mtnet
 	run --separate-stderr mp -r -v mtnet
@@ -88,11 +88,12 @@ SPEC
 	assert_output "rmmod mt_dash
 rmmod mt_net
 rmmod mt_bus
+rmmod mt_core
 rmmod mt_extra"
 	[[ $stderr == *"modprobe: mt_net now rots: 2624 bytes stay allocated; 'rmmod --reclaim mt_net' frees them and taints the kernel"* ]]
-	[[ $stderr == *"modprobe: 4 modules now rot: 9226 bytes" ]]
-	assert_equal "$(rotting_bytes)" 9226
-	is_live mt_core
+	[[ $stderr == *"modprobe: 5 modules now rot: 13333 bytes" ]]
+	assert_equal "$(rotting_bytes)" 13333
+	assert_equal "$(kernel_state | grep -c '^live')" 0
 	assert_equal "$(taint)" 0
 }
 
@@ -103,9 +104,10 @@ rmmod mt_extra"
 	run --separate-stderr mp -r -n -v mtfs_tools
 	assert_success
 	assert_output "rmmod mtfs_tools
-rmmod mtfs"
+rmmod mtfs
+rmmod mt_fscore"
 	[[ $stderr == *"modprobe: mtfs would rot: 3720 bytes would stay allocated"* ]]
-	[[ $stderr == *"modprobe: 2 modules would rot: 5640 bytes" ]]
+	[[ $stderr == *"modprobe: 3 modules would rot: 7637 bytes" ]]
 	assert_equal "$(kernel_state)" "$before"
 }
 
@@ -115,6 +117,7 @@ rmmod mtfs"
 	assert_success
 	assert_output "mtfs_tools: reclaimed 1 instance, 1920 bytes
 mtfs: reclaimed 1 instance, 3720 bytes
+mt_fscore: reclaimed 1 instance, 1997 bytes
 kernel taint: none -> R (8)"
 	assert_equal "$(rotting_count)" 0
 	assert_equal "$(taint)" 8
@@ -305,4 +308,356 @@ remove-command mt_inst"
 	run mp mt_pcpu
 	assert_success
 	is_live mt_pcpu
+}
+
+@test "-r of any provider of a mounted type is refused, not only of the first in modules.alias" {
+	echo 'alias fs-mtfs mt_extra' >> "$K/root/lib/modules/6.1.0-sim/modules.alias"
+	mp mtfs
+	mp mt_extra
+	"$SIM" mount "$K" mtfs /dev/vdb /srv
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r mt_extra
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module mt_extra is in use: a mtfs file system is mounted on /srv."
+	assert_equal "$(kernel_state)" "$before"
+}
+
+# Each input of the in-use rule replaced in turn by what cannot be read as
+# it: nothing is unloaded without -f, and the message names the input.
+unreadable() { setpriv --bounding-set=-dac_override,-dac_read_search -- "$@"; }
+
+spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
+	rm -rf "$1"
+	case $2 in
+	dir) mkdir "$1" ;;
+	fifo) mkfifo "$1" ;;
+	zero) ln -s /dev/zero "$1" ;;
+	huge) truncate -s 1G "$1" ;;
+	noperm) echo 'alias fs-mtfs mtfs' > "$1" && chmod 000 "$1" ;;
+	esac
+}
+
+@test "-r fails closed when an input of the in-use rule cannot be read, and names it" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	local input kind before want code reason
+	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
+		for kind in missing dir fifo zero huge noperm; do
+			kernel_new rot
+			modtree_install
+			mp mtfs_tools
+			"$SIM" mount "$K" mtfs /dev/vdb /srv
+			spoil "$K/root$input" "$kind"
+			before=$(kernel_state)
+			case $kind in
+			missing) reason='No such file or directory' ;;
+			dir) reason='Is a directory' ;;
+			fifo | zero) reason='not a regular file' ;;
+			huge) reason='File too large' ;;
+			noperm) reason='Permission denied' ;;
+			esac
+			code=1
+			[ "$kind" = noperm ] && code=4
+			want="modprobe: ERROR: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
+			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mtfs_tools
+			if [ "$status" -ne "$code" ] || [ "$stderr" != "$want" ] || [ "$(kernel_state)" != "$before" ]; then
+				echo "$input $kind: exit $status (want $code)"
+				echo "  stderr: $stderr"
+				echo "  want:   $want"
+				return 1
+			fi
+		done
+	done
+	# -n too: what it predicts is what the real run would do
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -n -v mtfs_tools
+	assert_failure 4
+	assert_output ''
+}
+
+@test "-r -f unloads although the in-use rule cannot be read" {
+	mp mtfs_tools
+	spoil "$K/root/proc/self/mounts" dir
+	run mp -r -f mtfs_tools
+	assert_success
+	run is_live mtfs_tools
+	assert_failure
+}
+
+@test "-r fails closed when a module's drivers cannot be read; --remove-holders does not need sysfs' holders" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mp mt_codec
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_codec
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module mt_codec: cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded (-f unloads it anyway)."
+	assert_equal "$(kernel_state)" "$before"
+	# the rule's holders come from /proc/modules, and so do --remove-holders':
+	# a sysfs holders directory that cannot be read hides none
+	kernel_new rot
+	modtree_install
+	mp mtfs_tools
+	chmod 000 "$K/root/sys/module/mtfs/holders"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -v --remove-holders mtfs
+	assert_success
+	assert_output "rmmod mtfs_tools
+rmmod mtfs
+rmmod mt_fscore"
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+}
+
+@test "softdep loops (a module on itself, a cycle) are followed once, with a warning, and not to a crash" {
+	cat > "$BATS_TEST_TMPDIR/loop.conf" <<'CONF'
+softdep mt_extra post: mt_extra
+softdep mt_inst post: mt_perm
+softdep mt_perm post: mt_blocked
+softdep mt_blocked post: mt_inst
+CONF
+	lp() { on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/loop.conf" "$@"; }
+	run lp mt_extra
+	assert_success
+	run lp mt_inst
+	assert_success
+	is_live mt_blocked
+	run --separate-stderr lp -r mt_extra
+	assert_success
+	assert_equal "$stderr" "modprobe: WARNING: softdep loop mt_extra -> mt_extra: not following it back to mt_extra"
+	run is_live mt_extra
+	assert_failure
+	run --separate-stderr lp -r -f mt_inst
+	assert_success
+	assert_equal "$stderr" "modprobe: WARNING: softdep loop mt_inst -> mt_perm -> mt_blocked -> mt_inst: not following it back to mt_inst"
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+}
+
+@test "-r of a chain unloads the bottom dependency too; -n -v -a X X predicts each unload once" {
+	mp mtfs_tools
+	run --separate-stderr mp -r -n -v -a mtfs_tools mtfs_tools mtfs
+	assert_success
+	assert_output "rmmod mtfs_tools
+rmmod mtfs
+rmmod mt_fscore"
+	[[ $stderr == *"modprobe: 3 modules would rot: 7637 bytes" ]]
+	run --separate-stderr mp -r -v -a mtfs_tools mtfs_tools mtfs
+	assert_success
+	assert_output "rmmod mtfs_tools
+rmmod mtfs
+rmmod mt_fscore"
+	[[ $stderr == *"modprobe: 3 modules now rot: 7637 bytes" ]]
+	assert_equal "$(rotting_bytes)" 7637
+	assert_equal "$(kernel_state | grep -c '^live')" 0
+}
+
+@test "stock: -r of a chain unloads the bottom dependency too" {
+	MODE=stock setup
+	mp mtnet
+	run mp -r mtnet
+	assert_success
+	assert_equal "$(kernel_state)" "taint 0"
+}
+
+@test "a name of thousands of bytes in brackets never reaches libkmod: one line from each tool, nothing changed" {
+	local long want before
+	long="x[$(printf 'a%.0s' {1..5000})]"
+	want="Module x[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa... is no module name or alias: 5003 bytes, and an alias has at most 2047"
+	mp mt_extra
+	before=$(kernel_state)
+	for args in "" "-r" "-R" "-D" "-n -v" "-r -n -v"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr mp $args "$long"
+		assert_failure 1
+		assert_output ''
+		assert_equal "$stderr" "modprobe: ERROR: $want"
+	done
+	# with -a the others are still done, as kmod does for any failure
+	run --separate-stderr mp -a "$long" mt_core
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: $want"
+	is_live mt_core
+	on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mt_core
+	before=$(kernel_state)
+	for args in "" "-n" "-F name"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr on_kernel "$top_builddir/tools/modinfo" $args "$long"
+		assert_failure 1
+		assert_output ''
+		assert_equal "$stderr" "modinfo: ERROR: 'x[aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' is no module name or alias: 5003 bytes, and an alias has at most 2047"
+	done
+	run --separate-stderr on_kernel "$RMMOD" "$long"
+	assert_failure 2
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$long"
+	assert_failure 1
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "an install command that runs modprobe on its own module stops at 8 levels, with a clear line, exit 1" {
+	echo "install mt_inst $MODPROBE mt_inst" > "$BATS_TEST_TMPDIR/self.conf"
+	run --separate-stderr on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/self.conf" mt_inst
+	assert_failure 1
+	assert_equal "${stderr_lines[0]}" "modprobe: ERROR: install and remove commands run modprobe 8 levels deep (one that runs modprobe on its own module needs -i): not going deeper"
+	assert_equal "${#stderr_lines[@]}" 9 # then each of the 8 levels above: its command failed
+	assert_equal "${stderr_lines[8]}" "modprobe: ERROR: Error running install command for mt_inst: exit status 1"
+	assert_equal "$(kernel_state)" "taint 0"
+}
+
+@test "MODPROBE_OPTIONS reach a nested modprobe once, not doubled, with -C quoted; a path that cannot be passed is refused" {
+	local dir="$BATS_TEST_TMPDIR/it's here"
+	mkdir -p "$dir"
+	# the outer modprobe loads mt_inst by its install command, which runs
+	# modprobe on mt_extra, whose install command runs modprobe -i
+	cat > "$dir/nest.conf" <<CONF
+install mt_inst echo "1:\$MODPROBE_OPTIONS"; $MODPROBE mt_extra
+install mt_extra echo "2:\$MODPROBE_OPTIONS"; $MODPROBE -i mt_extra
+CONF
+	run --separate-stderr on_kernel "$MODPROBE" -q -C "$dir/nest.conf" mt_inst
+	assert_success
+	assert_output "1:-q -C \"$dir/nest.conf\"
+2:-q -C \"$dir/nest.conf\""
+	is_live mt_extra
+	run --separate-stderr on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/a'b\"c" mt_extra
+	assert_failure 2
+	assert_equal "$stderr" "modprobe: ERROR: -C $BATS_TEST_TMPDIR/a'b\"c: a path with both kinds of quote, or a newline, cannot be passed on to install commands in MODPROBE_OPTIONS (see 'modprobe --help')"
+}
+
+@test "an install or remove command killed by a signal fails (exit 1) and names the signal; one exiting non-zero says its status" {
+	cat > "$BATS_TEST_TMPDIR/sig.conf" <<'CONF'
+install mt_inst kill -KILL $$
+remove mt_inst kill -TERM $$
+install mt_extra exit 3
+CONF
+	sp() { on_kernel "$MODPROBE" -C "$BATS_TEST_TMPDIR/sig.conf" "$@"; }
+	run --separate-stderr sp mt_inst
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: the install command of mt_inst was killed by signal 9 (SIGKILL: Killed)"
+	run --separate-stderr sp mt_extra
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Error running install command for mt_extra: exit status 3"
+	run --separate-stderr sp -r mt_inst
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: the remove command of mt_inst was killed by signal 15 (SIGTERM: Terminated)"
+	assert_equal "$(kernel_state)" "taint 0"
+}
+
+@test "-c whose index dump cannot be written (ENOSPC, a file size limit) exits 1 with one line, not 0 cut mid-line" {
+	cp "$top_srcdir/tests/fixtures/modtree.spec" "$BATS_TEST_TMPDIR/spec"
+	{
+		printf 'kernel/misc/mt_many.ko | ko | 500'
+		for i in $(seq 60); do printf ' | alias=mt-many-alias-number-%03d' "$i"; done
+		echo
+	} >> "$BATS_TEST_TMPDIR/spec"
+	"$MODTREE" --spec "$BATS_TEST_TMPDIR/spec" "$K/root" >/dev/null 2>&1
+	run --separate-stderr mp -c
+	assert_success
+	[ "${#output}" -gt 2048 ]
+	# the configuration fits in 1024 bytes, the indexes do not
+	run --separate-stderr bash -c 'ulimit -f 1; trap "" XFSZ; "$@" > "$0"' "$BATS_TEST_TMPDIR/out" \
+		"$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -c
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not write to standard output: File too large"
+	run --separate-stderr bash -c '"$@" > /dev/full' _ "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -c
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not write to standard output: No space left on device"
+}
+
+@test "-r --reclaim of a name that only rots frees what rots (-n predicts it), once with -a X X" {
+	mp mt_fail || true
+	mp mt_fail || true
+	mp mtfs
+	mp -r mtfs
+	assert_equal "$(rotting_count mt_fail)" 2
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r -n --reclaim -a mt_fail mt_fail mtfs
+	assert_success
+	assert_output "mt_fail: would reclaim 2 instances, 4502 bytes
+mtfs: would reclaim 1 instance, 3720 bytes
+kernel taint would go: none -> R (8)"
+	assert_equal "$(kernel_state)" "$before"
+	run --separate-stderr mp -r --reclaim -a mt_fail mt_fail mtfs
+	assert_success
+	assert_output "mt_fail: reclaimed 2 instances, 4502 bytes
+mtfs: reclaimed 1 instance, 3720 bytes
+kernel taint: none -> R (8)"
+	assert_equal "$(rotting_count mt_fail)" 0
+	assert_equal "$(rotting_count mtfs)" 0
+	assert_equal "$(rotting_count mt_fscore)" 1
+	run "$SIM" ledger "$K" --check
+	assert_success
+}
+
+@test "/proc/kallsyms that cannot be read: modprobe does as insmod, loading without it or saying why not, never a silent exit 0" {
+	local kind
+	for kind in missing noperm; do
+		kernel_new rot
+		modtree_install
+		if [ "$kind" = missing ]; then rm "$K/root/proc/kallsyms"; else chmod 000 "$K/root/proc/kallsyms"; fi
+		# no kallsyms (CONFIG_KALLSYMS off, a restricted reader): the kernel checks symbols itself
+		run --separate-stderr setpriv --bounding-set=-dac_override,-dac_read_search -- \
+			"$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" mtnet
+		assert_success
+		assert_equal "$stderr" ''
+		is_live mt_net
+		is_live mt_core
+	done
+	# any other read error: nothing loaded, and said, as insmod says it
+	kernel_new rot
+	modtree_install
+	rm "$K/root/proc/kallsyms"
+	mkdir "$K/root/proc/kallsyms"
+	run --separate-stderr mp mtnet
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mt_net': could not read the kernel's symbols (/proc/kallsyms): Is a directory; nothing was loaded"
+	assert_equal "$(kernel_state)" "taint 0"
+	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$K/root/lib/modules/6.1.0-sim/kernel/sound/mt_extra.ko"
+	assert_failure 1
+	assert_equal "$stderr" "insmod: ERROR: could not read the kernel's symbols: Is a directory"
+}
+
+@test "-r -w fails closed too: an input unreadable while it waits is no sign the user is gone" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mp mt_codec
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -w 100 mt_codec
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not remove 'mt_codec': cannot tell whether it is in use after 100 ms: could not read /sys/module/mt_codec/drivers: Permission denied; not unloaded (-f unloads it anyway)"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "stock: a reference count that cannot be read is not 0: nothing unloaded without -f (kmod unloads)" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	MODE=stock setup
+	mp mt_extra
+	chmod 000 "$K/root/sys/module/mt_extra/refcnt"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_extra
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: Module mt_extra: cannot tell whether it is in use: could not read /sys/module/mt_extra/refcnt: Permission denied; nothing unloaded (-f unloads it anyway)."
+	assert_equal "$(kernel_state)" "$before"
+	run unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -f mt_extra
+	assert_success
+	assert_equal "$(kernel_state)" "taint 0"
+}
+
+@test "-r -n --reclaim predicts every instance the real run reclaims, those that rotted before too" {
+	mp mt_extra
+	mp -r mt_extra
+	mp mt_extra
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r -n --reclaim -a mt_extra mt_extra
+	assert_success
+	assert_output "mt_extra: would reclaim 2 instances, 3584 bytes
+kernel taint would go: none -> R (8)"
+	assert_equal "$(kernel_state)" "$before"
+	run --separate-stderr mp -r --reclaim -a mt_extra mt_extra
+	assert_success
+	assert_output "mt_extra: reclaimed 2 instances, 3584 bytes
+kernel taint: none -> R (8)"
+	assert_equal "$(rotting_count)" 0
 }

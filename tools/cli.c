@@ -462,6 +462,11 @@ const char *cli_read_error(int err, char *buf, size_t len)
 	return buf;
 }
 
+const char *cli_input_error(int err)
+{
+	return err == -EINVAL ? "not a regular file" : strerror(-err);
+}
+
 enum cli_exit cli_exit_for_errno(int err)
 {
 	switch (-err) {

@@ -102,6 +102,10 @@ enum cli_exit cli_snapshot_error(int err);
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);
 
+/* Why an input file (rot_usage_read()'s) could not be read, in words:
+ * -EINVAL is "not a regular file" (a FIFO, a device), else strerror. */
+const char *cli_input_error(int err);
+
 /* The exit code for a failure with this negative errno: EPERM and EACCES
  * are CLI_EXIT_PERM, ENOSYS CLI_EXIT_UNSUPPORTED, the rest CLI_EXIT_PARTIAL. */
 enum cli_exit cli_exit_for_errno(int err);

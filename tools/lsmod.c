@@ -237,10 +237,12 @@ static int usage_of(const struct rot_module *m, struct rot_usage *u)
 	int err = 0;
 	if (!usage_ctx_read) {
 		usage_ctx_read = true;
-		err = rot_usage_open(NULL, &usage_ctx);
+		char what[4096];
+		err = rot_usage_read(NULL, &usage_ctx, what, sizeof(what));
 		if (err < 0) {
 			if (err != -ENOMEM) {
-				cli_error("could not read the mount table: %s", strerror(-err));
+				cli_error("cannot tell which modules are in use: could not read %s: %s",
+					  what, cli_input_error(err));
 				cell_failed = true;
 			}
 			return err;

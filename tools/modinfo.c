@@ -365,6 +365,14 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 	struct kmod_module *mod = NULL;
 	int err;
 
+	/* libkmod 30 overflows a stack buffer normalising what is longer */
+	if (!is_module_file(arg) && rot_alias_check(arg) < 0) {
+		cli_error("'%.40s...' is no module name or alias: %zu bytes, and an alias has "
+			  "at most %d",
+			  arg, strlen(arg), ROT_ALIAS_MAX);
+		run->failures++;
+		return;
+	}
 	if (run->by_name) {
 		err = kmod_module_new_from_name_lookup(run->ctx, arg, &mod);
 		if (err < 0 || !mod)

@@ -168,6 +168,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	const struct rot_kernel_facts *facts = NULL;
 	struct rot_symbols *ksyms = NULL, *batch = NULL;
 	struct rot_modfile **mfs = NULL;
+	size_t failures_before = r->outcome.failures;
 	int err;
 
 	collecting = &plan;
@@ -197,8 +198,22 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), path, strerror(-err));
 	}
-	if (err == 0)
+	if (err == 0) {
 		err = plan_kernel_symbols(mfs, plan.n, &ksyms);
+		/* As insmod: without kallsyms (CONFIG_KALLSYMS off, a restricted
+		 * reader) the kernel checks symbols itself; any other failure to
+		 * read it is said below, and nothing is loaded. */
+		if (err == -ENOENT || err == -EACCES || err == -EPERM) {
+			err = 0;
+			ksyms = NULL;
+		} else if (err < 0 && err != -ENOMEM) {
+			char why[256];
+			mp_fail(r, err, false,
+				"could not insert '%s': could not read the kernel's symbols "
+				"(/proc/kallsyms): %s; nothing was loaded",
+				kmod_module_get_name(mod), cli_read_error(err, why, sizeof(why)));
+		}
+	}
 	for (size_t i = 0; err == 0 && i < plan.n; i++) {
 		if (!mfs[i])
 			continue;
@@ -207,9 +222,11 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		for (size_t d = 0; err == 0 && d < rot_modfile_defined_count(mfs[i]); d++)
 			err = rot_symbols_add(batch, rot_modfile_defined(mfs[i], d));
 	}
-	if (err == -ENOMEM)
-		mp_fail(r, err, false, "could not check '%s' before loading it: out of memory",
-			kmod_module_get_name(mod));
+	/* a plan that does not run is never silent: what was not said above */
+	if (err < 0 && r->outcome.failures == failures_before)
+		mp_fail(r, err, false,
+			"could not check '%s' before loading it: %s; nothing was loaded",
+			kmod_module_get_name(mod), strerror(-err));
 out:
 	for (size_t i = 0; mfs && i < plan.n; i++)
 		rot_modfile_free(mfs[i]);
@@ -276,11 +293,24 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			cli_errno_hint(err), rot);
 }
 
+/* libkmod's hook for an install command ($CMDLINE_OPTS already replaced):
+ * libkmod's own runner takes a command killed by a signal for success. */
+static int run_install(struct kmod_module *m, const char *cmd, void *data)
+{
+	struct modprobe_run *r = data;
+	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd);
+	if (err < 0)
+		r->command_failed = true;
+	return err;
+}
+
 int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 {
 	const struct modprobe_opts *o = r->opts;
 	struct kmod_list *list = NULL, *l;
 	unsigned flags = probe_flags(o);
+	if (mp_name_refused(r, alias))
+		return -ENAMETOOLONG;
 	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 
 	if (err < 0 || !list) {
@@ -297,12 +327,14 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			err = (flags & KMOD_PROBE_DRY_RUN) ? 0
 							   : preflight_plan(r, mod, flags, extra);
 			if (err == 0) {
-				err = kmod_module_probe_insert_module(mod, flags, extra, NULL, NULL,
+				r->command_failed = false;
+				err = kmod_module_probe_insert_module(mod, flags, extra,
+								      run_install, r,
 								      r->show ? print_action : NULL);
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;
-				if (err < 0)
+				if (err < 0 && !r->command_failed)
 					report_insert_error(r, mod, err);
 			}
 		}

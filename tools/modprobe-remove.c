@@ -23,6 +23,9 @@
 #define RM_HOLDERS 0x1
 #define RM_IGNORE_BUILTIN 0x2
 
+/* room for a reason that names a path */
+#define WHY_MAX (4096 + 256)
+
 static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags);
 
 /* kmod's SHOW(): "WORD TEXT", printed with -v or -n -v, flushed (commands may print too) */
@@ -41,6 +44,13 @@ static bool *gone_marks(struct modprobe_run *r)
 	return r->gone;
 }
 
+static bool unloaded_by_run(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = r->gone ? r->snap : NULL;
+	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
+	return m && r->gone[rot_snapshot_index_of(snap, m)];
+}
+
 static void mark_gone(struct modprobe_run *r, const char *name)
 {
 	const struct rot_module *m = r->snap ? rot_snapshot_find_live(r->snap, name) : NULL;
@@ -50,80 +60,114 @@ static void mark_gone(struct modprobe_run *r, const char *name)
 }
 
 /*
- * Whether name is in use, by the rule of its kernel: lib's rule on a rot
- * kernel (what this run unloaded holds nothing), the reference count on a
- * stock one, as kmod. why gets the reason in words.
+ * The rule's verdict on m (lib's rule on a rot kernel: what this run
+ * unloaded holds nothing), with its reason in words. An input the rule
+ * cannot read makes the verdict unknown, which is never "unused".
  */
-/* The rule's verdict on m, with its reason in words. */
-static bool usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
-			  const struct rot_module *m, const bool *gone, char *why, size_t cap)
+enum verdict { UNUSED, IN_USE, UNKNOWN };
+
+static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+				  const struct rot_module *m, const bool *gone, char *why,
+				  size_t cap)
 {
 	struct rot_usage u;
 	int err = rot_module_usage(ctx, snap, m, gone, &u);
 	if (err < 0) {
 		/* devices that cannot be counted are not known to be none */
-		snprintf(why, cap, ": its devices could not be read (%s)", strerror(-err));
-		return true;
+		snprintf(why, cap, "could not read /sys/module/%s/drivers: %s", rot_module_name(m),
+			 strerror(-err));
+		return UNKNOWN;
 	}
 	if (!rot_usage_in_use(&u))
-		return false;
+		return UNUSED;
 	if (u.holders)
-		snprintf(why, cap, ": %zu live %s depend on it", u.holders,
-			 u.holders == 1 ? "module" : "modules");
+		snprintf(why, cap, ": %zu live %s on it", u.holders,
+			 u.holders == 1 ? "module depends" : "modules depend");
 	else if (u.devices)
 		snprintf(why, cap, ": %zu %s bound to its drivers", u.devices,
 			 u.devices == 1 ? "device is" : "devices are");
 	else if (u.mounts)
 		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type,
 			 u.mount_target);
-	return true;
+	return IN_USE;
 }
 
-static bool in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
+/* The rule's inputs (mount table, modules.alias), read once per run; 0, or
+ * -errno with why saying which input could not be read. */
+static int usage_inputs(struct modprobe_run *r, char *why, size_t cap)
+{
+	if (!r->usage_read) {
+		r->usage_read = true;
+		r->usage_err =
+			rot_usage_read(r->moddir, &r->usage, r->usage_what, sizeof(r->usage_what));
+	}
+	if (r->usage_err < 0)
+		snprintf(why, cap, "could not read %s: %s",
+			 r->usage_what[0] ? r->usage_what : "its inputs",
+			 cli_input_error(r->usage_err));
+	return r->usage_err;
+}
+
+static enum verdict in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
 {
 	const char *name = kmod_module_get_name(mod);
 	why[0] = '\0';
-	if (!r->rot)
-		return kmod_module_get_refcnt(mod) > 0;
+	if (!r->rot) {
+		/* as kmod, by the reference count; one that cannot be read (the
+		 * module loaded) tells nothing */
+		int refs = kmod_module_get_refcnt(mod);
+		if (refs < 0 && refs != -ENOENT && kmod_module_get_initstate(mod) >= 0) {
+			snprintf(why, cap, "could not read /sys/module/%s/refcnt: %s", name,
+				 strerror(-refs));
+			return UNKNOWN;
+		}
+		return refs > 0 ? IN_USE : UNUSED;
+	}
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
 	bool *gone = gone_marks(r);
 	if (!m || (gone && gone[rot_snapshot_index_of(snap, m)]))
-		return false; /* not live: the unload will say so */
-	if (!r->usage_read) {
-		r->usage_read = true;
-		int err = rot_usage_open(r->moddir, &r->usage);
-		if (err < 0)
-			mp_fail(r, err, false, "could not read the mount table: %s", strerror(-err));
-	}
+		return UNUSED; /* not live: the unload will say so */
+	if (usage_inputs(r, why, cap) < 0)
+		return UNKNOWN;
 	return usage_verdict(r->usage, snap, m, gone, why, cap);
 }
 
 /* For -w: the rule on the kernel as it is now (a fresh snapshot and mount
- * table), since what the run read first is what it waits to change. */
-static bool in_use_now(struct modprobe_run *r, const char *name, char *why, size_t cap)
+ * table), since what the run read first is what it waits to change. An
+ * input that cannot be read now is no sign the user is gone (UNKNOWN). */
+static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *why, size_t cap)
 {
 	struct rot_snapshot *snap = NULL;
 	struct rot_usage_ctx *ctx = NULL;
-	bool busy = false;
+	char what[4096];
+	enum verdict v = UNUSED;
 	why[0] = '\0';
-	if (rot_snapshot_read(&snap) < 0 || rot_usage_open(r->moddir, &ctx) < 0) {
+	int err = rot_snapshot_read(&snap);
+	if (err < 0) {
+		snprintf(why, cap, "could not read the module list: %s", strerror(-err));
+		return UNKNOWN;
+	}
+	err = rot_usage_read(r->moddir, &ctx, what, sizeof(what));
+	if (err < 0) {
+		snprintf(why, cap, "could not read %s: %s", what[0] ? what : "its inputs",
+			 cli_input_error(err));
 		rot_snapshot_free(snap);
-		return false; /* the unload will tell */
+		return UNKNOWN;
 	}
 	const struct rot_module *m = rot_snapshot_find_live(snap, name);
 	if (m)
-		busy = usage_verdict(ctx, snap, m, NULL, why, cap);
+		v = usage_verdict(ctx, snap, m, NULL, why, cap);
 	rot_usage_close(ctx);
 	rot_snapshot_free(snap);
-	return busy;
+	return v;
 }
 
 /* A dependency goes when live and unused: kmod asks for a zero refcount,
  * which a module not loaded does not have either. */
 static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
 {
-	char why[256];
+	char why[WHY_MAX];
 	if (!r->rot)
 		return kmod_module_get_refcnt(dep) == 0;
 	const struct rot_snapshot *snap = mp_snapshot(r);
@@ -131,7 +175,7 @@ static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
 					  : NULL;
 	if (!m || (r->gone && r->gone[rot_snapshot_index_of(snap, m)]))
 		return false;
-	return !in_use(r, dep, why, sizeof(why));
+	return in_use(r, dep, why, sizeof(why)) == UNUSED;
 }
 
 /* What an unload of name leaves rotting: its size in the snapshot. */
@@ -142,16 +186,10 @@ static uint64_t live_size(struct modprobe_run *r, const char *name)
 	return m ? rot_module_size(m) : 0;
 }
 
-static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
+/* One reclaim of name (lib's, through reclaim_name()), said as rmmod says it. */
+static void reclaim_seen(struct modprobe_run *r, const char *name, struct reclaim_seen seen)
 {
-	if (r->opts->dry_run) {
-		report_reclaimed(name, 1, size, true);
-		r->reclaimed_any = true;
-		return;
-	}
-	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, size };
 	struct reclaim_outcome o;
-	seen.bytes = size * seen.instances; /* an estimate; the kernel's count decides */
 	reclaim_name(mp_snapshot(r), name, &seen, r->opts->force, &o);
 	if (o.err < 0 && o.err != -EBUSY) {
 		mp_fail(r, o.err, false, "could not reclaim module %s: %s%s", name,
@@ -170,6 +208,63 @@ static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t siz
 		cli_flush_stdout();
 		mp_fail(r, -EBUSY, false, "%s", msg);
 	}
+}
+
+/* The rotting instances of name the snapshot holds, and their bytes. */
+static struct reclaim_seen rotting_seen(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	struct reclaim_seen seen = { 0, 0, 0 };
+	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0;
+	     snap && i < rot_snapshot_count(snap); i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		if (strcmp(rot_module_name(m), name))
+			continue;
+		seen.instances++;
+		seen.bytes += rot_module_size(m);
+		seen.unit = rot_module_size(m);
+	}
+	return seen;
+}
+
+static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
+{
+	if (r->opts->dry_run) {
+		/* the reclaim frees every instance of the name, those that
+		 * rotted before too (this run's -n counts are in the tally) */
+		struct reclaim_seen old = rotting_seen(r, name);
+		size_t left = mp_rot_accounted(r, name);
+		if (left < old.instances)
+			old = (struct reclaim_seen){ left, old.unit * left, old.unit };
+		report_reclaimed(name, old.instances + 1, old.bytes + size, true);
+		mp_rot_account(r, name, (size_t)0 - old.instances);
+		r->reclaimed_any = true;
+		return;
+	}
+	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, size };
+	seen.bytes = size * seen.instances; /* an estimate; the kernel's count decides */
+	reclaim_seen(r, name, seen);
+}
+
+/*
+ * -r --reclaim of a name that only rots (no live module): what already
+ * rots is freed, as modprobe.8 says, rather than nothing done and nothing
+ * said. Returns whether any instance rotted.
+ */
+static bool reclaim_rotting(struct modprobe_run *r, const char *name)
+{
+	struct reclaim_seen seen = rotting_seen(r, name);
+	seen.instances = mp_rot_accounted(r, name); /* what the run reclaimed is gone */
+	if (!seen.instances)
+		return false;
+	if (r->opts->dry_run) {
+		report_reclaimed(name, seen.instances, seen.bytes, true);
+		r->reclaimed_any = true;
+		mp_rot_account(r, name, (size_t)0 - seen.instances);
+		return true;
+	}
+	reclaim_seen(r, name, seen);
+	return true;
 }
 
 /* After an unload (or, with -n, instead of it) on a rot kernel: what rots. */
@@ -217,7 +312,7 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	unsigned flags = r->opts->force ? ROT_UNLOAD_FORCE : 0;
 	unsigned long long deadline = r->opts->wait_msec ? now_msec() + r->opts->wait_msec : 0;
 	unsigned long long interval = 1;
-	char why[256];
+	char why[WHY_MAX];
 	int err;
 
 	show(r, "rmmod", name);
@@ -228,7 +323,8 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	}
 	for (;;) {
 		/* on a rot kernel nothing but the rule tells when a user is gone */
-		bool busy = deadline && r->rot && in_use_now(r, name, why, sizeof(why));
+		enum verdict v = deadline && r->rot ? in_use_now(r, name, why, sizeof(why)) : UNUSED;
+		bool busy = v == IN_USE || (v == UNKNOWN && !r->opts->force);
 		err = busy ? -EWOULDBLOCK : rot_unload(name, flags);
 		if (!(err == -EWOULDBLOCK && deadline && now_msec() < deadline))
 			break;
@@ -236,9 +332,16 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 		interval = interval < 512 ? interval * 2 : interval;
 	}
 	if (err < 0) {
-		if (err == -EWOULDBLOCK && deadline && r->rot &&
-		    in_use_now(r, name, why, sizeof(why)))
+		enum verdict v = err == -EWOULDBLOCK && deadline && r->rot
+					 ? in_use_now(r, name, why, sizeof(why))
+					 : UNUSED;
+		if (v == IN_USE)
 			mp_fail(r, err, false, "could not remove '%s': still in use after %llu ms%s",
+				name, r->opts->wait_msec, why);
+		else if (v == UNKNOWN)
+			mp_fail(r, err, false,
+				"could not remove '%s': cannot tell whether it is in use after %llu "
+				"ms: %s; not unloaded (-f unloads it anyway)",
 				name, r->opts->wait_msec, why);
 		else
 			mp_fail(r, err, false, "could not remove '%s': %s%s", name, strerror(-err),
@@ -268,18 +371,44 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 	}
 	*o = '\0';
 	show(r, "remove", cmd);
-	int ret = 0;
-	if (!r->opts->dry_run) {
-		setenv("MODPROBE_MODULE", name, 1);
-		ret = system(cmd);
-		unsetenv("MODPROBE_MODULE");
-		if (ret == -1 || WEXITSTATUS(ret)) {
-			mp_fail(r, -EIO, false, "Error running remove command for %s", name);
-			ret = ret == -1 ? -errno : -WEXITSTATUS(ret);
-		}
-	}
+	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd);
 	free(cmd);
 	return ret;
+}
+
+/*
+ * The dependencies an unload left unused, each once. libkmod lists them in
+ * load order (the bottom of a chain first), so one pass in that order, as
+ * kmod 30 makes it, finds the bottom still held by the module above it and
+ * leaves it loaded and unused: walk the list from the top down (the order
+ * of modules.dep), and again while a pass unloads something, so that what
+ * the last unload freed goes too.
+ */
+static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_module *mod)
+{
+	struct kmod_list *deps = kmod_module_get_dependencies(mod), *l;
+	size_t n = 0;
+	kmod_list_foreach(l, deps) n++;
+	/* what this walk unloaded (or, -n, would have): never twice */
+	bool *done = calloc(n + 1, sizeof(*done));
+	for (bool again = done != NULL; again && !r->stopped;) {
+		size_t i = n;
+		again = false;
+		kmod_list_foreach_reverse(l, deps)
+		{
+			struct kmod_module *dep = kmod_module_get_module(l);
+			i--;
+			if (!r->stopped && !done[i] && dependency_unused(r, dep) &&
+			    unload_now(r, dep) == 0)
+				again = done[i] = true;
+			kmod_module_unref(dep);
+		}
+	}
+	if (!done && n)
+		mp_fail(r, -ENOMEM, false, "could not remove what '%s' left unused: out of memory",
+			kmod_module_get_name(mod));
+	free(done);
+	kmod_module_unref_list(deps);
 }
 
 /* in reverse order; stop at the first failure when asked */
@@ -297,14 +426,97 @@ static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop
 	return 0;
 }
 
+/*
+ * Softdeps and holders lead back into remove_module(): a softdep loop in
+ * modprobe.d (a module that softdeps on itself, or a cycle) would recurse
+ * without end. The modules being removed are kept as a path; one already
+ * on it is not entered again (libkmod's insertion ignores such a loop in
+ * the same way), and the loop is told, once per edge.
+ */
+static void append(char *buf, size_t cap, const char *word)
+{
+	size_t n = strlen(buf), w = strlen(word);
+	if (n + w >= cap)
+		w = cap - n - 1;
+	memcpy(buf + n, word, w);
+	buf[n + w] = '\0';
+}
+
+static bool path_enter(struct modprobe_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->depth; i++) {
+		if (strcmp(r->path[i], name))
+			continue;
+		char loop[1024] = "";
+		for (size_t j = i; j < r->depth; j++) {
+			append(loop, sizeof(loop), r->path[j]);
+			append(loop, sizeof(loop), " -> ");
+		}
+		append(loop, sizeof(loop), name);
+		if (!r->opts->quiet)
+			cli_warn("softdep loop %s: not following it back to %s", loop, name);
+		return false;
+	}
+	if (r->depth == MP_REMOVE_DEPTH_MAX) {
+		mp_fail(r, -ELOOP, true,
+			"could not remove '%s': softdeps and holders nest deeper than %d modules",
+			name, MP_REMOVE_DEPTH_MAX);
+		return false;
+	}
+	r->path[r->depth++] = name;
+	return true;
+}
+
+static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod, int flags);
+
 static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags)
+{
+	if (!path_enter(r, kmod_module_get_name(mod)))
+		return r->depth == MP_REMOVE_DEPTH_MAX ? -ELOOP : 0;
+	int err = remove_module_entered(r, mod, flags);
+	r->depth--;
+	return err;
+}
+
+/*
+ * --remove-holders: on a rot kernel the holders the rule counts, those of
+ * the snapshot (/proc/modules), so that a sysfs holders directory that
+ * cannot be read hides none; elsewhere libkmod's, as kmod.
+ */
+static int remove_holders(struct modprobe_run *r, struct kmod_module *mod)
+{
+	const struct rot_snapshot *snap = r->rot ? mp_snapshot(r) : NULL;
+	if (!snap) {
+		struct kmod_list *holders = kmod_module_get_holders(mod);
+		int err = remove_list(r, holders, true);
+		kmod_module_unref_list(holders);
+		return err;
+	}
+	const struct rot_module *m = rot_snapshot_find_live(snap, kmod_module_get_name(mod));
+	for (size_t i = m ? rot_module_holder_count(m) : 0; i-- > 0;) {
+		struct kmod_module *h;
+		int err = kmod_module_new_from_name(r->ctx, rot_module_holder(m, i), &h);
+		if (err < 0) {
+			mp_fail(r, err, false, "could not remove the holders of '%s': %s",
+				kmod_module_get_name(mod), strerror(-err));
+			return err;
+		}
+		err = r->stopped ? -ECANCELED : remove_module(r, h, RM_IGNORE_BUILTIN);
+		kmod_module_unref(h);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod, int flags)
 {
 	const struct modprobe_opts *o = r->opts;
 	const char *name = kmod_module_get_name(mod);
 	struct kmod_list *pre = NULL, *post = NULL;
 	const char *cmd = NULL;
 	bool ignore_loaded = o->show_depends;
-	char why[256];
+	char why[WHY_MAX];
 	int err = 0;
 
 	if (!o->ignore_commands) {
@@ -316,8 +528,12 @@ static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int fl
 		cmd = kmod_module_get_remove_commands(mod);
 	}
 	if (!cmd && !ignore_loaded) {
-		int state = kmod_module_get_initstate(mod);
+		/* what this run unloaded (or, -n, would have) is not in the kernel
+		 * any more, though -n leaves it there: -a X X counts it once */
+		int state = unloaded_by_run(r, name) ? -ENOENT : kmod_module_get_initstate(mod);
 		if (state < 0) {
+			if (o->reclaim && r->rot && reclaim_rotting(r, name))
+				goto out;
 			if (o->first_time) {
 				err = -ENOENT;
 				mp_fail(r, err, true, "Module %s is not in kernel.", name);
@@ -334,32 +550,34 @@ static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int fl
 	}
 	remove_list(r, post, false);
 	if (flags & RM_HOLDERS) {
-		struct kmod_list *holders = kmod_module_get_holders(mod);
-		err = remove_list(r, holders, true);
-		kmod_module_unref_list(holders);
+		err = remove_holders(r, mod);
 		if (err < 0)
 			goto out;
+		/* a holder's unload took it along, as a dependency it left unused */
+		if (unloaded_by_run(r, name))
+			goto out;
 	}
-	if (!cmd && !ignore_loaded && !o->wait_msec && in_use(r, mod, why, sizeof(why))) {
+	enum verdict v = cmd || ignore_loaded || o->wait_msec ? UNUSED
+							      : in_use(r, mod, why, sizeof(why));
+	if (v == IN_USE) {
 		err = -EBUSY;
 		mp_fail(r, err, true, "Module %s is in use%s.", name, why);
+		goto out;
+	}
+	if (v == UNKNOWN && !o->force) {
+		err = -EBUSY;
+		mp_fail(r, err, true,
+			"Module %s: cannot tell whether it is in use: %s; nothing unloaded "
+			"(-f unloads it anyway).",
+			name, why);
 		goto out;
 	}
 	err = cmd ? run_remove_command(r, mod, cmd) : unload_now(r, mod);
 	if (err < 0)
 		goto out;
 	/* what it left unused goes too; failures here are not the run's */
-	if (!cmd) {
-		struct kmod_list *deps = kmod_module_get_dependencies(mod), *l;
-		kmod_list_foreach(l, deps)
-		{
-			struct kmod_module *dep = kmod_module_get_module(l);
-			if (!r->stopped && dependency_unused(r, dep))
-				unload_now(r, dep);
-			kmod_module_unref(dep);
-		}
-		kmod_module_unref_list(deps);
-	}
+	if (!cmd)
+		remove_unused_dependencies(r, mod);
 	remove_list(r, pre, false);
 out:
 	kmod_module_unref_list(pre);
@@ -370,7 +588,21 @@ out:
 int mp_remove(struct modprobe_run *r, const char *alias)
 {
 	struct kmod_list *list = NULL, *l;
-	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
+	char why[WHY_MAX];
+	int err;
+
+	if (mp_name_refused(r, alias))
+		return -ENAMETOOLONG;
+	/* A rule that cannot be evaluated unloads nothing, softdeps included. */
+	if (r->rot && !r->opts->force && !r->opts->show_depends &&
+	    usage_inputs(r, why, sizeof(why)) < 0) {
+		mp_fail(r, r->usage_err, true,
+			"could not remove '%s': cannot tell what is in use: %s; nothing unloaded "
+			"(-f unloads anyway)",
+			alias, why);
+		return r->usage_err;
+	}
+	err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 
 	if (err < 0) {
 		/* libkmod refuses a name it cannot normalise ('[' without ']') */

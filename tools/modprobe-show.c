@@ -8,9 +8,61 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "modprobe.h"
+
+/* Copies fd from its start to stdout; a failed write shows at the flush. */
+static int copy_to_stdout(int fd)
+{
+	char buf[65536];
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+			return cli_flush_stdout();
+	}
+}
+
+/*
+ * libkmod writes the indexes to a descriptor itself and ignores a failed
+ * write (ENOSPC, EPIPE, a file size limit): the output ended mid-line with
+ * exit 0. They go to a memory file first, and from there through stdout,
+ * whose errors the tool sees.
+ */
+static int dump_indexes(struct modprobe_run *r)
+{
+	int err = cli_flush_stdout();
+	if (err < 0)
+		return err; /* said at exit, once */
+	int fd = memfd_create("modprobe-indexes", MFD_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
+			strerror(-err));
+		return err;
+	}
+	err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_ALIAS, fd);
+	if (err >= 0)
+		err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_SYMBOL, fd);
+	if (err < 0)
+		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
+			strerror(-err));
+	else
+		err = copy_to_stdout(fd);
+	close(fd);
+	if (err >= 0)
+		err = cli_flush_stdout();
+	return err;
+}
 
 int mp_show_config(struct modprobe_run *r)
 {
@@ -41,17 +93,7 @@ int mp_show_config(struct modprobe_run *r)
 		kmod_config_iter_free_iter(it);
 	}
 	puts("\n# End of configuration files. Dumping indexes now:\n");
-	int err = cli_flush_stdout();
-	if (err < 0)
-		return err;
-	/* libkmod writes the indexes to the descriptor itself */
-	err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_ALIAS, STDOUT_FILENO);
-	if (err >= 0)
-		err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_SYMBOL, STDOUT_FILENO);
-	if (err < 0)
-		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
-			strerror(-err));
-	return err;
+	return dump_indexes(r);
 }
 
 /* symbol versions (what the module needs) or exported symbols (what it offers) */

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "insmod.h"
@@ -90,6 +91,44 @@ void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 		r->stopped = true;
 }
 
+bool mp_name_refused(struct modprobe_run *r, const char *name)
+{
+	int err = rot_alias_check(name);
+	if (err < 0)
+		mp_fail(r, err, true,
+			"Module %.40s... is no module name or alias: %zu bytes, and an alias "
+			"has at most %d",
+			name, strlen(name), ROT_ALIAS_MAX);
+	return err < 0;
+}
+
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd)
+{
+	setenv("MODPROBE_MODULE", name, 1);
+	int status = system(cmd);
+	int err = errno;
+	unsetenv("MODPROBE_MODULE");
+	if (status == -1) {
+		mp_fail(r, -err, false, "could not run the %s command of %s: %s", type, name,
+			strerror(err));
+		return -err;
+	}
+	/* a shell that ran the command in its place dies of the command's signal */
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		const char *abbrev = sigabbrev_np(sig);
+		mp_fail(r, -EINTR, false, "the %s command of %s was killed by signal %d (SIG%s: %s)",
+			type, name, sig, abbrev ? abbrev : "?", strsignal(sig));
+		return -EINTR;
+	}
+	if (WEXITSTATUS(status)) {
+		mp_fail(r, -EIO, false, "Error running %s command for %s: exit status %d", type,
+			name, WEXITSTATUS(status));
+		return -EIO;
+	}
+	return 0;
+}
+
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
 {
 	if (!r->snap_read) {
@@ -160,10 +199,11 @@ static void kmod_log(void *data, int priority, const char *file, int line, const
  * MODPROBE_OPTIONS come before the command line's, split at blanks; a
  * quoted word keeps its blanks. Returns a new argv (malloc'd) or argv.
  */
-static char **options_from_env(int *argc, char **argv, char **store)
+static char **options_from_env(int *argc, char **argv, char **store, int *nenv)
 {
 	const char *env = getenv("MODPROBE_OPTIONS");
 	*store = NULL;
+	*nenv = 0;
 	if (!env || !*env)
 		return argv;
 	size_t len = strlen(env);
@@ -194,6 +234,7 @@ static char **options_from_env(int *argc, char **argv, char **store)
 		}
 		*o++ = '\0';
 	}
+	*nenv = n - 1;
 	for (int i = 1; i < *argc; i++)
 		nv[n++] = argv[i];
 	nv[n] = NULL;
@@ -202,7 +243,11 @@ static char **options_from_env(int *argc, char **argv, char **store)
 	return nv;
 }
 
-/* what children (install commands calling modprobe) inherit */
+/*
+ * What children (install commands calling modprobe) inherit: the options
+ * of this command line, after those it inherited itself (which are in
+ * MODPROBE_OPTIONS already: appended again, they doubled at every level).
+ */
 static void env_append(const char *word)
 {
 	const char *old = getenv("MODPROBE_OPTIONS");
@@ -219,6 +264,57 @@ static void env_append(const char *word)
 	free(v);
 }
 
+/*
+ * A -C path as one MODPROBE_OPTIONS word that kmod's parser and ours both
+ * read back whole: in single quotes, or in double quotes when it holds a
+ * single one. A path with both (or a newline, which ends the variable for
+ * a shell) cannot be passed on, and is refused.
+ */
+static void env_append_path(const char *path)
+{
+	char quote = strchr(path, '\'') ? '"' : '\'';
+	if (strchr(path, quote) || strchr(path, '\n'))
+		cli_usage_fail("-C %s: a path with both kinds of quote, or a newline, cannot be "
+			       "passed on to install commands in MODPROBE_OPTIONS",
+			       path);
+	size_t len = strlen(path);
+	char *word = malloc(len + 3);
+	if (!word) {
+		cli_error("out of memory");
+		exit(CLI_EXIT_PARTIAL);
+	}
+	word[0] = quote;
+	memcpy(word + 1, path, len);
+	word[len + 1] = quote;
+	word[len + 2] = '\0';
+	env_append(word);
+	free(word);
+}
+
+/* Whether the option getopt just returned came from MODPROBE_OPTIONS (its
+ * words are argv[1..nenv]; getopt moves only non-options behind them). */
+static bool option_inherited(char **argv, int before, int nenv)
+{
+	int element = optind == before ? before : optind - 1;
+	if (optarg && optind >= 2 && optarg == argv[optind - 1] && optind != before)
+		element = optind - 2; /* "-C PATH": the option is the word before */
+	return element <= nenv;
+}
+
+/* "--verbose", or a bundle of short options with a v before any that
+ * takes an argument ("-qv", not "-Cv") */
+static bool word_sets_verbose(const char *w)
+{
+	if (!strcmp(w, "--verbose"))
+		return true;
+	if (w[0] != '-' || w[1] == '-')
+		return false;
+	for (const char *p = w + 1; *p && !strchr("wCdS", *p); p++)
+		if (*p == 'v')
+			return true;
+	return false;
+}
+
 static unsigned long long parse_wait(const char *arg)
 {
 	char *end;
@@ -229,7 +325,7 @@ static unsigned long long parse_wait(const char *arg)
 	return v;
 }
 
-static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
+static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts *o)
 {
 	enum {
 		OPT_FORCE_VERMAGIC = 256,
@@ -273,7 +369,10 @@ static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
 	};
 	int c;
 
-	while ((c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1) {
+	for (int before = optind;
+	     (c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1;
+	     before = optind) {
+		bool inherited = option_inherited(argv, before, nenv);
 		switch (c) {
 		case 'a':
 			o->all = true;
@@ -332,8 +431,10 @@ static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
 			v[o->nconfig++] = optarg;
 			v[o->nconfig] = NULL;
 			o->config_paths = v;
-			env_append("-C");
-			env_append(optarg);
+			if (!inherited) {
+				env_append("-C");
+				env_append_path(optarg);
+			}
 			break;
 		}
 		case 'd':
@@ -344,14 +445,20 @@ static void parse_options(int argc, char *argv[], struct modprobe_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
-			env_append("-q");
+			if (!inherited)
+				env_append("-q");
 			break;
 		case OPT_RECLAIM:
 			o->reclaim = true;
 			break;
 		}
 	}
-	if (cli_is_verbose())
+	/* -v is counted by the CLI helper, never returned: an inherited one
+	 * shows in the words MODPROBE_OPTIONS gave */
+	bool inherited_verbose = false;
+	for (int i = 1; i <= nenv; i++)
+		inherited_verbose |= word_sets_verbose(argv[i]);
+	if (cli_is_verbose() && !inherited_verbose)
 		env_append("-v");
 	if (o->reclaim && !o->remove)
 		cli_usage_fail("--reclaim frees what unloading leaves: it needs -r");
@@ -437,6 +544,34 @@ static void summarise(struct modprobe_run *r, struct run_taint *taint)
 			   r->rotted_bytes);
 }
 
+/*
+ * An install or remove command may run modprobe, and one that runs it on
+ * its own module without -i runs itself again, until exec fails. Each
+ * modprobe tells its commands how deep they are; past MP_NESTING_MAX
+ * levels it refuses. kmod has no bound.
+ */
+#define MP_NESTING_ENV "MODROT_MODPROBE_NESTING"
+#define MP_NESTING_MAX 8
+
+static int nesting_enter(bool quiet)
+{
+	const char *env = getenv(MP_NESTING_ENV);
+	char *end, buf[16];
+	long depth = env ? strtol(env, &end, 10) : 0;
+	if (!env || *end || depth < 0)
+		depth = 0;
+	if (depth >= MP_NESTING_MAX) {
+		if (!quiet)
+			cli_error("install and remove commands run modprobe %d levels deep (one that runs "
+				  "modprobe on its own module needs -i): not going deeper",
+				  MP_NESTING_MAX);
+		return -ELOOP;
+	}
+	snprintf(buf, sizeof(buf), "%ld", depth + 1);
+	setenv(MP_NESTING_ENV, buf, 1);
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct modprobe_opts o = { 0 };
@@ -447,8 +582,11 @@ int main(int argc, char *argv[])
 
 	cli_init("modprobe", help);
 	current = &r;
-	char **args_all = options_from_env(&argc, argv, &env_store);
-	parse_options(argc, args_all, &o);
+	int nenv;
+	char **args_all = options_from_env(&argc, argv, &env_store, &nenv);
+	parse_options(argc, args_all, nenv, &o);
+	if (nesting_enter(o.quiet) < 0)
+		return CLI_EXIT_PARTIAL;
 	char **args = args_all + optind;
 	int nargs = argc - optind;
 	if (!o.show_config && nargs == 0)

@@ -42,6 +42,9 @@ struct modprobe_opts {
 	const char *kversion; /* -S */
 };
 
+/* How deep softdeps and holders may nest in one removal (kmod has no bound). */
+#define MP_REMOVE_DEPTH_MAX 64
+
 struct modprobe_run {
 	const struct modprobe_opts *opts;
 	struct kmod_ctx *ctx;
@@ -54,6 +57,8 @@ struct modprobe_run {
 	bool *gone; /* per snapshot index: unloaded (or, -n, would be) by this run */
 	struct rot_usage_ctx *usage; /* the mount table, read when first needed */
 	bool usage_read;
+	int usage_err;         /* the rule's inputs could not be read: -errno */
+	char usage_what[4096]; /* and which of them */
 	bool reclaimed_any;
 	struct rot_kernel_facts facts;
 	int facts_err;
@@ -66,6 +71,10 @@ struct modprobe_run {
 	/* rotting instances this run has already told of, by name */
 	struct mp_tally *tally;
 	size_t ntally;
+	/* the modules being removed, outermost first: a softdep loop ends here */
+	const char *path[MP_REMOVE_DEPTH_MAX];
+	size_t depth;
+	bool command_failed; /* an install command failed, and said so */
 };
 
 struct mp_tally {
@@ -85,6 +94,15 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
  */
 void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* A name libkmod must not see (too long to be a module name or alias):
+ * said, as a fatal failure, and true. */
+bool mp_name_refused(struct modprobe_run *r, const char *name);
+
+/* Runs an install or remove command (type) of module name, as kmod does
+ * (sh -c, MODPROBE_MODULE set). A command that exits non-zero or is killed
+ * by a signal fails: said, and -errno. */
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd);
 
 /* The snapshot of the kernel, read once (NULL when it cannot be read). */
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);

@@ -432,14 +432,18 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	bool *in = calloc(n + 1, sizeof(*in));
 	struct rot_usage *use = calloc(n + 1, sizeof(*use));
 	struct rot_usage_ctx *ctx = NULL;
-	int err = in && use ? rot_usage_open(NULL, &ctx) : -ENOMEM;
+	char what[4096] = "";
+	int err = in && use ? rot_usage_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
+	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
 		if (err == -ENOMEM)
 			failed(r, "", err, false, "out of memory");
 		else
-			failed(r, "", err, false, "could not read the mount table: %s",
-			       strerror(-err));
+			failed(r, "", err, false,
+			       "cannot tell which modules are unused: could not read %s: %s; "
+			       "nothing unloaded",
+			       what, cli_input_error(err));
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -452,8 +456,9 @@ static int unused_set(struct rmmod_run *r, bool **out)
 		err = rot_module_usage(ctx, snap, m, NULL, &use[i]);
 		if (err < 0) {
 			failed(r, rot_module_name(m), err, false,
-			       "could not read the devices of module %s: %s", rot_module_name(m),
-			       strerror(-err));
+			       "cannot tell which modules are unused: could not read "
+			       "/sys/module/%s/drivers: %s; nothing unloaded",
+			       rot_module_name(m), strerror(-err));
 			goto fail;
 		}
 	}
