@@ -145,3 +145,13 @@ setup() {
 		assert_equal "$stderr" "modinfo: ERROR: could not write to standard output: Bad file descriptor"
 	done
 }
+
+@test "modinfo: libkmod's own lines never reach the terminal raw, even with KMOD_LOG=debug" {
+	local dir
+	dir=$BATS_TEST_TMPDIR/$(printf 'x\033[2J')
+	run --separate-stderr on_kernel env KMOD_LOG=debug "$MODINFO" -b "$dir" nosuch
+	assert_equal "$status" 1
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" "^modinfo: ERROR: module or alias 'nosuch' not found in .*/x\\\\x1b\\[2J/lib/modules/"
+	refute [ "$(printf '%s' "$stderr" | tr -d '\n' | tr -d '[:print:]')" ]
+}

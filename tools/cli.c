@@ -14,6 +14,7 @@
 static const char *progname = "modrot";
 static void (*print_help)(void);
 static bool use_syslog;
+static bool quiet;
 static int verbosity;
 static bool output_failed;
 static const int (*exclusive_groups)[CLI_EXCLUSIVE_MAX];
@@ -264,6 +265,16 @@ void cli_set_syslog(bool on)
 	if (on && !use_syslog)
 		openlog(progname, LOG_CONS, LOG_DAEMON);
 	use_syslog = on;
+}
+
+void cli_set_quiet(bool on)
+{
+	quiet = on;
+}
+
+bool cli_is_quiet(void)
+{
+	return quiet;
 }
 
 void cli_more_verbose(void)

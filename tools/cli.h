@@ -82,6 +82,9 @@ void cli_output_failed(int err);
 int cli_flush_stdout(void);
 
 void cli_set_syslog(bool on);
+/* Quiet: libkmod's own lines (kmodlog.h) are not printed (modprobe -q). */
+void cli_set_quiet(bool on);
+bool cli_is_quiet(void);
 void cli_more_verbose(void);
 bool cli_is_verbose(void);
 

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "jsonwrt.h"
+#include "kmodlog.h"
 #include "modinfo.h"
 #include "sigwords.h"
 
@@ -394,12 +395,6 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 	kmod_module_unref(mod);
 }
 
-/* libkmod's own messages would repeat what the tool says once. */
-static void silent(void *data, int priority, const char *file, int line, const char *fn,
-		   const char *format, va_list args)
-{
-}
-
 int main(int argc, char *argv[])
 {
 	static const char *const no_config[] = { NULL };
@@ -413,12 +408,11 @@ int main(int argc, char *argv[])
 	if (module_directory(&run))
 		read_kernel_state(&run);
 
-	run.ctx = kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
+	run.ctx = cli_kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
 	if (!run.ctx) {
 		cli_error("out of memory");
 		goto out;
 	}
-	kmod_set_log_fn(run.ctx, silent, NULL);
 
 	if (run.opts.json) {
 		json_start_stdout(&run.json);
