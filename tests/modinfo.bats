@@ -155,3 +155,54 @@ setup() {
 	assert_regex "$stderr" "^modinfo: ERROR: module or alias 'nosuch' not found in .*/x\\\\x1b\\[2J/lib/modules/"
 	refute [ "$(printf '%s' "$stderr" | tr -d '\n' | tr -d '[:print:]')" ]
 }
+
+@test "modinfo never opens a FIFO or directory named as a module file, and refuses a huge one: one line each, exit 1" {
+	local t=$BATS_TEST_TMPDIR
+	mkfifo "$t/fifo.ko"
+	mkdir "$t/dir.ko"
+	truncate -s 64G "$t/huge.ko"
+	before=$(kernel_state)
+	local m args
+	for args in "" "-J" "-F license" "-0"; do
+		for m in fifo dir; do
+			# As kmod's modinfo: what is not a regular file is a name to look up.
+			# shellcheck disable=SC2086
+			run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" $args "$t/$m.ko"
+			assert_equal "$status" 1
+			assert_regex "$stderr" "^modinfo: ERROR: module or alias '$t/$m.ko' not found in "
+		done
+		# shellcheck disable=SC2086
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" $args "$t/huge.ko"
+		assert_equal "$status" 1
+		assert_equal "$stderr" "modinfo: ERROR: huge: could not read the module's information from $t/huge.ko: too large: more than 512 MiB"
+	done
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modinfo refuses a FIFO named in modules.dep without waiting on it" {
+	local root=$BATS_TEST_TMPDIR/root rel
+	rel=$(on_kernel uname -r)
+	mkdir -p "$root/lib/modules/$rel/kernel"
+	cp "$FIXTURES/delta.ko" "$root/lib/modules/$rel/kernel/delta.ko"
+	/sbin/depmod -b "$root" "$rel"
+	# Indexed as a module, then replaced by a FIFO without a writer.
+	rm "$root/lib/modules/$rel/kernel/delta.ko"
+	mkfifo "$root/lib/modules/$rel/kernel/delta.ko"
+	run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" -b "$root" delta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "modinfo: ERROR: delta: could not read the module's information from $root/lib/modules/$rel/kernel/delta.ko: a fifo, not a regular file"
+}
+
+@test "modinfo --verify refuses a FIFO, /dev/null, /dev/zero and a huge file as keyring: exit 2 at once" {
+	local t=$BATS_TEST_TMPDIR
+	mkfifo "$t/fifo.pem"
+	truncate -s 64G "$t/huge.pem"
+	local k
+	for k in "$t/fifo.pem:a fifo, not a regular file" "/dev/null:a character device, not a regular file" \
+		"/dev/zero:a character device, not a regular file" "$t/huge.pem:too large: more than 16 MiB"; do
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" --verify "${k%%:*}" "$F/signed.ko"
+		assert_equal "$status" 2
+		assert_equal "$stderr" "modinfo: ERROR: could not read the keyring ${k%%:*}: ${k#*:} (see 'modinfo --help')"
+		assert_output ""
+	done
+}

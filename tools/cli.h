@@ -105,6 +105,14 @@ enum cli_exit cli_snapshot_error(int err);
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);
 
+/* What a file's type (st_mode & S_IFMT) is, in words: "a fifo",
+ * "a directory", "a character device", ... */
+const char *cli_file_kind(uint64_t mode);
+
+/* Why rot_file_read() or rot_file_check() refused path, in words:
+ * "a fifo, not a regular file", "larger than 16 MiB", or strerror. */
+const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf, size_t len);
+
 /* The exit code for a failure with this negative errno: EPERM and EACCES
  * are CLI_EXIT_PERM, ENOSYS CLI_EXIT_UNSUPPORTED, the rest CLI_EXIT_PARTIAL. */
 enum cli_exit cli_exit_for_errno(int err);
