@@ -228,3 +228,21 @@ setup() {
 	assert_equal "$(jq -c '.modules[0].parameters | [length, .[0], .[99999]]' <<< "$output")" \
 		'[100003,{"name":"p99999","description":"desc 99999","type":"int"},{"name":"p0","description":"desc 0","type":"int"}]'
 }
+
+@test "modinfo escapes a hostile .modinfo key on a terminal as it does values, in every layout; JSON escapes it" {
+	# "license" becomes "l", ESC, "[31mX": the same length.
+	perl -0777 -pe 's/\0license=/\0l\e[31mX=/' "$FIXTURES/delta.ko" > "$BATS_TEST_TMPDIR/evilkey.ko"
+	run on_kernel "$MODINFO" -0 "$BATS_TEST_TMPDIR/evilkey.ko"
+	assert_output --partial "$(printf 'l\033[31mX=')"
+	run --separate-stderr on_kernel "$MODINFO" -J "$BATS_TEST_TMPDIR/evilkey.ko"
+	assert_success
+	assert_equal "$(jq -r '.modules[0].info[] | select(.key | startswith("l")) | .key' <<< "$output")" "$(printf 'l\033[31mX')"
+	assert_output --partial '"key": "l\u001b[31mX"'
+	command -v script > /dev/null || skip "no script(1) to give modinfo a terminal"
+	local args
+	for args in "" "-0"; do
+		run script -qec "$SIM run $K -- $MODINFO $args $BATS_TEST_TMPDIR/evilkey.ko" /dev/null
+		assert_output --partial 'l\x1b[31mX'
+		refute_output --partial "$(printf '\033')"
+	done
+}
