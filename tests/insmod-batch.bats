@@ -203,3 +203,14 @@ LIST
 	assert_equal "$stderr" "insmod: ERROR: could not read the list -: too large: more than 16 MiB (see 'insmod --help')"
 	assert_equal "$(kernel_state)" "$before"
 }
+
+@test "insmod --batch -- loads files whose names begin with '-': after -- nothing is an option" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cp "$FIXTURES/delta.ko" "$BATS_TEST_TMPDIR/d/-f.ko"
+	cp "$FIXTURES/alpha.ko" "$BATS_TEST_TMPDIR/d/--alpha.ko"
+	cd "$BATS_TEST_TMPDIR/d"
+	run --separate-stderr on_kernel "$INSMOD" --batch -- -f.ko --alpha.ko
+	assert_success
+	assert_output "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
+	assert_equal "$(kernel_state | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" "alpha delta "
+}

@@ -122,8 +122,10 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 			break;
 		}
 	}
-	/* In a batch, options may also follow files. */
-	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1])
+	/* In a batch, options may also follow files; after "--" nothing is
+	 * an option, and a file may begin with '-'. */
+	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1] &&
+	    strcmp(argv[optind - 1], "--") != 0)
 		cli_usage_fail("options go before the files");
 	if (!o->list_path && optind >= argc)
 		cli_usage_fail("missing module file");
