@@ -16,6 +16,13 @@
  */
 int proc_read_whole(const char *path, char **out, size_t *len);
 
+struct stat;
+/* Opens a file a user named for reading, without waiting (O_NONBLOCK,
+ * then cleared) and only when fstat says it is regular: returns the
+ * descriptor, -EINVAL when it is not regular (st says what it is), or
+ * another negative errno. */
+int file_open_regular(const char *path, struct stat *st);
+
 /* Records where a kernel file is malformed (see rot_last_parse_error());
  * returns -EPROTO. */
 int parse_error_set(const char *file, size_t line, const char *reason);

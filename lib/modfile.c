@@ -22,7 +22,7 @@
 /* Larger than any real module (the biggest in a distribution kernel are
  * tens of MiB), small enough that a hostile file cannot exhaust memory. */
 #ifndef MODFILE_LIMIT
-#define MODFILE_LIMIT (512u << 20)
+#define MODFILE_LIMIT ROT_MODFILE_MAX
 #endif
 
 struct rot_modfile {
@@ -63,22 +63,15 @@ static void libelf_init(void)
 
 static int read_file(struct rot_modfile *mf)
 {
-	/* O_NONBLOCK: opening a fifo must not wait for a writer. */
-	int fd = open(mf->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
+	struct stat st = { 0 };
+	int fd = file_open_regular(mf->path, &st);
+	if (fd == -EINVAL) {
 		mf->problem = ROT_PROBLEM_NOT_REGULAR;
 		mf->value = st.st_mode & S_IFMT;
 		return 0;
 	}
+	if (fd < 0)
+		return fd;
 	if ((uint64_t)st.st_size > MODFILE_LIMIT) {
 		close(fd);
 		mf->problem = ROT_PROBLEM_TOO_BIG;

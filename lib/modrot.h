@@ -420,6 +420,24 @@ int rot_alias_check(const char *typed);
  * negative there). */
 uint32_t rot_kernfs_hash(const char *name);
 
+/* ---- files a user names (a keyring, a module file, a list) ----
+ *
+ * Opened without waiting (opening a FIFO waits for a writer) and accepted
+ * only when fstat says regular; never read past limit bytes, however
+ * large the file claims or turns out to be. -EINVAL: not a regular file
+ * (a directory, FIFO, device or socket); -EFBIG: larger than limit; else
+ * the negative errno of open or read.
+ */
+int rot_file_check(const char *path, uint64_t limit);
+/* The whole file, NUL-terminated, in a malloc'd *out. */
+int rot_file_read(const char *path, size_t limit, char **out, size_t *len);
+
+/* The largest module file modrot reads (compressed or not, and once
+ * decompressed): more than any module. */
+#define ROT_MODFILE_MAX (512u << 20)
+/* The largest keyring file (one file of a keyring directory). */
+#define ROT_KEYRING_FILE_MAX (16u << 20)
+
 /* ---- module signatures ----
  *
  * As the kernel's sign-file appends them: a detached PKCS#7 (CMS)
@@ -435,7 +453,9 @@ struct rot_keyring;
 /*
  * Loads every X.509 certificate (PEM or DER) from a file, or from the
  * regular files of a directory. -ENOENT: no such path; -ENOKEY: nothing in
- * it parsed as a certificate; other negative errno values from reading.
+ * it parsed as a certificate; -EINVAL: neither a regular file nor a
+ * directory (a FIFO, a device); -EFBIG: a file larger than
+ * ROT_KEYRING_FILE_MAX; other negative errno values from reading.
  */
 int rot_keyring_load(const char *path, struct rot_keyring **out);
 void rot_keyring_free(struct rot_keyring *kr);

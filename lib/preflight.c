@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -44,7 +45,9 @@ static void kernel_vermagic(struct rot_kernel_facts *facts)
 	snprintf(dir, sizeof(dir), "/lib/modules/%s", facts->release);
 	char dep[sizeof(dir) + sizeof("/modules.dep")];
 	snprintf(dep, sizeof(dep), "%s/modules.dep", dir);
-	int fd = open(dep, O_RDONLY | O_CLOEXEC);
+	/* A FIFO or device in its place is not waited on, nor read. */
+	struct stat st;
+	int fd = file_open_regular(dep, &st);
 	if (fd < 0)
 		return;
 	char line[4096];

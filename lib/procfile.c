@@ -27,6 +27,101 @@ const struct rot_parse_error *rot_last_parse_error(void)
 	return last_error.file ? &last_error : NULL;
 }
 
+int file_open_regular(const char *path, struct stat *st)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	/* Reads of a regular file block as reads do, not fail with EAGAIN. */
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int rot_file_check(const char *path, uint64_t limit)
+{
+	struct stat st;
+	int fd = file_open_regular(path, &st);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return (uint64_t)st.st_size > limit ? -EFBIG : 0;
+}
+
+int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
+{
+	struct stat st;
+	int fd = file_open_regular(path, &st);
+	if (fd < 0)
+		return fd;
+	if (limit >= SIZE_MAX - 1 || (uint64_t)st.st_size > limit) {
+		close(fd);
+		return -EFBIG;
+	}
+	/* The size is a hint: a file that grows while it is read (or one
+	 * that reports 0, as /proc's do) is still read at most to the limit. */
+	size_t cap = (size_t)st.st_size + 1, used = 0;
+	if (cap < 4096)
+		cap = 4096;
+	if (cap > limit + 2)
+		cap = limit + 2;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (used + 1 == cap) {
+			if (used > limit)
+				break;
+			size_t grown_cap = cap * 2 > limit + 2 ? limit + 2 : cap * 2;
+			char *grown = realloc(buf, grown_cap);
+			if (!grown) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = grown;
+			cap = grown_cap;
+		}
+		ssize_t n = read(fd, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = -errno;
+			free(buf);
+			close(fd);
+			return err;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	if (used > limit) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	return 0;
+}
+
 int proc_read_whole(const char *path, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

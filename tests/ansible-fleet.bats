@@ -289,3 +289,78 @@ snapshot_states() {
 	assert_equal "$(("$("$SIM" state "$F/n01" | awk '$1 == "taint" { print $2 }')" & 8))" 8
 	"$SIM" ledger "$F/n01" --check > /dev/null
 }
+
+# run_task F TASK-YAML EXTRA-VARS-JSON: one task of the collection on host
+# h01 (a fresh rot kernel in F/h01 with two rotting names), as fleet.yml
+# runs its tasks.
+run_task() {
+	local F=$1
+	[ -d "$F/h01" ] || {
+		"$SIM" create "$F/h01" --mode rot
+		"$SIM" populate "$F/h01" --live 2 --rotting 2 --seed 41
+		echo "h01 rot 0 0 0 0" | write_inventory "$F/inventory" "$F"
+	}
+	cat > "$F/task.yml" <<-PLAY
+		- hosts: fleet
+		  gather_facts: false
+		  environment: "{{ modrot_env }}"
+		  tasks:
+		    - $2
+	PLAY
+	ANSIBLE_COLLECTIONS_PATH=$ANSIBLE_DIR ANSIBLE_CONFIG=$BATS_FILE_TMPDIR/ansible.cfg \
+		ANSIBLE_HOME=$BATS_FILE_TMPDIR/ansible-home ANSIBLE_NOCOLOR=1 \
+		run ansible-playbook -i "$F/inventory" "$F/task.yml" -e "$3"
+}
+
+@test "fleet: probe refuses modules that are options or not module files (-f, --foo, a newline) and runs nothing" {
+	local F=$BATS_TEST_TMPDIR before item
+	for item in '"-f"' '"--foo"' '"--force-vermagic"' '"a\nb.ko"' '"x.ko\u001b[2J"'; do
+		run_task "$F" 'modrot.rot.modrot_probe: { tools_dir: "{{ modrot_tools_dir }}", modules: "{{ mods }}", mode: probe_all }' \
+			"{\"mods\": [$item, \"$FIXTURES/delta.ko\"]}"
+		[ -n "${before:-}" ] || before=$("$SIM" state "$F/h01")
+		assert_failure 2
+		assert_line --regexp '^fatal: \[h01\].*"msg": "modules: .* is not a module file: '
+		refute_output --partial '"loaded"'
+		assert_equal "$("$SIM" state "$F/h01")" "$before"
+	done
+	assert_equal "$("$SIM" state "$F/h01" | awk '$1 == "live" && $2 == "delta"' | wc -l)" 0
+}
+
+@test "fleet: probe ends insmod's options before the files: '--foo.ko' is a file, a path with blanks one argument" {
+	local F=$BATS_TEST_TMPDIR
+	cp "$FIXTURES/delta.ko" "$F/my delta.ko"
+	run_task "$F" 'modrot.rot.modrot_probe: { tools_dir: "{{ modrot_tools_dir }}", modules: "{{ mods }}", mode: probe_all }' \
+		"{\"mods\": [\"--foo.ko\", \"$F/my delta.ko\"]}"
+	assert_failure 2
+	# delta, loaded, found nothing and was unloaded again (probe_all).
+	assert_line --regexp '^fatal: \[h01\].*"loaded": \["delta"\].*"msg": "insmod could not load 1 module\(s\): --foo.ko: could not read --foo.ko: No such file or directory'
+	refute_output --partial 'unknown option'
+	refute_output --partial 'options go before'
+	"$SIM" ledger "$F/h01" --check > /dev/null
+}
+
+@test "fleet: reap refuses names that are options or not module names (-f, --foo, blanks, a newline), freeing nothing" {
+	local F=$BATS_TEST_TMPDIR before name item
+	for item in '"-f"' '"--all"' '"a b"' '"a\nb"' '"a/b"'; do
+		run_task "$F" 'modrot.rot.modrot_reap: { tools_dir: "{{ modrot_tools_dir }}", names: "{{ mods }}" }' \
+			"{\"mods\": [$item]}"
+		[ -n "${before:-}" ] || before=$("$SIM" state "$F/h01")
+		assert_failure 2
+		assert_line --regexp '^fatal: \[h01\].*"msg": "names: .* is not a module name: '
+		assert_equal "$("$SIM" state "$F/h01")" "$before"
+	done
+	name=$("$SIM" state "$F/h01" | awk '$1 == "rotting" { print $2; exit }')
+	[ -n "$name" ]
+}
+
+@test "fleet: a ceiling that is not a size fails probe and reap before any tool runs" {
+	local F=$BATS_TEST_TMPDIR before
+	run_task "$F" 'modrot.rot.modrot_reap: { tools_dir: "{{ modrot_tools_dir }}", ceiling: "{{ c }}" }' '{"c": "-1"}'
+	before=$("$SIM" state "$F/h01")
+	assert_failure 2
+	assert_line --regexp '"msg": "ceiling: .-1. is not a size such as 16M"'
+	run_task "$F" 'modrot.rot.modrot_probe: { tools_dir: "{{ modrot_tools_dir }}", modules: ["'"$FIXTURES/delta.ko"'"], ceiling: "{{ c }}" }' '{"c": "--all"}'
+	assert_failure 2
+	assert_line --regexp '"msg": "ceiling: .--all. is not a size such as 16M"'
+	assert_equal "$("$SIM" state "$F/h01")" "$before"
+}

@@ -179,3 +179,38 @@ LIST
 	valgrind_clean "$INSMOD" --batch -j2 "$MANY"/many0000*.ko.xz "$FIXTURES/failinit.ko" "$FIXTURES/needsym.ko"
 	assert_failure 1
 }
+
+@test "insmod --from a FIFO, a device, a directory or a huge file exits 2 at once and loads nothing" {
+	local t=$BATS_TEST_TMPDIR
+	mkfifo "$t/fifo"
+	mkdir "$t/dir"
+	truncate -s 64G "$t/huge"
+	before=$(kernel_state)
+	local l
+	for l in "$t/fifo:a fifo, not a regular file" "/dev/zero:a character device, not a regular file" \
+		"$t/dir:a directory, not a regular file" "$t/huge:too large: more than 16 MiB"; do
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$INSMOD" --from "${l%%:*}"
+		assert_equal "$status" 2
+		assert_equal "$stderr" "insmod: ERROR: could not read the list ${l%%:*}: ${l#*:} (see 'insmod --help')"
+		assert_equal "$(kernel_state)" "$before"
+	done
+}
+
+@test "insmod --from - stops reading an endless standard input at 16 MiB, exit 2" {
+	before=$(kernel_state)
+	run --separate-stderr timeout 20 "$SIM" run "$K" -- "$INSMOD" --from - < /dev/zero
+	assert_equal "$status" 2
+	assert_equal "$stderr" "insmod: ERROR: could not read the list -: too large: more than 16 MiB (see 'insmod --help')"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "insmod --batch -- loads files whose names begin with '-': after -- nothing is an option" {
+	mkdir "$BATS_TEST_TMPDIR/d"
+	cp "$FIXTURES/delta.ko" "$BATS_TEST_TMPDIR/d/-f.ko"
+	cp "$FIXTURES/alpha.ko" "$BATS_TEST_TMPDIR/d/--alpha.ko"
+	cd "$BATS_TEST_TMPDIR/d"
+	run --separate-stderr on_kernel "$INSMOD" --batch -- -f.ko --alpha.ko
+	assert_success
+	assert_output "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
+	assert_equal "$(kernel_state | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" "alpha delta "
+}

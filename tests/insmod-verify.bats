@@ -159,3 +159,33 @@ reflag() { # reflag FIXTURE FROM TO OUT
 	assert_equal "$status" 1
 	assert_line "1 of 2 would load, 1 refused, 0 skipped"
 }
+
+# Files where a keyring is expected: a FIFO (no writer: an open that waits
+# would hang), devices, a directory is a keyring directory, a huge sparse file.
+@test "insmod --verify refuses a FIFO, /dev/null, /dev/zero and a huge file as keyring at once, and loads nothing" {
+	kernel_new rot
+	local t=$BATS_TEST_TMPDIR
+	mkfifo "$t/fifo.pem"
+	truncate -s 64G "$t/huge.pem"
+	before=$(kernel_state)
+	local k
+	for k in "$t/fifo.pem:a fifo, not a regular file" "/dev/null:a character device, not a regular file" \
+		"/dev/zero:a character device, not a regular file" "$t/huge.pem:too large: more than 16 MiB"; do
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$INSMOD" --verify "${k%%:*}" "$FIXTURES/delta.ko"
+		assert_equal "$status" 2
+		assert_equal "$stderr" "insmod: ERROR: could not read the keyring ${k%%:*}: ${k#*:} (see 'insmod --help')"
+		assert_equal "$(kernel_state)" "$before"
+	done
+}
+
+@test "insmod --verify skips a FIFO and a device inside a keyring directory, never waiting on them" {
+	kernel_new rot
+	local dir=$BATS_TEST_TMPDIR/keys
+	mkdir "$dir"
+	cp "$D/ca/cert.pem" "$dir/b.pem"
+	mkfifo "$dir/a.pem"
+	ln -s /dev/zero "$dir/c.pem"
+	run --separate-stderr timeout 10 "$SIM" run "$K" -- "$INSMOD" --verify "$dir" "$D/alpha-signed.ko"
+	assert_success
+	assert_equal "$(kernel_state | awk '$1 == "live" { print $2 }')" alpha
+}

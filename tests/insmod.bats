@@ -364,3 +364,11 @@ insmod: ERROR: skipped $FIXTURES/beta.ko: it depends on alpha, which was not loa
 	kernel_state | grep -q '^live beta .* holders=gamma '
 	"$SIM" ledger "$K" --check
 }
+
+@test "insmod never waits on a FIFO at /lib/modules/RELEASE/modules.dep: it loads as without one" {
+	mkdir -p "$K/root/lib/modules/6.1.0-sim"
+	mkfifo "$K/root/lib/modules/6.1.0-sim/modules.dep"
+	run --separate-stderr timeout 10 "$SIM" run "$K" -- "$INSMOD" "$FIXTURES/delta.ko"
+	assert_success
+	assert_equal "$(kernel_state | awk '$1 == "live" { print $2 }')" delta
+}

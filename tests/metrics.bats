@@ -77,8 +77,8 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	assert_equal "$(rotting_count)" 1
 	run on_kernel "$METRICS"
 	assert_success
-	assert_line 'modrot_rotting_bytes{name="f\"\\\\xFFinit"} 2251'
-	assert_line 'modrot_rotting_instances{name="f\"\\\\xFFinit"} 1'
+	assert_line 'modrot_rotting_bytes{name="f\"\\\\\\xFFinit"} 2251'
+	assert_line 'modrot_rotting_instances{name="f\"\\\\\\xFFinit"} 1'
 	run promtool check metrics <<< "$output"
 	assert_success
 	# The control: the raw name, unescaped, is rejected.
@@ -182,4 +182,70 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	run promtool test rules modrot-alerts.test.yml
 	assert_success
 	assert_output --partial "SUCCESS"
+}
+
+@test "metrics: two names that escaped alike (a byte 0xff and the text \\xFF) are two series" {
+	kernel_new rot
+	/usr/bin/python3 - "$FIXTURES/failinit.ko" "$BATS_TEST_TMPDIR" <<-'PY'
+		import sys
+		data = open(sys.argv[1], 'rb').read()
+		open(sys.argv[2] + '/text.ko', 'wb').write(data.replace(b'name=failinit\0', b'name=f\\xFFnit\0'))
+		open(sys.argv[2] + '/byte.ko', 'wb').write(data.replace(b'name=failinit\0', b'name=f\xffnit\0\0\0\0'))
+	PY
+	on_kernel "$KMOD_INSMOD" "$BATS_TEST_TMPDIR/text.ko" 2>/dev/null || :
+	on_kernel "$KMOD_INSMOD" "$BATS_TEST_TMPDIR/byte.ko" 2>/dev/null || :
+	assert_equal "$(rotting_count)" 2
+	run on_kernel "$METRICS"
+	assert_success
+	assert_line 'modrot_rotting_instances{name="f\\\\xFFnit"} 1'
+	assert_line 'modrot_rotting_instances{name="f\\xFFnit"} 1'
+	assert_equal "$(grep -c '^modrot_rotting_instances{' <<< "$output")" 2
+	run promtool check metrics <<< "$output"
+	assert_success
+}
+
+@test "metrics: -o refuses a FIFO, a device, a directory and links to them: one line, exit 1, nothing written" {
+	kernel_new rot
+	local t=$BATS_TEST_TMPDIR/textfile
+	mkdir "$t"
+	mkfifo "$t/fifo.prom"
+	mkdir "$t/dir.prom"
+	ln -s /dev/null "$t/null.prom"
+	ln -s "$t/fifo.prom" "$t/tofifo.prom"
+	local before
+	before=$(ls -lA "$t")
+	local target
+	for target in "$t/fifo.prom:a fifo" /dev/null:"a character device" "$t/dir.prom:a directory" \
+		"$t/null.prom:a character device" "$t/tofifo.prom:a fifo"; do
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$METRICS" -o "${target%%:*}"
+		assert_equal "$status" 1
+		assert_equal "$stderr" "modrot-metrics: ERROR: could not write ${target%%:*}: ${target#*:}, not a regular file"
+		assert_output ""
+	done
+	assert_equal "$(ls -lA "$t")" "$before"
+	[ -p "$t/fifo.prom" ] && [ -L "$t/null.prom" ] && [ -c /dev/null ]
+}
+
+@test "metrics: -o writes a 250-byte file name, its temporary name cut to fit NAME_MAX" {
+	kernel_new rot
+	local dir=$BATS_TEST_TMPDIR/textfile name
+	mkdir "$dir"
+	name=$(printf 'm%.0s' $(seq 245)).prom
+	run --separate-stderr on_kernel "$METRICS" -o "$dir/$name"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(ls -A "$dir")" "$name"
+	run on_kernel "$METRICS"
+	assert_equal "$(cat "$dir/$name")" "$output"
+}
+
+@test "metrics: a full standard output is one line with its errno, exit 1" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 3 --rotting 2 --seed 5
+	run --separate-stderr on_kernel sh -c '"$@" > /dev/full' sh "$METRICS"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "modrot-metrics: ERROR: could not write to standard output: No space left on device"
+	run --separate-stderr on_kernel sh -c '"$@" >&-' sh "$METRICS"
+	assert_equal "$status" 1
+	assert_equal "$stderr" "modrot-metrics: ERROR: could not write to standard output: Bad file descriptor"
 }

@@ -145,3 +145,104 @@ setup() {
 		assert_equal "$stderr" "modinfo: ERROR: could not write to standard output: Bad file descriptor"
 	done
 }
+
+@test "modinfo: libkmod's own lines never reach the terminal raw, even with KMOD_LOG=debug" {
+	local dir
+	dir=$BATS_TEST_TMPDIR/$(printf 'x\033[2J')
+	run --separate-stderr on_kernel env KMOD_LOG=debug "$MODINFO" -b "$dir" nosuch
+	assert_equal "$status" 1
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" "^modinfo: ERROR: module or alias 'nosuch' not found in .*/x\\\\x1b\\[2J/lib/modules/"
+	refute [ "$(printf '%s' "$stderr" | tr -d '\n' | tr -d '[:print:]')" ]
+}
+
+@test "modinfo never opens a FIFO or directory named as a module file, and refuses a huge one: one line each, exit 1" {
+	local t=$BATS_TEST_TMPDIR
+	mkfifo "$t/fifo.ko"
+	mkdir "$t/dir.ko"
+	truncate -s 64G "$t/huge.ko"
+	before=$(kernel_state)
+	local m args
+	for args in "" "-J" "-F license" "-0"; do
+		for m in fifo dir; do
+			# As kmod's modinfo: what is not a regular file is a name to look up.
+			# shellcheck disable=SC2086
+			run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" $args "$t/$m.ko"
+			assert_equal "$status" 1
+			assert_regex "$stderr" "^modinfo: ERROR: module or alias '$t/$m.ko' not found in "
+		done
+		# shellcheck disable=SC2086
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" $args "$t/huge.ko"
+		assert_equal "$status" 1
+		assert_equal "$stderr" "modinfo: ERROR: huge: could not read the module's information from $t/huge.ko: too large: more than 512 MiB"
+	done
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "modinfo refuses a FIFO named in modules.dep without waiting on it" {
+	local root=$BATS_TEST_TMPDIR/root rel
+	rel=$(on_kernel uname -r)
+	mkdir -p "$root/lib/modules/$rel/kernel"
+	cp "$FIXTURES/delta.ko" "$root/lib/modules/$rel/kernel/delta.ko"
+	/sbin/depmod -b "$root" "$rel"
+	# Indexed as a module, then replaced by a FIFO without a writer.
+	rm "$root/lib/modules/$rel/kernel/delta.ko"
+	mkfifo "$root/lib/modules/$rel/kernel/delta.ko"
+	run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" -b "$root" delta
+	assert_equal "$status" 1
+	assert_equal "$stderr" "modinfo: ERROR: delta: could not read the module's information from $root/lib/modules/$rel/kernel/delta.ko: a fifo, not a regular file"
+}
+
+@test "modinfo --verify refuses a FIFO, /dev/null, /dev/zero and a huge file as keyring: exit 2 at once" {
+	local t=$BATS_TEST_TMPDIR
+	mkfifo "$t/fifo.pem"
+	truncate -s 64G "$t/huge.pem"
+	local k
+	for k in "$t/fifo.pem:a fifo, not a regular file" "/dev/null:a character device, not a regular file" \
+		"/dev/zero:a character device, not a regular file" "$t/huge.pem:too large: more than 16 MiB"; do
+		run --separate-stderr timeout 10 "$SIM" run "$K" -- "$MODINFO" --verify "${k%%:*}" "$F/signed.ko"
+		assert_equal "$status" 2
+		assert_equal "$stderr" "modinfo: ERROR: could not read the keyring ${k%%:*}: ${k#*:} (see 'modinfo --help')"
+		assert_output ""
+	done
+}
+
+# 100,000 parameters, each a parm= and a parmtype= entry, appended to
+# params.ko's .modinfo. Gathering them was quadratic (18-34 s); the
+# output is checked here, the time only bounded generously.
+@test "modinfo gathers 100,000 parameters whole and in kmod's order, well within 20 s" {
+	local t=$BATS_TEST_TMPDIR
+	objcopy -O binary --only-section=.modinfo "$FIXTURES/params.ko" "$t/modinfo.bin"
+	perl -e 'for (0 .. 99999) { print "parm=p$_:desc $_\0parmtype=p$_:int\0" }' >> "$t/modinfo.bin"
+	objcopy --update-section .modinfo="$t/modinfo.bin" "$FIXTURES/params.ko" "$t/many.ko"
+	run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODINFO" -F parm "$t/many.ko"
+	assert_success
+	assert_equal "${#lines[@]}" 100003
+	assert_equal "${lines[0]}" "p99999:desc 99999 (int)"
+	assert_equal "${lines[50000]}" "p49999:desc 49999 (int)"
+	assert_equal "${lines[99999]}" "p0:desc 0 (int)"
+	assert_equal "${lines[100002]}" "count:how many (int)"
+	assert_equal "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" 100003
+	run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODINFO" -J "$t/many.ko"
+	assert_success
+	assert_equal "$(jq -c '.modules[0].parameters | [length, .[0], .[99999]]' <<< "$output")" \
+		'[100003,{"name":"p99999","description":"desc 99999","type":"int"},{"name":"p0","description":"desc 0","type":"int"}]'
+}
+
+@test "modinfo escapes a hostile .modinfo key on a terminal as it does values, in every layout; JSON escapes it" {
+	# "license" becomes "l", ESC, "[31mX": the same length.
+	perl -0777 -pe 's/\0license=/\0l\e[31mX=/' "$FIXTURES/delta.ko" > "$BATS_TEST_TMPDIR/evilkey.ko"
+	run on_kernel "$MODINFO" -0 "$BATS_TEST_TMPDIR/evilkey.ko"
+	assert_output --partial "$(printf 'l\033[31mX=')"
+	run --separate-stderr on_kernel "$MODINFO" -J "$BATS_TEST_TMPDIR/evilkey.ko"
+	assert_success
+	assert_equal "$(jq -r '.modules[0].info[] | select(.key | startswith("l")) | .key' <<< "$output")" "$(printf 'l\033[31mX')"
+	assert_output --partial '"key": "l\u001b[31mX"'
+	command -v script > /dev/null || skip "no script(1) to give modinfo a terminal"
+	local args
+	for args in "" "-0"; do
+		run script -qec "$SIM run $K -- $MODINFO $args $BATS_TEST_TMPDIR/evilkey.ko" /dev/null
+		assert_output --partial 'l\x1b[31mX'
+		refute_output --partial "$(printf '\033')"
+	done
+}

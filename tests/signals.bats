@@ -196,3 +196,17 @@ settled() {
 	assert_equal "$(cat "$OUT")" "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
 	settled
 }
+
+@test "the first SIGTERM ends insmod --from - blocked reading a pipe: one line, exit 143, nothing loaded" {
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	# A writer that holds the pipe open and never writes.
+	sleep 30 > "$BATS_TEST_TMPDIR/fifo" &
+	local writer=$!
+	before=$(kernel_state)
+	run --separate-stderr env --default-signal timeout --preserve-status -s TERM -k 5 1 \
+		"$SIM" run "$K" -- "$INSMOD" --from - < "$BATS_TEST_TMPDIR/fifo"
+	kill "$writer" 2>/dev/null || :
+	assert_equal "$status" 143
+	assert_equal "$stderr" "insmod: ERROR: interrupted by SIGTERM while reading the list -: no module was loaded"
+	assert_equal "$(kernel_state)" "$before"
+}

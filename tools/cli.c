@@ -6,6 +6,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 static const char *progname = "modrot";
 static void (*print_help)(void);
 static bool use_syslog;
+static bool quiet;
 static int verbosity;
 static bool output_failed;
 static const int (*exclusive_groups)[CLI_EXCLUSIVE_MAX];
@@ -266,6 +268,16 @@ void cli_set_syslog(bool on)
 	use_syslog = on;
 }
 
+void cli_set_quiet(bool on)
+{
+	quiet = on;
+}
+
+bool cli_is_quiet(void)
+{
+	return quiet;
+}
+
 void cli_more_verbose(void)
 {
 	verbosity++;
@@ -465,6 +477,41 @@ const char *cli_read_error(int err, char *buf, size_t len)
 const char *cli_input_error(int err)
 {
 	return err == -EINVAL ? "not a regular file" : strerror(-err);
+}
+
+const char *cli_file_kind(uint64_t mode)
+{
+	switch (mode) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a fifo";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "not a regular file";
+	}
+}
+
+const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf, size_t len)
+{
+	struct stat st;
+	if (err == -EINVAL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(buf, len, "%s, not a regular file", cli_file_kind(st.st_mode & S_IFMT));
+		return buf;
+	}
+	if (err == -EINVAL)
+		return "not a regular file";
+	if (err == -EFBIG) {
+		snprintf(buf, len, "too large: more than %llu MiB",
+			 (unsigned long long)(limit >> 20));
+		return buf;
+	}
+	return strerror(-err);
 }
 
 enum cli_exit cli_exit_for_errno(int err)

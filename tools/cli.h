@@ -82,6 +82,9 @@ void cli_output_failed(int err);
 int cli_flush_stdout(void);
 
 void cli_set_syslog(bool on);
+/* Quiet: libkmod's own lines (kmodlog.h) are not printed (modprobe -q). */
+void cli_set_quiet(bool on);
+bool cli_is_quiet(void);
 void cli_more_verbose(void);
 bool cli_is_verbose(void);
 
@@ -105,6 +108,14 @@ const char *cli_read_error(int err, char *buf, size_t len);
 /* Why an input file (rot_usage_read()'s) could not be read, in words:
  * -EINVAL is "not a regular file" (a FIFO, a device), else strerror. */
 const char *cli_input_error(int err);
+
+/* What a file's type (st_mode & S_IFMT) is, in words: "a fifo",
+ * "a directory", "a character device", ... */
+const char *cli_file_kind(uint64_t mode);
+
+/* Why rot_file_read() or rot_file_check() refused path, in words:
+ * "a fifo, not a regular file", "larger than 16 MiB", or strerror. */
+const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf, size_t len);
 
 /* The exit code for a failure with this negative errno: EPERM and EACCES
  * are CLI_EXIT_PERM, ENOSYS CLI_EXIT_UNSUPPORTED, the rest CLI_EXIT_PARTIAL. */

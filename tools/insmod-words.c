@@ -7,27 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "insmod-words.h"
 #include "outbuf.h"
 #include "sigwords.h"
-
-static const char *file_kind(uint64_t mode)
-{
-	switch (mode) {
-	case S_IFDIR:
-		return "a directory";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFIFO:
-		return "a fifo";
-	case S_IFSOCK:
-		return "a socket";
-	default:
-		return "not a regular file";
-	}
-}
 
 static const char *compression_name(enum rot_compression c)
 {
@@ -100,7 +83,7 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		break;
 	case ROT_PROBLEM_NOT_REGULAR:
 		snprintf(buf, len, "%s, not a module file",
-			 file_kind(rot_modfile_problem_value(mf)));
+			 cli_file_kind(rot_modfile_problem_value(mf)));
 		break;
 	case ROT_PROBLEM_EMPTY:
 		snprintf(buf, len, "the file is empty");

@@ -122,8 +122,10 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 			break;
 		}
 	}
-	/* In a batch, options may also follow files. */
-	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1])
+	/* In a batch, options may also follow files; after "--" nothing is
+	 * an option, and a file may begin with '-'. */
+	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1] &&
+	    strcmp(argv[optind - 1], "--") != 0)
 		cli_usage_fail("options go before the files");
 	if (!o->list_path && optind >= argc)
 		cli_usage_fail("missing module file");
@@ -150,19 +152,80 @@ static void refuse_non_file(const char *path)
 		cli_usage_fail("an empty module file name");
 }
 
-/* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments skipped. */
+/* A list larger than this is no installer's list. */
+#define LIST_MAX (16u << 20)
+
+/*
+ * Standard input whole, at most LIST_MAX bytes. It may be a pipe or a
+ * terminal that never ends: the first SIGHUP, SIGINT or SIGTERM ends the
+ * read (the signals are caught without SA_RESTART meanwhile) with -EINTR.
+ */
+static int read_stdin(char **out, size_t *len)
+{
+	size_t cap = 64 * 1024, used = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (stop_signal()) {
+			free(buf);
+			return -EINTR;
+		}
+		if (used + 1 == cap) {
+			if (used > LIST_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			char *grown = realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		ssize_t n = read(STDIN_FILENO, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR && !stop_signal())
+			continue;
+		if (n < 0) {
+			int err = -errno;
+			free(buf);
+			return err;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	if (used > LIST_MAX) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	return 0;
+}
+
+/* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments
+ * skipped. LIST is "-" (standard input) or a regular file. */
 static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
 {
-	FILE *f = strcmp(list, "-") == 0 ? stdin : fopen(list, "re");
-	if (!f)
-		return -errno;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int err = 0;
-	while (err == 0 && (len = getline(&line, &cap, f)) >= 0) {
+	char *text;
+	size_t len;
+	int err = strcmp(list, "-") == 0 ? read_stdin(&text, &len)
+					 : rot_file_read(list, LIST_MAX, &text, &len);
+	if (err < 0)
+		return err;
+	if (memchr(text, '\0', len)) {
+		free(text);
+		return -EBADMSG;
+	}
+	for (char *line = text, *next; err == 0 && *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
 		char *p = line + strspn(line, " \t");
-		p[strcspn(p, "\r\n")] = '\0';
+		p[strcspn(p, "\r")] = '\0';
 		if (!*p || *p == '#')
 			continue;
 		size_t flen = strcspn(p, " \t");
@@ -183,9 +246,7 @@ static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
 		else
 			refuse_non_file(job->path);
 	}
-	free(line);
-	if (f != stdin)
-		fclose(f);
+	free(text);
 	return err;
 }
 
@@ -405,9 +466,11 @@ static enum cli_exit setup_env(struct insmod_env *env)
 				  env->opts->keyring_path);
 			return CLI_EXIT_PARTIAL;
 		}
+		char why[128];
 		if (err < 0)
 			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
-				       strerror(-err));
+				       cli_file_error(err, env->opts->keyring_path,
+						      ROT_KEYRING_FILE_MAX, why, sizeof(why)));
 	}
 	return CLI_EXIT_OK;
 }
@@ -422,9 +485,14 @@ int main(int argc, char *argv[])
 
 	cli_init("insmod", help);
 	int first = parse_options(argc, argv, &o);
-	/* A module syscall in flight is restarted, never cut short. */
-	stop_signals_catch(true);
+	/* Reading the list may wait on a pipe: a signal ends that read. */
+	stop_signals_catch(false);
 	int err = make_jobs(&o, argc, argv, first, &jobs, &n);
+	if (err < 0 && stop_signal()) {
+		cli_error("interrupted by %s while reading the list %s: no module was loaded",
+			  stop_signal_name(), o.list_path);
+		return stop_exit_code();
+	}
 	if (err < 0) {
 		if (err == -ENOMEM) {
 			cli_error("out of memory");
@@ -434,8 +502,14 @@ int main(int argc, char *argv[])
 			cli_error("could not read the list %s: %s", o.list_path, strerror(-err));
 			return CLI_EXIT_PERM;
 		}
-		cli_usage_fail("could not read the list %s: %s", o.list_path, strerror(-err));
+		char why[128];
+		cli_usage_fail("could not read the list %s: %s", o.list_path,
+			       err == -EBADMSG ? "it holds a NUL byte"
+					       : cli_file_error(err, o.list_path, LIST_MAX, why,
+								sizeof(why)));
 	}
+	/* From here on a module syscall in flight is restarted, never cut short. */
+	stop_signals_catch(true);
 	if (n == 0)
 		cli_usage_fail("no module file in %s", o.list_path);
 

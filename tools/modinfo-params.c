@@ -4,25 +4,65 @@
 #include <errno.h>
 #include <libkmod.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "modinfo.h"
 
-static struct modinfo_param *find(struct modinfo_param *p, size_t n, const char *name,
-				  size_t namelen)
+/*
+ * Names seen so far, by hash: a module may carry 100,000 parm entries,
+ * and a search of the list for each would be quadratic. Open addressing
+ * over indexes into the parameter array; at most half full.
+ */
+struct param_index {
+	size_t *slot; /* index + 1; 0: empty */
+	size_t mask;
+};
+
+static size_t name_hash(const char *s, size_t n)
 {
+	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
 	for (size_t i = 0; i < n; i++)
-		if ((size_t)p[i].namelen == namelen && !memcmp(p[i].name, name, namelen))
-			return &p[i];
-	return NULL;
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+	return (size_t)(h ^ (h >> 32));
+}
+
+static size_t *index_find(const struct param_index *ix, const struct modinfo_param *params,
+			  const char *name, size_t namelen)
+{
+	for (size_t i = name_hash(name, namelen) & ix->mask;; i = (i + 1) & ix->mask) {
+		size_t *s = &ix->slot[i];
+		if (!*s)
+			return s;
+		const struct modinfo_param *p = &params[*s - 1];
+		if ((size_t)p->namelen == namelen && !memcmp(p->name, name, namelen))
+			return s;
+	}
+}
+
+/* Room for n + 1 names at most half full; -ENOMEM. */
+static int index_reserve(struct param_index *ix, const struct modinfo_param *params, size_t n)
+{
+	if (ix->slot && 2 * (n + 1) <= ix->mask + 1)
+		return 0;
+	size_t size = ix->slot ? 2 * (ix->mask + 1) : 64;
+	struct param_index bigger = { calloc(size, sizeof(size_t)), size - 1 };
+	if (!bigger.slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		*index_find(&bigger, params, params[i].name, (size_t)params[i].namelen) = i + 1;
+	free(ix->slot);
+	*ix = bigger;
+	return 0;
 }
 
 int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **out, size_t *nout)
 {
 	struct modinfo_param *params = NULL;
 	size_t n = 0, cap = 0;
+	struct param_index ix = { NULL, 0 };
 	const struct kmod_list *l;
 
 	kmod_list_foreach(l, r->info)
@@ -41,22 +81,23 @@ int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param 
 		size_t namelen = colon - value, restlen = strlen(colon + 1);
 		if (namelen > INT_MAX || restlen > INT_MAX)
 			continue;
-		struct modinfo_param *p = find(params, n, value, namelen);
-		if (!p) {
+		if (index_reserve(&ix, params, n) < 0)
+			goto nomem;
+		size_t *slot = index_find(&ix, params, value, namelen);
+		if (!*slot) {
 			if (n == cap) {
 				size_t ncap = cap ? 2 * cap : 8;
 				struct modinfo_param *bigger =
 					realloc(params, ncap * sizeof(*bigger));
-				if (!bigger) {
-					free(params);
-					return -ENOMEM;
-				}
+				if (!bigger)
+					goto nomem;
 				params = bigger;
 				cap = ncap;
 			}
-			p = &params[n++];
-			*p = (struct modinfo_param){ .name = value, .namelen = (int)namelen };
+			params[n] = (struct modinfo_param){ .name = value, .namelen = (int)namelen };
+			*slot = ++n;
 		}
+		struct modinfo_param *p = &params[*slot - 1];
 		if (is_type) {
 			p->type = colon + 1;
 			p->typelen = (int)restlen;
@@ -71,7 +112,12 @@ int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param 
 		params[i] = params[n - 1 - i];
 		params[n - 1 - i] = t;
 	}
+	free(ix.slot);
 	*out = params;
 	*nout = n;
 	return 0;
+nomem:
+	free(ix.slot);
+	free(params);
+	return -ENOMEM;
 }

@@ -17,8 +17,9 @@
 #include "sigwords.h"
 
 /*
- * Values go out as the module holds them, as kmod prints them: scripts
- * read them with -F. Only on a terminal are control bytes escaped; the
+ * Keys and values go out as the module holds them, as kmod prints them:
+ * scripts read them with -F and -0. Only on a terminal are control bytes
+ * escaped, in every layout; the
  * newline and tab of libkmod's multi-line signature layout stay.
  */
 static void put_text(const char *s, int len)
@@ -63,21 +64,29 @@ static void put_str(const char *s)
  * prints it so (a negative printf width), and its output is the one
  * scripts on this system know; kmod 34 prints no blank there.
  */
-static void put_key(const char *key)
+static void put_key(const char *key, char sep)
 {
 	size_t n = strlen(key);
-	printf("%s:%*s", key, n < 15 ? (int)(15 - n) : (int)(n - 15), "");
+	/* A key is module text as much as its value: the same sanitiser,
+	 * and on a terminal no line break or tab kept either. */
+	if (!isatty(STDOUT_FILENO)) {
+		fputs(key, stdout);
+	} else {
+		char *safe = cli_safe_dup(key);
+		fputs(safe ? safe : "?", stdout);
+		free(safe);
+	}
+	if (sep == '\0')
+		putchar('=');
+	else
+		printf(":%*s", n < 15 ? (int)(15 - n) : (int)(n - 15), "");
 }
 
 /* One "key: value" line, or "key=value" under -0, as kmod's modinfo writes
  * the .modinfo entries. */
 static void put_entry(const char *key, const char *value, char sep)
 {
-	if (sep == '\0') {
-		printf("%s=", key);
-	} else {
-		put_key(key);
-	}
+	put_key(key, sep);
 	put_str(value);
 	putchar(sep);
 }

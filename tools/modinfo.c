@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "jsonwrt.h"
+#include "kmodlog.h"
 #include "modinfo.h"
 #include "sigwords.h"
 
@@ -232,8 +233,10 @@ static void load_keyring(struct modinfo_run *run)
 		cli_error("could not read the keyring %s: out of memory", path);
 		exit(CLI_EXIT_PARTIAL);
 	}
+	char why[128];
 	if (err < 0)
-		cli_usage_fail("could not read the keyring %s: %s", path, strerror(-err));
+		cli_usage_fail("could not read the keyring %s: %s", path,
+			       cli_file_error(err, path, ROT_KEYRING_FILE_MAX, why, sizeof(why)));
 }
 
 static void kernel_state_of(const struct modinfo_run *run, const char *name, bool builtin,
@@ -304,8 +307,24 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 
 	/* -n needs nothing but the path: kmod's modinfo prints it even for a
 	 * file it could not read. */
-	if (!field || strcmp(field, "filename"))
+	if (!field || strcmp(field, "filename")) {
+		/* libkmod opens the file itself and would wait on a FIFO for ever,
+		 * or read a device to the end of memory: only a regular file of a
+		 * module's size gets that far. */
+		err = r.filename ? rot_file_check(r.filename, ROT_MODFILE_MAX) : 0;
+		if (err < 0) {
+			char why[128];
+			r.unreadable = true;
+			if (!run->opts.json)
+				modinfo_text_print(&r, &run->opts);
+			cli_error("%s: could not read the module's information from %s: %s", r.name,
+				  r.filename,
+				  cli_file_error(err, r.filename, ROT_MODFILE_MAX, why, sizeof(why)));
+			run->failures++;
+			return;
+		}
 		err = kmod_module_get_info(mod, &info);
+	}
 	/* A builtin module without modules.builtin.modinfo (an old kernel) has
 	 * nothing more to say; kmod's modinfo prints its name alone. */
 	if (err < 0 && !(r.filename == NULL && err == -ENOENT)) {
@@ -341,7 +360,8 @@ static bool ends_with(const char *s, const char *tail)
 }
 
 /* kmod's rule: a regular file with a module file's extension is a file;
- * anything else is a name or an alias. gzip is not among the extensions,
+ * anything else is a name or an alias (a FIFO or directory of that name
+ * too: it is looked up, never opened). gzip is not among the extensions,
  * since this system's libkmod cannot read it. */
 static bool is_module_file(const char *arg)
 {
@@ -402,12 +422,6 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 	kmod_module_unref(mod);
 }
 
-/* libkmod's own messages would repeat what the tool says once. */
-static void silent(void *data, int priority, const char *file, int line, const char *fn,
-		   const char *format, va_list args)
-{
-}
-
 int main(int argc, char *argv[])
 {
 	static const char *const no_config[] = { NULL };
@@ -421,12 +435,11 @@ int main(int argc, char *argv[])
 	if (module_directory(&run))
 		read_kernel_state(&run);
 
-	run.ctx = kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
+	run.ctx = cli_kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
 	if (!run.ctx) {
 		cli_error("out of memory");
 		goto out;
 	}
-	kmod_set_log_fn(run.ctx, silent, NULL);
 
 	if (run.opts.json) {
 		json_start_stdout(&run.json);

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 
 #include "cli.h"
 #include "modrot.h"
+#include "outbuf.h"
+#include "promlabel.h"
 
 /* Linux 6.1 has 19 taint bits (TAINT_FLAGS_COUNT). */
 #define TAINT_BITS 19
@@ -35,46 +38,26 @@ static void help(void)
 	       cli_progname());
 }
 
-/*
- * A label value as the exposition format wants it: backslash, double
- * quote and newline escaped. Names are whatever the kernel was given, so
- * bytes that are not UTF-8 (which the format requires) are written as the
- * four characters \xNN (an escaped backslash, then x and two hex digits).
- */
+/* Set when a label could not be written for want of memory: the metrics
+ * are then not written at all, rather than written wrong. */
+static bool out_of_memory;
+
+/* A label value, injectively (promlabel.h): two module names never give
+ * the same series, which node_exporter would drop as a duplicate. */
 static void put_label_value(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		size_t len = 0;
-		if (*p < 0x80)
-			len = 1;
-		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
-			len = 2;
-		else if ((*p & 0xf0) == 0xe0)
-			len = 3;
-		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
-			len = 4;
-		for (size_t i = 1; i < len; i++)
-			if ((p[i] & 0xc0) != 0x80)
-				len = 0;
-		/* Overlong 3-byte forms and surrogates are not UTF-8 either. */
-		if (len == 3 && ((*p == 0xe0 && p[1] < 0xa0) || (*p == 0xed && p[1] >= 0xa0)))
-			len = 0;
-		if (len == 4 && ((*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90)))
-			len = 0;
-		if (len == 0) {
-			fprintf(f, "\\\\x%02X", *p++);
-		} else if (*p == '\\') {
-			fputs("\\\\", f), p++;
-		} else if (*p == '"') {
-			fputs("\\\"", f), p++;
-		} else if (*p == '\n') {
-			fputs("\\n", f), p++;
-		} else {
-			fwrite(p, 1, len, f);
-			p += len;
-		}
+	struct outbuf o;
+	size_t n = strlen(s);
+	if (outbuf_init(&o, 5 * n + 1) < 0) {
+		out_of_memory = true;
+		return;
 	}
+	prom_label_escape(&o, s, n);
+	if (outbuf_failed(&o))
+		out_of_memory = true;
+	else
+		fwrite(o.buf, 1, o.len, f);
+	outbuf_release(&o);
 }
 
 static void put_family(FILE *f, const char *name, const char *help_text)
@@ -174,6 +157,17 @@ static int put_metrics(FILE *f, bool *taint_unknown)
 	return 0;
 }
 
+/* What is at path may be replaced: a regular file (or a link to one), or
+ * nothing. A FIFO, device or directory there (or a link to one) is someone
+ * else's, and renaming over it would take it away: -EINVAL. */
+static int check_target(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	return S_ISREG(st.st_mode) ? 0 : -EINVAL;
+}
+
 /* Replaces path with the text, through a temporary file beside it. */
 static int write_atomically(const char *path, const char *text, size_t len)
 {
@@ -181,8 +175,14 @@ static int write_atomically(const char *path, const char *text, size_t len)
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
 	char *tmp;
 
-	/* A leading dot and no .prom suffix: the collector skips it. */
-	if (asprintf(&tmp, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path) < 0)
+	const char *base = slash ? slash + 1 : path;
+	/* A leading dot and no .prom suffix: the collector skips it. The
+	 * name is cut so that ".", it and ".XXXXXX" fit in NAME_MAX: any name
+	 * that can be written can be written through its temporary file. */
+	int keep = (int)strnlen(base, NAME_MAX);
+	if (keep > NAME_MAX - 8)
+		keep = NAME_MAX - 8;
+	if (asprintf(&tmp, "%.*s.%.*s.XXXXXX", dirlen, path, keep, base) < 0)
 		return -ENOMEM;
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
@@ -243,8 +243,9 @@ int main(int argc, char *argv[])
 	}
 	bool taint_unknown = false;
 	int err = put_metrics(f, &taint_unknown);
-	if (fclose(f) != 0 && err == 0) {
-		cli_error("could not build the metrics: %s", strerror(errno));
+	if ((fclose(f) != 0 || out_of_memory) && err == 0) {
+		cli_error("could not build the metrics: %s",
+			  out_of_memory ? strerror(ENOMEM) : strerror(errno));
 		free(text);
 		return CLI_EXIT_PARTIAL;
 	}
@@ -259,14 +260,27 @@ int main(int argc, char *argv[])
 		status = CLI_EXIT_PARTIAL;
 	}
 	if (output) {
-		err = write_atomically(output, text, len);
+		err = check_target(output);
+		if (err == 0)
+			err = write_atomically(output, text, len);
 		if (err < 0) {
-			cli_error("could not write %s: %s", output, strerror(-err));
+			char why[128];
+			cli_error("could not write %s: %s", output,
+				  cli_file_error(err, output, 0, why, sizeof(why)));
 			status = CLI_EXIT_PARTIAL;
 		}
-	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-		cli_error("could not write the metrics: %s", strerror(errno));
-		status = CLI_EXIT_PARTIAL;
+	} else {
+		/* One line, with the errno of the write that failed: the exit hook
+		 * says nothing more. */
+		errno = 0;
+		err = fwrite(text, 1, len, stdout) == len ? 0 : -(errno ? errno : EIO);
+		int flushed = cli_flush_stdout();
+		if (err == 0)
+			err = flushed;
+		if (err < 0) {
+			cli_output_failed(err);
+			status = CLI_EXIT_PARTIAL;
+		}
 	}
 	free(text);
 	return status;

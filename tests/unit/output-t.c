@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "jsonwrt.h"
 #include "modrot.h"
+#include "outbuf.h"
+#include "promlabel.h"
 #include "tap.h"
 
 static void sanitiser_escapes_what_a_terminal_obeys(void)
@@ -168,6 +170,78 @@ static void permission_failures_and_their_cascades_exit_4(void)
 	is_int(cli_exit_for_errno(-EPERM), CLI_EXIT_PERM, "EPERM maps to 4");
 }
 
+/* The escaped label of s[0..n), NUL-terminated, in buf. */
+static const char *label(const char *s, size_t n, char *buf, size_t cap)
+{
+	struct outbuf o;
+	if (outbuf_init(&o, 64) < 0)
+		return "";
+	prom_label_escape(&o, s, n);
+	size_t len = o.len < cap - 1 ? o.len : cap - 1;
+	memcpy(buf, o.buf, len);
+	buf[len] = '\0';
+	outbuf_release(&o);
+	return buf;
+}
+
+/* Escaped, decoded back to itself; in the text no raw quote or newline,
+ * and every backslash begins a format escape. */
+static bool label_round_trips(const char *s, size_t n)
+{
+	char esc[64], back[64];
+	label(s, n, esc, sizeof(esc));
+	size_t m = strlen(esc);
+	for (size_t i = 0; i < m; i++) {
+		if (esc[i] == '"' || esc[i] == '\n')
+			return false;
+		if (esc[i] == '\\' && (i + 1 == m || !strchr("\\\"n", esc[++i])))
+			return false;
+	}
+	/* All of it UTF-8, as the format requires. */
+	for (size_t i = 0, len; i < m; i += len)
+		if (!(len = cli_utf8_len((const unsigned char *)esc + i, m - i)))
+			return false;
+	long k = prom_label_decode(esc, m, back);
+	return k == (long)n && !memcmp(back, s, n);
+}
+
+static void metrics_labels_are_injective(void)
+{
+	char buf[64];
+	/* The pair node_exporter saw as one series. */
+	is_str(label("f\xff", 2, buf, sizeof(buf)), "f\\\\xFF", "a byte that is not UTF-8: \\xHH");
+	is_str(label("f\\xFF", 5, buf, sizeof(buf)), "f\\\\\\\\xFF", "a backslash is doubled first, then escaped");
+	is_str(label("a\"b\nc", 5, buf, sizeof(buf)), "a\\\"b\\nc", "quote and newline as the format says");
+	is_str(label("caf\xc3\xa9", 5, buf, sizeof(buf)), "caf\xc3\xa9", "valid UTF-8 is kept");
+	is_str(label("\xed\xa0\x80", 3, buf, sizeof(buf)), "\\\\xED\\\\xA0\\\\x80", "a surrogate is not UTF-8");
+	/* Every string of up to two bytes, and three over the bytes that
+	 * matter (backslash, quote, newline, 'x', hex digits, NUL, UTF-8 lead
+	 * and continuation bytes): each decodes back to itself, so no two
+	 * escape alike. */
+	bool all = label_round_trips("", 0);
+	char s[3];
+	for (int a = 0; a < 256; a++) {
+		s[0] = (char)a;
+		all &= label_round_trips(s, 1);
+		for (int b = 0; b < 256; b++) {
+			s[1] = (char)b;
+			all &= label_round_trips(s, 2);
+		}
+	}
+	static const unsigned char some[] = { 0, '\\', '"', '\n', 'x', 'F', 'f', '0', 'a',
+					       0x7f, 0x80, 0xbf, 0xc2, 0xc3, 0xe0, 0xed, 0xf0, 0xf4, 0xff };
+	for (size_t a = 0; a < sizeof(some); a++)
+		for (size_t b = 0; b < sizeof(some); b++)
+			for (size_t c = 0; c < sizeof(some); c++) {
+				s[0] = (char)some[a], s[1] = (char)some[b], s[2] = (char)some[c];
+				all &= label_round_trips(s, 3);
+			}
+	ok(all, "every short name decodes back from its label: the escaping is injective");
+	char out[16];
+	is_int(prom_label_decode("\\\\x41", 5, out), -1, "an escape escape never writes is refused");
+	is_int(prom_label_decode("a\\q", 3, out), -1, "an escape the format does not know is refused");
+}
+
 int main(void)
 {
 	sanitiser_escapes_what_a_terminal_obeys();
@@ -175,5 +249,6 @@ int main(void)
 	json_writer_escapes_wherever_the_byte_is();
 	names_that_name_no_module_are_refused();
 	permission_failures_and_their_cascades_exit_4();
+	metrics_labels_are_injective();
 	return tap_done();
 }

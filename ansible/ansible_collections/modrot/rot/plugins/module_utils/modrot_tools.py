@@ -48,6 +48,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 
 EXIT_OK = 0
 EXIT_PARTIAL = 1
@@ -157,6 +158,74 @@ def failure_message(tool, rc, stderr):
     meaning = EXIT_MEANING.get(rc, 'exit status %d' % rc)
     text = '; '.join(lines) if lines else 'no message'
     return '%s failed with exit %d (%s): %s' % (tool, rc, meaning, text)
+
+
+# ---- what a task may hand the tools ----
+
+MODULE_FILE_SUFFIXES = ('.ko', '.ko.xz', '.ko.zst')
+NAME_MAX = 55  # ROT_NAME_MAX: the kernel's MODULE_NAME_LEN - 1
+
+
+def _has_control(text):
+    return any(ord(c) < 0x20 or ord(c) == 0x7f for c in text)
+
+
+def _show(text):
+    """text for a message: control characters as escapes, quoted."""
+    return repr(text)
+
+
+def check_module_name(module, option, name):
+    """A module name as the tools take one (printable ASCII, no blank, no
+    '/', not '.' or '..', at most 55 bytes), not beginning with '-'. Fails
+    the task otherwise, before anything runs."""
+    why = None
+    if not isinstance(name, str) or not name:
+        why = 'an empty name'
+    elif name.startswith('-'):
+        why = "it begins with '-'"
+    elif _has_control(name) or any(c.isspace() for c in name):
+        why = 'it holds a blank or a control character'
+    elif any(ord(c) > 0x7e for c in name) or '/' in name or name in ('.', '..'):
+        why = "a name is printable ASCII without '/', not '.' or '..'"
+    elif len(name) > NAME_MAX:
+        why = 'longer than %d bytes' % NAME_MAX
+    if why:
+        module.fail_json(msg='%s: %s is not a module name: %s' % (option, _show(name), why))
+    return name
+
+
+def check_module_file(module, option, path):
+    """A module file's path (.ko, .ko.xz or .ko.zst), without control
+    characters. Blanks are kept: the path is one argument. Fails the task
+    otherwise, before anything runs."""
+    why = None
+    if not isinstance(path, str) or not path:
+        why = 'an empty path'
+    elif _has_control(path):
+        why = 'it holds a control character'
+    elif not path.endswith(MODULE_FILE_SUFFIXES):
+        why = 'a module file ends in .ko, .ko.xz or .ko.zst'
+    if why:
+        module.fail_json(msg='%s: %s is not a module file: %s' % (option, _show(path), why))
+    return path
+
+
+SIZE_RE = re.compile(r'^[0-9]+([KMGTkmgt](iB|B|b)?|[Bb])?$')
+
+
+def check_size(module, option, text):
+    """A size as modreap --down-to reads it (16M, 512K, 4096)."""
+    if not isinstance(text, str) or not SIZE_RE.match(text):
+        module.fail_json(msg='%s: %s is not a size such as 16M' % (option, _show(text)))
+    return text
+
+
+def check_plain_path(module, option, path):
+    """A file's path: not '-' (a tool's standard input), no control characters."""
+    if not isinstance(path, str) or not path or path == '-' or _has_control(path):
+        module.fail_json(msg='%s: %s is not a file path' % (option, _show(path)))
+    return path
 
 
 def find_tool(module, name):

@@ -32,13 +32,17 @@ options:
   modules:
     description:
       - Module files (C(.ko), C(.ko.xz), C(.ko.zst)) to consider.
+      - A path that does not end so, or holds a control character, fails
+        the task before any tool runs; each path is one argument after
+        C(--), so none is taken for an option.
     type: list
     elements: path
     default: []
   from_file:
     description:
       - A list of module files, one per line, optionally with parameters
-        (C(insmod --from)). Used together with C(modules).
+        (C(insmod --from)). Used together with C(modules). A regular file;
+        not C(-).
     type: path
   mode:
     description:
@@ -121,8 +125,8 @@ reclaim:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
-    EXIT_OK, EXIT_PARTIAL, ToolError, fail_with, insmod_result, live_names,
-    reclaim_result, run_tool)
+    EXIT_OK, EXIT_PARTIAL, ToolError, check_module_file, check_plain_path, check_size,
+    fail_with, insmod_result, live_names, reclaim_result, run_tool)
 
 
 def insmod_args(module):
@@ -132,10 +136,11 @@ def insmod_args(module):
     if module.check_mode:
         args.append('--check')
     if p['jobs'] is not None:
-        args += ['--jobs', str(p['jobs'])]
+        args.append('--jobs=%d' % p['jobs'])
     if p['from_file']:
-        args += ['--from', p['from_file']]
-    return args + list(p['modules'])
+        args.append('--from=' + check_plain_path(module, 'from_file', p['from_file']))
+    # '--' so that a file whose name starts with '-' is a file, not an option.
+    return args + ['--'] + [check_module_file(module, 'modules', m) for m in p['modules']]
 
 
 def unload_unused(module):
@@ -164,10 +169,14 @@ def main():
     p = module.params
     if not p['modules'] and not p['from_file']:
         module.fail_json(msg='give modules or from_file')
+    # Every argument is checked before the first tool runs.
+    args = insmod_args(module)
+    if p['ceiling'] is not None:
+        check_size(module, 'ceiling', p['ceiling'])
     result = dict(changed=False, loaded=[], unmatched=[], not_loaded=[], unloaded=[],
                   rot_added=0, reclaim={})
     try:
-        dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', insmod_args(module),
+        dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', args,
                                               ok_codes=(EXIT_OK, EXIT_PARTIAL))
         loads = insmod_result(doc)
         result.update(loaded=loads['loaded'] if not module.check_mode else
@@ -179,7 +188,7 @@ def main():
             result['unloaded'] = unload_unused(module)
             result['changed'] = result['changed'] or bool(result['unloaded'])
         if p['ceiling'] is not None:
-            reap = ['-J', '--down-to', p['ceiling']]
+            reap = ['-J', '--down-to=' + p['ceiling']]
             if module.check_mode:
                 reap.insert(1, '--dry-run')
             dummy, rdoc, dummy2, dummy3 = run_tool(module, 'modreap', reap)

@@ -35,6 +35,9 @@ options:
     description:
       - Module names whose rotting instances are all reclaimed. A name that
         does not rot is a failure (the other names are still reclaimed).
+      - Each must be a module name (printable ASCII without blanks or C(/),
+        at most 55 bytes, not beginning with C(-)); anything else fails the
+        task before modreap runs.
     type: list
     elements: str
   all:
@@ -128,7 +131,7 @@ errors:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
-    ToolError, fail_with, reclaim_result, run_tool)
+    ToolError, check_module_name, check_size, fail_with, reclaim_result, run_tool)
 
 
 def reap_args(module):
@@ -137,12 +140,13 @@ def reap_args(module):
     if module.check_mode:
         args.append('--dry-run')
     if p['ceiling'] is not None:
-        args += ['--down-to', p['ceiling']]
+        # One word: a ceiling that starts with '-' is modreap's to refuse.
+        args.append('--down-to=' + check_size(module, 'ceiling', p['ceiling']))
     elif p['all']:
         args.append('--all')
     else:
         # '--' so that a name starting with '-' is a name, not an option.
-        args += ['--'] + p['names']
+        args += ['--'] + [check_module_name(module, 'names', n) for n in p['names']]
     return args
 
 

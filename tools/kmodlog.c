@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <libkmod.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "kmodlog.h"
+
+/* One libkmod line: errors and warnings as the tool's, the rest only with -v. */
+static void say(int priority, const char *msg)
+{
+	if (cli_is_quiet())
+		return;
+	if (priority <= LOG_ERR)
+		cli_error("libkmod: %s", msg);
+	else if (priority == LOG_WARNING)
+		cli_warn("libkmod: %s", msg);
+	else
+		cli_info("libkmod: %s", msg);
+}
+
+static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+		     const char *format, va_list args)
+{
+	char msg[1024];
+	(void)data, (void)file, (void)line;
+	int n = snprintf(msg, sizeof(msg), "%s: ", fn ? fn : "?");
+	if (n < 0 || (size_t)n >= sizeof(msg))
+		n = 0;
+	vsnprintf(msg + n, sizeof(msg) - (size_t)n, format, args);
+	msg[strcspn(msg, "\n")] = '\0';
+	say(priority, msg);
+}
+
+/* "libkmod: ERROR[ file:line] fn: message", as libkmod's stderr logger
+ * writes it: the priority from the word, the rest as the message. */
+static void replay_line(char *line)
+{
+	static const struct {
+		const char *word;
+		int priority;
+	} words[] = { { "ERROR", LOG_ERR },   { "WARNING", LOG_WARNING }, { "NOTICE", LOG_NOTICE },
+		      { "INFO", LOG_INFO },   { "DEBUG", LOG_DEBUG },     { "CRITICAL", LOG_CRIT },
+		      { "ALERT", LOG_ALERT }, { "EMERGENCY", LOG_EMERG } };
+	int priority = LOG_ERR;
+	char *p = line;
+	if (!strncmp(p, "libkmod: ", 9))
+		p += 9;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i].word);
+		if (!strncmp(p, words[i].word, n) && (p[n] == ' ' || p[n] == ':')) {
+			priority = words[i].priority;
+			p += n + (p[n] == ':');
+			p += strspn(p, " ");
+			break;
+		}
+	}
+	/* A debug build adds "file:line " before the function. */
+	char *space = strchr(p, ' ');
+	if (space && space > p && space[-1] != ':' && memchr(p, ':', (size_t)(space - p)))
+		p = space + 1;
+	if (*p)
+		say(priority, p);
+}
+
+static void replay(int fd)
+{
+	char buf[8192];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (char *line = buf, *next; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		replay_line(line);
+	}
+}
+
+struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_paths)
+{
+	/* stderr goes to a memory file while kmod_new() runs: libkmod's
+	 * default logger writes there, raw. Without one, the lines are lost
+	 * rather than printed unsanitised. */
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	int mem = saved >= 0 ? memfd_create("libkmod-log", MFD_CLOEXEC) : -1;
+	bool caught = mem >= 0 && dup2(mem, STDERR_FILENO) >= 0;
+	if (!caught) {
+		/* No way to catch them: nothing raw reaches the terminal. */
+		if (saved >= 0)
+			close(saved);
+		if (mem >= 0)
+			close(mem);
+		saved = mem = -1;
+		setenv("KMOD_LOG", "0", 1);
+	}
+	struct kmod_ctx *ctx = kmod_new(dirname, config_paths);
+	if (caught) {
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+		replay(mem);
+		close(mem);
+	}
+	if (ctx) {
+		kmod_set_log_fn(ctx, kmod_log, NULL);
+		if (!caught)
+			kmod_set_log_priority(ctx, LOG_ERR);
+	}
+	return ctx;
+}
