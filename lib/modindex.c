@@ -233,6 +233,10 @@ int rot_index_check_file(const char *path)
 	err = -EINVAL;
 	if (!S_ISREG(st.st_mode))
 		goto out;
+	/* libkmod reads an empty file as no index, safely: so do we. */
+	err = -ENODATA;
+	if (st.st_size == 0)
+		goto out;
 	err = -EFBIG;
 	if ((uintmax_t)st.st_size > ROT_INDEX_SIZE_MAX)
 		goto out;
@@ -384,7 +388,7 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 		}
 		int e = rot_index_check_file(path);
 		/* Missing, or unreadable to us and so to libkmod: its own case. */
-		if (e == 0 || e == -ENOENT || e == -EACCES || e == -ENOTDIR)
+		if (e == 0 || e == -ENOENT || e == -ENODATA || e == -EACCES || e == -ENOTDIR)
 			continue;
 		if (e == -ENOMEM) {
 			err = e;

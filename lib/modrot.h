@@ -566,7 +566,8 @@ void rot_preflight_release(struct rot_preflight *res);
  */
 int rot_index_check(const void *data, size_t len);
 
-/* The same for a file: also -EINVAL when it is not a regular file, and
+/* The same for a file: also -EINVAL when it is not a regular file,
+ * -ENODATA when it is empty (libkmod reads that as no index, safely), and
  * the -errno of opening or reading it (-ENOENT when there is none). */
 int rot_index_check_file(const char *path);
 

@@ -106,3 +106,11 @@ poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }
 	assert_success
 	assert_line --partial "total: "
 }
+
+@test "an empty index (kmod's own test trees have them) is no index to libkmod: no warning" {
+	: >"$D/modules.builtin.bin"
+	run --separate-stderr on_kernel "$MODPROBE" -d "$ROOT" -S 6.1.0-sim --show-depends mt_net
+	assert_success
+	assert_equal "$stderr" ''
+	assert_line --index 2 "insmod $D/kernel/drivers/mt_net.ko "
+}
