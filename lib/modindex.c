@@ -390,7 +390,9 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 		/* Missing, or unreadable to us and so to libkmod: its own case. */
 		if (e == 0 || e == -ENOENT || e == -ENODATA || e == -EACCES || e == -ENOTDIR)
 			continue;
-		if (e == -ENOMEM) {
+		/* Only what is not an index is left out; a failed read (EIO) or
+		 * out of memory is the caller's error, not a missing index. */
+		if (e != -EINVAL && e != -EFBIG) {
 			err = e;
 			goto fail;
 		}

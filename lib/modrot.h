@@ -576,7 +576,9 @@ int rot_index_check_file(const char *path);
  * its indexes pass rot_index_check_file(), else a private view (links to
  * all it holds in $TMPDIR or /tmp) without the indexes that fail, so
  * libkmod reads them as missing. dirname NULL is the running kernel's
- * /lib/modules/RELEASE. rot_moddir_close() removes the view.
+ * /lib/modules/RELEASE. rot_moddir_close() removes the view. Returns 0,
+ * or the -errno of an index that could not be read (-EIO, -ENOMEM, ...)
+ * or of the view that could not be made.
  */
 struct rot_moddir;
 
