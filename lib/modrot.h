@@ -645,6 +645,49 @@ int rot_preflight(const struct rot_modfile *mf, const struct rot_preflight_input
 		  struct rot_preflight *res);
 void rot_preflight_release(struct rot_preflight *res);
 
+/* ---- depmod's binary indexes, checked before libkmod reads them ---- */
+
+/* Larger than any index depmod writes; libkmod's offsets reach 256 MiB. */
+#define ROT_INDEX_SIZE_MAX (64u << 20)
+
+/*
+ * Checks an index image (modules.dep.bin and the like) against the format
+ * depmod writes: 0 when libkmod 30 can read every node of it in bounds,
+ * once each; -EINVAL when it cannot, -EFBIG when larger than
+ * ROT_INDEX_SIZE_MAX, -ENOMEM.
+ */
+int rot_index_check(const void *data, size_t len);
+
+/* The same for a file: also -EINVAL when it is not a regular file,
+ * -ENODATA when it is empty (libkmod reads that as no index, safely), and
+ * the -errno of opening or reading it (-ENOENT when there is none). */
+int rot_index_check_file(const char *path);
+
+/*
+ * A module directory as libkmod should see it: the directory itself when
+ * its indexes pass rot_index_check_file(), else a private view (links to
+ * all it holds in $TMPDIR or /tmp) without the indexes that fail, so
+ * libkmod reads them as missing. dirname NULL is the running kernel's
+ * /lib/modules/RELEASE. rot_moddir_close() removes the view. Returns 0,
+ * or the -errno of an index that could not be read (-EIO, -ENOMEM, ...)
+ * or of the view that could not be made.
+ */
+struct rot_moddir;
+
+int rot_moddir_open(const char *dirname, struct rot_moddir **out);
+void rot_moddir_close(struct rot_moddir *d);
+/* The directory to give kmod_new(): NULL when dirname was NULL and the
+ * running kernel's indexes pass. */
+const char *rot_moddir_path(const struct rot_moddir *d);
+/* The indexes left out: file names (modules.dep.bin), and why (-errno). */
+size_t rot_moddir_rejected_count(const struct rot_moddir *d);
+const char *rot_moddir_rejected(const struct rot_moddir *d, size_t i, int *err);
+/* The module directory itself (NULL as given when nothing was rejected). */
+const char *rot_moddir_original(const struct rot_moddir *d);
+/* A path libkmod made inside the private view, as the real directory's
+ * path; any other path unchanged. Valid until the next call. */
+const char *rot_moddir_unmap(struct rot_moddir *d, const char *path);
+
 /* ---- loading, through libkmod ---- */
 
 /* One per thread: libkmod contexts are not shared between threads. */

@@ -17,11 +17,6 @@ setup_file() {
 
 setup() {
 	D=$BATS_FILE_TMPDIR
-	flipper=
-}
-
-teardown() {
-	[ -z "$flipper" ] || kill "$flipper" 2>/dev/null || :
 }
 
 ledger_names() { "$SIM" ledger "$K" | awk '{ print $3 }' | sort -u | tr '\n' ' '; }
@@ -29,35 +24,40 @@ ledger_names() { "$SIM" ledger "$K" | awk '{ print $3 }' | sort -u | tr '\n' ' '
 @test "insmod --verify never loads an unsigned module a flipping symlink swaps in" {
 	# The signed module's init fails on this kernel, so a try that loads
 	# the verified bytes changes nothing lasting; the unsigned delta would
-	# stay live. Both are seen through the link, turn and turn about.
+	# stay live. helpers/flip-after-open.c turns the link to the other file
+	# right after insmod's open of it, in every try: a reopen after the
+	# check would read the other file. Tries alternate which file comes
+	# first, so each is checked as many times.
 	kernel_new stock
 	"$SIM" set "$K" alpha init_errno=19
-	ln -s "$D/alpha-signed.ko" "$BATS_TEST_TMPDIR/link.ko"
-	perl -e '
-		my ($link, $a, $b) = @ARGV;
-		for (my $i = 0; ; $i++) {
-			symlink($i % 2 ? $a : $b, "$link.new") or die;
-			rename("$link.new", $link) or die;
-		}' "$BATS_TEST_TMPDIR/link.ko" "$D/alpha-signed.ko" "$FIXTURES/delta.ko" \
-		</dev/null >/dev/null 2>&1 3>&- &
-	flipper=$!
+	local flip=$BATS_FILE_TMPDIR/flip-after-open.so link=$BATS_TEST_TMPDIR/link.ko
+	"${CC:-cc}" -shared -fPIC -o "$flip" "$top_srcdir/tests/helpers/flip-after-open.c" -ldl
+	local tries=${MODROT_RACE_TRIES:-200} first second
 	signed=0 unsigned=0 other=0
-	for _ in $(seq "${MODROT_RACE_TRIES:-2000}"); do
-		err=$(SIMKERNEL_DIR=$K LD_PRELOAD=$SIMLIB "$INSMOD" --verify "$D/ca/cert.pem" \
-			"$BATS_TEST_TMPDIR/link.ko" 2>&1 >/dev/null) || :
+	for i in $(seq "$tries"); do
+		if [ $((i % 2)) -eq 0 ]; then
+			first=$D/alpha-signed.ko second=$FIXTURES/delta.ko
+		else
+			first=$FIXTURES/delta.ko second=$D/alpha-signed.ko
+		fi
+		ln -sfn "$first" "$link"
+		err=$(FLIP_LINK=$link FLIP_TO=$second FLIP_LOG=$BATS_TEST_TMPDIR/flips \
+			SIMKERNEL_DIR=$K LD_PRELOAD=$flip:$SIMLIB "$INSMOD" --verify "$D/ca/cert.pem" \
+			"$link" 2>&1 >/dev/null) || :
 		case $err in
 		*"No such device"*) signed=$((signed + 1)) ;;
 		*"the module is not signed") unsigned=$((unsigned + 1)) ;;
 		*) other=$((other + 1)); echo "unexpected: $err" ;;
 		esac
+		# The file checked is the one the link named at the open.
+		[ "$(readlink "$link")" = "$second" ]
 	done
-	kill "$flipper"
-	wait "$flipper" 2>/dev/null || :
 	echo "signed $signed unsigned $unsigned other $other"
 	assert_equal "$other" 0
-	# The race really ran: both files were seen many times.
-	[ "$signed" -ge 100 ]
-	[ "$unsigned" -ge 100 ]
+	# Every try flipped the link between its check and any reopen.
+	assert_equal "$(grep -c flipped "$BATS_TEST_TMPDIR/flips")" "$tries"
+	assert_equal "$signed" $((tries / 2))
+	assert_equal "$unsigned" $((tries - tries / 2))
 	# delta was never loaded, not even for a moment: the ledger never saw it.
 	assert_equal "$(ledger_names)" "alpha "
 	assert_equal "$(kernel_state)" "taint 0"

@@ -177,8 +177,9 @@ taint 8\$"
 	mp mtfs
 	"$SIM" mount "$K" mtfs
 	( sleep 0.3; "$SIM" umount "$K" /mnt/mtfs ) &
+	local umount=$!
 	run mp -r -w 5000 mtfs
-	wait
+	wait "$umount"
 	assert_success
 	run is_live mtfs
 	assert_failure

@@ -82,13 +82,16 @@ setup() {
 }
 
 @test "rmmod of a module still in its init says it is busy" {
+	# Its init runs until the test creates the gate: as long as it takes.
+	"$SIM" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
 	on_kernel "$KMOD_INSMOD" "$FIXTURES/slowinit.ko" &
 	loader=$!
-	for _ in $(seq 50); do
+	for _ in $(seq 1000); do
 		kernel_state | grep -q '^live slowinit .* Loading' && break
 		sleep 0.02
 	done
 	run --separate-stderr on_kernel "$RMMOD" slowinit
+	touch "$BATS_TEST_TMPDIR/go"
 	wait "$loader"
 	assert_equal "$status" 1
 	assert_equal "$stderr" "rmmod: ERROR: Module slowinit is busy: its init is still running"

@@ -13,12 +13,24 @@ setup() {
 	kernel_new rot
 }
 
+# The stop signals at their default disposition: a suite started with them
+# ignored (nohup, a background job of a non-interactive shell) would pass
+# that on, and a tool rightly keeps an ignored signal ignored.
+DEFAULT_SIGNALS="env --default-signal=HUP,INT,QUIT,TERM"
+
 # Starts a tool on the kernel in the background; $pid is the tool itself
-# (simkernel run execs it), its output goes to $OUT and $ERR.
+# (env and simkernel run exec it), its output goes to $OUT and $ERR.
 start() {
 	OUT=$BATS_TEST_TMPDIR/out ERR=$BATS_TEST_TMPDIR/err
-	(exec "$SIM" run "$K" -- "$@" >"$OUT" 2>"$ERR") &
+	(exec $DEFAULT_SIGNALS "$SIM" run "$K" -- "$@" >"$OUT" 2>"$ERR") &
 	pid=$!
+}
+
+# True while $pid has not exited (a zombie has).
+running() {
+	case $(ps -o stat= -p "$pid" 2>/dev/null) in
+	"" | Z*) return 1 ;;
+	esac
 }
 
 # Waits (up to 10 s) until the kernel's state has a line matching the ERE.
@@ -32,9 +44,19 @@ wait_state() {
 	return 1
 }
 
-# Sends the signal, waits for the tool, sets $status to its exit code.
+# Sends the signal, waits for the tool (up to 60 s, then SIGKILL: a tool
+# that ignores the signal fails the test instead of hanging the suite),
+# sets $status to its exit code.
 stop_with() {
 	kill "-$1" "$pid"
+	for _ in $(seq 600); do
+		running || break
+		sleep 0.1
+	done
+	if running; then
+		echo "the tool still ran 60 s after SIG$1" >&2
+		kill -KILL "$pid"
+	fi
 	status=0
 	wait "$pid" || status=$?
 }
@@ -187,7 +209,8 @@ settled() {
 @test "a run that ignores SIGHUP (nohup) keeps ignoring it" {
 	slow_init delta params
 	OUT=$BATS_TEST_TMPDIR/out
-	(trap '' HUP; exec "$SIM" run "$K" -- "$INSMOD" --batch -j1 "$FIXTURES/delta.ko" \
+	# nohup: HUP ignored from the start, the other stop signals at default.
+	(exec env --default-signal=INT,QUIT,TERM --ignore-signal=HUP "$SIM" run "$K" -- "$INSMOD" --batch -j1 "$FIXTURES/delta.ko" \
 		"$FIXTURES/params.ko" >"$OUT" 2>&1) &
 	pid=$!
 	wait_state '^live delta .* Loading '

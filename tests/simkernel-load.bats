@@ -213,15 +213,28 @@ N"
 	assert_output EINVAL
 }
 
+# Waits (at most 20 s) until NAME is Loading: its init runs until the test
+# creates the init_gate file.
+wait_loading() {
+	for _ in $(seq 2000); do
+		sim_run cat /proc/modules | grep -q "^$1 .* Loading " && return 0
+		sleep 0.01
+	done
+	echo "$1 never showed as Loading" >&2
+	return 1
+}
+
 @test "a module whose init sleeps is Loading meanwhile, and delete_module gives EBUSY" {
+	"$SIMKERNEL" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/load.out" &
-	sleep 0.15
+	wait_loading slowinit
 	run sim_run cat /proc/modules
 	assert_output --regexp '^slowinit [0-9]+ 0 - Loading 0x[0-9a-f]{16}$'
 	run sim_run cat /sys/module/slowinit/initstate
 	assert_output coming
 	run sim_run "$SYSC" delete slowinit 0x800
 	assert_output EBUSY
+	touch "$BATS_TEST_TMPDIR/go"
 	wait
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/load.out")" ok
 	run sim_run cat /sys/module/slowinit/initstate /sys/module/slowinit/initsize
@@ -250,16 +263,19 @@ N"
 }
 
 @test "loading a name that is still Loading waits for its init, then gives EEXIST" {
-	"$SIMKERNEL" set "$K" slowinit init_delay_ms=1500
+	"$SIMKERNEL" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
-	sleep 0.2
-	start=$(date +%s%N)
-	run sim_run "$SYSC" finit "$(fixture slowinit)"
-	waited=$(( ($(date +%s%N) - start) / 1000000 ))
-	assert_output EEXIST
-	# the first init had most of its 1500 ms left
-	assert [ "$waited" -ge 500 ]
-	wait
+	local first=$!
+	wait_loading slowinit
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/second.out" &
+	local second=$!
+	# The second cannot answer while the first init runs, however long.
+	sleep 0.3
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ''
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "$second" || : # the syscall tool exits non-zero with an errno
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" EEXIST
+	wait "$first" || :
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" ok
 	run sim_state
 	assert_output --regexp '^live slowinit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
@@ -268,19 +284,22 @@ taint 0$'
 }
 
 @test "loading a name whose init then fails waits for it, then gives EBUSY without a second try" {
-	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_delay_ms=1000
+	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
-	sleep 0.2
+	local first=$!
+	wait_loading slowinit
 	# the second load reads the behaviour file before it waits: its own init
 	# would succeed, but it never runs
-	"$SIMKERNEL" set "$K" slowinit init_errno= init_delay_ms=
-	start=$(date +%s%N)
-	run sim_run "$SYSC" finit "$(fixture slowinit)"
-	waited=$(( ($(date +%s%N) - start) / 1000000 ))
-	assert_output EBUSY
-	# it waited for the first init (most of its 1000 ms were left)
-	assert [ "$waited" -ge 400 ]
-	wait
+	"$SIMKERNEL" set "$K" slowinit init_errno= init_gate=
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/second.out" &
+	local second=$!
+	# It waits for the first init, however long that runs.
+	sleep 0.3
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ''
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "$second" || : # the syscall tool exits non-zero with an errno
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" EBUSY
+	wait "$first" || :
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" EIO
 	run sim_state
 	assert_output --regexp '^rotting slowinit [0-9]+ 0x[0-9a-f]{16}

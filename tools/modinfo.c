@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "jsonwrt.h"
 #include "kmodlog.h"
+#include "moddir-check.h"
 #include "modinfo.h"
 #include "sigwords.h"
 
@@ -300,7 +301,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 {
 	struct modinfo_record r = { .argument = argument,
 				    .name = kmod_module_get_name(mod),
-				    .filename = kmod_module_get_path(mod) };
+				    .filename = cli_moddir_shown(kmod_module_get_path(mod)) };
 	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
 	int err = 0;
@@ -435,7 +436,10 @@ int main(int argc, char *argv[])
 	if (module_directory(&run))
 		read_kernel_state(&run);
 
-	run.ctx = cli_kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
+	const char *dir = run.explicit_dir ? run.dirname : NULL;
+	if (cli_moddir_open(dir, &dir) < 0)
+		goto out;
+	run.ctx = cli_kmod_new(dir, no_config);
 	if (!run.ctx) {
 		cli_error("out of memory");
 		goto out;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "insmod.h"
+#include "moddir-check.h"
 #include "modprobe.h"
 
 struct plan_step {
@@ -65,7 +66,7 @@ static void print_action(struct kmod_module *m, bool install, const char *option
 	}
 	const char *path = kmod_module_get_path(m);
 	if (path)
-		printf("insmod %s %s\n", path, options);
+		printf("insmod %s %s\n", cli_moddir_shown(path), options);
 	else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN)
 		printf("builtin %s\n", kmod_module_get_name(m));
 }
@@ -196,7 +197,8 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		err = rot_modfile_read(path, &mfs[i]);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
-				kmod_module_get_name(plan.v[i].mod), path, strerror(-err));
+				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
+				strerror(-err));
 	}
 	if (err == 0) {
 		err = plan_kernel_symbols(mfs, plan.n, &ksyms);

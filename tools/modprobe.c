@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "insmod.h"
+#include "moddir-check.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
 
@@ -481,6 +482,8 @@ static int context_new(struct modprobe_run *r)
 			 o->kversion ? o->kversion : u.release);
 		dirname = buf;
 	}
+	if (cli_moddir_open(dirname, &dirname) < 0)
+		return -ENOMEM;
 	r->ctx = kmod_new(dirname, o->config_paths);
 	if (!r->ctx) {
 		cli_error("could not set up libkmod for %s",
@@ -490,7 +493,7 @@ static int context_new(struct modprobe_run *r)
 	kmod_set_log_priority(r->ctx, LOG_ERR);
 	kmod_set_log_fn(r->ctx, kmod_log, NULL);
 	kmod_load_resources(r->ctx);
-	snprintf(r->moddir, sizeof(r->moddir), "%s", kmod_get_dirname(r->ctx));
+	snprintf(r->moddir, sizeof(r->moddir), "%s", cli_moddir_shown(kmod_get_dirname(r->ctx)));
 	return 0;
 }
 

@@ -110,7 +110,7 @@ static void put_taint(FILE *f, unsigned long mask)
 
 /* Writes every metric into f. Returns 0, or a negative errno when the
  * kernel's module list could not be read (nothing useful was written). */
-static int put_metrics(FILE *f, bool *taint_unknown)
+static int put_metrics(FILE *f, int *taint_err)
 {
 	struct rot_snapshot *snap;
 	int err = rot_snapshot_read(&snap);
@@ -151,8 +151,8 @@ static int put_metrics(FILE *f, bool *taint_unknown)
 	 */
 
 	unsigned long mask;
-	*taint_unknown = rot_taint_read(&mask) < 0;
-	if (!*taint_unknown)
+	*taint_err = rot_taint_read(&mask);
+	if (*taint_err == 0)
 		put_taint(f, mask);
 	return 0;
 }
@@ -241,11 +241,16 @@ int main(int argc, char *argv[])
 		cli_error("could not build the metrics: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
 	}
-	bool taint_unknown = false;
-	int err = put_metrics(f, &taint_unknown);
-	if ((fclose(f) != 0 || out_of_memory) && err == 0) {
-		cli_error("could not build the metrics: %s",
-			  out_of_memory ? strerror(ENOMEM) : strerror(errno));
+	int taint_err = 0;
+	int err = put_metrics(f, &taint_err);
+	/* A memory stream fails only to grow, and fclose does not say so: a
+	 * write failed, a label could not be escaped, or the text is gone
+	 * (glibc's last realloc failed). */
+	bool lost = ferror(f) || out_of_memory;
+	int closed = fclose(f);
+	lost = lost || !text;
+	if ((closed != 0 || lost) && err == 0) {
+		cli_error("could not build the metrics: %s", strerror(lost ? ENOMEM : errno));
 		free(text);
 		return CLI_EXIT_PARTIAL;
 	}
@@ -255,8 +260,10 @@ int main(int argc, char *argv[])
 	}
 
 	int status = CLI_EXIT_OK;
-	if (taint_unknown) {
-		cli_warn("could not read the kernel taint: its metrics are left out");
+	if (taint_err < 0) {
+		char why[256];
+		cli_warn("could not read the kernel taint: %s; its metrics are left out",
+			 cli_read_error(taint_err, why, sizeof(why)));
 		status = CLI_EXIT_PARTIAL;
 	}
 	if (output) {

@@ -106,6 +106,12 @@ make_rot() {
 	"$SIM" run "$d" -- /sbin/insmod "$FIX/failinit.ko" 2>/dev/null
 	"$SIM" device add "$d" platform dummy.0 platform:dummy >/dev/null
 	"$SIM" device add "$d" pci 0000:00:01.0 pci:v00008086d00001234 >/dev/null
+	# modprobe's and modinfo's tree (tests/fixtures/modtree.spec), served as
+	# /lib/modules/6.1.0-sim, its modprobe.d file beside (modprobe -C).
+	"$top_srcdir/tests/helpers/modtree.sh" "$d/root" >/dev/null 2>&1 ||
+		{ echo "sweep.sh: could not build the module tree" >&2; exit 2; }
+	"$SIM" run "$d" -- /sbin/modprobe -C "$d/root/etc/modprobe.d/modtree.conf" mt_snd ||
+		{ echo "sweep.sh: could not load mt_snd" >&2; exit 2; }
 }
 
 make_stock() {
@@ -129,6 +135,7 @@ make_keys() {
 
 # ---- the modes: NAME|KERNEL|COMMAND (words split on blanks) ----
 L=$T/lsmod R=$T/rmmod M=$T/modreap I=$T/insmod
+P=$T/modprobe MI=$T/modinfo MX=$T/modrot-metrics
 modes=(
 	"lsmod|rot|$L"
 	"lsmod-o|rot|$L -o name,size,refcnt,holders,state,address,taints,permanent,devices"
@@ -176,6 +183,24 @@ modes=(
 	"insmod-from|rot|$I -j1 --from @W@/list"
 	"insmod-match-devices|rot|$I --match-devices -j1 $FIX/delta.ko $FIX/params.ko"
 	"insmod-stock|stock|$I $FIX/delta.ko"
+	"modprobe|rot|$P -C @CONF@ mt_net"
+	"modprobe-v|rot|$P -C @CONF@ -v mtsound mtfs_tools"
+	"modprobe-a|rot|$P -C @CONF@ -a mt_net mtfs_tools mt_inst"
+	"modprobe-n-v|rot|$P -C @CONF@ -n -v mt_net"
+	"modprobe-show-depends|rot|$P -C @CONF@ --show-depends mt_net"
+	"modprobe-c|rot|$P -C @CONF@ -c"
+	"modprobe-r|rot|$P -C @CONF@ -r mt_snd"
+	"modprobe-r-v|rot|$P -C @CONF@ -r -v mt_snd mt_codec"
+	"modprobe-r-reclaim|rot|$P -C @CONF@ -r --reclaim mt_snd"
+	"modinfo|rot|$MI mt_net"
+	"modinfo-many|rot|$MI mt_snd mtblock mt_core"
+	"modinfo-F|rot|$MI -F alias mt_net"
+	"modinfo-J|rot|$MI -J mt_net mt_snd"
+	"modinfo-file|rot|$MI $FIX/params.ko"
+	"modinfo-stock|stock|$MI $FIX/params.ko"
+	"metrics|rot|$MX"
+	"metrics-o|rot|$MX -o @OUTFILE@"
+	"metrics-stock|stock|$MX"
 )
 
 if [ -n "$extra" ]; then
@@ -199,7 +224,8 @@ make_keys
 run_one() {
 	local tpl=$W/tpl-$1 out=$2 n=$3 kind=$4
 	shift 4
-	rm -rf "$K" "$out"
+	# @OUTFILE@, a tool's -o file: what it holds after the run is output too.
+	rm -rf "$K" "$out" "$K.out"
 	mkdir -p "$out"
 	cp -a "$tpl" "$K"
 	local var=
@@ -217,6 +243,10 @@ run_one() {
 		timeout -k 2 30 "$@" </dev/null >"$out/stdout" 2>"$out/stderr"
 		echo $? >"$out/rc"
 	) 2>/dev/null # the shell's own "Segmentation fault": the code says it
+	if [ -f "$K.out" ]; then
+		echo "-- $K.out:" >>"$out/stdout"
+		cat "$K.out" >>"$out/stdout"
+	fi
 	# Addresses follow the order of loads, which threads (-j2) vary: the
 	# state compared is what is loaded and rots, in any order.
 	"$SIM" state "$K" 2>&1 | awk '{ $4 = ""; print }' | sort >"$out/state"
@@ -276,6 +306,8 @@ sweep_mode() {
 	cmd=${rest#*|}
 	cmd=${cmd//@KEYS@/$W/keys}
 	cmd=${cmd//@W@/$W}
+	cmd=${cmd//@CONF@/$W/tpl-rot/root/etc/modprobe.d/modtree.conf}
+	cmd=${cmd//@OUTFILE@/$K.out}
 	read -r -a argv <<<"$cmd"
 	prog=$(basename "${argv[0]}")
 	json=0

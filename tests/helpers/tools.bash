@@ -12,6 +12,12 @@ load /usr/lib/bats/bats-assert/load.bash
 load /usr/lib/bats/bats-file/load.bash
 
 : "${top_builddir:?run the suites through make check}"
+
+# No test waits for ever: one that outlives this (seconds) fails, its
+# processes killed. Far above the slowest test under ASan at load 20; a
+# suite may set its own before loading this file. bats runs its watchdog
+# as a background job of the test: wait for a pid, never a bare `wait`.
+: "${BATS_TEST_TIMEOUT:=1200}"
 SIM=$top_builddir/tests/simkernel/simkernel
 FIXTURES=$top_builddir/tests/fixtures/out
 LSMOD=$top_builddir/tools/lsmod

@@ -24,6 +24,7 @@ struct behaviour {
 	int init_errno;
 	int permanent;
 	unsigned init_delay_ms, exit_delay_ms;
+	const char *init_gate; /* init waits until this path exists */
 	const char *devices[MAX_DEVICES + 1];
 	unsigned ndevices;
 	const char *driver; /* the driver's name, when not the module's */
@@ -67,6 +68,8 @@ static void behaviour_set(struct behaviour *b, const char *key, const char *val)
 		b->init_delay_ms = (unsigned)strtoul(val, NULL, 10);
 	else if (!strcmp(key, "exit_delay_ms"))
 		b->exit_delay_ms = (unsigned)strtoul(val, NULL, 10);
+	else if (!strcmp(key, "init_gate"))
+		b->init_gate = *val ? val : NULL;
 	else if (!strcmp(key, "device") && b->ndevices < MAX_DEVICES)
 		b->devices[b->ndevices++] = val;
 	else if (!strcmp(key, "driver"))
@@ -425,7 +428,7 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	/* what the lock needs not cover: the symbol file, for a module that
 	 * will have a sysfs directory (below) */
 	char symfile[PATH_MAX] = "";
-	int delayed = b.init_delay_ms > 0, fails = b.init_errno > 0;
+	int delayed = b.init_delay_ms > 0 || b.init_gate, fails = b.init_errno > 0;
 	int sysfs = delayed || !fails; /* a failing init nobody can watch never gets one */
 	if (!perr && sysfs && im.ndefs)
 		stage_syms(dir, &im, symfile, sizeof(symfile)); /* "" when it could not */
@@ -540,6 +543,10 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 	}
 	if (delayed)
 		sim_sleep_ms(b.init_delay_ms);
+	/* A test's handshake: init runs until the test says (at most 120 s). */
+	for (unsigned waited = 0; b.init_gate && access(b.init_gate, F_OK) < 0 && waited < 120000;
+	     waited += 5)
+		sim_sleep_ms(5);
 
 	err = sim_relock(&s);
 	if (err)

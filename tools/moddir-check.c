@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "moddir-check.h"
+#include "modrot.h"
+
+/* One view per run: every kmod context of a tool reads one directory. */
+static struct rot_moddir *view;
+
+static void view_close(void)
+{
+	rot_moddir_close(view);
+	view = NULL;
+}
+
+static const char *rejected_why(int err)
+{
+	if (err == -EINVAL)
+		return "is corrupt";
+	if (err == -EFBIG)
+		return "is larger than any index depmod writes";
+	return strerror(-err);
+}
+
+int cli_moddir_open(const char *dirname, const char **path)
+{
+	int err;
+
+	*path = dirname;
+	if (view)
+		view_close();
+	err = rot_moddir_open(dirname, &view);
+	if (err < 0) {
+		cli_error("could not check the module indexes of %s: %s",
+			  dirname ? dirname : "the running kernel", strerror(-err));
+		return err;
+	}
+	static bool at_exit;
+	if (!at_exit)
+		at_exit = atexit(view_close) == 0;
+	for (size_t i = 0; i < rot_moddir_rejected_count(view); i++) {
+		int why;
+		const char *name = rot_moddir_rejected(view, i, &why);
+		cli_warn("%s/%s %s: read as missing (run depmod)", rot_moddir_original(view), name,
+			 rejected_why(why));
+	}
+	*path = rot_moddir_path(view);
+	return 0;
+}
+
+const char *cli_moddir_shown(const char *path)
+{
+	return rot_moddir_unmap(view, path);
+}
