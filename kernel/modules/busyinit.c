@@ -8,9 +8,12 @@
 #include <linux/module.h>
 #include <linux/delay.h>
 
+static int ms = 3000;
+module_param(ms, int, 0444);
+
 static int __init busyinit_init(void)
 {
-	mdelay(3000);
+	mdelay(ms);
 	return 0;
 }
 
@@ -21,4 +24,4 @@ static void __exit busyinit_exit(void)
 module_init(busyinit_init);
 module_exit(busyinit_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("rot test: init spins 3 s, holding up RCU grace periods");
+MODULE_DESCRIPTION("rot test: init spins ms milliseconds (3 s), holding up RCU grace periods and stop_machine()");

@@ -100,17 +100,24 @@ row rotting-kptr "nonzero-hidden=0,zero-shown=0" "nonzero-hidden=$hidden,zero-sh
 	"/proc/rotting_modules addresses read as zero unless the reader may see kernel pointers"
 
 # EINTR: a reclaim interrupted while it waits.  Reclaim holds its lock
-# across an RCU grace period; busyinit's init spins 3 s on one CPU without
-# a quiescent state (no preemption), so a reclaim started then (of
-# failinit, which rotted) holds the lock until the spin ends.  A second
-# reclaim waits for that lock and a caught SIGALRM interrupts it: EINTR,
-# nothing freed (nosuchmodule has nothing rotting: ENOENT had it not
-# waited).
+# across its stop_machine() look; busyinit's init spins 8 s on one CPU
+# without preemption, so a reclaim started then (of failinit, which
+# rotted) holds the lock until the spin ends.  A second reclaim waits for
+# that lock and a caught SIGALRM interrupts it: EINTR, nothing freed
+# (nosuchmodule has nothing rotting: ENOENT had it not waited).  Each
+# step waits for the one before (the init Loading, the first reclaim
+# asleep in D, uninterruptibly, which it is only past the lock), not
+# for a time: the guest may be slow.
 r0=$($ROTCTL load "$MODDIR/failinit.ko")
-$ROTCTL load "$MODDIR/busyinit.ko" >/dev/null &
-sleep 0.5
+$ROTCTL load "$MODDIR/busyinit.ko" ms=8000 >/dev/null &
+wait_state busyinit Loading
 $ROTCTL reclaim failinit >/tmp/reclaim-first &
-sleep 0.5
+first=$!
+i=0
+while [ "$(awk '{ print $3 }' "/proc/$first/stat" 2>/dev/null)" != D ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 r=$($ROTCTL alarm 500 reclaim nosuchmodule)
 wait
 r1=$(cat /tmp/reclaim-first)
