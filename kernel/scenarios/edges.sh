@@ -99,27 +99,38 @@ echo "$old" >/proc/sys/kernel/kptr_restrict
 row rotting-kptr "nonzero-hidden=0,zero-shown=0" "nonzero-hidden=$hidden,zero-shown=$shown" \
 	"/proc/rotting_modules addresses read as zero unless the reader may see kernel pointers"
 
-# EINTR: a reclaim interrupted while it waits.  Reclaim holds its lock
-# across its stop_machine() look; busyinit's init spins 8 s on one CPU
-# without preemption, so a reclaim started then (of failinit, which
-# rotted) holds the lock until the spin ends.  A second reclaim waits for
-# that lock and a caught SIGALRM interrupts it: EINTR, nothing freed
-# (nosuchmodule has nothing rotting: ENOENT had it not waited).  Each
-# step waits for the one before (the init Loading, the first reclaim
-# asleep in D, uninterruptibly, which it is only past the lock), not
-# for a time: the guest may be slow.
+# EINTR: a reclaim interrupted while it waits.  A forced reclaim of an
+# instance a reader sleeps in holds the reclaim lock through its bounded
+# wait (5 s, asleep between looks); a second reclaim waits for that lock,
+# and a caught SIGALRM interrupts it: EINTR, nothing freed (nosuchmodule
+# has nothing rotting: ENOENT had it not waited).  Each step waits for the
+# one before, not for a time: the reader asleep in read(), then the forced
+# reclaim asleep in its wait.  (A reclaim held in its stop_machine() look,
+# as revision 2's test held it across a grace period, stops the other CPU
+# too, and the shell with it.)
+state_of() { awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null; }
+until_state() { # PID STATE: at most about 10 s
+	i=0
+	while [ "$(state_of "$1")" != "$2" ] && [ $i -lt 200 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
 r0=$($ROTCTL load "$MODDIR/failinit.ko")
-$ROTCTL load "$MODDIR/busyinit.ko" ms=8000 >/dev/null &
-wait_state busyinit Loading
-$ROTCTL reclaim failinit >/tmp/reclaim-first &
+load_raw sleeper >/dev/null
+cat /dev/rotsleep >/dev/null 2>&1 &
+reader=$!
+until_state "$reader" S
+$ROTCTL delete sleeper 0 >/dev/null
+$ROTCTL reclaim sleeper force >/tmp/reclaim-first &
 first=$!
-i=0
-while [ "$(awk '{ print $3 }' "/proc/$first/stat" 2>/dev/null)" != D ] && [ $i -lt 200 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+until_state "$first" S
 r=$($ROTCTL alarm 500 reclaim nosuchmodule)
-wait
+wait "$first"
 r1=$(cat /tmp/reclaim-first)
-row reclaim-eintr "ENODEV,EINTR,ok=1,rot=0" "$r0,$r,$r1,rot=$(rotting_count failinit)" \
-	"a reclaim waiting behind another reclaim is interrupted by a signal: EINTR; the first one frees"
+kill "$reader"
+wait "$reader" 2>/dev/null
+r2=$($ROTCTL reclaim sleeper)
+r3=$($ROTCTL reclaim failinit)
+row reclaim-eintr "ENODEV,EINTR,EBUSY,ok=1,ok=1,rot=0" "$r0,$r,$r1,$r2,$r3,rot=$(rotting_count failinit)" \
+	"a reclaim waiting behind another reclaim is interrupted by a signal: EINTR; the first one ends after its bounded wait"
