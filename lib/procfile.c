@@ -62,19 +62,15 @@ int rot_file_check(const char *path, uint64_t limit)
 	return (uint64_t)st.st_size > limit ? -EFBIG : 0;
 }
 
-int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
+/*
+ * Read fd to its end, at most limit bytes (more is -EFBIG), into a
+ * NUL-terminated buffer that starts at cap bytes and doubles; closes fd.
+ * The one read loop of lib: the size a file reports is only a hint (a
+ * file that grows while it is read, /proc's that report 0).
+ */
+static int read_fd_whole(int fd, size_t cap, size_t limit, char **out, size_t *len)
 {
-	struct stat st;
-	int fd = file_open_regular(path, &st);
-	if (fd < 0)
-		return fd;
-	if (limit >= SIZE_MAX - 1 || (uint64_t)st.st_size > limit) {
-		close(fd);
-		return -EFBIG;
-	}
-	/* The size is a hint: a file that grows while it is read (or one
-	 * that reports 0, as /proc's do) is still read at most to the limit. */
-	size_t cap = (size_t)st.st_size + 1, used = 0;
+	size_t used = 0;
 	if (cap < 4096)
 		cap = 4096;
 	if (cap > limit + 2)
@@ -88,7 +84,7 @@ int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
 		if (used + 1 == cap) {
 			if (used > limit)
 				break;
-			size_t grown_cap = cap * 2 > limit + 2 ? limit + 2 : cap * 2;
+			size_t grown_cap = cap > (limit + 2) / 2 ? limit + 2 : cap * 2;
 			char *grown = realloc(buf, grown_cap);
 			if (!grown) {
 				free(buf);
@@ -122,6 +118,19 @@ int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
 	return 0;
 }
 
+int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
+{
+	struct stat st;
+	int fd = file_open_regular(path, &st);
+	if (fd < 0)
+		return fd;
+	if (limit >= SIZE_MAX - 1 || (uint64_t)st.st_size > limit) {
+		close(fd);
+		return -EFBIG;
+	}
+	return read_fd_whole(fd, (size_t)st.st_size + 1, limit, out, len);
+}
+
 int proc_read_whole(const char *path, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -131,41 +140,8 @@ int proc_read_whole(const char *path, char **out, size_t *len)
 	/* /proc files report size 0; anything else that is served here (a
 	 * regular file) says how big a buffer one read needs. */
 	struct stat st;
-	size_t cap = 64 * 1024, used = 0;
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+	size_t cap = 64 * 1024;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4)
 		cap = (size_t)st.st_size + 4096 + 1;
-	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - used < 4096) {
-			char *grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				close(fd);
-				return -ENOMEM;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + used, cap - used - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int err = -errno;
-			free(buf);
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	close(fd);
-	buf[used] = '\0';
-	*out = buf;
-	*len = used;
-	return 0;
+	return read_fd_whole(fd, cap, SIZE_MAX / 4, out, len);
 }
