@@ -286,6 +286,7 @@ taint 8\$"
 }
 
 @test "rmmod --reclaim -f stops a timer and frees that instance, but not a pinned or entered one" {
+	kernel_new rot --reclaim-wait 0 # the kernel waits 5 s for the task first (R5)
 	kmod_load delta
 	"$SIM" pin "$K" delta 2
 	"$SIM" hold "$K" delta task
@@ -298,7 +299,7 @@ taint 8\$"
 	assert_equal "$status" 1
 	assert_line --index 0 "delta: reclaimed 1 instance, $size bytes"
 	assert_line --index 1 "kernel taint: none -> R (8)"
-	assert_equal "$stderr" "rmmod: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins, 1 task inside its code"
+	assert_equal "$stderr" "rmmod: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins, 1 task inside its code, still in use when the forced reclaim's wait ran out"
 	run kernel_state
 	assert_output --regexp "^rotting delta $size 0x[0-9a-f]{16} pins=2 task=1
 taint 8\$"

@@ -2,7 +2,9 @@
 # simkernel: mounts (README.md "Mounts"). A live module provides the file
 # system types of its alias=fs-TYPE entries; `simkernel mount` mounts one
 # and /proc/mounts shows it. A stock kernel's mount holds a reference on
-# the providing module; a rot kernel's holds nothing.
+# the providing module; a rot kernel's pins it (rot-abi.md C3): the pin
+# does not stop the unload, and keeps the rotting instance from reclaim
+# until umount puts it.
 
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
@@ -72,20 +74,44 @@ load_mtfs() {
 	assert_output ok
 }
 
-@test "rot: a mount holds nothing; the module unloads and rots under it" {
+@test "rot: a mount pins its module; it unloads and rots under it, kept from reclaim until umount (C3, P1, R4)" {
 	sim_create rot
 	modtree_install
 	load_mtfs
 	"$SIMKERNEL" mount "$K" mtfs /dev/vdb /srv
 	run sim_state
-	assert_line --regexp '^live mtfs .* refcnt=0 '
+	assert_line --regexp '^live mtfs .* refcnt=0 holders=- permanent=0 pins=1$'
+	run sim_run awk '$1 == "mtfs" { print $3 }' /proc/modules
+	assert_output 0
+	run sim_run "$SYSC" delete mtfs 0x800
+	assert_output ok
+	run sim_run awk '$1 == "mtfs" { print $3 }' /proc/rotting_modules
+	assert_output 1
+	run sim_run cat /proc/mounts
+	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
+	run sim_run "$SYSC" reclaim -r mtfs 1
+	assert_output "EBUSY
+freed=0 kept=1 why=pin pins=1 tasks=0 callbacks=0 probes=0 bytes=0 percpu=0"
+	"$SIMKERNEL" umount "$K" /srv
+	run sim_run awk '$1 == "mtfs" { print $3 }' /proc/rotting_modules
+	assert_output 0
+	run sim_run "$SYSC" reclaim mtfs
+	assert_output ok=1
+	sim_ledger_check
+}
+
+@test "--abi 2: a mount pins nothing (revision 2 counted no pins)" {
+	sim_create rot --abi 2
+	modtree_install
+	load_mtfs
+	"$SIMKERNEL" mount "$K" mtfs /dev/vdb /srv
 	run sim_run "$SYSC" delete mtfs 0x800
 	assert_output ok
 	run sim_state
-	assert_line --regexp '^rotting mtfs '
-	run sim_run cat /proc/mounts
-	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
-	sim_ledger_check
+	assert_line --regexp '^rotting mtfs [0-9]+ 0x[0-9a-f]{16}$'
+	"$SIMKERNEL" umount "$K" /srv
+	run sim_state
+	assert_line --regexp '^rotting mtfs [0-9]+ 0x[0-9a-f]{16}$'
 }
 
 @test "a module whose init fails registers no type" {

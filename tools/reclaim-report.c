@@ -168,25 +168,22 @@ static void callbacks_words(char *buf, size_t cap, const struct rot_reclaim_resu
 		{ ROT_KEPT_TIMER, "timer", "timers" },
 		{ ROT_KEPT_WORK, "work item", "work items" },
 		{ ROT_KEPT_RCU, "RCU callback", "RCU callbacks" },
-		{ ROT_KEPT_RUNNING, "callback still running", "callbacks still running" },
 	};
 	unsigned nkinds = 0, only = 0;
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < 3; i++)
 		if (k->why & kinds[i].bit) {
 			nkinds++;
 			only = i;
 		}
 	if (nkinds == 1) {
-		snprintf(buf, cap, "%u %s %s", k->callbacks,
-			 k->callbacks == 1 ? kinds[only].one : kinds[only].many,
-			 kinds[only].bit == ROT_KEPT_RUNNING ? "in it" : "pointing into it");
+		snprintf(buf, cap, "%u %s pointing into it", k->callbacks,
+			 k->callbacks == 1 ? kinds[only].one : kinds[only].many);
 		return;
 	}
 	char list[128] = "";
-	for (unsigned i = 0; i < 4; i++)
+	for (unsigned i = 0; i < 3; i++)
 		if (k->why & kinds[i].bit)
-			add_reason(list, sizeof(list), "%s",
-				   i == 3 ? "one still running" : kinds[i].many);
+			add_reason(list, sizeof(list), "%s", kinds[i].many);
 	snprintf(buf, cap, "%u callbacks pointing into it (%s)", k->callbacks, list);
 }
 
@@ -199,7 +196,7 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 	if (k->why & ROT_KEPT_TASK)
 		add_reason(buf, cap, "%u %s inside its code", k->tasks,
 			   k->tasks == 1 ? "task" : "tasks");
-	if (k->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU | ROT_KEPT_RUNNING)) {
+	if (k->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)) {
 		char cb[160];
 		callbacks_words(cb, sizeof(cb), k);
 		add_reason(buf, cap, "%s", cb);
@@ -207,6 +204,9 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 	if (k->why & ROT_KEPT_KPROBE)
 		add_reason(buf, cap, "%u %s on its code", k->probes,
 			   k->probes == 1 ? "kprobe" : "kprobes");
+	/* R5: the kernel marks every instance a forced reclaim still kept when its wait ran out */
+	if (k->why & ROT_KEPT_RUNNING)
+		add_reason(buf, cap, "still in use when the forced reclaim's wait ran out");
 	if (!buf[0])
 		snprintf(buf, cap, "the kernel did not say why");
 }

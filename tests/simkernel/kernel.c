@@ -29,6 +29,7 @@ struct behaviour {
 	unsigned ndevices;
 	const char *driver; /* the driver's name, when not the module's */
 	unsigned stray; /* enum sim_stray */
+	int pins_block_unload; /* rot-abi.md U7 */
 	char *file; /* DIR/behaviour/NAME, kept for the device strings */
 };
 
@@ -76,6 +77,8 @@ static void behaviour_set(struct behaviour *b, const char *key, const char *val)
 		b->driver = val;
 	else if (!strcmp(key, "stray"))
 		b->stray = stray_parse(val);
+	else if (!strcmp(key, "pins_block_unload"))
+		b->pins_block_unload = atoi(val) > 0;
 }
 
 /* the image's alias= patterns, NULL-terminated; NULL when it has none */
@@ -276,18 +279,21 @@ static void remove_syms(struct sim *s, const struct sim_rec *r)
 	unlink(path);
 }
 
-static void changed(struct sim *s)
+void sim_changed(struct sim *s)
 {
 	__atomic_add_fetch(&s->hdr->gen, 1, __ATOMIC_RELEASE);
 }
 
-static void add_taint(struct sim *s, int bit)
+void sim_add_taint(struct sim *s, int bit)
 {
 	if (!(s->hdr->taint & (1ull << bit))) {
 		s->hdr->taint |= 1ull << bit;
 		sim_render_small(s);
 	}
 }
+
+#define changed sim_changed
+#define add_taint sim_add_taint
 
 /*
  * Takes a live record out of the live set: its sysfs directory goes, its
@@ -496,6 +502,8 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		rec.flags |= SIM_F_PERMANENT;
 	if (im.ndefs)
 		rec.flags |= SIM_F_HAS_SYMS;
+	if (b.pins_block_unload)
+		rec.flags |= SIM_F_PINS_BLOCK;
 	struct sim_rec *r = sim_append(&s, &rec);
 	if (!r) {
 		err = -ENOMEM;
@@ -592,155 +600,6 @@ out_free:
 	return err;
 }
 
-const char *sim_hold_name(unsigned hold)
-{
-	static const char *const names[SIM_NHOLD] = { "task", "timer", "work", "rcu", "kprobe", "running" };
-	return hold < SIM_NHOLD ? names[hold] : "?";
-}
-
-int sim_hold_parse(const char *word)
-{
-	for (unsigned h = 0; h < SIM_NHOLD; h++)
-		if (!strcmp(word, sim_hold_name(h)))
-			return (int)h;
-	return -1;
-}
-
-/* How a reclaim looks at an instance: which kernel asked, and how. */
-struct reclaim_how {
-	int rev3;   /* ROT_IOC_RECLAIM; else revision 2's (or 1's) delete_module */
-	int checks; /* rot_reclaim_checks Y: every R4 check is there */
-	int force;  /* ROT_RECLAIM_FORCE (R5), or revision 2's O_TRUNC */
-};
-
-/* whether reclaim sees hold h: with checks N only kprobes are found (D2);
- * revision 2 knew nothing of tasks or of callbacks still running */
-static int hold_seen(const struct reclaim_how *how, unsigned h)
-{
-	if (!how->rev3)
-		return how->checks && h != SIM_HOLD_TASK && h != SIM_HOLD_RUNNING;
-	return how->checks || h == SIM_HOLD_KPROBE;
-}
-
-/*
- * R5: a forced reclaim deactivates the timers and work it found and waits
- * for the RCU callbacks, in every instance of the name, kept or not.
- * Revision 2's O_TRUNC freed everything instead. A callback still running
- * (SIM_HOLD_RUNNING) outlasts the bounded wait, which the simulator does
- * not spend.
- */
-static int stop_callbacks(struct sim_rec *r, const struct reclaim_how *how)
-{
-	if (!how->force || !how->rev3 || !how->checks)
-		return 0;
-	int stopped = r->hold[SIM_HOLD_TIMER] || r->hold[SIM_HOLD_WORK] || r->hold[SIM_HOLD_RCU];
-	r->hold[SIM_HOLD_TIMER] = r->hold[SIM_HOLD_WORK] = r->hold[SIM_HOLD_RCU] = 0;
-	return stopped;
-}
-
-/* R4: what keeps r rotting, as ROT_KEPT_* bits, counted into out; 0: free it */
-static unsigned kept_why(const struct sim_rec *r, const struct reclaim_how *how, struct sim_rot_reclaim *out)
-{
-	if (!how->rev3 && how->force)
-		return 0;
-	unsigned why = 0;
-	if (how->rev3 && r->pins) {
-		why |= SIM_KEPT_PIN;
-		out->pins += r->pins;
-	}
-	for (unsigned h = 0; h < SIM_NHOLD; h++) {
-		if (!r->hold[h] || !hold_seen(how, h))
-			continue;
-		why |= SIM_KEPT_BIT(h);
-		if (h == SIM_HOLD_TASK)
-			out->tasks += r->hold[h];
-		else if (h == SIM_HOLD_KPROBE)
-			out->probes += r->hold[h];
-		else
-			out->callbacks += r->hold[h];
-	}
-	return why;
-}
-
-/*
- * Frees the rotting instances of name that nothing keeps (R4), ledger
- * `reclaim` each, taint R when any was freed (R3). Returns how many were
- * freed; -EBUSY when some were kept and none freed; -ENOENT when nothing
- * of that name rots. out's counts are filled either way.
- */
-static int reclaim(struct sim *s, const char *name, const struct reclaim_how *how, struct sim_rot_reclaim *out)
-{
-	int n = 0, touched = 0;
-	for (uint32_t i = 0; i < s->hdr->count; i++) {
-		struct sim_rec *r = &s->recs[i];
-		if (r->kind != SIM_ROT || strcmp(r->name, name))
-			continue;
-		touched |= stop_callbacks(r, how);
-		unsigned why = kept_why(r, how, out);
-		if (why) {
-			out->kept++;
-			out->why |= why;
-			continue;
-		}
-		uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
-		sim_ledger(s, "reclaim", r, held);
-		int pcpu = sim_percpu_release(s, r);
-		out->bytes += held;
-		out->percpu += pcpu > 0 ? (uint64_t)pcpu : 0;
-		sim_free_slot(s, r);
-		n++;
-	}
-	out->freed = (uint32_t)n;
-	if (touched)
-		changed(s);
-	if (!n)
-		return out->kept ? -EBUSY : -ENOENT;
-	add_taint(s, SIM_TAINT_FORCED_RMMOD);
-	sim_compact(s);
-	changed(s);
-	return n;
-}
-
-static int valid_name(const char *name, size_t cap)
-{
-	size_t n = strnlen(name, cap);
-	return n > 0 && n < cap;
-}
-
-int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
-{
-	struct sim s;
-	int err = sim_open(&s, dir, 1);
-	if (err)
-		return err;
-	uint32_t cfg = s.hdr->cfgflags;
-	if (s.hdr->mode != SIM_MODE_ROT || (cfg & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2))) {
-		err = -ENOTTY; /* R8, D3: the ioctl is revision 3's */
-		goto out;
-	}
-	if (cfg & SIM_CFG_MODULES_DISABLED) {
-		err = -EPERM;
-		goto out;
-	}
-	if ((req->flags & ~SIM_ROT_RECLAIM_FORCE) || !valid_name(req->name, sizeof(req->name))) {
-		err = -EINVAL;
-		goto out;
-	}
-	char name[SIM_NAME_LEN];
-	snprintf(name, sizeof(name), "%s", req->name);
-	struct reclaim_how how = { 1, !(cfg & SIM_CFG_NO_RECLAIM_CHECKS), !!(req->flags & SIM_ROT_RECLAIM_FORCE) };
-	struct sim_rot_reclaim out;
-	memset(&out, 0, sizeof(out));
-	err = reclaim(&s, name, &how, &out);
-	if (err > 0 || err == -EBUSY) {
-		memcpy(&out, req, offsetof(struct sim_rot_reclaim, freed));
-		*req = out;
-	}
-out:
-	sim_close(&s);
-	return err;
-}
-
 int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 {
 	char name[SIM_NAME_LEN];
@@ -768,8 +627,7 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 			goto out;
 		}
 		if (flags & SIM_MODULE_RECLAIM) {
-			struct reclaim_how all = { 0, 0, 1 };
-			err = reclaim(&s, name, &all, &reply);
+			err = sim_reclaim_legacy(&s, name, 0, 1, &reply);
 			err = err > 0 ? 0 : err;
 			goto out;
 		}
@@ -780,8 +638,8 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 			err = -EINVAL; /* U6: the request moved to the ioctl */
 			goto out;
 		}
-		struct reclaim_how rev2 = { 0, !(s.hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS), !!(flags & O_TRUNC) };
-		err = reclaim(&s, name, &rev2, &reply);
+		err = sim_reclaim_legacy(&s, name, !(s.hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS), !!(flags & O_TRUNC),
+					 &reply);
 		goto out;
 	}
 	struct sim_rec *r = sim_find_live(&s, name);
@@ -804,6 +662,16 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 			goto out;
 		}
 		forced = 1;
+	}
+	/*
+	 * U7: a module whose subsystem cannot survive its exit while in use
+	 * (a crypto algorithm or template, a livepatch) is refused while
+	 * pinned, forced or not, as a stock kernel refuses a module in use.
+	 * Revision 2 counted no pins.
+	 */
+	if (rot && (r->flags & SIM_F_PINS_BLOCK) && r->pins && !(s.hdr->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2))) {
+		err = -EWOULDBLOCK;
+		goto out;
 	}
 	/* try_stop_module(): only stock counts references beyond holders */
 	if (!rot && r->refs > 0) {

@@ -13,8 +13,10 @@
  *
  * On a stock kernel a mount holds a reference on the module that provides
  * its type (get_fs_type() takes one), so that module cannot be unloaded;
- * on a rot kernel nothing holds it, and unloading it leaves the mount on
- * rotting code, which is what modrot's tools must not do.
+ * on a rot kernel the mount pins it (rot-abi.md C3), which does not stop
+ * the unload: unloading it leaves the mount on rotting code, which is what
+ * modrot's tools must not do, and the pin keeps that code from reclaim
+ * until umount.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -151,16 +153,34 @@ int sim_mounts_init(const char *dir)
 	return mounts_publish(dir, "");
 }
 
-/* the stock kernel's reference a mount holds, taken or dropped */
+/*
+ * What a mount holds on the module that provides its type (get_fs_type()):
+ * on a stock kernel a reference; on a revision-3 rot kernel a pin (rot-abi.md
+ * C3), which follows the module into rot and keeps it from reclaim until
+ * umount puts it, there, in the rotting instance. Revisions 1 and 2 counted
+ * nothing.
+ */
 static void mount_ref(struct sim *s, unsigned long id, int delta)
 {
-	if (!id || s->hdr->mode != SIM_MODE_STOCK)
+	if (!id)
 		return;
-	struct sim_rec *r = sim_find_live_id(s, (uint32_t)id);
-	if (!r)
-		return;
-	r->refs += delta;
-	sim_sysfs_refcnt(s, r);
+	if (s->hdr->mode == SIM_MODE_STOCK) {
+		struct sim_rec *r = sim_find_live_id(s, (uint32_t)id);
+		if (!r)
+			return;
+		r->refs += delta;
+		sim_sysfs_refcnt(s, r);
+	} else {
+		if (s->hdr->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2))
+			return;
+		struct sim_rec *r = NULL;
+		for (uint32_t i = 0; i < s->hdr->count && !r; i++)
+			if (s->recs[i].kind != SIM_FREE && s->recs[i].id == (uint32_t)id)
+				r = &s->recs[i];
+		if (!r || (delta < 0 && !r->pins))
+			return;
+		r->pins = delta > 0 ? r->pins + 1 : r->pins - 1;
+	}
 	__atomic_add_fetch(&s->hdr->gen, 1, __ATOMIC_RELEASE);
 }
 

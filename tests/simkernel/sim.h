@@ -78,6 +78,10 @@ struct sim_header {
 	 * for one of them gets EBUSY (rot-abi.md L4) */
 	uint32_t failed_init[SIM_FAILED_INIT_RING];
 	uint32_t failed_init_next;
+	/* rot-abi.md R5: how long a forced reclaim looks again for what still
+	 * runs inside (ROT_FORCE_WAIT_MS, 5000 on the kernel; create
+	 * --reclaim-wait MS) */
+	uint32_t reclaim_wait_ms;
 };
 
 enum sim_kind { SIM_FREE = 0, SIM_LIVE = 1, SIM_ROT = 2 };
@@ -89,6 +93,7 @@ enum sim_mstate { SIM_LOADING = 0, SIM_RUNNING = 1, SIM_UNLOADING = 2 };
 #define SIM_F_HAS_SYMS 0x4u    /* DIR/syms/ID lists its global symbols */
 #define SIM_F_BOUND 0x8u       /* its drivers have devices (DIR/devices) */
 #define SIM_F_PERCPU 0x10u     /* holds an area of the per-CPU reserve (DIR/percpu) */
+#define SIM_F_PINS_BLOCK 0x20u /* rot-abi.md U7: pins refuse its unload (crypto, livepatch) */
 
 struct sim_rec {
 	char name[SIM_NAME_LEN];
@@ -159,7 +164,8 @@ struct sim_devtab {
 #define SIM_TAINT_OOT 12
 
 /* state.c */
-int sim_create_state(const char *dir, enum sim_mode mode, const char *release, uint32_t cfgflags);
+int sim_create_state(const char *dir, enum sim_mode mode, const char *release, uint32_t cfgflags,
+		     uint32_t reclaim_wait_ms);
 int sim_open(struct sim *s, const char *dir, int exclusive);
 int sim_relock(struct sim *s);
 void sim_unlock(struct sim *s);
@@ -185,6 +191,10 @@ char *sim_read_file(const char *path, size_t *len);
 char *sim_fmt_u64(char *p, uint64_t v);
 char *sim_fmt_hex16(char *p, uint64_t v);
 void sim_taint_letters(uint32_t taints, char *buf);
+
+/* klog.c: the kernel log and audit records (rot-abi.md R4, R5, R7) */
+#define SIM_RECLAIM_WAIT_DEFAULT 5000u
+void sim_klog(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ledger.c */
 int sim_ledger(struct sim *s, const char *event, const struct sim_rec *r, uint64_t bytes);
@@ -235,6 +245,12 @@ int sim_rot_synthetic(struct sim *s, uint32_t id);
  * freed, or a negative errno; req's out fields are written on success and
  * on -EBUSY */
 int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req);
+void sim_changed(struct sim *s);
+void sim_add_taint(struct sim *s, int bit);
+
+/* reclaim.c: revision 2's and 1's reclaim by delete_module, under s's lock:
+ * checks 0 sees nothing but kprobes (rev 1: nothing), force frees all */
+int sim_reclaim_legacy(struct sim *s, const char *name, int checks, int force, struct sim_rot_reclaim *out);
 
 /* percpu.c: the per-CPU module reserve (sizes per CPU) */
 #define SIM_PERCPU_RESERVE_DEFAULT 8192u /* PERCPU_MODULE_RESERVE on x86_64 */

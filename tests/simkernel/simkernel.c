@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
 	"                            [--reclaim-checks y|n] [--abi 1|2|3] [--percpu-reserve SIZE]\n"
+	"                            [--reclaim-wait MS]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
 	"       simkernel ledger DIR [--check]\n"
@@ -34,6 +35,7 @@ static const char usage_text[] =
 	"       simkernel device list DIR\n"
 	"       simkernel mount DIR TYPE [SOURCE TARGET]\n"
 	"       simkernel umount DIR TARGET\n"
+	"       simkernel dmesg DIR              (the kernel log: reclaim's lines and audit records)\n"
 	"       simkernel kernfs-hash [--release R] NAME...   (\"HASH NAME\" lines, as R's kernel hashes)\n";
 
 #define DEFAULT_RELEASE "6.1.0-sim"
@@ -178,11 +180,12 @@ static int cmd_create(int argc, char **argv)
 		{ "builtin", required_argument, NULL, 'b' }, { "sig-enforce", no_argument, NULL, 's' },
 		{ "modules-disabled", no_argument, NULL, 'd' }, { "devices", required_argument, NULL, 'D' },
 		{ "reclaim-checks", required_argument, NULL, 'c' }, { "abi", required_argument, NULL, 'a' },
-		{ "percpu-reserve", required_argument, NULL, 'p' }, { NULL, 0, NULL, 0 },
+		{ "percpu-reserve", required_argument, NULL, 'p' }, { "reclaim-wait", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
 	};
 	enum sim_mode mode = SIM_MODE_ROT;
 	const char *release = DEFAULT_RELEASE, *builtin = "", *devices = NULL;
-	uint32_t flags = 0, reserve = SIM_PERCPU_RESERVE_DEFAULT;
+	uint32_t flags = 0, reserve = SIM_PERCPU_RESERVE_DEFAULT, wait_ms = SIM_RECLAIM_WAIT_DEFAULT;
 	int c, checks_given = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -203,6 +206,17 @@ static int cmd_create(int argc, char **argv)
 			if (parse_reserve(optarg, &reserve))
 				return usage();
 			break;
+		case 'w': {
+			/* R5's bounded wait, in ms: tests need not spend the kernel's 5 s */
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || v > 600000)
+				return usage();
+			wait_ms = (uint32_t)v;
+			checks_given = 1;
+			break;
+		}
 		case 'a':
 			checks_given = 1;
 			if (!strcmp(optarg, "1"))
@@ -231,7 +245,7 @@ static int cmd_create(int argc, char **argv)
 		return die(dir, err);
 	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
 					    "syms", "config", "lock", "devices",
-					    "mounts", "fstypes", "percpu" };
+					    "mounts", "fstypes", "percpu", "kmsg", "reclaim.lock" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);
@@ -243,17 +257,18 @@ static int cmd_create(int argc, char **argv)
 		err = mkdirs(path);
 	}
 	if (!err)
-		err = sim_create_state(dir, mode, release, flags);
+		err = sim_create_state(dir, mode, release, flags, wait_ms);
 	if (!err)
 		err = sim_percpu_create(dir, reserve);
 	if (!err) {
 		snprintf(text, sizeof(text),
 			 "mode=%s\nrelease=%s\nvermagic=%s SMP preempt mod_unload modversions \nbuiltin=%s\n"
-			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\npercpu_reserve=%" PRIu32 "\n",
+			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\npercpu_reserve=%" PRIu32 "\n"
+			 "reclaim_wait_ms=%" PRIu32 "\n",
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
 			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
 			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
-			 (flags & SIM_CFG_ABI_REV1) ? 1 : (flags & SIM_CFG_ABI_REV2) ? 2 : 3, reserve);
+			 (flags & SIM_CFG_ABI_REV1) ? 1 : (flags & SIM_CFG_ABI_REV2) ? 2 : 3, reserve, wait_ms);
 		err = put(dir, "config", text);
 	}
 	if (!err) {
@@ -267,6 +282,8 @@ static int cmd_create(int argc, char **argv)
 		err = sim_mounts_init(dir);
 	if (!err)
 		err = put(dir, "ledger", "");
+	if (!err)
+		err = put(dir, "kmsg", "");
 	if (!err)
 		err = put(dir, "root/sys/module/module/parameters/sig_enforce",
 			  (flags & SIM_CFG_SIG_ENFORCE) ? "Y\n" : "N\n");
@@ -793,6 +810,23 @@ static int cmd_umount(int argc, char **argv)
 	return err ? die("umount", err) : 0;
 }
 
+/* dmesg DIR: the simulated kernel log, as it was appended */
+static int cmd_dmesg(int argc, char **argv)
+{
+	if (argc != 2)
+		return usage();
+	char path[PATH_MAX];
+	if (!sim_path(path, sizeof(path), argv[1], "kmsg"))
+		return die(argv[1], -ENAMETOOLONG);
+	size_t len = 0;
+	char *text = sim_read_file(path, &len);
+	if (!text)
+		return die(path, errno ? -errno : -ENOMEM);
+	int err = fwrite(text, 1, len, stdout) == len ? 0 : -EIO;
+	free(text);
+	return err ? die("dmesg", err) : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -824,6 +858,8 @@ int main(int argc, char **argv)
 		return cmd_mount(argc, argv);
 	if (!strcmp(cmd, "umount"))
 		return cmd_umount(argc, argv);
+	if (!strcmp(cmd, "dmesg"))
+		return cmd_dmesg(argc, argv);
 	if (!strcmp(cmd, "kernfs-hash"))
 		return cmd_kernfs_hash(argc, argv);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {

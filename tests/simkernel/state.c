@@ -31,7 +31,8 @@ size_t sim_path(char *buf, size_t len, const char *dir, const char *rel)
 	return (n < 0 || (size_t)n >= len) ? 0 : (size_t)n;
 }
 
-int sim_create_state(const char *dir, enum sim_mode mode, const char *release, uint32_t cfgflags)
+int sim_create_state(const char *dir, enum sim_mode mode, const char *release, uint32_t cfgflags,
+		     uint32_t reclaim_wait_ms)
 {
 	char path[PATH_MAX];
 	struct sim_header hdr;
@@ -44,6 +45,7 @@ int sim_create_state(const char *dir, enum sim_mode mode, const char *release, u
 	hdr.next_id = 1;
 	hdr.next_addr = SIM_ADDR_BASE;
 	hdr.next_seq = 1;
+	hdr.reclaim_wait_ms = reclaim_wait_ms;
 	if (strlen(release) >= SIM_RELEASE_LEN)
 		return -ENAMETOOLONG;
 	strcpy(hdr.release, release);

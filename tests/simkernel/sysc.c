@@ -6,12 +6,14 @@
  *   sysc init FILE [PARAMS]            init_module() of the file's bytes
  *   sysc finit FILE [PARAMS] [FLAGS]   syscall(SYS_finit_module, ...)
  *   sysc delete NAME FLAGS             delete_module(); FLAGS as in C (0x800)
- *   sysc reclaim [-r] [-w] [-f PATH] [-n CMD] NAME [FLAGS]
+ *   sysc reclaim [-r] [-w] [-s] [-f PATH] [-n CMD] NAME [FLAGS]
  *                                      ioctl(ROT_IOC_RECLAIM) on /proc/rotting_modules,
  *                                      FLAGS as in C (0x1: ROT_RECLAIM_FORCE); -r
  *                                      prints the reply's fields on a second line, -w
  *                                      opens the file write-only (EBADF), -f PATH
- *                                      another file, -n CMD another request number;
+ *                                      another file, -n CMD another request number, -s
+ *                                      catches SIGUSR1 (no SA_RESTART: a waiting
+ *                                      reclaim is interrupted, EINTR);
  *                                      a NAME of 64 bytes or more is sent unterminated
  *
  * Prints "ok", "ok=N" for a positive return (reclaim: the number freed), or
@@ -22,6 +24,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/ioctl.h>
@@ -69,6 +72,11 @@ static void print_why(unsigned why)
 		putchar('-');
 }
 
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
 static int reclaim(int argc, char **argv)
 {
 	int reply = 0, wronly = 0, i = 2;
@@ -79,6 +87,10 @@ static int reclaim(int argc, char **argv)
 			reply = 1;
 		else if (!strcmp(argv[i], "-w"))
 			wronly = 1;
+		else if (!strcmp(argv[i], "-s")) {
+			struct sigaction sa = { .sa_handler = on_usr1 }; /* no SA_RESTART */
+			sigaction(SIGUSR1, &sa, NULL);
+		}
 		else if (!strcmp(argv[i], "-f") && i + 1 < argc)
 			path = argv[++i];
 		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
@@ -115,7 +127,7 @@ static int reclaim(int argc, char **argv)
 static int usage(void)
 {
 	fputs("usage: sysc init FILE [PARAMS] | finit FILE [PARAMS] [FLAGS] | delete NAME FLAGS\n"
-	      "       | reclaim [-r] [-w] [-f PATH] [-n CMD] NAME [FLAGS]\n", stderr);
+	      "       | reclaim [-r] [-w] [-s] [-f PATH] [-n CMD] NAME [FLAGS]\n", stderr);
 	return 2;
 }
 

@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Reclaim: revision 3's ioctl(ROT_IOC_RECLAIM) (rot-abi.md R1-R9), with
+ * the forced reclaim's bounded wait (R5), the kernel log and the audit
+ * record (R4, R7); and revision 2's and 1's delete_module(MODULE_RECLAIM).
+ *
+ * As the kernel does, revision 3 serialises reclaims with a lock of their
+ * own (DIR/reclaim.lock, the kernel's reclaim_mutex), taken interruptibly,
+ * and drops the state lock while a forced reclaim waits, so that loads,
+ * unloads and `simkernel release` go on meanwhile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+/* How often a forced reclaim looks again while it waits (msleep(20)). */
+#define LOOK_INTERVAL_MS 20
+
+const char *sim_hold_name(unsigned hold)
+{
+	static const char *const names[SIM_NHOLD] = { "task", "timer", "work", "rcu", "kprobe", "running" };
+	return hold < SIM_NHOLD ? names[hold] : "?";
+}
+
+int sim_hold_parse(const char *word)
+{
+	for (unsigned h = 0; h < SIM_NHOLD; h++)
+		if (!strcmp(word, sim_hold_name(h)))
+			return (int)h;
+	return -1;
+}
+
+/* How a reclaim looks at an instance: which kernel asked, and how. */
+struct reclaim_how {
+	int rev3;   /* ROT_IOC_RECLAIM; else revision 2's (or 1's) delete_module */
+	int checks; /* rot_reclaim_checks Y: every R4 check is there */
+	int force;  /* ROT_RECLAIM_FORCE (R5), or revision 2's O_TRUNC */
+};
+
+/* whether reclaim sees hold h: with checks N only kprobes are found (D2);
+ * revision 2 knew nothing of tasks or of callbacks that come back */
+static int hold_seen(const struct reclaim_how *how, unsigned h)
+{
+	if (!how->rev3)
+		return how->checks && h != SIM_HOLD_TASK && h != SIM_HOLD_RUNNING;
+	return how->checks || h == SIM_HOLD_KPROBE;
+}
+
+/*
+ * R5: a forced reclaim deactivates the timers and work it found and waits
+ * for the RCU callbacks, in every instance of the name, kept or not. A
+ * `running` hold is a callback that is back at every look (re-armed from
+ * outside the instance): it is not stopped. Returns whether anything was.
+ */
+static int stop_callbacks(struct sim_rec *r, const struct reclaim_how *how)
+{
+	if (!how->force || !how->rev3 || !how->checks)
+		return 0;
+	int stopped = r->hold[SIM_HOLD_TIMER] || r->hold[SIM_HOLD_WORK] || r->hold[SIM_HOLD_RCU];
+	r->hold[SIM_HOLD_TIMER] = r->hold[SIM_HOLD_WORK] = r->hold[SIM_HOLD_RCU] = 0;
+	return stopped;
+}
+
+/* what one look found in one instance */
+struct seen {
+	uint32_t why, pins, tasks, callbacks, probes;
+};
+
+/* R4: what keeps r rotting, as ROT_KEPT_* bits and counts; why 0: free it */
+static void look_at(const struct sim_rec *r, const struct reclaim_how *how, struct seen *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!how->rev3 && how->force)
+		return;
+	if (how->rev3 && r->pins) {
+		v->why |= SIM_KEPT_PIN;
+		v->pins = r->pins;
+	}
+	for (unsigned h = 0; h < SIM_NHOLD; h++) {
+		if (!r->hold[h] || !hold_seen(how, h))
+			continue;
+		if (h == SIM_HOLD_TASK) {
+			v->why |= SIM_KEPT_BIT(h);
+			v->tasks += r->hold[h];
+		} else if (h == SIM_HOLD_KPROBE) {
+			v->why |= SIM_KEPT_BIT(h);
+			v->probes += r->hold[h];
+		} else if (h == SIM_HOLD_RUNNING) {
+			v->why |= SIM_KEPT_BIT(SIM_HOLD_TIMER); /* what a look sees of it: a timer */
+			v->callbacks += r->hold[h];
+		} else {
+			v->why |= SIM_KEPT_BIT(h);
+			v->callbacks += r->hold[h];
+		}
+	}
+}
+
+static void add_seen(struct sim_rot_reclaim *out, const struct seen *v)
+{
+	out->kept++;
+	out->why |= v->why;
+	out->pins += v->pins;
+	out->tasks += v->tasks;
+	out->callbacks += v->callbacks;
+	out->probes += v->probes;
+}
+
+/* frees r (ledger `reclaim`, its per-CPU area), counting it into out */
+static void free_instance(struct sim *s, struct sim_rec *r, struct sim_rot_reclaim *out)
+{
+	uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
+	sim_ledger(s, "reclaim", r, held);
+	int pcpu = sim_percpu_release(s, r);
+	out->bytes += held;
+	out->percpu += pcpu > 0 ? (uint64_t)pcpu : 0;
+	out->freed++;
+	sim_free_slot(s, r);
+}
+
+/* R3: taint R when something was freed; the state was changed either way */
+static int finish(struct sim *s, struct sim_rot_reclaim *out, int touched)
+{
+	if (out->freed) {
+		sim_add_taint(s, SIM_TAINT_FORCED_RMMOD);
+		sim_compact(s);
+	}
+	if (out->freed || touched)
+		sim_changed(s);
+	if (!out->freed)
+		return out->kept ? -EBUSY : -ENOENT;
+	return (int)out->freed;
+}
+
+int sim_reclaim_legacy(struct sim *s, const char *name, int checks, int force, struct sim_rot_reclaim *out)
+{
+	struct reclaim_how how = { 0, checks, force };
+	for (uint32_t i = 0; i < s->hdr->count; i++) {
+		struct sim_rec *r = &s->recs[i];
+		if (r->kind != SIM_ROT || strcmp(r->name, name))
+			continue;
+		struct seen v;
+		look_at(r, &how, &v);
+		if (v.why)
+			add_seen(out, &v);
+		else
+			free_instance(s, r, out);
+	}
+	return finish(s, out, 0);
+}
+
+/* --- revision 3 ------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* the instances a reclaim looks at: fixed when it starts, as the kernel's */
+struct look {
+	uint32_t *ids; /* sorted */
+	struct seen *seen;
+	size_t n;
+};
+
+static struct sim_rec *next_of(struct sim *s, const struct look *lk, uint32_t *i, size_t *slot)
+{
+	for (; *i < s->hdr->count; (*i)++) {
+		struct sim_rec *r = &s->recs[*i];
+		if (r->kind != SIM_ROT)
+			continue;
+		uint32_t *hit = bsearch(&r->id, lk->ids, lk->n, sizeof(*lk->ids), cmp_u32);
+		if (hit) {
+			*slot = (size_t)(hit - lk->ids);
+			(*i)++;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * One look at every instance, under the state lock; forced, what can be
+ * stopped is stopped after it was seen. Returns whether a forced reclaim
+ * should look again: something was stopped, or something it cannot stop
+ * may still go away (a task inside, a callback that came back).
+ */
+static int look_once(struct sim *s, struct look *lk, const struct reclaim_how *how, int *touched)
+{
+	int again = 0;
+	size_t slot;
+	for (size_t k = 0; k < lk->n; k++)
+		memset(&lk->seen[k], 0, sizeof(lk->seen[k]));
+	uint32_t i = 0;
+	for (struct sim_rec *r; (r = next_of(s, lk, &i, &slot));) {
+		look_at(r, how, &lk->seen[slot]);
+		if (stop_callbacks(r, how)) {
+			*touched = 1;
+			again = 1;
+		}
+		if (how->checks && (r->hold[SIM_HOLD_TASK] || r->hold[SIM_HOLD_RUNNING]))
+			again = 1;
+	}
+	return how->force && again;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* msleep_interruptible(): a signal the caller catches ends it with -EINTR */
+static int sleep_interruptible(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	return nanosleep(&ts, NULL) < 0 && errno == EINTR ? -EINTR : 0;
+}
+
+/*
+ * R5: forced, look until nothing that may still go away is left, for at
+ * most the kernel's bounded wait; when it runs out, one more look without
+ * stopping, and every instance still kept has ROT_KEPT_RUNNING. The state
+ * lock is dropped between looks. Returns 0, -EINTR or a lock error.
+ */
+static int look(struct sim *s, struct look *lk, struct reclaim_how how, int *touched)
+{
+	uint64_t deadline = now_ms() + s->hdr->reclaim_wait_ms;
+	for (;;) {
+		int before = *touched;
+		if (!look_once(s, lk, &how, touched))
+			return 0;
+		/* What was stopped is gone at once here; only a task inside or a
+		 * callback that comes back makes the kernel's wait last. */
+		int stopped_only = *touched != before;
+		for (size_t k = 0; k < lk->n && stopped_only; k++)
+			if (lk->seen[k].why & (SIM_KEPT_BIT(SIM_HOLD_TASK)))
+				stopped_only = 0;
+		if (stopped_only)
+			continue;
+		if (now_ms() >= deadline) {
+			how.force = 0;
+			look_once(s, lk, &how, touched);
+			for (size_t k = 0; k < lk->n; k++)
+				if (lk->seen[k].why)
+					lk->seen[k].why |= SIM_KEPT_BIT(SIM_HOLD_RUNNING);
+			return 0;
+		}
+		sim_unlock(s);
+		int err = sleep_interruptible(LOOK_INTERVAL_MS);
+		int lerr = sim_relock(s);
+		if (err)
+			return err;
+		if (lerr)
+			return lerr;
+	}
+}
+
+/* audit_log_untrustedstring(): quoted, or in hex when it could mislead */
+static void audit_name(const char *name, char *buf, size_t cap)
+{
+	int plain = 1;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p == '"' || *p < 0x21 || *p > 0x7e)
+			plain = 0;
+	if (plain) {
+		snprintf(buf, cap, "\"%s\"", name);
+		return;
+	}
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p && n + 3 < cap; p++)
+		n += (size_t)snprintf(buf + n, cap - n, "%02X", *p);
+	buf[n] = '\0';
+}
+
+/* R7: the audit record every request past its checks writes, whatever the result */
+static void audit(const char *dir, const char *name, const struct sim_rot_reclaim *out, int ret)
+{
+	char quoted[2 * 64 + 3];
+	audit_name(name, quoted, sizeof(quoted));
+	sim_klog(dir, "audit: type=1330 op=reclaim name=%s freed=%" PRIu32 " kept=%" PRIu32 " res=%d", quoted,
+		 out->freed, out->kept, ret > 0);
+}
+
+/* the kernel log's line for a kept instance (R4), and for what was freed (R7) */
+static void log_kept(const char *dir, const char *name, const struct seen *v)
+{
+	sim_klog(dir,
+		 "%s: a rotting instance is still in use (pins %" PRIu32 ", tasks %" PRIu32 ", callbacks %" PRIu32
+		 ", kprobes %" PRIu32 "%s): not reclaimed",
+		 name, v->pins, v->tasks, v->callbacks, v->probes,
+		 (v->why & SIM_KEPT_BIT(SIM_HOLD_RUNNING)) ? ", still running after a forced reclaim's wait" : "");
+}
+
+static int lock_reclaims(const char *dir, int *fd)
+{
+	char path[PATH_MAX];
+	if (!sim_path(path, sizeof(path), dir, "reclaim.lock"))
+		return -ENAMETOOLONG;
+	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*fd < 0)
+		return -errno;
+	/* mutex_lock_interruptible(&reclaim_mutex) */
+	if (flock(*fd, LOCK_EX) < 0) {
+		int err = errno == EINTR ? -EINTR : -errno;
+		close(*fd);
+		*fd = -1;
+		return err;
+	}
+	return 0;
+}
+
+/* the reclaim itself, with the reclaim lock held: R1-R5 */
+static int reclaim3(const char *dir, const char *name, int force, struct sim_rot_reclaim *out)
+{
+	struct sim s;
+	int err = sim_open(&s, dir, 1);
+	if (err)
+		return err;
+	struct look lk = { NULL, NULL, 0 };
+	for (uint32_t i = 0; i < s.hdr->count; i++)
+		if (s.recs[i].kind == SIM_ROT && !strcmp(s.recs[i].name, name))
+			lk.n++;
+	if (!lk.n) {
+		err = -ENOENT;
+		goto out;
+	}
+	lk.ids = malloc(lk.n * sizeof(*lk.ids));
+	lk.seen = calloc(lk.n, sizeof(*lk.seen));
+	if (!lk.ids || !lk.seen) {
+		err = -ENOMEM;
+		goto out;
+	}
+	size_t k = 0;
+	for (uint32_t i = 0; i < s.hdr->count; i++)
+		if (s.recs[i].kind == SIM_ROT && !strcmp(s.recs[i].name, name))
+			lk.ids[k++] = s.recs[i].id;
+	qsort(lk.ids, lk.n, sizeof(*lk.ids), cmp_u32);
+	struct reclaim_how how = { 1, !(s.hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS), force };
+	int touched = 0;
+	err = look(&s, &lk, how, &touched);
+	if (err) {
+		if (touched)
+			sim_changed(&s);
+		goto out;
+	}
+	uint32_t i = 0;
+	size_t slot;
+	for (struct sim_rec *r; (r = next_of(&s, &lk, &i, &slot));) {
+		if (lk.seen[slot].why) {
+			add_seen(out, &lk.seen[slot]);
+			log_kept(dir, name, &lk.seen[slot]);
+			continue;
+		}
+		free_instance(&s, r, out);
+	}
+	err = finish(&s, out, touched);
+	if (out->freed)
+		sim_klog(dir, "%s: reclaimed %" PRIu32 " rotting instance%s, %" PRIu64 " bytes%s", name, out->freed,
+			 out->freed == 1 ? "" : "s", out->bytes, out->kept ? ", others still in use" : "");
+out:
+	free(lk.ids);
+	free(lk.seen);
+	sim_close(&s);
+	return err;
+}
+
+static int valid_name(const char *name, size_t cap)
+{
+	size_t n = strnlen(name, cap);
+	return n > 0 && n < cap;
+}
+
+int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
+{
+	struct sim s;
+	int err = sim_open(&s, dir, 1);
+	if (err)
+		return err;
+	uint32_t cfg = s.hdr->cfgflags;
+	int mode = (int)s.hdr->mode;
+	sim_close(&s);
+	if (mode != SIM_MODE_ROT || (cfg & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2)))
+		return -ENOTTY; /* R8, D3: the ioctl is revision 3's */
+	if (cfg & SIM_CFG_MODULES_DISABLED)
+		return -EPERM;
+	if ((req->flags & ~SIM_ROT_RECLAIM_FORCE) || !valid_name(req->name, sizeof(req->name)))
+		return -EINVAL;
+	struct sim_rot_reclaim out;
+	memset(&out, 0, sizeof(out));
+	memcpy(&out, req, offsetof(struct sim_rot_reclaim, freed));
+	/* no module name is that long: nothing of it rots */
+	if (strlen(req->name) >= SIM_NAME_LEN) {
+		err = -ENOENT;
+	} else {
+		int lockfd;
+		err = lock_reclaims(dir, &lockfd);
+		if (!err) {
+			err = reclaim3(dir, req->name, !!(req->flags & SIM_ROT_RECLAIM_FORCE), &out);
+			close(lockfd);
+		}
+	}
+	audit(dir, out.name, &out, err);
+	if (err > 0 || err == -EBUSY)
+		*req = out;
+	return err;
+}
