@@ -1,9 +1,18 @@
-# Real kernel only: what ordinary drivers leave using a module after its
-# unload (docs/rot-abi.md C3, U6, U7, R4, R5, R9).  Each pattern is kept
-# from reclaim while it can still run, return or read inside the
-# instance, and late calls into the rotting code keep working until then.
+# What ordinary drivers leave using a module after its unload
+# (docs/rot-abi.md C3, U6, U7, R4, R5, R9).  Each pattern is kept from
+# reclaim while it can still run, return or read inside the instance, and
+# late calls into the rotting code keep working until then.
 # Sourced after lib.sh.  "rotctl why" prints the reclaim reply:
 #   RESULT kept=K why=REASON,... pins=P tasks=T callbacks=C probes=Q
+#
+# On the real kernel (SIDE=real) real objects make each pattern.  On the
+# simulated kernel (SIDE=sim) the first part below makes the same rows,
+# with the same names and expected values, from fixtures named like the
+# test modules and from `simkernel pin/hold` standing for the open file,
+# the sleeping reader, the mount, the kthread, the AF_ALG socket and the
+# enabled patch; the timers and probes an exit forgets are the fixtures'
+# stray= keys.  srcu-static stays real only (kernel/run.sh names it): the
+# simulator has no SRCU to tear down.
 
 pins_of() { # NAME -> the newest rotting instance's pins (P1 column 3)
 	awk -v n="$1" '$1 == n { print $3; exit }' /proc/rotting_modules
@@ -23,6 +32,163 @@ wait_for() {
 		i=$((i + 1))
 	done
 }
+
+if [ "$SIDE" = sim ]; then
+	# The simulator's driver: $SIMKERNEL, or the one beside its preload.
+	simk=${SIMKERNEL:-}
+	if [ -z "$simk" ]; then
+		simk=${LD_PRELOAD%%:*}
+		simk=${simk%/*}/simkernel
+	fi
+	sk() { # COMMAND ARGS...: simkernel COMMAND on this kernel
+		c=$1
+		shift
+		"$simk" "$c" "$SIMKERNEL_DIR" "$@"
+	}
+	note "users on the simulator: pins and holds stand for the users; srcu-static is real only"
+
+	load_raw alpha >/dev/null
+	r1=$($ROTCTL delete alpha 0x40000000)
+	r2=$($ROTCTL delete alpha 0x40000200)
+	row reclaim-flag-refused "EINVAL,EINVAL,Live,rot=0" \
+		"$r1,$r2,$(live_state alpha),rot=$(rotting_count alpha)" \
+		"delete_module(MODULE_RECLAIM), forced or not, is refused with EINVAL and unloads nothing"
+	$ROTCTL delete alpha 0 >/dev/null
+	$ROTCTL reclaim alpha >/dev/null
+
+	# lostimer's exit leaves its timer armed (stray=timer), wherever it is.
+	r0=$(load_raw lostimer where=heap)
+	$ROTCTL delete lostimer 0 >/dev/null
+	w=$($ROTCTL why lostimer)
+	f=$($ROTCTL why lostimer force)
+	row heap-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
+		"$r0,$w,$f,rot=$(rotting_count lostimer)" \
+		"a heap timer whose callback is in the instance keeps it; forced, the timer is stopped first"
+	r0=$(load_raw lostimer where=percpu)
+	$ROTCTL delete lostimer 0 >/dev/null
+	w=$($ROTCTL why lostimer)
+	f=$($ROTCTL why lostimer force)
+	row percpu-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
+		"$r0,$w,$f,rot=$(rotting_count lostimer)" \
+		"a timer in the instance's per-CPU data keeps it; forced, it is stopped first"
+
+	# The look is taken with every other CPU stopped: a callback is seen
+	# by every reclaim, running or pending.
+	r0=$(load_raw lostimer "where=heap busy=1")
+	$ROTCTL delete lostimer 0 >/dev/null
+	busy=0
+	i=0
+	while [ $i -lt 10 ]; do
+		[ "$($ROTCTL reclaim lostimer)" = EBUSY ] && busy=$((busy + 1))
+		i=$((i + 1))
+	done
+	f=$($ROTCTL reclaim lostimer force)
+	row running-callback "ok,busy=10,ok=1,rot=0" "$r0,busy=$busy,$f,rot=$(rotting_count lostimer)" \
+		"a timer callback running 40 ms of every 50 is seen by every one of 10 reclaims; forced, it is stopped"
+
+	# A reader holds /dev/rotsleep open (a pin) and sleeps in read() (a task).
+	r0=$(load_raw sleeper)
+	sk pin sleeper
+	sk hold sleeper task
+	r1=$($ROTCTL delete sleeper 0)
+	p=$(pins_of sleeper)
+	w=$($ROTCTL why sleeper)
+	sk release sleeper task # woken, it returns through rotting code
+	sk unpin sleeper        # and closes the file
+	p2=$(pins_of sleeper)
+	r3=$($ROTCTL reclaim sleeper)
+	row sleeping-reader "ok,ok,pins=1,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,pins=0,ok=1,rot=0" \
+		"$r0,$r1,pins=$p,$w,pins=$p2,$r3,rot=$(rotting_count sleeper)" \
+		"a reader asleep in read() and its open file keep the instance; woken, it returns through rotting code, closes, and reclaim frees"
+
+	# Forced: the wait is R5's bound (the kernel's 5 s unless created otherwise).
+	load_raw sleeper >/dev/null
+	sk pin sleeper
+	sk hold sleeper task
+	$ROTCTL delete sleeper 0 >/dev/null
+	f=$($ROTCTL why sleeper force)
+	sk release sleeper task
+	sk unpin sleeper
+	r3=$($ROTCTL reclaim sleeper)
+	row sleeping-reader-forced "EBUSY kept=1 why=pin,task,running pins=1 tasks=1 callbacks=0 probes=0,ok=1,rot=0" \
+		"$f,$r3,rot=$(rotting_count sleeper)" \
+		"a forced reclaim does not free what a task sleeps in or a file pins: it waits, bounded, then keeps it"
+
+	# The simulator's mount pins the module providing the type (C3).
+	r0=$(load_raw rotfs)
+	sk mount rotfs none /tmp/rotfs && m=mounted || m=unmounted
+	r1=$($ROTCTL delete rotfs 0)
+	w=$($ROTCTL why rotfs)
+	sk umount /tmp/rotfs && u=unmounted || u=still-mounted
+	r3=$($ROTCTL reclaim rotfs)
+	row mounted-fs "ok,mounted,ok,EBUSY kept=1 why=pin pins=1 tasks=0 callbacks=0 probes=0,unmounted,ok=1,rot=0" \
+		"$r0,$m,$r1,$w,$u,$r3,rot=$(rotting_count rotfs)" \
+		"a mount keeps the instance; umount after the unload runs its kill_sb in rotting code, then reclaim frees"
+
+	# The kthread pins its module and runs in it; it ends with
+	# module_put_and_kthread_exit(), after the unload.
+	r0=$(load_raw kthreader secs=3)
+	sk pin kthreader
+	sk hold kthreader task
+	r1=$($ROTCTL delete kthreader 0)
+	w=$($ROTCTL why kthreader)
+	sk release kthreader task
+	sk unpin kthreader
+	wait_for reclaim_ok kthreader && r3=freed || r3=kept
+	row kthread-put "ok,ok,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,freed,rot=0" \
+		"$r0,$r1,$w,$r3,rot=$(rotting_count kthreader)" \
+		"a kthread in module_put_and_kthread_exit()'s pattern keeps the instance until it has left"
+
+	# The work item runs in a worker, asleep in the module (a task), and
+	# is queued again (work).
+	r0=$(load_raw stuckwork)
+	sk hold stuckwork task
+	sk hold stuckwork work
+	$ROTCTL delete stuckwork 0 >/dev/null
+	f=$($ROTCTL why stuckwork force)
+	w=$($ROTCTL why stuckwork)
+	e=$($ROTCTL reclaim nosuchmodule)
+	sk release stuckwork task # the work ends
+	wait_for reclaim_ok stuckwork && done=freed || done=kept
+	row stuck-work "ok,EBUSY kept=1 why=task,running pins=0 tasks=1 callbacks=0 probes=0,EBUSY kept=1 why=task pins=0 tasks=1 callbacks=0 probes=0,ENOENT,freed,rot=0" \
+		"$r0,$f,$w,$e,$done,rot=$(rotting_count stuckwork)" \
+		"a forced reclaim of a running work item returns, still running, after its bounded wait; other reclaims go on; once the work ends it is freed"
+
+	# kprobeinit's init fails and leaves its kprobe on the init text (stray=kprobe).
+	r0=$(load_raw kprobeinit)
+	w=$($ROTCTL why kprobeinit)
+	f=$($ROTCTL why kprobeinit force)
+	row kprobe-init-text "ENODEV,rot=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,rot=1" \
+		"$r0,rot=$(rotting_count kprobeinit),$w,$f,rot=$(rotting_count kprobeinit)" \
+		"a kprobe registered on a failed init's text keeps the instance, forced or not"
+
+	# U7: the AF_ALG socket's cbc(aes) transform pins cbc.
+	r0=$(load_raw cbc)
+	sk pin cbc && ready=ready || ready=unpinned
+	r1=$($ROTCTL delete cbc 0)
+	r1f=$($ROTCTL delete cbc 0x200)
+	s1=$(live_state cbc)
+	sk unpin cbc # the socket is closed
+	r2=$($ROTCTL delete cbc 0)
+	r3=$($ROTCTL reclaim cbc)
+	row crypto-transform "ok,ready,EWOULDBLOCK,EWOULDBLOCK,Live,ok,ok=1,rot=0" \
+		"$r0,$ready,$r1,$r1f,$s1,$r2,$r3,rot=$(rotting_count cbc)" \
+		"cbc refuses to unload, forced or not, while an AF_ALG transform pins it; once closed it unloads and is reclaimed"
+
+	# U7: an enabled patch is its pin on livepatch_sample here.
+	r0=$(load_raw livepatch-sample)
+	sk pin livepatch_sample
+	sk state | grep -q '^live livepatch_sample .* pins=1$' && patched=patched || patched=unpatched
+	r1=$($ROTCTL delete livepatch_sample 0)
+	sk unpin livepatch_sample && off=disabled || off=still-enabled
+	r2=$($ROTCTL delete livepatch_sample 0)
+	r3=$($ROTCTL reclaim livepatch_sample)
+	sk state | grep -q '^[a-z]* livepatch_sample .* pins=' && after=patched || after=unpatched
+	row livepatch "ok,patched,EWOULDBLOCK,disabled,ok,ok=1,unpatched,rot=0" \
+		"$r0,$patched,$r1,$off,$r2,$r3,$after,rot=$(rotting_count livepatch_sample)" \
+		"an enabled livepatch refuses to unload; disabled, it unloads and is reclaimed"
+	return 0
+fi # the simulator's side ends here; the real kernel's follows
 
 # U6: the revision-2 request is refused, and nothing is unloaded.
 load_raw alpha >/dev/null
