@@ -47,6 +47,11 @@ wait_timer_stopped() {
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# a reclaim a failed test left waiting (bounds of 10 minutes) must not outlive it
+teardown() {
+	for pid in ${first:-} ${second:-}; do kill "$pid" 2>/dev/null || true; done
+}
+
 # --- U7 ---------------------------------------------------------------
 
 @test "U7: a pinned crypto template refuses delete_module with EWOULDBLOCK, forced or not; nothing changes" {
@@ -247,7 +252,7 @@ taint 0\$"
 	assert_output ok
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim alpha > "$BATS_TEST_TMPDIR/second" &
 	second=$!
-	wait_syscall "$second" 73 # flock(2): behind the first, on the reclaim lock
+	wait_syscall "$second" 230 # clock_nanosleep(2): behind the first, waiting for the reclaim lock
 	kill -0 "$first"
 	"$SIMKERNEL" release "$K" delta task
 	wait "$first"
@@ -275,7 +280,7 @@ freed=1 kept=0 why=- pins=0 tasks=0 callbacks=0 probes=0 bytes=$size percpu=0"
 	wait_syscall "$first" 230 # clock_nanosleep(2): in its wait
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim -s alpha > "$BATS_TEST_TMPDIR/second" &
 	second=$!
-	wait_syscall "$second" 73 # flock(2): behind it
+	wait_syscall "$second" 230 # clock_nanosleep(2): waiting for the reclaim lock
 	kill -USR1 "$second"
 	wait "$second" || true
 	run cat "$BATS_TEST_TMPDIR/second"

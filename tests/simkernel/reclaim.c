@@ -25,6 +25,8 @@
 
 /* How often a forced reclaim looks again while it waits (msleep(20)). */
 #define LOOK_INTERVAL_MS 20
+/* How often a reclaim waiting for another tries the reclaim lock again. */
+#define LOCK_RETRY_MS 5
 
 const char *sim_hold_name(unsigned hold)
 {
@@ -311,14 +313,23 @@ static int lock_reclaims(const char *dir, int *fd)
 	*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (*fd < 0)
 		return -errno;
-	/* mutex_lock_interruptible(&reclaim_mutex) */
-	if (flock(*fd, LOCK_EX) < 0) {
-		int err = errno == EINTR ? -EINTR : -errno;
-		close(*fd);
-		*fd = -1;
-		return err;
+	/*
+	 * mutex_lock_interruptible(&reclaim_mutex): any signal the caller
+	 * catches ends the wait with EINTR, SA_RESTART or not, which a
+	 * blocking flock() would not do (it is restarted); so the lock is
+	 * tried, and the wait between tries is a sleep, which is never
+	 * restarted.
+	 */
+	for (;;) {
+		if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		int err = errno == EWOULDBLOCK ? sleep_interruptible(LOCK_RETRY_MS) : -errno;
+		if (err) {
+			close(*fd);
+			*fd = -1;
+			return err;
+		}
 	}
-	return 0;
 }
 
 /* the reclaim itself, with the reclaim lock held: R1-R5 */
