@@ -252,7 +252,7 @@ taint 0\$"
 	assert_output ok
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim alpha > "$BATS_TEST_TMPDIR/second" &
 	second=$!
-	wait_syscall "$second" 230 # clock_nanosleep(2): behind the first, waiting for the reclaim lock
+	wait_syscall "$second" 271 # ppoll(2): behind the first, waiting for the reclaim lock
 	kill -0 "$first"
 	"$SIMKERNEL" release "$K" delta task
 	wait "$first"
@@ -277,10 +277,10 @@ freed=1 kept=0 why=- pins=0 tasks=0 callbacks=0 probes=0 bytes=$size percpu=0"
 	sim_run "$SYSC" delete alpha 0
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim -s delta 1 > "$BATS_TEST_TMPDIR/first" &
 	first=$!
-	wait_syscall "$first" 230 # clock_nanosleep(2): in its wait
+	wait_syscall "$first" 271 # ppoll(2): in its wait
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim -s alpha > "$BATS_TEST_TMPDIR/second" &
 	second=$!
-	wait_syscall "$second" 230 # clock_nanosleep(2): waiting for the reclaim lock
+	wait_syscall "$second" 271 # ppoll(2): waiting for the reclaim lock
 	kill -USR1 "$second"
 	wait "$second" || true
 	run cat "$BATS_TEST_TMPDIR/second"

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,11 +225,21 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-/* msleep_interruptible(): a signal the caller catches ends it with -EINTR */
+/*
+ * The caller's signals are blocked while a revision-3 reclaim runs and let
+ * in only while it sleeps (ppoll() swaps the mask atomically), so that a
+ * signal that came meanwhile stays pending until the next sleep, as
+ * signal_pending() keeps it for the kernel's interruptible sleeps; a handler
+ * run in between would have consumed it unseen.
+ */
+static __thread sigset_t caller_mask; /* per thread: threads of one process reclaim too */
+
+/* msleep_interruptible(): a signal the caller catches ends it with -EINTR,
+ * SA_RESTART or not (ppoll() is never restarted) */
 static int sleep_interruptible(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	return nanosleep(&ts, NULL) < 0 && errno == EINTR ? -EINTR : 0;
+	return ppoll(NULL, 0, &ts, &caller_mask) < 0 && errno == EINTR ? -EINTR : 0;
 }
 
 /*
@@ -317,8 +329,7 @@ static int lock_reclaims(const char *dir, int *fd)
 	 * mutex_lock_interruptible(&reclaim_mutex): any signal the caller
 	 * catches ends the wait with EINTR, SA_RESTART or not, which a
 	 * blocking flock() would not do (it is restarted); so the lock is
-	 * tried, and the wait between tries is a sleep, which is never
-	 * restarted.
+	 * tried, and the wait between tries is an interruptible sleep.
 	 */
 	for (;;) {
 		if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
@@ -416,11 +427,15 @@ int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
 		err = -ENOENT;
 	} else {
 		int lockfd;
+		sigset_t all;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &caller_mask);
 		err = lock_reclaims(dir, &lockfd);
 		if (!err) {
 			err = reclaim3(dir, req->name, !!(req->flags & SIM_ROT_RECLAIM_FORCE), &out);
 			close(lockfd);
 		}
+		pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
 	}
 	audit(dir, out.name, &out, err);
 	if (err > 0 || err == -EBUSY)
