@@ -15,11 +15,16 @@
 /* The library whose opening failed last: rot_library_error()'s answer. */
 static _Atomic(const char *) last_failure;
 
-/* glibc says "cannot allocate memory" or "out of memory" when only memory
- * was short: that is worth another try, and is told as -ENOMEM. */
+/*
+ * Only memory was short: worth another try, and told as -ENOMEM. glibc's
+ * loader says so in words, often without errno's text: "cannot allocate
+ * ...", "cannot create shared object descriptor" (or searchlist, cache:
+ * each "cannot create" of its loader is an allocation), "out of memory".
+ */
 static bool short_of_memory(const char *why)
 {
-	return why && (strstr(why, "allocate memory") || strstr(why, "out of memory"));
+	return why && (strstr(why, "allocate") || strstr(why, "cannot create ") ||
+		       strstr(why, "out of memory"));
 }
 
 static int open_locked(struct dynlib *lib)
