@@ -6,12 +6,12 @@
  * corrupt one.
  */
 #include <errno.h>
-#include <lzma.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
+#include "dl-lzma.h"
+#include "dl-zstd.h"
 #include "internal.h"
 
 enum rot_compression compression_detect(const void *buf, size_t len)
@@ -177,10 +177,14 @@ int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t 
 
 	switch (c) {
 	case ROT_COMP_XZ:
-		err = unxz(in, len, limit, &buf, out_len);
+		err = dl_lzma();
+		if (err == 0)
+			err = unxz(in, len, limit, &buf, out_len);
 		break;
 	case ROT_COMP_ZSTD:
-		err = unzstd(in, len, limit, &buf, out_len);
+		err = dl_zstd();
+		if (err == 0)
+			err = unzstd(in, len, limit, &buf, out_len);
 		break;
 	default:
 		return -EPROTONOSUPPORT;

@@ -7,7 +7,7 @@
 #ifndef MODROT_KEYRING_INTERNAL_H
 #define MODROT_KEYRING_INTERNAL_H
 
-#include <openssl/x509.h>
+#include "dl-crypto.h"
 
 struct rot_keyring {
 	STACK_OF(X509) *certs;

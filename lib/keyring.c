@@ -8,11 +8,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include "internal.h"
 #include "keyring-internal.h"
 #include "modrot.h"
@@ -164,6 +159,9 @@ int rot_keyring_load(const char *path, struct rot_keyring **out)
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return -errno;
+	int err = dl_crypto();
+	if (err < 0)
+		return err;
 
 	struct rot_keyring *kr = calloc(1, sizeof(*kr));
 	if (!kr)
@@ -174,8 +172,8 @@ int rot_keyring_load(const char *path, struct rot_keyring **out)
 		return -ENOMEM;
 	}
 
-	int err = S_ISDIR(st.st_mode) ? certs_from_dir(kr->certs, path)
-				      : certs_from_file(kr->certs, path);
+	err = S_ISDIR(st.st_mode) ? certs_from_dir(kr->certs, path)
+				  : certs_from_file(kr->certs, path);
 	/* Every file that is not a certificate, and the end of every PEM
 	 * text, leaves an OpenSSL error behind: expected, so dropped. */
 	ERR_clear_error();

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
-#include <libkmod.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dl-kmod.h"
 #include "modrot.h"
 
 struct rot_loader {
@@ -21,6 +21,9 @@ int rot_loader_new(struct rot_loader **out)
 {
 	/* No configuration: insmod, unlike modprobe, reads no modprobe.d. */
 	static const char *const no_config[] = { NULL };
+	int err = dl_kmod();
+	if (err < 0)
+		return err;
 	struct rot_loader *l = calloc(1, sizeof(*l));
 	if (!l)
 		return -ENOMEM;

@@ -7,8 +7,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dl-elf.h"
 #include "internal.h"
 #include "modrot.h"
 
@@ -230,6 +229,9 @@ static bool libelf_ran_out_of_memory(void)
 
 static int inspect_elf(struct rot_modfile *mf)
 {
+	int err = dl_elf();
+	if (err < 0)
+		return err;
 	pthread_once(&libelf_once, libelf_init);
 	(void)elf_errno();
 	/* elf_memory() takes any bytes: it fails only for want of memory. */
@@ -249,7 +251,7 @@ static int inspect_elf(struct rot_modfile *mf)
 		return 0;
 	}
 	bool ok;
-	int err = structure_ok(mf, &ok);
+	err = structure_ok(mf, &ok);
 	if (err < 0 || !ok)
 		return err;
 	GElf_Ehdr eh;

@@ -65,6 +65,16 @@ struct rot_parse_error {
  */
 const struct rot_parse_error *rot_last_parse_error(void);
 
+/*
+ * OpenSSL's libcrypto, libelf, libzstd, liblzma and libkmod are opened the
+ * first time a call needs one (reading a module file, a signature or a
+ * keyring; inserting). A call that could not open one returns -ELIBACC;
+ * this says which library and why ("libcrypto.so.3 could not be loaded:
+ * cannot open shared object file: No such file or directory"). NULL when
+ * none failed.
+ */
+const char *rot_library_error(void);
+
 /* True when the kernel follows the module-rot ABI (/proc/rotting_modules exists). */
 bool rot_snapshot_has_rot(const struct rot_snapshot *snap);
 

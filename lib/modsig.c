@@ -11,10 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <openssl/cms.h>
-#include <openssl/err.h>
-#include <openssl/x509v3.h>
-
+#include "dl-crypto.h"
 #include "keyring-internal.h"
 #include "modrot.h"
 
@@ -295,11 +292,14 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 
 int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info *info)
 {
+	int err = dl_crypto();
+	if (err < 0)
+		return err;
 	CMS_ContentInfo *cms;
 	/* OpenSSL's error queue is per thread and left as found: empty. The
 	 * details quote its first error, so that one must be ours. */
 	ERR_clear_error();
-	int err = parse_trailer(image, len, info, &cms);
+	err = parse_trailer(image, len, info, &cms);
 	CMS_ContentInfo_free(cms);
 	ERR_clear_error();
 	return err;
@@ -365,9 +365,12 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
 		      struct rot_sig_info *info)
 {
+	int err = dl_crypto();
+	if (err < 0)
+		return err;
 	CMS_ContentInfo *cms;
 	ERR_clear_error();
-	int err = parse_trailer(image, len, info, &cms);
+	err = parse_trailer(image, len, info, &cms);
 	if (err == 0 && cms)
 		err = verify_cms(kr, cms, image, info);
 	CMS_ContentInfo_free(cms);

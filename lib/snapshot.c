@@ -4,6 +4,7 @@
  * /proc/modules and one of /proc/rotting_modules. Lines are split in
  * place; every string a rot_module hands out points into those buffers.
  */
+#include <endian.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -47,7 +48,7 @@ static size_t count_byte(const char *s, size_t len, char c)
 	return n;
 }
 
-int parse_u64(const char *s, unsigned base, uint64_t *out)
+static int parse_u64_checked(const char *s, unsigned base, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!*s)
@@ -66,6 +67,82 @@ int parse_u64(const char *s, unsigned base, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+/*
+ * Runs twice per line of /proc/modules. 16 hex or 19 decimal digits cannot
+ * overflow 64 bits: a number that short (all the kernel prints) takes a
+ * loop without overflow checks; anything else the checked one, which
+ * tells -EPROTO from -ERANGE.
+ */
+int parse_u64(const char *s, unsigned base, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+	if (base == 16) {
+		for (; i < 16; i++) {
+			unsigned c = (unsigned char)s[i];
+			unsigned d = c - '0';
+			if (d > 9) {
+				d = (c | 0x20) - 'a';
+				if (d > 5)
+					break;
+				d += 10;
+			}
+			v = v << 4 | d;
+		}
+	} else if (base == 10) {
+		for (; i < 19; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+			if (d > 9)
+				break;
+			v = v * 10 + d;
+		}
+	}
+	if (i > 0 && s[i] == '\0') {
+		*out = v;
+		return 0;
+	}
+	return parse_u64_checked(s, base, out);
+}
+
+/*
+ * Eight hex digits, first digit in the lowest byte, a byte at a time in
+ * parallel (no byte carries into the next: each is below 0x80 before any
+ * addition). False unless every byte is 0-9, a-f or A-F.
+ */
+static bool hex8(uint64_t w, uint32_t *out)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	if (w & high)
+		return false;
+	uint64_t lower = w | 0x20 * ones;
+	uint64_t digit = (w + (0x80 - '0') * ones) & ~(w + (0x80 - '9' - 1) * ones);
+	uint64_t letter = (lower + (0x80 - 'a') * ones) & ~(lower + (0x80 - 'f' - 1) * ones);
+	if (((digit | letter) & high) != high)
+		return false;
+	uint64_t n = (w & 0x0f * ones) + ((letter & high) >> 7) * 9;
+	n = ((n << 4) | (n >> 8)) & 0x00ff00ff00ff00ffull;
+	n = ((n << 8) | (n >> 16)) & 0x0000ffff0000ffffull;
+	*out = (uint32_t)((n << 16) | (n >> 32));
+	return true;
+}
+
+/* "0x" and len - 2 hex digits: a kernel address, 16 digits on 64 bits. */
+static int parse_address(const char *s, size_t len, uint64_t *out)
+{
+	if (len < 2 || s[0] != '0' || s[1] != 'x')
+		return -EPROTO;
+	uint64_t w[2];
+	uint32_t hi, lo;
+	if (len == 18) {
+		memcpy(w, s + 2, sizeof(w));
+		if (hex8(le64toh(w[0]), &hi) && hex8(le64toh(w[1]), &lo)) {
+			*out = (uint64_t)hi << 32 | lo;
+			return 0;
+		}
+	}
+	return parse_u64(s + 2, 16, out);
 }
 
 int parse_state(const char *s, enum rot_state *state)
@@ -194,14 +271,14 @@ enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
  * line..end is one line without its newline; fields are split in place.
  * On -EPROTO or -ERANGE *reason says which field is wrong.
  */
-static int parse_line(char *line, char *end, struct rot_module *m, const char **pool,
-		      const char **reason)
+static int parse_line(char *line, char *end, bool may_hold_nul, struct rot_module *m,
+		      const char **pool, const char **reason)
 {
 	char *f[F_MAX];
 	size_t n = 1;
 	uint64_t v;
 
-	if (memchr(line, '\0', (size_t)(end - line))) {
+	if (may_hold_nul && memchr(line, '\0', (size_t)(end - line))) {
 		*reason = "a NUL byte inside the line";
 		return -EPROTO;
 	}
@@ -260,7 +337,8 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 	}
 	m->state = (uint8_t)state;
 	char *addr = f[F_ADDR];
-	err = addr[0] == '0' && addr[1] == 'x' ? parse_u64(addr + 2, 16, &m->address) : -EPROTO;
+	err = parse_address(addr, (size_t)((n > F_TAINTS ? f[F_TAINTS] - 1 : end) - addr),
+			    &m->address);
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the address does not fit 64 bits"
 					 : "the address is not 0x and hex digits";
@@ -294,6 +372,8 @@ static int parse_file(char *buf, size_t len, struct rot_module *mods, size_t *co
 	const char *file = rotting ? "/proc/rotting_modules" : "/proc/modules";
 	char *end = buf + len;
 	size_t lineno = 0;
+	/* One look for a NUL in the whole file; line by line only to say where. */
+	bool nul = memchr(buf, '\0', len) != NULL;
 	for (char *line = buf; line < end;) {
 		char *nl = memchr(line, '\n', (size_t)(end - line));
 		char *eol = nl ? nl : end;
@@ -301,7 +381,7 @@ static int parse_file(char *buf, size_t len, struct rot_module *mods, size_t *co
 		if (eol > line) {
 			struct rot_module *m = &mods[*count];
 			const char *reason = NULL;
-			int err = parse_line(line, eol, m, *pool, &reason);
+			int err = parse_line(line, eol, nul, m, *pool, &reason);
 			if (err < 0)
 				return parse_failed(err, file, lineno, reason);
 			if (rotting != (m->state == ROT_STATE_ROTTING))

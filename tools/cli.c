@@ -465,18 +465,24 @@ enum cli_exit cli_snapshot_error(int err)
 	return cli_exit_for_errno(err);
 }
 
+const char *cli_strerror(int err)
+{
+	const char *lib = err == -ELIBACC ? rot_library_error() : NULL;
+	return lib ? lib : strerror(-err);
+}
+
 const char *cli_read_error(int err, char *buf, size_t len)
 {
 	const struct rot_parse_error *pe = err == -EPROTO ? rot_last_parse_error() : NULL;
 	if (!pe)
-		return strerror(-err);
+		return cli_strerror(err);
 	snprintf(buf, len, "%s line %zu: %s", pe->file, pe->line, pe->reason);
 	return buf;
 }
 
 const char *cli_input_error(int err)
 {
-	return err == -EINVAL ? "not a regular file" : strerror(-err);
+	return err == -EINVAL ? "not a regular file" : cli_strerror(err);
 }
 
 const char *cli_file_kind(uint64_t mode)
@@ -511,7 +517,7 @@ const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf,
 			 (unsigned long long)(limit >> 20));
 		return buf;
 	}
-	return strerror(-err);
+	return cli_strerror(err);
 }
 
 enum cli_exit cli_exit_for_errno(int err)

@@ -101,6 +101,10 @@ char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1];
 /* Reports a failed rot_snapshot_read() in one line; returns the exit code. */
 enum cli_exit cli_snapshot_error(int err);
 
+/* strerror(-err), but -ELIBACC names the library libmodrot could not open
+ * and why (rot_library_error()). */
+const char *cli_strerror(int err);
+
 /* Why a kernel file could not be read, in words: for a malformed file
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);

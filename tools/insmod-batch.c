@@ -273,10 +273,13 @@ static void break_cycle(struct batch *b)
 static void *load_worker(void *arg)
 {
 	struct batch *b = arg;
-	struct rot_loader *loader;
-	if (rot_loader_new(&loader) < 0) {
+	/* --verify inserts the verified image itself (job_insert()): no
+	 * libkmod, which rot_loader_new() would open. */
+	struct rot_loader *loader = NULL;
+	int err = b->env->keyring ? 0 : rot_loader_new(&loader);
+	if (err < 0) {
 		pthread_mutex_lock(&b->lock);
-		b->thread_err = -ENOMEM;
+		b->thread_err = err;
 		pthread_cond_broadcast(&b->changed);
 		pthread_mutex_unlock(&b->lock);
 		return NULL;

@@ -16,7 +16,7 @@ void job_read(struct insmod_job *job)
 		job->read_err = err;
 		job->result = JOB_REFUSED;
 		snprintf(job->message, sizeof(job->message), "could not read %s: %s", job->path,
-			 strerror(-err));
+			 cli_strerror(err));
 	}
 }
 
@@ -81,10 +81,11 @@ bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct 
 		.keyring = env->keyring,
 		.force_vermagic = env->opts->load_flags & ROT_LOAD_FORCE_VERMAGIC,
 	};
-	if (rot_preflight(job->mf, &in, &job->pf) < 0) {
+	int err = rot_preflight(job->mf, &in, &job->pf);
+	if (err < 0) {
 		job->result = JOB_REFUSED;
-		snprintf(job->message, sizeof(job->message),
-			 "could not insert module %s: out of memory", job->path);
+		snprintf(job->message, sizeof(job->message), "could not insert module %s: %s",
+			 job->path, err == -ENOMEM ? "out of memory" : cli_strerror(err));
 		return false;
 	}
 	/* A format libkmod may read although modrot cannot look inside; not

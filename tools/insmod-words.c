@@ -207,7 +207,7 @@ const char *words_for_kernel_error(int err)
 	case EEXIST:
 		return "Module already loaded";
 	default:
-		return strerror(-err);
+		return cli_strerror(err);
 	}
 }
 

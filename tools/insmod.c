@@ -466,6 +466,12 @@ static enum cli_exit setup_env(struct insmod_env *env)
 				  env->opts->keyring_path);
 			return CLI_EXIT_PARTIAL;
 		}
+		/* Not the keyring's fault either: OpenSSL is missing. */
+		if (err == -ELIBACC) {
+			cli_error("cannot verify against the keyring %s: %s",
+				  env->opts->keyring_path, cli_strerror(err));
+			return CLI_EXIT_PARTIAL;
+		}
 		char why[128];
 		if (err < 0)
 			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
@@ -561,7 +567,7 @@ int main(int argc, char *argv[])
 	}
 	if (err < 0) {
 		if (!env.err_told)
-			cli_error("could not run the batch: %s", strerror(-err));
+			cli_error("could not run the batch: %s", cli_strerror(err));
 		return cli_exit_for_errno(err);
 	}
 	if (out < 0) {

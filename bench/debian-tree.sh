@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# modrot against Debian's kmod on Debian's real module tree: the kernel
+# package downloaded with apt-get, unpacked, indexed by depmod. Times
+# modinfo, modprobe -D, --show-exports (one process per module), and
+# modinfo, modprobe -n -v -a and -c (one process for all), interleaved
+# (bench/pairs.py: medians of per-pair ratios), installed builds on both
+# sides, every command under the simulated kernel (a stock one, empty).
+# Not part of the tests or CI: it downloads about 70 MB.
+#
+#   BENCH_DEBIAN_PACKAGE=NAME  (default: the newest linux-image-6.1.*-amd64-unsigned)
+#   BENCH_DEBIAN_CACHE=DIR     where the .deb is kept between runs
+#                              (default /var/tmp/modrot-debian)
+#   BENCH_MODULES=N            modules sampled evenly from the tree (default 400)
+#   BENCH_ROUNDS=N             rounds of the bulk commands (default 20)
+. "$(dirname "$0")/common.sh"
+: "${BENCH_DEBIAN_CACHE:=/var/tmp/modrot-debian}" "${BENCH_MODULES:=400}" "${BENCH_ROUNDS:=20}"
+
+pkg=${BENCH_DEBIAN_PACKAGE:-$(apt-cache search --names-only '^linux-image-6\.1\.[0-9-]*-amd64-unsigned$' |
+	awk '{ print $1 }' | sort -V | tail -n 1)}
+[ -n "$pkg" ] || { echo "debian-tree.sh: no linux-image-6.1 package known to apt (apt-get update?)" >&2; exit 1; }
+mkdir -p "$BENCH_DEBIAN_CACHE"
+deb=$(ls "$BENCH_DEBIAN_CACHE/${pkg}"_*.deb 2>/dev/null | tail -n 1 || true)
+if [ -z "$deb" ]; then
+	(cd "$BENCH_DEBIAN_CACHE" && apt-get download "$pkg" >&2)
+	deb=$(ls "$BENCH_DEBIAN_CACHE/${pkg}"_*.deb | tail -n 1)
+fi
+root=$BENCH_TMP/root
+dpkg-deb -x "$deb" "$root"
+ver=$(ls "$root/lib/modules" | head -n 1)
+/sbin/depmod -b "$root" "$ver"
+nmods=$(wc -l <"$root/lib/modules/$ver/modules.dep")
+echo "# $(basename "$deb"): $nmods modules, kernel $ver"
+
+# Installed builds: modrot's with its library path, kmod's with an empty one.
+dest=$BENCH_TMP/install
+make -s -C "$build" install DESTDIR="$dest" >/dev/null
+tree=$(dirname "$(dirname "$(find "$dest" -path '*/sbin/modinfo' -type f | head -n 1)")")
+mkdir "$BENCH_TMP/nolib"
+M="LD_LIBRARY_PATH=$tree/lib"
+K="LD_LIBRARY_PATH=$BENCH_TMP/nolib"
+
+# Module names and files, sampled evenly over modules.dep.
+awk -F: -v n="$BENCH_MODULES" -v total="$nmods" 'NR % int(total / n > 1 ? total / n : 1) == 0 { print $1 }' \
+	"$root/lib/modules/$ver/modules.dep" | head -n "$BENCH_MODULES" >"$BENCH_TMP/files"
+sed 's,.*/,,; s/\.ko.*//; s/-/_/g' "$BENCH_TMP/files" >"$BENCH_TMP/names"
+sed "s,^,$root/lib/modules/$ver/," "$BENCH_TMP/files" >"$BENCH_TMP/paths"
+count=$(wc -l <"$BENCH_TMP/names")
+all=$(tr '\n' ' ' <"$BENCH_TMP/names")
+
+bench_kernel stock stock
+pairs() {
+	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+	SIMKERNEL_DIR=$BENCH_TMP/stock LD_PRELOAD=$PRELOAD "$top/bench/pairs.py" "$@"
+	echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+mi="modinfo -b $root -k $ver"
+mp="modprobe -d $root -S $ver"
+
+echo
+echo "## one process per module ($count modules, each a pair)"
+pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=$K /sbin/$mi {}" "modrot modinfo NAME=$M $tree/sbin/$mi {}"
+pairs --each "$BENCH_TMP/names" 1 "kmod modprobe -D NAME=$K /sbin/$mp -D {}" "modrot modprobe -D NAME=$M $tree/sbin/$mp -D {}"
+pairs --each "$BENCH_TMP/paths" 1 "kmod modprobe --show-exports FILE=$K /sbin/$mp --show-exports {}" \
+	"modrot modprobe --show-exports FILE=$M $tree/sbin/$mp --show-exports {}"
+
+echo
+echo "## one process for all ($count modules), $BENCH_ROUNDS rounds"
+pairs "$BENCH_ROUNDS" "kmod modinfo ALL=$K /sbin/$mi $all" "modrot modinfo ALL=$M $tree/sbin/$mi $all"
+pairs "$BENCH_ROUNDS" "kmod modprobe -n -v -a ALL=$K /sbin/$mp -n -v -a $all" "modrot modprobe -n -v -a ALL=$M $tree/sbin/$mp -n -v -a $all"
+pairs "$BENCH_ROUNDS" "kmod modprobe -c=$K /sbin/$mp -c" "modrot modprobe -c=$M $tree/sbin/$mp -c"
