@@ -4,7 +4,9 @@
 #   bench_compare KERNEL "label=command" ...    -> table of means and ratios
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$("$top/scripts/setup.sh" build)
+# The benchmarks' own tools (the build's come with setup.sh).
+"$top/scripts/need-packages.sh" hyperfine ltrace jq bc busybox kmod
+build=$("$top/scripts/setup.sh")
 SIM=$build/tests/simkernel/simkernel
 PRELOAD=$build/tests/simkernel/libsimkernel.so
 # tmpfs: the simulated kernel creates a file per state change, and a disk

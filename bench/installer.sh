@@ -19,6 +19,7 @@
 # by count is Debian's too (0.77%); with the default N=300, for speed, it
 # is 31 in 300.
 . "$(dirname "$0")/common.sh"
+"$top/scripts/need-packages.sh" gnuplot-nox
 out=${1:-$top/bench/results}
 mkdir -p "$out"
 N=${INSTALLER_MODULES:-300}
@@ -118,10 +119,10 @@ done
 echo "# probe-all: first load failed for want of per-CPU reserve at ${first_failure:-never} ms"
 
 gnuplot <<PLOT
-set terminal pngcairo size 900,800 font ",11"
+set terminal pngcairo size 900,960 font ",11"
 set output "$out/installer-rot.png"
 set multiplot layout 2,1 title "An installer's probe of $N modules ($(wc -l < "$BENCH_TMP/devices") devices present), $ROUNDS rounds"
-set key top left
+set key below
 set grid
 set xlabel "time (ms)"
 set ylabel "rotting memory (KiB)"
@@ -132,7 +133,6 @@ plot "$out/installer-rot.tsv" index 0 using 1:(\$2/1024) with linespoints title 
      ceiling with lines dashtype 2 linecolor rgb "gray40" title "the ceiling"
 set ylabel "free per-CPU reserve (bytes of $reserve)"
 set yrange [0:$reserve * 1.5]
-set key top right
 floor = $(numfmt --from=iec "$FLOOR")
 plot "$out/installer-rot.tsv" index 0 using 1:3 with linespoints linecolor 1 title "probe all, unload unused", \
      "" index 0 using 1:(\$5 > 0 ? \$3 : 1/0) with points pointtype 7 pointsize 1.6 linecolor rgb "red" \

@@ -15,6 +15,12 @@ if [ "${1:-}" = "--sanitize" ]; then
 	args="--enable-werror --enable-sanitizers"
 	shift
 fi
+# What the suites run besides the build: bats' libraries, Debian's kmod
+# and busybox to compare with, the shells the completions are tested in,
+# man and groff for the pages, strace and valgrind, jq and bc.
+# shellcheck disable=SC2086
+"$top/scripts/need-packages.sh" bats-assert bats-support bats-file kmod busybox openssl \
+	bash-completion zsh fish man-db groff-base strace valgrind jq bc
 # shellcheck disable=SC2086
 builddir=$("$top/scripts/setup.sh" "$builddir" $args)
 cd "$builddir"

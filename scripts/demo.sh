@@ -5,7 +5,12 @@
 # runs under the simulated kernel and its seccomp guard.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-build=$("$top/scripts/setup.sh" build)
+# The set-up (packages, configure, build) says one line a stage; its full
+# output is kept in a log. The build is the tree's own when ./configure
+# was run in it, else build/.
+setup_log=$top/build-setup.log
+build=$(SETUP_LOG=$setup_log "$top/scripts/setup.sh")
+echo "set-up: ready (its log: $setup_log)"
 
 sim=$build/tests/simkernel/simkernel
 fixtures=$build/tests/fixtures/out
@@ -13,10 +18,32 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/modrot-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 kernel=$work/kernel
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Headings in bold on a terminal only: a log or a pipe gets plain text.
+if [ -t 1 ] && [ "${TERM:-dumb}" != dumb ]; then
+	bold=$(printf '\033[1m') plain=$(printf '\033[0m')
+else
+	bold='' plain=''
+fi
+say() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
+# quoted ARG...: the arguments as a shell would need them typed: each that
+# holds anything but safe characters in single quotes.
+quoted() {
+	sep=
+	for a in "$@"; do
+		case $a in
+		'' | *[!A-Za-z0-9_./=:,+@%-]*)
+			a="'$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
+			;;
+		esac
+		printf '%s%s' "$sep" "$a"
+		sep=' '
+	done
+	echo
+}
 # Runs one command on the simulated kernel, showing it first.
 on_kernel() {
-	printf '$ %s\n' "$*"
+	printf '$ '
+	quoted "$@"
 	"$sim" run "$kernel" -- env PATH="$build/tools:$PATH" "$@"
 }
 quietly() { "$sim" run "$kernel" -- env PATH="$build/tools:$PATH" "$@" >/dev/null 2>&1; }

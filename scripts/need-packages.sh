@@ -1,14 +1,25 @@
 #!/bin/sh
-# need-packages.sh PACKAGE...
+# need-packages.sh [--list] PACKAGE...
 # Installs the Debian packages among PACKAGE... that are not installed yet
 # (apt-get update first, sudo when not root). Quiet when nothing is missing.
+# With --list, prints them instead, one a line, and installs nothing.
 set -eu
+list=false
+if [ "${1:-}" = --list ]; then
+	list=true
+	shift
+fi
 missing=
 for p in "$@"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
 		missing="$missing $p"
 done
 [ -n "$missing" ] || exit 0
+if $list; then
+	# shellcheck disable=SC2086
+	printf '%s\n' $missing
+	exit 0
+fi
 echo "installing:$missing" >&2
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -2,25 +2,33 @@
 # The Debian packages, tested as an administrator would use them:
 #
 #   scripts/package-test.sh [WORKDIR]          (as root; WORKDIR: build-deb/)
+#   PACKAGE_TEST_SUITES="bookworm trixie"      (the default; either alone)
 #
-#  1. builds modrot, libmodrot1 and libmodrot-dev (dpkg-buildpackage -b)
-#     from a copy of the checkout;
-#  2. runs lintian on them: any error or warning fails;
+#  1. builds the source package and modrot, libmodrot1 and libmodrot-dev
+#     (dpkg-buildpackage) from a copy of the checkout, on this machine
+#     (Debian 12);
+#  2. runs lintian --pedantic on the source and binary packages: any
+#     error or warning fails;
 #  3. makes a minimal Debian 12 root with kmod and bash-completion
 #     (mmdebstrap, from the Debian mirror of /etc/apt/sources.list.d) and
 #     records every file of theirs (type, mode, link target, sha256);
 #  4. installs the packages there with dpkg and checks the diversions:
-#     kmod's files moved to NAME.kmod unchanged, modrot's in their place,
-#     and still so after kmod is reinstalled;
+#     kmod's files moved aside unchanged, modrot's in their place, and
+#     still so after kmod is reinstalled;
 #  5. runs the installed tools inside the root (chroot) under the
 #     simulated kernel of the build tree, checking output and the kernel's
-#     state, and comparing lsmod with kmod's; builds a program against the
-#     installed modrot.h and libmodrot.pc and runs it there too;
+#     state, and comparing lsmod with kmod's; runs kmod's five programs
+#     under their .kmod names; builds a program against the installed
+#     modrot.h and libmodrot.pc and runs it there too;
 #  6. removes modrot, checks kmod's files are back byte for byte, installs
-#     it again, purges everything and checks again.
+#     it again, purges everything and checks again;
+#  7. for Debian 13 (kmod in /usr/sbin and /usr/bin): makes a Debian 13
+#     root with the build dependencies, builds the source package there,
+#     and runs 4 to 6 in it.
 #
 # Writes WORKDIR/package-test.log (every step, its output and its time)
-# and keeps the .deb files in WORKDIR; the root is deleted at the end.
+# and keeps the .deb files in WORKDIR/SUITE; the roots are deleted at the
+# end.
 # Exits 0 when every check passed. Installs what it needs on a fresh
 # Debian 12 machine.
 set -eu
@@ -34,13 +42,14 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 2
 fi
 
+suites=${PACKAGE_TEST_SUITES:-bookworm trixie}
 rm -rf "$work"
 mkdir -p "$work"
 log=$work/package-test.log
 : >"$log"
-root=$work/root
 start=$(date +%s)
 step_start=$start
+root=
 
 say() { echo "$*" | tee -a "$log"; }
 fail() {
@@ -59,9 +68,9 @@ run() {
 	echo "\$ $*" >>"$log"
 	"$@" >>"$log" 2>&1 || fail "$* (exit $?)"
 }
-# Nothing is mounted in the root (the simulated kernel serves /proc and
-# /sys), so removing it is safe.
-trap 'rm -rf "$root"' EXIT
+# Nothing is mounted in the roots (the simulated kernel serves /proc and
+# /sys, and the builds need neither), so removing them is safe.
+trap 'rm -rf "$work/bookworm/root" "$work/trixie/root"' EXIT
 trap 'exit 130' INT TERM
 
 step "tools and build dependencies"
@@ -79,58 +88,62 @@ if [ ! -x "$sim/simkernel" ]; then
 	"$top/scripts/setup.sh" build >>"$log" 2>&1 || fail "building the simulated kernel"
 fi
 fixtures=$top/build/tests/fixtures/out
-done_step
-
-step "dpkg-buildpackage -us -uc -b"
 version=$(cd "$top" && dpkg-parsechangelog -S Version)
-src=$work/src/modrot-$version
-mkdir -p "$src"
-# The checkout as git sees it (tracked and new files, nothing ignored).
-(cd "$top" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
-	tar -C "$src" -xf - || fail "copying the source"
-(cd "$src" && dpkg-buildpackage -us -uc -b) >>"$log" 2>&1 || fail "dpkg-buildpackage"
 arch=$(dpkg --print-architecture)
-changes=$work/src/modrot_${version}_$arch.changes
-for p in modrot libmodrot1 libmodrot-dev; do
-	deb=$work/src/${p}_${version}_$arch.deb
-	[ -f "$deb" ] || fail "no $deb"
-	cp "$deb" "$work/"
-	say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
-done
-done_step
-
-step "lintian"
-lintian --version >>"$log"
-lintian_out=$work/lintian.txt
-lintian_rc=0
-lintian --fail-on error,warning --display-info --show-overrides "$changes" >"$lintian_out" 2>&1 ||
-	lintian_rc=$?
-cat "$lintian_out" >>"$log"
-errors=$(grep -c '^E: ' "$lintian_out" || true)
-warnings=$(grep -c '^W: ' "$lintian_out" || true)
-infos=$(grep -c '^I: ' "$lintian_out" || true)
-overridden=$(grep -c '^O: ' "$lintian_out" || true)
-say "   lintian: $errors errors, $warnings warnings, $infos info, $overridden overridden"
-if [ "$lintian_rc" -ne 0 ] || [ "$errors" -ne 0 ] || [ "$warnings" -ne 0 ]; then
-	fail "lintian reported errors or warnings (exit $lintian_rc)"
-fi
-done_step
-
-step "mmdebstrap: a Debian 12 root with kmod"
-# The packages' own dependencies come in now, so that dpkg -i needs no
-# network later; bash-completion ships completions modrot diverts too.
-deps=$(for d in "$work"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' |
-	sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^$' |
-	grep -vx 'modrot\|libmodrot1\|libmodrot-dev' | sort -u | paste -sd, -)
 mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sources \
 	/etc/apt/sources.list 2>/dev/null | head -n1)
 [ -n "$mirror" ] || mirror=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) bookworm main.*/\2/p' \
 	/etc/apt/sources.list 2>/dev/null | head -n1)
 [ -n "$mirror" ] || fail "no Debian mirror in /etc/apt/sources.list*"
-say "   mirror $mirror; with kmod,bash-completion,$deps"
-# (the downloaded .debs stay in the root, to reinstall kmod while diverted)
-run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
-	--include="kmod,bash-completion,$deps" bookworm "$root" "$mirror"
+say "   mirror $mirror"
+# The build dependencies, for a root to build in.
+builddeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control" | sed -e '1s/^Build-Depends://' \
+	-e '/^[A-Z]/d' -e 's/([^)]*)//g' -e 's/|[^,]*//g' -e 's/debhelper-compat/debhelper/' | tr -d ' \n' | sed 's/,$//')
+done_step
+
+# The source tree, as git sees it (tracked and new files, nothing ignored).
+copy_source() {
+	mkdir -p "$1"
+	(cd "$top" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
+		tar -C "$1" -xf - || fail "copying the source"
+}
+
+step "dpkg-buildpackage -us -uc (Debian 12: source and binaries)"
+pkgdir=$work/bookworm
+src=$pkgdir/src/modrot-$version
+copy_source "$src"
+(cd "$src" && dpkg-buildpackage -us -uc) >>"$log" 2>&1 || fail "dpkg-buildpackage"
+changes=$pkgdir/src/modrot_${version}_$arch.changes
+for p in modrot libmodrot1 libmodrot-dev; do
+	deb=$pkgdir/src/${p}_${version}_$arch.deb
+	[ -f "$deb" ] || fail "no $deb"
+	cp "$deb" "$pkgdir/"
+	say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
+done
+dsc=$pkgdir/src/modrot_$version.dsc
+[ -f "$dsc" ] || fail "no $dsc"
+say "   $(basename "$dsc"), source $(stat -c %s "$pkgdir/src/modrot_$version.tar.xz") bytes"
+tar -tJf "$pkgdir/src/modrot_$version.tar.xz" | grep -q '/tests/fuzz/corpus/' &&
+	fail "the source package carries the fuzz corpus"
+done_step
+
+step "lintian --pedantic (source and binary packages)"
+lintian --version >>"$log"
+lintian_out=$work/lintian.txt
+lintian_rc=0
+lintian --pedantic --fail-on error,warning --display-info "$changes" >"$lintian_out" 2>&1 ||
+	lintian_rc=$?
+cat "$lintian_out" >>"$log"
+errors=$(grep -c '^E: ' "$lintian_out" || true)
+warnings=$(grep -c '^W: ' "$lintian_out" || true)
+pedantic=$(grep -c '^P: ' "$lintian_out" || true)
+infos=$(grep -c '^I: ' "$lintian_out" || true)
+grep -q '^modrot_.*\.dsc\|source' "$lintian_out" || grep -q "modrot_$version.dsc" "$changes" ||
+	fail "the .changes has no source package for lintian"
+say "   lintian: $errors errors, $warnings warnings, $pedantic pedantic, $infos info (overrides: debian/*.lintian-overrides)"
+if [ "$lintian_rc" -ne 0 ] || [ "$errors" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$pedantic" -ne 0 ]; then
+	fail "lintian reported errors, warnings or pedantic tags (exit $lintian_rc)"
+fi
 done_step
 
 # Every file kmod and bash-completion own in the root: type, mode, link
@@ -149,34 +162,16 @@ manifest() {
 		fi
 	done
 }
-manifest >"$work/kmod-before.txt"
-say "   kmod and bash-completion: $(wc -l <"$work/kmod-before.txt") paths recorded"
-grep -q '^L /sbin/insmod -> ' "$work/kmod-before.txt" || fail "kmod's /sbin/insmod not in the root"
 
-step "install the packages"
-mkdir -p "$root/tmp/debs"
-cp "$work"/*.deb "$root/tmp/debs/"
-run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
-	"/tmp/debs/libmodrot1_${version}_$arch.deb" "/tmp/debs/libmodrot-dev_${version}_$arch.deb"
-done_step
-
-# The diversions the package says it makes: the files its preinst
-# diverts (the last word of each dpkg-divert --add).
-expected=$work/diversions.txt
-dpkg-deb --ctrl-tarfile "$work/modrot_${version}_$arch.deb" | tar -xOf - ./preinst |
-	sed -n 's/^[[:space:]]*dpkg-divert .*--add .* \(\/[^ ]*\) >\/dev\/null$/\1/p' >"$expected"
-[ -s "$expected" ] || fail "the preinst diverts nothing"
-pkgfiles=$work/modrot-files
-dpkg-deb -x "$work/modrot_${version}_$arch.deb" "$pkgfiles"
-
+# The diversions the package says it makes: "PATH DIVERTED" for each
+# dpkg-divert --add of its preinst.
 check_diverted() {
 	n=0
-	while read -r f; do
-		case $f in *.8.gz) k=${f%.8.gz}.kmod.8.gz ;; *) k=$f.kmod ;; esac
+	while read -r f k; do
 		chroot "$root" dpkg-divert --list "$f" | grep -qx "diversion of $f to $k by modrot" ||
 			fail "no diversion of $f to $k"
-		# kmod's file (or bash-completion's) is kept, unchanged, as NAME.kmod
-		was=$(grep -F " $f " "$work/kmod-before.txt" | head -n1 || true)
+		# kmod's file (or bash-completion's) is kept, unchanged, as k
+		was=$(grep -F " $f " "$pkgdir/kmod-before.txt" | head -n1 || true)
 		if [ -n "$was" ]; then
 			case $was in
 			L*) [ "$(readlink "$root$k")" = "${was#* -> }" ] || fail "$k is not kmod's link" ;;
@@ -192,127 +187,243 @@ check_diverted() {
 		fi
 		n=$((n + 1))
 	done <"$expected"
-	say "   $n diversions, each of kmod's files kept as NAME.kmod"
+	say "   $n diversions, each of kmod's files kept aside unchanged"
 }
 
-step "diversions"
-cat "$expected" >>"$log"
-for f in /sbin/insmod /sbin/rmmod /bin/lsmod /sbin/lsmod /usr/share/man/man8/rmmod.8.gz \
-	/usr/share/bash-completion/completions/rmmod; do
-	grep -qx "$f" "$expected" || fail "$f is not diverted"
-done
-check_diverted
-file=$(readlink -f "$root/sbin/rmmod")
-readelf -d "$file" | grep -q 'NEEDED.*\[libmodrot\.so\.1\]' || fail "rmmod does not use libmodrot.so.1"
-zcat "$root/usr/share/man/man8/rmmod.8.gz" | grep -q 'rot' || fail "rmmod.8 is not modrot's"
-done_step
-
-step "reinstall kmod while diverted"
-kmod_deb=
-for d in "$root"/var/cache/apt/archives/kmod_*.deb; do [ -f "$d" ] && kmod_deb=${d#"$root"}; done
-[ -n "$kmod_deb" ] || fail "kmod's .deb is not in the root's cache"
-run chroot "$root" dpkg -i "$kmod_deb"
-check_diverted
-done_step
-
-step "the installed tools under the simulated kernel"
-# The simulator's preload and guard, and the fixture modules, go into the
-# root; its state directory is made from outside and read from inside.
-simdir=$root/opt/simkernel
-mkdir -p "$simdir/fixtures"
-cp "$sim/libsimkernel.so" "$sim/simkernel-guard" "$simdir/"
-cp "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/delta.ko" "$simdir/fixtures/"
-run "$sim/simkernel" create "$simdir/k" --mode rot
 # in_root CMD...: CMD inside the root, on the simulated kernel
 in_root() {
 	chroot "$root" /opt/simkernel/simkernel-guard /usr/bin/env \
 		SIMKERNEL_DIR=/opt/simkernel/k LD_PRELOAD=/opt/simkernel/libsimkernel.so "$@"
 }
 state() { "$sim/simkernel" state "$simdir/k"; }
-# expect WHAT CMD...: runs CMD in the root, logs it; fails unless it exits 0
+# expect_ok CMD...: runs CMD in the root, logs it; fails unless it exits 0
 expect_ok() {
 	echo "\$ $*" >>"$log"
 	out=$(in_root "$@" 2>&1) || fail "$* exited $?: $out"
 	echo "$out" >>"$log"
 }
-expect_ok /sbin/insmod /opt/simkernel/fixtures/alpha.ko
-expect_ok insmod /opt/simkernel/fixtures/beta.ko
-expect_ok /sbin/insmod /opt/simkernel/fixtures/delta.ko
-state | grep -q '^live alpha ' || fail "alpha not live after insmod"
-state | grep -q '^live beta .* holders=- ' || fail "beta not live after insmod"
-expect_ok /bin/lsmod
-ours=$out
-expect_ok bash -c 'exec -a lsmod /bin/kmod'
-[ "$ours" = "$out" ] || fail "lsmod differs from kmod's"
-expect_ok /sbin/lsmod
-[ "$ours" = "$out" ] || fail "/sbin/lsmod is not modrot's lsmod"
-echo "$ours" | grep -Eq '^alpha +[0-9]+  0 beta$' || fail "lsmod does not show beta holding alpha"
-in_root /sbin/rmmod alpha >>"$log" 2>&1 && fail "rmmod alpha (held by beta) succeeded"
-state | grep -q '^live alpha ' || fail "alpha gone after a refused rmmod"
-expect_ok rmmod --remove-holders alpha
-state | grep -q '^rotting alpha ' || fail "alpha is not rotting after rmmod"
-state | grep -q '^rotting beta ' || fail "beta is not rotting after rmmod --remove-holders"
-expect_ok lsmod --rotting
-echo "$out" | grep -q '^alpha ' || fail "lsmod --rotting does not list alpha"
-expect_ok modreap --all
-state | grep -q '^rotting' && fail "rot left after modreap --all"
-state | grep -q '^taint 0$' && fail "no taint after reclaim"
-expect_ok rmmod -J delta
-echo "$out" | grep -q '"delta"' || fail "rmmod -J does not name delta"
-state | grep -q '^rotting delta ' || fail "delta is not rotting after rmmod -J"
-# A program that knows libmodrot only through the header and .pc that
-# libmodrot-dev installed in the root, linked against the root's library.
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
-pc() {
-	PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig \
-		pkg-config "$@" libmodrot
+
+# test_root SUITE USR: steps 4 to 6 in $root, with the packages in $out;
+# USR is /usr when kmod's programs are in /usr/sbin and /usr/bin.
+test_root() {
+	suite=$1
+	S=$2/sbin B=$2/bin
+	manifest >"$pkgdir/kmod-before.txt"
+	say "   kmod and bash-completion: $(wc -l <"$pkgdir/kmod-before.txt") paths recorded"
+	grep -q "^L $S/insmod -> " "$pkgdir/kmod-before.txt" || fail "kmod's $S/insmod not in the root"
+
+	step "$suite: install the packages"
+	mkdir -p "$root/tmp/debs"
+	cp "$pkgdir"/*.deb "$root/tmp/debs/"
+	run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
+		"/tmp/debs/libmodrot1_${version}_$arch.deb" "/tmp/debs/libmodrot-dev_${version}_$arch.deb"
+	done_step
+
+	expected=$pkgdir/diversions.txt
+	dpkg-deb --ctrl-tarfile "$pkgdir/modrot_${version}_$arch.deb" | tar -xOf - ./preinst |
+		sed -n 's/^[[:space:]]*dpkg-divert .*--add .*--divert \([^ ]*\) \(\/[^ ]*\) >\/dev\/null$/\2 \1/p' >"$expected"
+	[ -s "$expected" ] || fail "the preinst diverts nothing"
+	pkgfiles=$pkgdir/modrot-files
+	rm -rf "$pkgfiles"
+	dpkg-deb -x "$pkgdir/modrot_${version}_$arch.deb" "$pkgfiles"
+
+	step "$suite: diversions"
+	cat "$expected" >>"$log"
+	for t in insmod rmmod lsmod modprobe modinfo; do
+		for f in "$S/$t" /usr/share/man/man8/$t.8.gz; do
+			grep -q "^$f " "$expected" || fail "$f is not diverted"
+		done
+	done
+	for f in "$B/lsmod" /usr/share/bash-completion/completions/rmmod; do
+		grep -q "^$f " "$expected" || fail "$f is not diverted"
+	done
+	grep -q "^$S/depmod " "$expected" && fail "kmod's depmod is diverted"
+	check_diverted
+	file=$(readlink -f "$root$S/rmmod")
+	readelf -d "$file" | grep -q 'NEEDED.*\[libmodrot\.so\.1\]' || fail "rmmod does not use libmodrot.so.1"
+	zcat "$root/usr/share/man/man8/rmmod.8.gz" | grep -q 'rot' || fail "rmmod.8 is not modrot's"
+	done_step
+
+	step "$suite: reinstall kmod while diverted"
+	kmod_deb=
+	for d in "$root"/var/cache/apt/archives/kmod_*.deb; do [ -f "$d" ] && kmod_deb=${d#"$root"}; done
+	[ -n "$kmod_deb" ] || fail "kmod's .deb is not in the root's cache"
+	run chroot "$root" dpkg -i "$kmod_deb"
+	check_diverted
+	done_step
+
+	step "$suite: the installed tools under the simulated kernel"
+	# The simulator's preload and guard, and the fixture modules, go into
+	# the root; its state directory is made from outside and read from
+	# inside.
+	simdir=$root/opt/simkernel
+	mkdir -p "$simdir/fixtures"
+	cp "$sim/libsimkernel.so" "$sim/simkernel-guard" "$simdir/"
+	cp "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/delta.ko" "$simdir/fixtures/"
+	run "$sim/simkernel" create "$simdir/k" --mode rot
+	expect_ok "$S/insmod" /opt/simkernel/fixtures/alpha.ko
+	expect_ok insmod /opt/simkernel/fixtures/beta.ko
+	expect_ok "$S/insmod" /opt/simkernel/fixtures/delta.ko
+	state | grep -q '^live alpha ' || fail "alpha not live after insmod"
+	state | grep -q '^live beta .* holders=- ' || fail "beta not live after insmod"
+	expect_ok "$B/lsmod"
+	ours=$out
+	expect_ok "$B/kmod" list
+	[ "$ours" = "$out" ] || fail "lsmod differs from kmod's"
+	expect_ok "$S/lsmod"
+	[ "$ours" = "$out" ] || fail "$S/lsmod is not modrot's lsmod"
+	echo "$ours" | grep -Eq '^alpha +[0-9]+  0 beta$' || fail "lsmod does not show beta holding alpha"
+	in_root "$S/rmmod" alpha >>"$log" 2>&1 && fail "rmmod alpha (held by beta) succeeded"
+	state | grep -q '^live alpha ' || fail "alpha gone after a refused rmmod"
+	expect_ok rmmod --remove-holders alpha
+	state | grep -q '^rotting alpha ' || fail "alpha is not rotting after rmmod"
+	state | grep -q '^rotting beta ' || fail "beta is not rotting after rmmod --remove-holders"
+	expect_ok lsmod --rotting
+	echo "$out" | grep -q '^alpha ' || fail "lsmod --rotting does not list alpha"
+	expect_ok modreap --all
+	state | grep -q '^rotting' && fail "rot left after modreap --all"
+	state | grep -q '^taint 0$' && fail "no taint after reclaim"
+	expect_ok rmmod -J delta
+	echo "$out" | grep -q '"delta"' || fail "rmmod -J does not name delta"
+	state | grep -q '^rotting delta ' || fail "delta is not rotting after rmmod -J"
+	# A program that knows libmodrot only through the header and .pc
+	# that libmodrot-dev installed in the root, linked against the root's
+	# library (built inside the root where it has a compiler).
+	multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+	if [ -x "$root/usr/bin/cc" ]; then
+		cp "$top/tests/install/libmodrot-user.c" "$simdir/"
+		# shellcheck disable=SC2016 # expanded in the root
+		run chroot "$root" sh -c 'cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags libmodrot) \
+			-o /opt/simkernel/libmodrot-user /opt/simkernel/libmodrot-user.c $(pkg-config --libs libmodrot)'
+	else
+		pc() {
+			PKG_CONFIG_SYSROOT_DIR=$root PKG_CONFIG_LIBDIR=$root/usr/lib/$multiarch/pkgconfig \
+				pkg-config "$@" libmodrot
+		}
+		cflags=$(pc --cflags) || fail "pkg-config does not find the root's libmodrot.pc"
+		libs=$(pc --libs) || fail "pkg-config does not find the root's libmodrot.pc"
+		echo "cflags: $cflags; libs: $libs" >>"$log"
+		case $libs in *"$root/usr/lib/$multiarch"*) ;; *) fail "libmodrot.pc names no library path in the root" ;; esac
+		# shellcheck disable=SC2086
+		run cc -std=c11 -Wall -Wextra -Werror $cflags -o "$simdir/libmodrot-user" \
+			"$top/tests/install/libmodrot-user.c" $libs -Wl,-rpath-link,"$root/usr/lib/$multiarch"
+	fi
+	expect_ok "$S/insmod" /opt/simkernel/fixtures/delta.ko
+	expect_ok /opt/simkernel/libmodrot-user delta
+	echo "$out" | grep -qx 'unload delta: done' || fail "the libmodrot program did not unload delta"
+	[ "$(state | grep -c '^rotting delta ')" -eq 2 ] || fail "delta did not rot again"
+	say "   a program built from the installed modrot.h and libmodrot.pc ran"
+	for t in insmod rmmod lsmod modreap modprobe modinfo; do
+		expect_ok "$t" --version
+		echo "$out" | grep -q "(modrot)" || fail "$t --version is not modrot's"
+	done
+	say "   insmod, lsmod (= kmod's output), rmmod, modreap, modprobe, modinfo ran in the root"
+	done_step
+
+	step "$suite: kmod's programs under their .kmod names"
+	for t in insmod rmmod modprobe modinfo; do
+		expect_ok "$S/$t.kmod" --version
+		echo "$out" | grep -q '^kmod version ' || fail "$S/$t.kmod --version is not kmod's: $out"
+		expect_ok "$t.kmod" --help
+		# kmod's usage: "Usage:", then the name it was called by
+		echo "$out" | sed -n 2p | grep -q "^[[:space:]]*$t \[options\]" ||
+			fail "$t.kmod --help is not kmod's $t: $out"
+	done
+	expect_ok "$S/insmod.kmod" /opt/simkernel/fixtures/alpha.ko
+	state | grep -q '^live alpha ' || fail "alpha not live after insmod.kmod"
+	# kmod's modprobe looks in /lib/modules/RELEASE, which the root has not
+	in_root "$S/modprobe.kmod" nosuch >"$work/modprobe.out" 2>&1 && fail "modprobe.kmod nosuch succeeded"
+	grep -q '^modprobe: FATAL: Module nosuch not found in directory /lib/modules/' "$work/modprobe.out" ||
+		fail "modprobe.kmod nosuch is not kmod's: $(cat "$work/modprobe.out")"
+	expect_ok "$S/modinfo.kmod" -F name /opt/simkernel/fixtures/beta.ko
+	[ "$out" = beta ] || fail "modinfo.kmod -F name beta.ko said: $out"
+	expect_ok "$B/kmod" list
+	kmods=$out
+	for l in "$B/lsmod.kmod" "$S/lsmod.kmod"; do
+		expect_ok "$l"
+		[ "$out" = "$kmods" ] || fail "$l is not kmod's lsmod"
+	done
+	echo "$kmods" | grep -q '^alpha ' || fail "kmod's lsmod does not list alpha"
+	expect_ok "$S/rmmod.kmod" alpha
+	state | grep -q '^live alpha ' && fail "alpha still live after rmmod.kmod"
+	say "   insmod.kmod, rmmod.kmod, lsmod.kmod ($B and $S), modprobe.kmod, modinfo.kmod are kmod's"
+	done_step
+
+	step "$suite: remove modrot: kmod's files come back"
+	run chroot "$root" dpkg -r modrot
+	! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after remove"
+	manifest >"$pkgdir/kmod-after-remove.txt"
+	diff -u "$pkgdir/kmod-before.txt" "$pkgdir/kmod-after-remove.txt" >>"$log" ||
+		fail "kmod's files differ after remove"
+	# delta rots: modrot's lsmod would list it, kmod's does not
+	expect_ok lsmod
+	echo "$out" | grep -q 'rotting' && fail "lsmod after remove is not kmod's"
+	kmods=$out
+	expect_ok "$B/kmod" list
+	[ "$kmods" = "$out" ] || fail "lsmod after remove is not kmod's"
+	say "   $(wc -l <"$pkgdir/kmod-before.txt") paths identical to before"
+	done_step
+
+	step "$suite: install again, then purge"
+	run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
+	check_diverted
+	run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
+	! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
+	manifest >"$pkgdir/kmod-after-purge.txt"
+	diff -u "$pkgdir/kmod-before.txt" "$pkgdir/kmod-after-purge.txt" >>"$log" ||
+		fail "kmod's files differ after purge"
+	leftover=$(cd "$root" && find -L sbin/ bin/ usr/sbin usr/bin usr/share/man/man8 \
+		usr/share/bash-completion -name '*.kmod*' -o -name '*.distrib' -o -name 'modreap*' \
+		-o -name 'libmodrot*' 2>/dev/null | head -n5)
+	[ -z "$leftover" ] || fail "left after purge: $leftover"
+	say "   $(wc -l <"$pkgdir/kmod-before.txt") paths identical to before; nothing of modrot left"
+	done_step
 }
-cflags=$(pc --cflags) || fail "pkg-config does not find the root's libmodrot.pc"
-libs=$(pc --libs) || fail "pkg-config does not find the root's libmodrot.pc"
-echo "cflags: $cflags; libs: $libs" >>"$log"
-case $libs in *"$root/usr/lib/$multiarch"*) ;; *) fail "libmodrot.pc names no library path in the root" ;; esac
-# shellcheck disable=SC2086
-run cc -std=c11 -Wall -Wextra -Werror $cflags -o "$simdir/libmodrot-user" \
-	"$top/tests/install/libmodrot-user.c" $libs -Wl,-rpath-link,"$root/usr/lib/$multiarch"
-expect_ok /sbin/insmod /opt/simkernel/fixtures/delta.ko
-expect_ok /opt/simkernel/libmodrot-user delta
-echo "$out" | grep -qx 'unload delta: done' || fail "the libmodrot program did not unload delta"
-[ "$(state | grep -c '^rotting delta ')" -eq 2 ] || fail "delta did not rot again"
-say "   a program built from the installed modrot.h and libmodrot.pc ran"
-for t in insmod rmmod lsmod modreap; do
-	expect_ok "$t" --version
-	echo "$out" | grep -q "(modrot)" || fail "$t --version is not modrot's"
+
+# The packages' own dependencies come in with the root, so that dpkg -i
+# needs no network later; bash-completion ships completions modrot
+# diverts too. (The downloaded .debs stay in the root, to reinstall kmod
+# while diverted.)
+for suite in $suites; do
+	case $suite in
+	bookworm)
+		pkgdir=$work/bookworm
+		root=$pkgdir/root
+		step "bookworm: mmdebstrap, a Debian 12 root with kmod"
+		deps=$(for d in "$pkgdir"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' |
+			sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^$' |
+			grep -vx 'modrot\|libmodrot1\|libmodrot-dev' | sort -u | paste -sd, -)
+		run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
+			--include="kmod,bash-completion,$deps" bookworm "$root" "$mirror"
+		done_step
+		test_root bookworm ""
+		rm -rf "$root"
+		;;
+	trixie)
+		# Debian 13 builds its own packages: kmod's paths, the library's
+		# dependencies and the compiler are its own.
+		pkgdir=$work/trixie
+		root=$pkgdir/root
+		mkdir -p "$pkgdir"
+		step "trixie: mmdebstrap, a Debian 13 root with kmod and the build dependencies"
+		run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
+			--include="kmod,bash-completion,build-essential,fakeroot,$builddeps" trixie "$root" "$mirror"
+		done_step
+		step "trixie: dpkg-buildpackage -us -uc -b in the Debian 13 root"
+		copy_source "$root/build/modrot-$version"
+		run chroot "$root" sh -c "cd /build/modrot-$version && dpkg-buildpackage -us -uc -b"
+		for p in modrot libmodrot1 libmodrot-dev; do
+			deb=$root/build/${p}_${version}_$arch.deb
+			[ -f "$deb" ] || fail "no $deb"
+			cp "$deb" "$pkgdir/"
+			say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
+		done
+		done_step
+		test_root trixie /usr
+		rm -rf "$root"
+		;;
+	*) fail "unknown suite $suite (bookworm, trixie)" ;;
+	esac
 done
-say "   insmod, lsmod (= kmod's output), rmmod, modreap ran in the root"
-done_step
-
-step "remove modrot: kmod's files come back"
-run chroot "$root" dpkg -r modrot
-! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after remove"
-manifest >"$work/kmod-after-remove.txt"
-diff -u "$work/kmod-before.txt" "$work/kmod-after-remove.txt" >>"$log" ||
-	fail "kmod's files differ after remove"
-# delta rots: modrot's lsmod would list it, kmod's does not
-expect_ok lsmod
-echo "$out" | grep -q 'rotting' && fail "lsmod after remove is not kmod's"
-kmods=$out
-expect_ok bash -c 'exec -a lsmod /bin/kmod'
-[ "$kmods" = "$out" ] || fail "lsmod after remove is not kmod's"
-say "   $(wc -l <"$work/kmod-before.txt") paths identical to before"
-done_step
-
-step "install again, then purge"
-run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
-check_diverted
-run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
-! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
-manifest >"$work/kmod-after-purge.txt"
-diff -u "$work/kmod-before.txt" "$work/kmod-after-purge.txt" >>"$log" ||
-	fail "kmod's files differ after purge"
-leftover=$(cd "$root" && find sbin/ bin/ usr/share/man/man8 usr/share/bash-completion \
-	-name '*.kmod*' -o -name 'modreap*' -o -name 'libmodrot*' | head -n5)
-[ -z "$leftover" ] || fail "left after purge: $leftover"
-say "   $(wc -l <"$work/kmod-before.txt") paths identical to before; nothing of modrot left"
-done_step
 
 say "package test passed in $(($(date +%s) - start)) s"

@@ -50,6 +50,63 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	assert_output ""
 }
 
+@test "metrics: the per-CPU reserve, and what each rotting name keeps of it, match /proc/module_percpu" {
+	kernel_new rot
+	local i
+	# pcpu1500 rots twice (3000 bytes a CPU), pcpu512 once, delta (none) once.
+	for i in 1 2; do kmod_load pcpu1500 && kmod_unload pcpu1500; done
+	kmod_load pcpu512 && kmod_unload pcpu512
+	kmod_load delta && kmod_unload delta
+	kmod_load pcpu512 # live: takes from the reserve, keeps nothing rotting
+	local line
+	line=$(on_kernel cat /proc/module_percpu | head -n1) # reserve SIZE free FREE largest LARGEST
+	run --separate-stderr on_kernel "$METRICS"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(sample modrot_percpu_reserve_bytes)" "$(awk '{ print $2 }' <<< "$line")"
+	assert_equal "$(sample modrot_percpu_reserve_free_bytes)" "$(awk '{ print $4 }' <<< "$line")"
+	assert_equal "$(sample modrot_percpu_reserve_largest_free_bytes)" "$(awk '{ print $6 }' <<< "$line")"
+	assert_equal "$(sample modrot_percpu_reserve_bytes)" 8192
+	assert_equal "$(sample 'modrot_rotting_percpu_bytes{name="pcpu1500"}')" 3000
+	assert_equal "$(sample 'modrot_rotting_percpu_bytes{name="pcpu512"}')" 512
+	assert_equal "$(grep -c '^modrot_rotting_percpu_bytes{' <<< "$output")" 2 # delta holds none
+	assert_equal "$(sample modrot_rot_percpu_bytes)" 3512
+	# free = reserve - rotting - the live pcpu512's 512
+	assert_equal "$(sample modrot_percpu_reserve_free_bytes)" $((8192 - 3512 - 512))
+	run promtool check metrics <<< "$output"
+	assert_success
+	assert_output ""
+}
+
+@test "metrics: a rot kernel without /proc/module_percpu has no reserve series, and no warning" {
+	kernel_new rot
+	kmod_load pcpu512 && kmod_unload pcpu512
+	on_kernel cat /proc/module_percpu >/dev/null # rendered now, not again until a change
+	rm "$K/root/proc/module_percpu" "$K/root/.nocap/proc/module_percpu"
+	run --separate-stderr on_kernel "$METRICS"
+	assert_success
+	assert_equal "$stderr" ""
+	refute_output --partial percpu
+	assert_equal "$(sample modrot_rot_instances)" 1
+}
+
+@test "metrics: a /proc/module_percpu that cannot be parsed is one warning, exit 1, the rest written" {
+	kernel_new rot
+	kmod_load pcpu512 && kmod_unload pcpu512
+	on_kernel cat /proc/module_percpu >/dev/null
+	local f
+	for f in "$K/root/proc/module_percpu" "$K/root/.nocap/proc/module_percpu"; do
+		[ ! -e "$f" ] || echo "reserve lots" > "$f"
+	done
+	run --separate-stderr on_kernel "$METRICS"
+	assert_failure 1
+	assert_equal "$(wc -l <<< "$stderr")" 1
+	assert_regex "$stderr" '^modrot-metrics: WARNING: could not read the per-CPU module reserve: .*; its metrics are left out$'
+	refute_output --partial percpu
+	assert_equal "$(sample modrot_rot_instances)" 1
+	assert_equal "$(sample 'modrot_kernel_taint{bit="3",letter="R"}')" 0
+}
+
 @test "metrics: a stock kernel reports no rot support and no rot series" {
 	kernel_new stock
 	kmod_load alpha delta
@@ -58,6 +115,7 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	assert_equal "$(sample modrot_kernel_rot_supported)" 0
 	assert_equal "$(sample modrot_live_modules)" 2
 	refute_output --partial "modrot_rot"
+	refute_output --partial "percpu"
 	run promtool check metrics <<< "$output"
 	assert_success
 }
@@ -177,11 +235,60 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 @test "alerting rules: promtool check rules and promtool test rules pass" {
 	run promtool check rules "$RULES/modrot-alerts.yml"
 	assert_success
-	assert_output --partial "SUCCESS: 2 rules found"
+	assert_output --partial "SUCCESS: 4 rules found"
 	cd "$RULES"
 	run promtool test rules modrot-alerts.test.yml
 	assert_success
 	assert_output --partial "SUCCESS"
+}
+
+@test "grafana dashboard: valid JSON, provisioned from a file; every expression parses and names metrics modrot-metrics writes" {
+	kernel_new rot
+	kmod_load pcpu512 && kmod_unload pcpu512 # every family is written: rot and the reserve
+	run on_kernel "$METRICS"
+	assert_success
+	grep '^# TYPE ' <<< "$output" | awk '{ print $3 }' | sort -u > "$BATS_TEST_TMPDIR/families"
+	run /usr/bin/python3 - "$RULES/grafana/modrot-dashboard.json" "$RULES/grafana/modrot-dashboards.yml" \
+		"$BATS_TEST_TMPDIR/families" "$BATS_TEST_TMPDIR/exprs.yml" <<-'PY'
+		import json, re, sys, yaml
+		dash = json.load(open(sys.argv[1]))
+		prov = yaml.safe_load(open(sys.argv[2]))
+		families = set(open(sys.argv[3]).read().split())
+		p = prov["providers"][0]
+		assert prov["apiVersion"] == 1 and p["type"] == "file" and p["options"]["path"], prov
+		assert dash["uid"] and dash["title"]
+		exprs = [t["expr"] for panel in dash["panels"] for t in panel["targets"]]
+		exprs += [v["definition"] for v in dash["templating"]["list"] if v["type"] == "query"]
+		names = set()
+		for e in exprs:
+		    names |= set(re.findall(r"\b((?:modrot|node)_[a-z0-9_]+)", e))
+		# node_exporter's own: the textfile collector's modification time
+		foreign = {"node_textfile_mtime_seconds"}
+		missing = sorted(names - families - foreign)
+		assert not missing, "not written by modrot-metrics: %s" % missing
+		# what the dashboard is for: rot bytes, the reserve, the taint, per host
+		for want in ("modrot_rot_bytes", "modrot_percpu_reserve_free_bytes", "modrot_kernel_taint"):
+		    assert want in names, want
+		for panel in dash["panels"]:
+		    for t in panel["targets"]:
+		        assert 'instance=~"$instance"' in t["expr"] and "{{instance}}" in t["legendFormat"], t
+		# PromQL syntax, checked by promtool as recording rules
+		rules = [{"record": "dashboard:expr%d" % i, "expr": e.replace("$instance", ".*")}
+		         for i, e in enumerate(exprs) if not e.startswith("label_values(")]
+		yaml.safe_dump({"groups": [{"name": "dashboard", "rules": rules}]}, open(sys.argv[4], "w"))
+		print("%d expressions, %d metrics" % (len(exprs), len(names)))
+	PY
+	assert_success
+	assert_output --regexp '^[0-9]+ expressions, [0-9]+ metrics$'
+	run promtool check rules "$BATS_TEST_TMPDIR/exprs.yml"
+	assert_success
+	# the control: a misspelt metric is caught
+	sed 's/modrot_rot_bytes/modrot_rot_byte/' "$RULES/grafana/modrot-dashboard.json" > "$BATS_TEST_TMPDIR/bad.json"
+	run /usr/bin/python3 -c '
+import json, re, sys
+names = set(re.findall(r"\b(modrot_[a-z0-9_]+)", open(sys.argv[1]).read()))
+sys.exit(1 if names - set(open(sys.argv[2]).read().split()) else 0)' "$BATS_TEST_TMPDIR/bad.json" "$BATS_TEST_TMPDIR/families"
+	assert_failure 1
 }
 
 @test "metrics: two names that escaped alike (a byte 0xff and the text \\xFF) are two series" {

@@ -178,14 +178,117 @@ build_make() {
 	assert_equal "$(kernel_state)" "$before"
 }
 
+# allowed_syscalls UNIT: the system calls the unit's SystemCallFilter=
+# lines allow, one a line: the first line's sets, less those of "~" lines.
+allowed_syscalls() {
+	local line allow=() deny=()
+	while read -r line; do
+		if [[ $line == "~"* ]]; then
+			read -r -a words <<< "${line#\~}"
+			deny+=("${words[@]}")
+		else
+			read -r -a words <<< "$line"
+			allow+=("${words[@]}")
+		fi
+	done < <(sed -n 's/^SystemCallFilter=//p' "$1")
+	expand() { local w; for w in "$@"; do
+		if [[ $w == @* ]]; then systemd-analyze syscall-filter "$w" | sed -n 's/^    \([a-z_0-9]*\)$/\1/p' |
+			grep -v '^$'; else echo "$w"; fi; done | sort -u; }
+	expand_all() { local w out; for w in "$@"; do expand "$w"; if [[ $w == @* ]]; then
+		systemd-analyze syscall-filter "$w" | sed -n 's/^    \(@[a-z-]*\)$/\1/p' | while read -r g; do
+			expand_all "$g"; done; fi; done | sort -u; }
+	comm -23 <(expand_all "${allow[@]}") <(expand_all "${deny[@]}")
+}
+
 @test "the ceiling service keeps CAP_SYS_MODULE, and nothing takes module syscalls away" {
 	# modreap --watch retries a refused reclaim every interval, so a
 	# service without the capability would log refusals forever: the
-	# bounding set must hold it, and ProtectKernelModules= (which drops it
-	# and filters delete_module) must not be set.
-	run grep -E '^(CapabilityBoundingSet|ProtectKernelModules|SystemCallFilter|User|DynamicUser)=' \
+	# bounding set must hold it, ProtectKernelModules= (which drops it
+	# and filters delete_module) must not be set, and the system call
+	# filter must let the reclaim through.
+	run grep -E '^(CapabilityBoundingSet|ProtectKernelModules|User|DynamicUser)=' \
 		"$UNITS/modrot-ceiling.service.in"
 	assert_output "CapabilityBoundingSet=CAP_SYS_MODULE"
+	run allowed_syscalls "$UNITS/modrot-ceiling.service.in"
+	assert_line delete_module
+	assert_line ioctl
+	assert_line openat
+	refute_line setrlimit
+	# The metrics service needs no module system call at all.
+	run allowed_syscalls "$UNITS/modrot-metrics.service.in"
+	refute_line delete_module
+	refute_line init_module
+	assert_line rename
+}
+
+@test "the services' commands make only system calls their SystemCallFilter= allows" {
+	command -v strace > /dev/null || "$top_srcdir/scripts/need-packages.sh" strace
+	kernel_new rot
+	"$SIM" populate "$K" --live 4 --rotting 6 --seed 8
+	local dir u
+	dir=$(test_units)
+	mkdir "$BATS_TEST_TMPDIR/textfile"
+	printf 'MODROT_METRICS_FILE=%s\nMODROT_CEILING=64K\nMODROT_INTERVAL=0.1\n' \
+		"$BATS_TEST_TMPDIR/textfile/modrot.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	for u in modrot-metrics modrot-ceiling; do
+		unit_command "$dir/$u.service"
+		# The ceiling's modreap --watch, stopped by SIGTERM after its passes.
+		run on_kernel timeout -s TERM 2 strace -f -qq -o "$BATS_TEST_TMPDIR/$u.strace" "${CMD[@]}"
+		[ "$u" = modrot-metrics ] && assert_success
+		sed -n 's/^[0-9]* *\([a-z_0-9]*\)(.*/\1/p' "$BATS_TEST_TMPDIR/$u.strace" | sort -u > "$BATS_TEST_TMPDIR/$u.used"
+		[ "$(wc -l < "$BATS_TEST_TMPDIR/$u.used")" -gt 10 ]
+		# what the tool called that the filter would refuse (EPERM)
+		run comm -23 "$BATS_TEST_TMPDIR/$u.used" <(allowed_syscalls "$dir/$u.service")
+		assert_output ""
+	done
+	[ "$(rotting_bytes)" -le 65536 ] # the ceiling's passes did reclaim
+	# The control: a filter without @file-system refuses what the tool uses.
+	sed -i 's/^SystemCallFilter=@system-service$/SystemCallFilter=@basic-io/' "$dir/modrot-metrics.service"
+	run comm -23 "$BATS_TEST_TMPDIR/modrot-metrics.used" <(allowed_syscalls "$dir/modrot-metrics.service")
+	assert_line rename
+}
+
+@test "systemd-analyze security rates both services at most 2.5 (OK)" {
+	local dir u level
+	dir=$(test_units)
+	cd "$dir"
+	for u in modrot-ceiling.service modrot-metrics.service; do
+		run timeout 120 systemd-analyze security --offline=true "$u"
+		assert_success
+		level=$(sed -n "s/^→ Overall exposure level for $u: \([0-9.]*\) .*/\1/p" <<< "$output")
+		[ -n "$level" ]
+		echo "$u: $level" >&3
+		awk -v l="$level" 'BEGIN { exit !(l <= 2.5) }'
+	done
+}
+
+@test "the ceiling service is skipped on a kernel without /proc/rotting_modules; the metrics service is not" {
+	run grep -x 'ConditionPathExists=/proc/rotting_modules' "$UNITS/modrot-ceiling.service.in"
+	assert_success
+	run grep '^Condition' "$UNITS/modrot-metrics.service.in"
+	assert_failure
+	# the path is the one modreap needs: a stock kernel lacks it, a rot kernel has it
+	kernel_new stock
+	run on_kernel test -e /proc/rotting_modules
+	assert_failure
+	kernel_new rot
+	run on_kernel test -e /proc/rotting_modules
+	assert_success
+}
+
+@test "the metrics service creates a missing textfile directory, keeps no capability, and may write only there" {
+	local unit=$UNITS/modrot-metrics.service.in default
+	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=//p' "$unit")
+	assert_equal "$default" /var/lib/prometheus/node-exporter/modrot.prom
+	# StateDirectory= is created under /var/lib (and made writable under
+	# ProtectSystem=strict): the default file's directory.
+	assert_equal "/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")" "${default%/*}"
+	run grep -x 'ProtectSystem=strict' "$unit"
+	assert_success
+	run grep -x 'CapabilityBoundingSet=' "$unit"
+	assert_success
+	run grep -E '^(ReadWritePaths|ReadWriteDirectories)=' "$unit"
+	assert_failure
 }
 
 @test "the metrics service writes the configured file, and promtool accepts it" {

@@ -108,9 +108,60 @@ static void put_taint(FILE *f, unsigned long mask)
 	}
 }
 
+/*
+ * The per-CPU module reserve (/proc/module_percpu), which runs out before
+ * rot does: its size, what is free, the largest free extent (what the
+ * next module with per-CPU data needs), and what the rotting instances of
+ * each name keep of it. All per CPU. A kernel without the file (a stock
+ * kernel, or an older rot kernel) has none of these series.
+ */
+static int put_percpu(FILE *f)
+{
+	struct rot_percpu *pc;
+	int err = rot_percpu_read(&pc);
+	if (err == -ENOENT)
+		return 0;
+	if (err < 0)
+		return err;
+	struct rot_group *g;
+	size_t n;
+	err = rot_percpu_rotting_groups(pc, &g, &n);
+	if (err < 0) {
+		rot_percpu_free(pc);
+		return err;
+	}
+	put_family(f, "modrot_percpu_reserve_bytes",
+		   "Size of the per-CPU module reserve, per CPU (/proc/module_percpu).");
+	fprintf(f, "modrot_percpu_reserve_bytes %" PRIu64 "\n", rot_percpu_reserve(pc));
+	put_family(f, "modrot_percpu_reserve_free_bytes",
+		   "Free bytes of the per-CPU module reserve, per CPU.");
+	fprintf(f, "modrot_percpu_reserve_free_bytes %" PRIu64 "\n", rot_percpu_free_bytes(pc));
+	put_family(f, "modrot_percpu_reserve_largest_free_bytes",
+		   "Largest free extent of the per-CPU module reserve, per CPU: the most "
+		   "per-CPU data a module can load with.");
+	fprintf(f, "modrot_percpu_reserve_largest_free_bytes %" PRIu64 "\n", rot_percpu_largest(pc));
+	uint64_t total = 0;
+	put_family(f, "modrot_rotting_percpu_bytes",
+		   "Per-CPU reserve bytes, per CPU, kept by the rotting instances of a module name.");
+	for (size_t i = 0; i < n; i++) {
+		fputs("modrot_rotting_percpu_bytes{name=\"", f);
+		put_label_value(f, g[i].name);
+		fprintf(f, "\"} %" PRIu64 "\n", g[i].bytes);
+		total += g[i].bytes;
+	}
+	put_family(f, "modrot_rot_percpu_bytes",
+		   "Per-CPU reserve bytes, per CPU, kept by all rotting module instances.");
+	fprintf(f, "modrot_rot_percpu_bytes %" PRIu64 "\n", total);
+	free(g);
+	rot_percpu_free(pc);
+	return 0;
+}
+
 /* Writes every metric into f. Returns 0, or a negative errno when the
- * kernel's module list could not be read (nothing useful was written). */
-static int put_metrics(FILE *f, int *taint_err)
+ * kernel's module list could not be read (nothing useful was written).
+ * The reserve and the taint are left out, with their error in *percpu_err
+ * and *taint_err, when they cannot be read. */
+static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 {
 	struct rot_snapshot *snap;
 	int err = rot_snapshot_read(&snap);
@@ -145,10 +196,7 @@ static int put_metrics(FILE *f, int *taint_err)
 	}
 	rot_snapshot_free(snap);
 
-	/*
-	 * The per-CPU reserve (modrot_percpu_reserve_bytes and
-	 * modrot_percpu_reserve_free_bytes) belongs here once lib/ can read it.
-	 */
+	*percpu_err = put_percpu(f);
 
 	unsigned long mask;
 	*taint_err = rot_taint_read(&mask);
@@ -241,8 +289,8 @@ int main(int argc, char *argv[])
 		cli_error("could not build the metrics: %s", strerror(errno));
 		return CLI_EXIT_PARTIAL;
 	}
-	int taint_err = 0;
-	int err = put_metrics(f, &taint_err);
+	int percpu_err = 0, taint_err = 0;
+	int err = put_metrics(f, &percpu_err, &taint_err);
 	/* A memory stream fails only to grow, and fclose does not say so: a
 	 * write failed, a label could not be escaped, or the text is gone
 	 * (glibc's last realloc failed). */
@@ -260,6 +308,12 @@ int main(int argc, char *argv[])
 	}
 
 	int status = CLI_EXIT_OK;
+	if (percpu_err < 0) {
+		char why[256];
+		cli_warn("could not read the per-CPU module reserve: %s; its metrics are left out",
+			 cli_read_error(percpu_err, why, sizeof(why)));
+		status = CLI_EXIT_PARTIAL;
+	}
 	if (taint_err < 0) {
 		char why[256];
 		cli_warn("could not read the kernel taint: %s; its metrics are left out",

@@ -13,7 +13,10 @@ options:
   tools_dir:
     description:
       - Directory holding the modrot tools (C(lsmod), C(modreap), C(insmod), C(rmmod)).
-      - By default they are looked up in C(PATH) and the usual sbin directories.
+      - By default they are looked up in C(PATH) and the usual sbin directories,
+        under their names or with the C(modrot-) prefix, and only modrot's are
+        taken (C(--version) says C(modrot)); kmod's C(lsmod) is passed over,
+        and the task fails naming what it found when no modrot tool is there.
     type: path
 requirements:
   - the modrot tools on the managed host

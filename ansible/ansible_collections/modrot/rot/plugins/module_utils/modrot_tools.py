@@ -17,8 +17,10 @@ lsmod -J
     "rotting"), holders[] (strings; null entries dropped), refcnt.
 
 modreap -J (report: no NAME, no -a, no --down-to)
-    rotting[]: name, instances, bytes.
-    summary: names, instances, bytes (recomputed from rotting[] when absent).
+    rotting[]: name, instances, bytes, percpu.
+    summary: names, instances, bytes (recomputed from rotting[] when absent);
+    percpu_reserve, percpu_free, percpu_largest, percpu (the per-CPU
+    module reserve, absent when the kernel does not report it).
 
 modreap -J (reclaim: NAME..., -a or --down-to, with or without -n)
     reclaimed[]: name, instances, bytes -- what was (or would be) freed
@@ -228,14 +230,64 @@ def check_plain_path(module, option, path):
     return path
 
 
+# Where a tool is looked for without tools_dir: PATH first, then the
+# directories a distribution installs to (a task's PATH may lack sbin).
+SEARCH_DIRS = ('/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin')
+# The programs a build with --program-prefix=modrot- installs beside kmod's.
+PROGRAM_PREFIX = 'modrot-'
+MODROT_VERSION_MARK = '(modrot)'
+
+
+def _tool_identity(module, path):
+    """(is modrot's, what it is) of an executable, from its --version."""
+    rc, out, err = module.run_command([path, '--version'], environ_update={'LC_ALL': 'C'})
+    first = ((out or '').strip() or (err or '').strip()).splitlines()
+    first = first[0] if first else 'exit %d' % rc
+    if rc == 0 and MODROT_VERSION_MARK in first:
+        return True, first
+    real = os.path.realpath(path)
+    if os.path.basename(real) == 'kmod' or first.startswith('kmod version') or 'kmod' in first:
+        return False, "kmod's (%s)" % real
+    return False, 'not modrot\'s (%s --version: %s)' % (real, first)
+
+
 def find_tool(module, name):
+    """The path of modrot's tool name. With tools_dir, that directory's;
+    without, the first of PATH and SEARCH_DIRS whose name or modrot-name
+    says it is modrot's (--version): never kmod's program of the same name,
+    which would answer differently. Fails the task naming what it found."""
     tools_dir = module.params.get('tools_dir')
     if tools_dir:
         path = os.path.join(tools_dir, name)
         if not os.access(path, os.X_OK):
             module.fail_json(msg='%s is not an executable modrot tool' % path)
         return path
-    return module.get_bin_path(name, required=True)
+    cache = getattr(module, '_modrot_tool_paths', None)
+    if cache is None:
+        cache = {}
+        setattr(module, '_modrot_tool_paths', cache)
+    if name in cache:
+        return cache[name]
+    dirs = []
+    for d in os.environ.get('PATH', '').split(os.pathsep) + list(SEARCH_DIRS):
+        if d and d not in dirs:
+            dirs.append(d)
+    others = []
+    for d in dirs:
+        for candidate in (name, PROGRAM_PREFIX + name):
+            path = os.path.join(d, candidate)
+            if not os.path.isfile(path) or not os.access(path, os.X_OK):
+                continue
+            ours, what = _tool_identity(module, path)
+            if ours:
+                cache[name] = path
+                return path
+            others.append('%s is %s' % (path, what))
+    if others:
+        module.fail_json(msg='found no modrot %s, only: %s; install modrot, or set tools_dir '
+                         'to the directory of its tools' % (name, '; '.join(others)))
+    module.fail_json(msg='found no modrot %s in PATH or %s; install modrot, or set tools_dir '
+                     'to the directory of its tools' % (name, ', '.join(SEARCH_DIRS)))
 
 
 def run_tool(module, name, args, ok_codes=(EXIT_OK,)):
@@ -301,6 +353,24 @@ def rot_report(doc):
         rot_names=as_int(summary.get('names'), len(groups)),
         rot_instances=as_int(summary.get('instances'), sum(g['instances'] for g in groups)),
         rot_bytes=as_int(summary.get('bytes'), sum(g['bytes'] for g in groups)),
+    )
+
+
+def percpu_report(doc):
+    """The per-CPU module reserve from a report (modreap -J): None when the
+    kernel does not report it (no percpu_reserve in the summary)."""
+    summary = (doc or {}).get('summary') or {}
+    if summary.get('percpu_reserve') is None:
+        return None
+    rotting = [dict(name=as_str(g.get('name')), bytes=as_int(g.get('percpu')))
+               for g in as_list((doc or {}).get('rotting'))
+               if isinstance(g, dict) and as_int(g.get('percpu'))]
+    return dict(
+        reserve=as_int(summary.get('percpu_reserve')),
+        free=as_int(summary.get('percpu_free')),
+        largest_free=as_int(summary.get('percpu_largest')),
+        rot_bytes=as_int(summary.get('percpu'), sum(g['bytes'] for g in rotting)),
+        rotting=rotting,
     )
 
 

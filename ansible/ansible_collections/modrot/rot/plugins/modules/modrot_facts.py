@@ -19,8 +19,12 @@ description:
     nothing rots; the task does not fail.
   - Reading needs no privilege, so this works for users without
     C(CAP_SYS_MODULE) too.
-  - The per-CPU reserve is not reported yet; it will be added to the fact
-    when the tools expose it.
+  - The per-CPU module reserve, which runs out before rot does, is
+    C(percpu) (null on a kernel that does not report it).
+  - Without O(tools_dir) the tools are looked for in C(PATH) and the sbin
+    directories, and only modrot's are taken (their C(--version) says
+    C(modrot)); kmod's programs of the same names are passed over, and
+    the task fails naming them when modrot's are not found.
 extends_documentation_fragment:
   - modrot.rot.tools
 attributes:
@@ -89,6 +93,15 @@ ansible_facts:
           description: How many names rot.
           type: int
           sample: 1
+        percpu:
+          description: The per-CPU module reserve, bytes per CPU - its size
+            (C(reserve)), free bytes (C(free)), largest free extent
+            (C(largest_free), the most per-CPU data a module can load with),
+            what rotting instances keep (C(rot_bytes)) and by name
+            (C(rotting)); null when the kernel does not report it.
+          type: dict
+          sample: {reserve: 8192, free: 5192, largest_free: 5188, rot_bytes: 3000,
+                   rotting: [{name: pcpu1500, bytes: 3000}]}
         taint:
           description: The kernel's taint, as a mask (C(value)), its letters
             (C(letters), C(none) when untainted) and whether R is set (C(reclaimed)).
@@ -98,8 +111,8 @@ ansible_facts:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
-    EXIT_OK, EXIT_UNSUPPORTED, ToolError, fail_with, live_modules, read_taint,
-    rot_report, run_tool)
+    EXIT_OK, EXIT_UNSUPPORTED, ToolError, fail_with, live_modules, percpu_report,
+    read_taint, rot_report, run_tool)
 
 
 def gather(module):
@@ -125,7 +138,7 @@ def gather(module):
         taint=taint,
     )
     facts.update(report)
-    # The per-CPU reserve (size, free bytes) goes here once the tools report it.
+    facts['percpu'] = percpu_report(reap_doc) if rot_supported else None
     return facts
 
 
