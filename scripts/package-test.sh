@@ -108,6 +108,19 @@ copy_source() {
 		tar -C "$1" -xf - || fail "copying the source"
 }
 
+# libmodrot1 must depend on what libmodrot opens on first use (no
+# DT_NEEDED names it: debian/dlopen-depends): the package that holds each
+# DYNLIB library where the package was built (CHROOT, or this machine).
+check_dlopen_depends() {
+	deb=$1 chroot=${2:-}
+	deps=$(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed -e 's/([^)]*)//g' -e 's/ //g')
+	for so in $(sed -n 's/^DYNLIB([a-z]*, "\(lib[^"]*\)".*/\1/p' "$top/lib/dynlib.c"); do
+		pkg=$(${chroot:+chroot "$chroot"} dpkg-query -S "*/$so" 2>/dev/null | sed -n '1s/:.*//p')
+		[ -n "$pkg" ] || fail "no package holds $so"
+		echo "$deps" | grep -qx "$pkg" || fail "$(basename "$deb") does not depend on $pkg ($so)"
+	done
+}
+
 step "dpkg-buildpackage -us -uc (Debian 12: source and binaries)"
 pkgdir=$work/bookworm
 src=$pkgdir/src/modrot-$version
@@ -120,6 +133,7 @@ for p in modrot libmodrot1 libmodrot-dev; do
 	cp "$deb" "$pkgdir/"
 	say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
 done
+check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb"
 dsc=$pkgdir/src/modrot_$version.dsc
 [ -f "$dsc" ] || fail "no $dsc"
 say "   $(basename "$dsc"), source $(stat -c %s "$pkgdir/src/modrot_$version.tar.xz") bytes"
@@ -418,6 +432,7 @@ for suite in $suites; do
 			cp "$deb" "$pkgdir/"
 			say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
 		done
+		check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb" "$root"
 		done_step
 		test_root trixie /usr
 		rm -rf "$root"
