@@ -317,7 +317,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 			char why[128];
 			r.unreadable = true;
 			if (!run->opts.json)
-				modinfo_text_print(&r, &run->opts);
+				(void)modinfo_text_print(&r, &run->opts);
 			cli_error("%s: could not read the module's information from %s: %s", r.name,
 				  r.filename,
 				  cli_file_error(err, r.filename, ROT_MODFILE_MAX, why, sizeof(why)));
@@ -331,7 +331,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 	if (err < 0 && !(r.filename == NULL && err == -ENOENT)) {
 		r.unreadable = true;
 		if (!run->opts.json)
-			modinfo_text_print(&r, &run->opts);
+			(void)modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
 			  r.filename ? r.filename : "modules.builtin.modinfo", strerror(-err));
 		run->failures++;
@@ -342,10 +342,12 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 	if (run->opts.keyring_path)
 		verify_of(run, r.filename, &r.verify);
 
-	if (run->opts.json)
-		modinfo_json_print(&run->json, &r);
-	else
-		modinfo_text_print(&r, &run->opts);
+	err = run->opts.json ? modinfo_json_print(&run->json, &r)
+			     : modinfo_text_print(&r, &run->opts);
+	if (err < 0) {
+		cli_error("%s: out of memory: what was printed of it is incomplete", r.name);
+		run->failures++;
+	}
 
 	if (r.verify.asked && (!r.verify.checked || r.verify.sig.status != ROT_SIG_VALID)) {
 		cli_error("%s: %s", r.filename ? r.filename : r.name, r.verify.why);
@@ -444,9 +446,24 @@ int main(int argc, char *argv[])
 		cli_error("out of memory");
 		goto out;
 	}
+	/* The indexes mapped once, as modprobe has them: without this libkmod
+	 * reads them with stdio at every lookup, and that reader dereferences
+	 * the NULL of a failed allocation or the garbage of a failed read.
+	 * An index that is absent, unreadable or left out as corrupt is
+	 * libkmod's own case, as before; out of memory stops here, before a
+	 * lookup can lie. */
+	int err = kmod_load_resources(run.ctx);
+	if (err == -ENOMEM) {
+		cli_error("could not read the module indexes in %s: %s",
+			  cli_moddir_shown(kmod_get_dirname(run.ctx)), strerror(-err));
+		goto out;
+	}
 
 	if (run.opts.json) {
-		json_start_stdout(&run.json);
+		if (json_start_stdout(&run.json) < 0) {
+			cli_error("out of memory");
+			goto out;
+		}
 		/* Unknown (null) when the modules are another kernel's. */
 		if (run.snap)
 			json_bool(&run.json, "rot", rot_snapshot_has_rot(run.snap));
@@ -458,7 +475,7 @@ int main(int argc, char *argv[])
 		show_argument(&run, argv[i]);
 	if (run.opts.json) {
 		json_close_array(&run.json);
-		int err = json_finish(&run.json);
+		err = json_finish(&run.json);
 		if (err < 0)
 			cli_output_failed(err);
 	}
