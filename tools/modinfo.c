@@ -324,7 +324,15 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 			run->failures++;
 			return;
 		}
+		kmod_trace_start();
 		err = kmod_module_get_info(mod, &info);
+		/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
+		int lost = kmod_lost();
+		if (lost < 0) {
+			kmod_module_info_free_list(info);
+			info = NULL;
+			err = lost;
+		}
 	}
 	/* A builtin module without modules.builtin.modinfo (an old kernel) has
 	 * nothing more to say; kmod's modinfo prints its name alone. */
@@ -383,6 +391,14 @@ static void not_found(struct modinfo_run *run, const char *arg, const char *what
 	run->failures++;
 }
 
+/* libkmod lost an allocation or a read while it looked: its "not found",
+ * or its shorter list, would be a lie. */
+static void lookup_failed(struct modinfo_run *run, const char *arg, int err)
+{
+	cli_error("could not look up '%s': %s", arg, strerror(-err));
+	run->failures++;
+}
+
 static void show_argument(struct modinfo_run *run, const char *arg)
 {
 	struct kmod_module *mod = NULL;
@@ -397,7 +413,13 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 		return;
 	}
 	if (run->by_name) {
+		kmod_trace_start();
 		err = kmod_module_new_from_name_lookup(run->ctx, arg, &mod);
+		int lost = kmod_lost();
+		if (lost < 0) {
+			kmod_module_unref(mod);
+			return lookup_failed(run, arg, lost);
+		}
 		if (err < 0 || !mod)
 			return not_found(run, arg, "module name");
 	} else if (is_module_file(arg)) {
@@ -409,7 +431,13 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 		}
 	} else {
 		struct kmod_list *list = NULL, *l;
+		kmod_trace_start();
 		err = kmod_module_new_from_lookup(run->ctx, arg, &list);
+		int lost = kmod_lost();
+		if (lost < 0) {
+			kmod_module_unref_list(list);
+			return lookup_failed(run, arg, lost);
+		}
 		if (err < 0 || !list)
 			return not_found(run, arg, "module or alias");
 		kmod_list_foreach(l, list)

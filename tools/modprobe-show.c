@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kmodlog.h"
 #include "modprobe.h"
 
 /* Copies fd from its start to stdout; a failed write shows at the flush. */
@@ -50,9 +51,13 @@ static int dump_indexes(struct modprobe_run *r)
 			strerror(-err));
 		return err;
 	}
+	/* A node libkmod could not allocate is left out of the dump, unsaid. */
+	kmod_trace_start();
 	err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_ALIAS, fd);
 	if (err >= 0)
 		err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_SYMBOL, fd);
+	if (err >= 0)
+		err = kmod_lost();
 	if (err < 0)
 		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
 			strerror(-err));
@@ -78,19 +83,32 @@ int mp_show_config(struct modprobe_run *r)
 		{ "softdep", kmod_config_get_softdeps },
 	};
 
+	/* An iterator, or a softdep's value, that libkmod could not allocate
+	 * comes back NULL, as an empty kind or a line without a value would:
+	 * errno alone tells them apart. */
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		kmod_trace_start();
 		struct kmod_config_iter *it = kinds[i].iter(r->ctx);
-		if (!it)
-			continue;
-		while (kmod_config_iter_next(it)) {
+		int err = kmod_lost();
+		while (it && err == 0 && kmod_config_iter_next(it)) {
+			kmod_trace_start(); /* stdio's own allocations are not libkmod's */
 			const char *value = kmod_config_iter_get_value(it);
+			err = kmod_lost();
+			if (err < 0)
+				break;
 			printf("%s %s", kinds[i].word, kmod_config_iter_get_key(it));
 			if (value)
 				printf(" %s\n", value);
 			else
 				putchar('\n');
 		}
-		kmod_config_iter_free_iter(it);
+		if (it) /* libkmod's free does not take NULL */
+			kmod_config_iter_free_iter(it);
+		if (err < 0) {
+			mp_fail(r, err, false, "could not show the configuration: %s",
+				strerror(-err));
+			return err;
+		}
 	}
 	puts("\n# End of configuration files. Dumping indexes now:\n");
 	return dump_indexes(r);
