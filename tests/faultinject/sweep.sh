@@ -277,7 +277,7 @@ cause_words() {
 known_callers=()
 while read -r obj id off _; do
 	case $obj in '' | '#'*) continue ;; esac
-	lib=$(ldd "$T/lsmod" "$T/insmod" 2>/dev/null | awk -v o="$obj" '$1 == o { print $3; exit }')
+	lib=$(ldd "$T/lsmod" "$T/insmod" "$P" "$MI" 2>/dev/null | awk -v o="$obj" '$1 == o { print $3; exit }')
 	[ -n "$lib" ] || continue
 	readelf -n "$lib" 2>/dev/null | grep -q "Build ID: $id" && known_callers+=("$obj+$off")
 done <"$here/known-defects"
