@@ -479,11 +479,12 @@ int main(int argc, char *argv[])
 	 * the NULL of a failed allocation or the garbage of a failed read.
 	 * An index that is absent, unreadable or left out as corrupt is
 	 * libkmod's own case, as before; out of memory stops here, before a
-	 * lookup can lie. */
-	int err = kmod_load_resources(run.ctx);
+	 * lookup can lie. kmod_new() goes on without the directory's name when
+	 * it cannot allocate it: that is out of memory too. */
+	int err = kmod_get_dirname(run.ctx) ? kmod_load_resources(run.ctx) : -ENOMEM;
 	if (err == -ENOMEM) {
-		cli_error("could not read the module indexes in %s: %s",
-			  cli_moddir_shown(kmod_get_dirname(run.ctx)), strerror(-err));
+		cli_error("could not read the module indexes in %s: %s", run.dirname,
+			  strerror(-err));
 		goto out;
 	}
 

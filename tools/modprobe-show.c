@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,8 +15,9 @@
 #include "kmodlog.h"
 #include "modprobe.h"
 
-/* Copies fd from its start to stdout; a failed write shows at the flush. */
-static int copy_to_stdout(int fd)
+/* Copies fd from its start to stdout; a failed write shows at the flush
+ * (*write_failed), a failed read of fd is returned for the caller to say. */
+static int copy_to_stdout(int fd, bool *write_failed)
 {
 	char buf[65536];
 	if (lseek(fd, 0, SEEK_SET) < 0)
@@ -25,11 +27,13 @@ static int copy_to_stdout(int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return -errno; /* the caller says it: not a write error */
 		if (n == 0)
 			return 0;
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
+			*write_failed = true;
 			return cli_flush_stdout();
+		}
 	}
 }
 
@@ -61,8 +65,13 @@ static int dump_indexes(struct modprobe_run *r)
 	if (err < 0)
 		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
 			strerror(-err));
-	else
-		err = copy_to_stdout(fd);
+	else {
+		bool write_failed = false;
+		err = copy_to_stdout(fd, &write_failed);
+		if (err < 0 && !write_failed) /* a write error is said at exit, once */
+			mp_fail(r, err, false, "could not dump the module indexes of %s: %s",
+				r->moddir, strerror(-err));
+	}
 	close(fd);
 	if (err >= 0)
 		err = cli_flush_stdout();

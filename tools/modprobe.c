@@ -476,8 +476,19 @@ static int context_new(struct modprobe_run *r)
 			  dirname ? dirname : "the running kernel");
 		return -ENOMEM;
 	}
-	kmod_load_resources(r->ctx);
-	snprintf(r->moddir, sizeof(r->moddir), "%s", cli_moddir_shown(kmod_get_dirname(r->ctx)));
+	/* kmod_new() goes on without the directory's name when it cannot
+	 * allocate it, and every lookup then finds nothing. Without mapped
+	 * indexes libkmod reads them with stdio at each lookup, a reader that
+	 * dereferences a failed allocation: out of memory stops here. An
+	 * absent or unreadable index stays libkmod's own case. */
+	const char *moddir = kmod_get_dirname(r->ctx);
+	int err = moddir ? kmod_load_resources(r->ctx) : -ENOMEM;
+	if (err == -ENOMEM) {
+		cli_error("could not set up libkmod for %s: out of memory",
+			  dirname ? dirname : "the running kernel");
+		return err;
+	}
+	snprintf(r->moddir, sizeof(r->moddir), "%s", cli_moddir_shown(moddir));
 	return 0;
 }
 
