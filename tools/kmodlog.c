@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <libkmod.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,17 +25,38 @@ static void say(int priority, const char *msg)
 		cli_info("libkmod: %s", msg);
 }
 
+/* What libkmod said it ran out of, or failed to read, since
+ * kmod_trace_start(): it often says so and then goes on as if it had not
+ * ("could not get softdep", "xz: Cannot allocate memory"), and a later
+ * system call inside it overwrites errno. */
+static int said_lost;
+
+static void note_loss(int priority, const char *msg)
+{
+	if (priority > LOG_ERR)
+		return;
+	if (strstr(msg, strerror(ENOMEM)) || strstr(msg, "out of memory"))
+		said_lost = -ENOMEM;
+	else if (strstr(msg, strerror(EIO)) && !said_lost)
+		said_lost = -EIO;
+}
+
 static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
 		     const char *format, va_list args)
 {
 	char msg[1024];
+	/* libkmod goes on after it logs, and errno is the one trace of what
+	 * it lost (kmod_lost()): writing the line must not change it. */
+	int saved_errno = errno;
 	(void)data, (void)file, (void)line;
 	int n = snprintf(msg, sizeof(msg), "%s: ", fn ? fn : "?");
 	if (n < 0 || (size_t)n >= sizeof(msg))
 		n = 0;
 	vsnprintf(msg + n, sizeof(msg) - (size_t)n, format, args);
 	msg[strcspn(msg, "\n")] = '\0';
+	note_loss(priority, msg);
 	say(priority, msg);
+	errno = saved_errno;
 }
 
 /* "libkmod: ERROR[ file:line] fn: message", as libkmod's stderr logger
@@ -64,8 +86,10 @@ static void replay_line(char *line)
 	char *space = strchr(p, ' ');
 	if (space && space > p && space[-1] != ':' && memchr(p, ':', (size_t)(space - p)))
 		p = space + 1;
-	if (*p)
+	if (*p) {
+		note_loss(priority, p);
 		say(priority, p);
+	}
 }
 
 static void replay(int fd)
@@ -101,13 +125,23 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 		saved = mem = -1;
 		setenv("KMOD_LOG", "0", 1);
 	}
+	kmod_trace_start();
 	struct kmod_ctx *ctx = kmod_new(dirname, config_paths);
+	int lost = kmod_lost();
 	if (caught) {
 		fflush(stderr);
 		dup2(saved, STDERR_FILENO);
 		close(saved);
 		replay(mem);
 		close(mem);
+		if (!lost)
+			lost = said_lost;
+	}
+	if (ctx && lost) {
+		/* A configuration with lines missing is no configuration. */
+		kmod_unref(ctx);
+		errno = -lost;
+		return NULL;
 	}
 	if (ctx) {
 		kmod_set_log_fn(ctx, kmod_log, NULL);
@@ -115,4 +149,17 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 			kmod_set_log_priority(ctx, LOG_ERR);
 	}
 	return ctx;
+}
+
+void kmod_trace_start(void)
+{
+	said_lost = 0;
+	errno = 0;
+}
+
+int kmod_lost(void)
+{
+	if (errno == ENOMEM || errno == EIO)
+		return -errno;
+	return said_lost;
 }

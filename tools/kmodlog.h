@@ -14,7 +14,22 @@
 struct kmod_ctx;
 
 /* kmod_new(dirname, config_paths) with the tool's log function; NULL when
- * out of memory. */
+ * out of memory, also when kmod_new() lost an allocation or read it
+ * did not report (a configuration line dropped: see kmod_lost()). */
 struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_paths);
+
+/*
+ * libkmod 30 drops what a failed allocation or read would have added (a
+ * modprobe.d line, an index node, a list entry, a softdep it could not
+ * load) and returns as if nothing had failed: a lookup then says "not
+ * found", a list comes back short. The one trace left is errno, which
+ * malloc sets to ENOMEM and a failed read to EIO. Call kmod_trace_start()
+ * right before a libkmod call and kmod_lost() right after it: -ENOMEM or
+ * -EIO means something failed inside, and the answer is not to be
+ * trusted; 0 means no such trace. (A later failing system call inside
+ * libkmod can overwrite errno; then the loss goes unseen, as before.)
+ */
+void kmod_trace_start(void);
+int kmod_lost(void);
 
 #endif

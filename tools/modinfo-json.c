@@ -5,6 +5,7 @@
  * as in the text output; the running kernel's state and the --verify
  * verdict are typed members.
  */
+#include <errno.h>
 #include <libkmod.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,10 @@
 #include "jsonwrt.h"
 #include "modinfo.h"
 #include "sigwords.h"
+
+/* Set when a piece of the record could not be made: the document would
+ * hold an empty or missing value as if the module had it so. */
+static int json_err;
 
 /* A counted piece of a .modinfo value as a string member (NULL: null). */
 static void json_piece(struct json_writer *w, const char *name, const char *s, int len)
@@ -21,6 +26,8 @@ static void json_piece(struct json_writer *w, const char *name, const char *s, i
 		return;
 	}
 	char *copy = strndup(s, len);
+	if (!copy)
+		json_err = -ENOMEM;
 	json_string(w, name, copy ? copy : "");
 	free(copy);
 }
@@ -29,8 +36,8 @@ static void json_params(struct json_writer *w, const struct modinfo_record *r)
 {
 	struct modinfo_param *params = NULL;
 	size_t n = 0;
-	/* Out of memory leaves the list empty; the writer reports its own. */
-	modinfo_params_collect(r, &params, &n);
+	if (modinfo_params_collect(r, &params, &n) < 0)
+		json_err = -ENOMEM;
 	json_open_array(w, "parameters");
 	for (size_t i = 0; i < n; i++) {
 		json_open_object(w, NULL);
@@ -69,10 +76,11 @@ static void json_verify(struct json_writer *w, const struct modinfo_verify *v)
 	json_close_object(w);
 }
 
-void modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
+int modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
 {
 	const struct kmod_list *l;
 
+	json_err = 0;
 	json_open_object(w, NULL);
 	json_string(w, "argument", r->argument);
 	json_string(w, "name", r->name);
@@ -106,4 +114,5 @@ void modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
 	if (r->verify.asked)
 		json_verify(w, &r->verify);
 	json_close_object(w);
+	return json_err;
 }

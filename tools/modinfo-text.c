@@ -4,6 +4,7 @@
  * columns, or only the values of one field), then, on a rot kernel, the
  * state of the name in the running kernel, and the --verify verdict.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <libkmod.h>
 #include <stdio.h>
@@ -15,6 +16,10 @@
 #include "modinfo.h"
 #include "outbuf.h"
 #include "sigwords.h"
+
+/* Set when a piece of the output could not be made (out of memory): the
+ * record printed is incomplete, and modinfo_text_print() says so. */
+static int text_err;
 
 /*
  * Keys and values go out as the module holds them, as kmod prints them:
@@ -32,12 +37,14 @@ static void put_text(const char *s, int len)
 		return;
 	}
 	struct outbuf o;
-	if (outbuf_init(&o, 256) < 0) {
-		fwrite(s, 1, len, stdout);
+	char *copy = strndup(s, len);
+	if (!copy || outbuf_init(&o, 256) < 0) {
+		/* Never the raw bytes on a terminal, never a value left out unsaid. */
+		free(copy);
+		text_err = -ENOMEM;
 		return;
 	}
-	char *copy = strndup(s, len);
-	for (char *p = copy; p && *p;) {
+	for (char *p = copy; *p;) {
 		size_t keep = strcspn(p, "\n\t");
 		char save = p[keep];
 		p[keep] = '\0';
@@ -48,7 +55,10 @@ static void put_text(const char *s, int len)
 			p++;
 		}
 	}
-	fwrite(o.buf, 1, o.len, stdout);
+	if (o.oom)
+		text_err = -ENOMEM;
+	else
+		fwrite(o.buf, 1, o.len, stdout);
 	free(copy);
 	outbuf_release(&o);
 }
@@ -73,6 +83,8 @@ static void put_key(const char *key, char sep)
 		fputs(key, stdout);
 	} else {
 		char *safe = cli_safe_dup(key);
+		if (!safe)
+			text_err = -ENOMEM;
 		fputs(safe ? safe : "?", stdout);
 		free(safe);
 	}
@@ -96,7 +108,7 @@ static void put_params(const struct modinfo_record *r, const struct modinfo_opts
 	struct modinfo_param *params;
 	size_t n;
 	if (modinfo_params_collect(r, &params, &n) < 0) {
-		cli_error("%s: out of memory", r->name);
+		text_err = -ENOMEM;
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -164,7 +176,7 @@ static void put_extras(const struct modinfo_record *r, const struct modinfo_opts
 	}
 }
 
-void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o)
+static void print_record(const struct modinfo_record *r, const struct modinfo_opts *o)
 {
 	const char *field = o->field;
 	const char *filename = r->filename;
@@ -211,4 +223,11 @@ void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opt
 	if (!field && r->info)
 		put_params(r, o, false);
 	put_extras(r, o);
+}
+
+int modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o)
+{
+	text_err = 0;
+	print_record(r, o);
+	return text_err;
 }

@@ -317,21 +317,29 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 			char why[128];
 			r.unreadable = true;
 			if (!run->opts.json)
-				modinfo_text_print(&r, &run->opts);
+				(void)modinfo_text_print(&r, &run->opts);
 			cli_error("%s: could not read the module's information from %s: %s", r.name,
 				  r.filename,
 				  cli_file_error(err, r.filename, ROT_MODFILE_MAX, why, sizeof(why)));
 			run->failures++;
 			return;
 		}
+		kmod_trace_start();
 		err = kmod_module_get_info(mod, &info);
+		/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
+		int lost = kmod_lost();
+		if (lost < 0) {
+			kmod_module_info_free_list(info);
+			info = NULL;
+			err = lost;
+		}
 	}
 	/* A builtin module without modules.builtin.modinfo (an old kernel) has
 	 * nothing more to say; kmod's modinfo prints its name alone. */
 	if (err < 0 && !(r.filename == NULL && err == -ENOENT)) {
 		r.unreadable = true;
 		if (!run->opts.json)
-			modinfo_text_print(&r, &run->opts);
+			(void)modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
 			  r.filename ? r.filename : "modules.builtin.modinfo", strerror(-err));
 		run->failures++;
@@ -342,10 +350,12 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 	if (run->opts.keyring_path)
 		verify_of(run, r.filename, &r.verify);
 
-	if (run->opts.json)
-		modinfo_json_print(&run->json, &r);
-	else
-		modinfo_text_print(&r, &run->opts);
+	err = run->opts.json ? modinfo_json_print(&run->json, &r)
+			     : modinfo_text_print(&r, &run->opts);
+	if (err < 0) {
+		cli_error("%s: out of memory: what was printed of it is incomplete", r.name);
+		run->failures++;
+	}
 
 	if (r.verify.asked && (!r.verify.checked || r.verify.sig.status != ROT_SIG_VALID)) {
 		cli_error("%s: %s", r.filename ? r.filename : r.name, r.verify.why);
@@ -381,6 +391,14 @@ static void not_found(struct modinfo_run *run, const char *arg, const char *what
 	run->failures++;
 }
 
+/* libkmod lost an allocation or a read while it looked: its "not found",
+ * or its shorter list, would be a lie. */
+static void lookup_failed(struct modinfo_run *run, const char *arg, int err)
+{
+	cli_error("could not look up '%s': %s", arg, strerror(-err));
+	run->failures++;
+}
+
 static void show_argument(struct modinfo_run *run, const char *arg)
 {
 	struct kmod_module *mod = NULL;
@@ -395,7 +413,13 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 		return;
 	}
 	if (run->by_name) {
+		kmod_trace_start();
 		err = kmod_module_new_from_name_lookup(run->ctx, arg, &mod);
+		int lost = kmod_lost();
+		if (lost < 0) {
+			kmod_module_unref(mod);
+			return lookup_failed(run, arg, lost);
+		}
 		if (err < 0 || !mod)
 			return not_found(run, arg, "module name");
 	} else if (is_module_file(arg)) {
@@ -407,7 +431,13 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 		}
 	} else {
 		struct kmod_list *list = NULL, *l;
+		kmod_trace_start();
 		err = kmod_module_new_from_lookup(run->ctx, arg, &list);
+		int lost = kmod_lost();
+		if (lost < 0) {
+			kmod_module_unref_list(list);
+			return lookup_failed(run, arg, lost);
+		}
 		if (err < 0 || !list)
 			return not_found(run, arg, "module or alias");
 		kmod_list_foreach(l, list)
@@ -444,9 +474,25 @@ int main(int argc, char *argv[])
 		cli_error("out of memory");
 		goto out;
 	}
+	/* The indexes mapped once, as modprobe has them: without this libkmod
+	 * reads them with stdio at every lookup, and that reader dereferences
+	 * the NULL of a failed allocation or the garbage of a failed read.
+	 * An index that is absent, unreadable or left out as corrupt is
+	 * libkmod's own case, as before; out of memory stops here, before a
+	 * lookup can lie. kmod_new() goes on without the directory's name when
+	 * it cannot allocate it: that is out of memory too. */
+	int err = kmod_get_dirname(run.ctx) ? kmod_load_resources(run.ctx) : -ENOMEM;
+	if (err == -ENOMEM) {
+		cli_error("could not read the module indexes in %s: %s", run.dirname,
+			  strerror(-err));
+		goto out;
+	}
 
 	if (run.opts.json) {
-		json_start_stdout(&run.json);
+		if (json_start_stdout(&run.json) < 0) {
+			cli_error("out of memory");
+			goto out;
+		}
 		/* Unknown (null) when the modules are another kernel's. */
 		if (run.snap)
 			json_bool(&run.json, "rot", rot_snapshot_has_rot(run.snap));
@@ -458,7 +504,7 @@ int main(int argc, char *argv[])
 		show_argument(&run, argv[i]);
 	if (run.opts.json) {
 		json_close_array(&run.json);
-		int err = json_finish(&run.json);
+		err = json_finish(&run.json);
 		if (err < 0)
 			cli_output_failed(err);
 	}

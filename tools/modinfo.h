@@ -69,9 +69,11 @@ struct modinfo_param {
  */
 int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **params, size_t *n);
 
-void modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o);
+/* Both return 0, or -ENOMEM when a piece of the record could not be made:
+ * what was printed is then incomplete, and the caller must say so. */
+int modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o);
 
 struct json_writer;
-void modinfo_json_print(struct json_writer *w, const struct modinfo_record *r);
+int modinfo_json_print(struct json_writer *w, const struct modinfo_record *r);
 
 #endif

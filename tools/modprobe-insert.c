@@ -14,12 +14,14 @@
 #include <string.h>
 
 #include "insmod.h"
+#include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
 
 struct plan_step {
 	struct kmod_module *mod;
 	bool install; /* an install command runs instead */
+	bool acted;   /* the real run inserted it or ran its command (or tried) */
 };
 
 struct plan {
@@ -47,7 +49,7 @@ static void collect_step(struct kmod_module *m, bool install, const char *option
 		p->v = v;
 		p->cap = cap;
 	}
-	p->v[p->n++] = (struct plan_step){ kmod_module_ref(m), install };
+	p->v[p->n++] = (struct plan_step){ kmod_module_ref(m), install, false };
 }
 
 static void plan_free(struct plan *p)
@@ -58,6 +60,22 @@ static void plan_free(struct plan *p)
 }
 
 /* kmod's lines for -v, -n and -D: what is loaded, with which options. */
+static void print_action(struct kmod_module *m, bool install, const char *options);
+
+/* The real run's actions, marked off against the plan (libkmod's
+ * print_action has no user data either). */
+static struct plan *acting;
+static bool acting_shows;
+
+static void mark_action(struct kmod_module *m, bool install, const char *options)
+{
+	for (size_t i = 0; acting && i < acting->n; i++)
+		if (!strcmp(kmod_module_get_name(acting->v[i].mod), kmod_module_get_name(m)))
+			acting->v[i].acted = true;
+	if (acting_shows)
+		print_action(m, install, options);
+}
+
 static void print_action(struct kmod_module *m, bool install, const char *options)
 {
 	if (install) {
@@ -163,7 +181,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
  * count as offered. Returns 0 when the whole plan may run.
  */
 static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned flags,
-			  const char *extra)
+			  const char *extra, struct plan *out)
 {
 	struct plan plan = { 0 };
 	const struct rot_kernel_facts *facts = NULL;
@@ -173,13 +191,24 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	int err;
 
 	collecting = &plan;
+	kmod_trace_start();
 	err = kmod_module_probe_insert_module(mod, flags | KMOD_PROBE_DRY_RUN, extra, NULL, NULL,
 					      collect_step);
+	/* A dependency or softdep libkmod lost is a plan cut short. */
+	if (kmod_lost() < 0)
+		plan.oom = true;
 	collecting = NULL;
 	/* Nothing to plan (loaded, blacklisted) or an error the real run will tell. */
+	if (plan.oom) {
+		plan_free(&plan);
+		mp_fail(r, -ENOMEM, false,
+			"could not check '%s' before loading it: %s; nothing was loaded",
+			kmod_module_get_name(mod), strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	if (err != 0 || plan.n == 0) {
 		plan_free(&plan);
-		return plan.oom ? -ENOMEM : 0;
+		return 0;
 	}
 	err = plan.oom ? -ENOMEM : mp_kernel_facts(r, &facts);
 	if (err < 0) {
@@ -235,8 +264,39 @@ out:
 	free(mfs);
 	rot_symbols_free(ksyms);
 	rot_symbols_free(batch);
-	plan_free(&plan);
+	if (err == 0)
+		*out = plan; /* the caller checks the real run against it */
+	else
+		plan_free(&plan);
 	return err;
+}
+
+/*
+ * libkmod 30 passes over a dependency or softdep it could not look up
+ * for want of memory, and still returns 0: whatever the plan held that
+ * the real run neither tried nor finds loaded was lost on the way.
+ */
+static int plan_check(struct modprobe_run *r, struct kmod_module *mod, const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct plan_step *p = &plan->v[i];
+		if (p->acted)
+			continue;
+		int state = kmod_module_get_initstate(p->mod);
+		if (state == KMOD_MODULE_LIVE || state == KMOD_MODULE_COMING ||
+		    state == KMOD_MODULE_BUILTIN)
+			continue; /* loaded meanwhile (an install command) */
+		if (state >= 0 || state == -ENOENT)
+			mp_fail(r, -ENOENT, false,
+				"could not insert '%s' and all it needs: libkmod passed over '%s' "
+				"without a word",
+				kmod_module_get_name(mod), kmod_module_get_name(p->mod));
+		else
+			mp_fail(r, state, false, "could not tell whether '%s' was loaded: %s",
+				kmod_module_get_name(p->mod), strerror(-state));
+		return state < 0 ? state : -ENOENT;
+	}
+	return 0;
 }
 
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
@@ -313,8 +373,14 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	unsigned flags = probe_flags(o);
 	if (mp_name_refused(r, alias))
 		return -ENAMETOOLONG;
+	kmod_trace_start();
 	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
-
+	int lost = kmod_lost();
+	if (lost < 0) {
+		kmod_module_unref_list(list);
+		mp_fail(r, lost, true, "could not look up %s: %s", alias, strerror(-lost));
+		return lost;
+	}
 	if (err < 0 || !list) {
 		mp_fail(r, -ENOENT, true, "Module %s not found in directory %s", alias, r->moddir);
 		return -ENOENT;
@@ -326,19 +392,44 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			printf("%s\n", kmod_module_get_name(mod));
 			err = 0;
 		} else {
-			err = (flags & KMOD_PROBE_DRY_RUN) ? 0
-							   : preflight_plan(r, mod, flags, extra);
+			struct plan plan = { 0 };
+			err = (flags & KMOD_PROBE_DRY_RUN)
+				      ? 0
+				      : preflight_plan(r, mod, flags, extra, &plan);
 			if (err == 0) {
 				r->command_failed = false;
+				acting = &plan;
+				acting_shows = r->show;
+				kmod_trace_start();
 				err = kmod_module_probe_insert_module(mod, flags, extra,
 								      run_install, r,
-								      r->show ? print_action : NULL);
+								      r->show || plan.n ? mark_action
+											: NULL);
+				acting = NULL;
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;
-				if (err < 0 && !r->command_failed)
+				lost = err == 0 || err == -EINVAL ? kmod_lost() : 0;
+				/* libkmod calls liblzma's or libzstd's failed
+				 * allocation "Invalid argument" */
+				if (lost < 0 && err == -EINVAL && !r->command_failed) {
+					report_insert_error(r, mod, lost);
+					err = lost;
+				} else if (lost < 0 && err == 0) {
+					/* libkmod goes on past a softdep it could not
+					 * load, or a list entry, options or dependency
+					 * it could not make: not all was done */
+					err = lost;
+					mp_fail(r, err, false,
+						"could not insert '%s' and all it needs: %s",
+						kmod_module_get_name(mod), strerror(-err));
+				} else if (err < 0 && !r->command_failed) {
 					report_insert_error(r, mod, err);
+				} else if (err == 0) {
+					err = plan_check(r, mod, &plan);
+				}
 			}
+			plan_free(&plan);
 		}
 		kmod_module_unref(mod);
 	}

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kmodlog.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
 
@@ -386,7 +387,16 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
  */
 static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_module *mod)
 {
+	kmod_trace_start();
 	struct kmod_list *deps = kmod_module_get_dependencies(mod), *l;
+	int lost = kmod_lost();
+	if (lost < 0) {
+		/* a list cut short would leave the rest loaded, unsaid */
+		kmod_module_unref_list(deps);
+		mp_fail(r, lost, false, "could not remove what '%s' left unused: %s",
+			kmod_module_get_name(mod), strerror(-lost));
+		return;
+	}
 	size_t n = 0;
 	kmod_list_foreach(l, deps) n++;
 	/* what this walk unloaded (or, -n, would have): never twice */
@@ -520,9 +530,14 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 	int err = 0;
 
 	if (!o->ignore_commands) {
+		kmod_trace_start();
 		err = kmod_module_get_softdeps(mod, &pre, &post);
+		if (err == 0)
+			err = kmod_lost();
 		if (err < 0) {
-			cli_warn("could not get softdeps of '%s': %s", name, strerror(-err));
+			/* nothing is removed then: a failure, not a warning */
+			mp_fail(r, err, false, "could not get softdeps of '%s': %s", name,
+				strerror(-err));
 			return err;
 		}
 		cmd = kmod_module_get_remove_commands(mod);
@@ -531,6 +546,13 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		/* what this run unloaded (or, -n, would have) is not in the kernel
 		 * any more, though -n leaves it there: -a X X counts it once */
 		int state = unloaded_by_run(r, name) ? -ENOENT : kmod_module_get_initstate(mod);
+		if (state < 0 && state != -ENOENT) {
+			/* an initstate that could not be read is no "not loaded" */
+			err = state;
+			mp_fail(r, err, true, "could not tell whether '%s' is loaded: %s", name,
+				strerror(-err));
+			goto out;
+		}
 		if (state < 0) {
 			if (o->reclaim && r->rot && reclaim_rotting(r, name))
 				goto out;
@@ -602,8 +624,10 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 			alias, why);
 		return r->usage_err;
 	}
+	kmod_trace_start();
 	err = kmod_module_new_from_lookup(r->ctx, alias, &list);
-
+	if (err == 0)
+		err = kmod_lost();
 	if (err < 0) {
 		/* libkmod refuses a name it cannot normalise ('[' without ']') */
 		mp_fail(r, err, true, "could not look up module %s: %s", alias, strerror(-err));

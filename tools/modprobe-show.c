@@ -6,15 +6,18 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "kmodlog.h"
 #include "modprobe.h"
 
-/* Copies fd from its start to stdout; a failed write shows at the flush. */
-static int copy_to_stdout(int fd)
+/* Copies fd from its start to stdout; a failed write shows at the flush
+ * (*write_failed), a failed read of fd is returned for the caller to say. */
+static int copy_to_stdout(int fd, bool *write_failed)
 {
 	char buf[65536];
 	if (lseek(fd, 0, SEEK_SET) < 0)
@@ -24,11 +27,13 @@ static int copy_to_stdout(int fd)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			return -errno;
+			return -errno; /* the caller says it: not a write error */
 		if (n == 0)
 			return 0;
-		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+		if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
+			*write_failed = true;
 			return cli_flush_stdout();
+		}
 	}
 }
 
@@ -50,14 +55,23 @@ static int dump_indexes(struct modprobe_run *r)
 			strerror(-err));
 		return err;
 	}
+	/* A node libkmod could not allocate is left out of the dump, unsaid. */
+	kmod_trace_start();
 	err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_ALIAS, fd);
 	if (err >= 0)
 		err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_SYMBOL, fd);
+	if (err >= 0)
+		err = kmod_lost();
 	if (err < 0)
 		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
 			strerror(-err));
-	else
-		err = copy_to_stdout(fd);
+	else {
+		bool write_failed = false;
+		err = copy_to_stdout(fd, &write_failed);
+		if (err < 0 && !write_failed) /* a write error is said at exit, once */
+			mp_fail(r, err, false, "could not dump the module indexes of %s: %s",
+				r->moddir, strerror(-err));
+	}
 	close(fd);
 	if (err >= 0)
 		err = cli_flush_stdout();
@@ -78,19 +92,32 @@ int mp_show_config(struct modprobe_run *r)
 		{ "softdep", kmod_config_get_softdeps },
 	};
 
+	/* An iterator, or a softdep's value, that libkmod could not allocate
+	 * comes back NULL, as an empty kind or a line without a value would:
+	 * errno alone tells them apart. */
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		kmod_trace_start();
 		struct kmod_config_iter *it = kinds[i].iter(r->ctx);
-		if (!it)
-			continue;
-		while (kmod_config_iter_next(it)) {
+		int err = kmod_lost();
+		while (it && err == 0 && kmod_config_iter_next(it)) {
+			kmod_trace_start(); /* stdio's own allocations are not libkmod's */
 			const char *value = kmod_config_iter_get_value(it);
+			err = kmod_lost();
+			if (err < 0)
+				break;
 			printf("%s %s", kinds[i].word, kmod_config_iter_get_key(it));
 			if (value)
 				printf(" %s\n", value);
 			else
 				putchar('\n');
 		}
-		kmod_config_iter_free_iter(it);
+		if (it) /* libkmod's free does not take NULL */
+			kmod_config_iter_free_iter(it);
+		if (err < 0) {
+			mp_fail(r, err, false, "could not show the configuration: %s",
+				strerror(-err));
+			return err;
+		}
 	}
 	puts("\n# End of configuration files. Dumping indexes now:\n");
 	return dump_indexes(r);

@@ -13,12 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "insmod.h"
+#include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
@@ -73,8 +73,6 @@ static void help(void)
 	       "  -V, --version            show the version\n",
 	       cli_progname());
 }
-
-static struct modprobe_run *current;
 
 void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 {
@@ -134,7 +132,8 @@ const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
 {
 	if (!r->snap_read) {
 		r->snap_read = true;
-		if (rot_snapshot_read(&r->snap) < 0)
+		r->snap_err = rot_snapshot_read(&r->snap);
+		if (r->snap_err < 0)
 			r->snap = NULL;
 		r->rot = r->snap && rot_snapshot_has_rot(r->snap);
 	}
@@ -178,22 +177,6 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances)
 	r->tally = t;
 	snprintf(t[r->ntally].name, sizeof(t[r->ntally].name), "%s", name);
 	t[r->ntally++].instances = instances;
-}
-
-/* libkmod's own complaints (a bad modprobe.d line, say), once, in our form */
-static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
-		     const char *format, va_list args)
-{
-	char msg[1024];
-	(void)data, (void)file, (void)line, (void)fn;
-	if (current && current->opts->quiet)
-		return;
-	vsnprintf(msg, sizeof(msg), format, args);
-	msg[strcspn(msg, "\n")] = '\0';
-	if (priority <= LOG_ERR)
-		cli_error("%s", msg);
-	else
-		cli_warn("%s", msg);
 }
 
 /*
@@ -484,16 +467,28 @@ static int context_new(struct modprobe_run *r)
 	}
 	if (cli_moddir_open(dirname, &dirname) < 0)
 		return -ENOMEM;
-	r->ctx = kmod_new(dirname, o->config_paths);
+	/* libkmod's own lines (a bad modprobe.d line, say) go through the
+	 * tools' one log function: sanitised, and none with -q. */
+	cli_set_quiet(o->quiet);
+	r->ctx = cli_kmod_new(dirname, o->config_paths);
 	if (!r->ctx) {
-		cli_error("could not set up libkmod for %s",
+		cli_error("could not set up libkmod for %s: out of memory",
 			  dirname ? dirname : "the running kernel");
 		return -ENOMEM;
 	}
-	kmod_set_log_priority(r->ctx, LOG_ERR);
-	kmod_set_log_fn(r->ctx, kmod_log, NULL);
-	kmod_load_resources(r->ctx);
-	snprintf(r->moddir, sizeof(r->moddir), "%s", cli_moddir_shown(kmod_get_dirname(r->ctx)));
+	/* kmod_new() goes on without the directory's name when it cannot
+	 * allocate it, and every lookup then finds nothing. Without mapped
+	 * indexes libkmod reads them with stdio at each lookup, a reader that
+	 * dereferences a failed allocation: out of memory stops here. An
+	 * absent or unreadable index stays libkmod's own case. */
+	const char *moddir = kmod_get_dirname(r->ctx);
+	int err = moddir ? kmod_load_resources(r->ctx) : -ENOMEM;
+	if (err == -ENOMEM) {
+		cli_error("could not set up libkmod for %s: out of memory",
+			  dirname ? dirname : "the running kernel");
+		return err;
+	}
+	snprintf(r->moddir, sizeof(r->moddir), "%s", cli_moddir_shown(moddir));
 	return 0;
 }
 
@@ -584,7 +579,6 @@ int main(int argc, char *argv[])
 	int lock = -1;
 
 	cli_init("modprobe", help);
-	current = &r;
 	int nenv;
 	char **args_all = options_from_env(&argc, argv, &env_store, &nenv);
 	parse_options(argc, args_all, nenv, &o);
@@ -609,7 +603,8 @@ int main(int argc, char *argv[])
 		if (o.reclaim)
 			lock = rot_reclaim_lock();
 		if (!mp_snapshot(&r) && o.remove) {
-			code = cli_snapshot_error(rot_snapshot_read(&r.snap));
+			/* the error of the one read: a second could succeed */
+			code = cli_snapshot_error(r.snap_err);
 			goto out;
 		}
 		if (o.reclaim && !r.rot) {

@@ -19,6 +19,9 @@
  *                         kind, so a sweep knows when N has passed the
  *                         last operation
  *
+ * The variables are read and cleared at start: the processes the program
+ * starts run without faults.
+ *
  * Only the program's own operations count, and those of every library it
  * uses (libkmod, libsmartcols, OpenSSL, libelf, libzstd, liblzma, libc
  * itself): an operation whose caller lies in the simulated kernel's
@@ -444,8 +447,17 @@ __attribute__((constructor)) static void faultinject_init(void)
 	const char *log = getenv("FAULTINJECT_LOG");
 	if (log && *log)
 		log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	/* Children (a shell, valgrind's tools) start counting afresh: keep
-	 * the variables, they are the sweep's to clear. */
+	/* The fault is this program's, once: a child it starts (an install
+	 * command's shell, a nested modprobe) keeps the preload but runs
+	 * without a fault, and writes nothing to the log. Otherwise the child
+	 * would fail its own Nth operation too, a second fault the program
+	 * was blamed for. (The sweep hands the variables to the tool alone,
+	 * through env after timeout.) */
+	unsetenv("FAULTINJECT_ALLOC");
+	unsetenv("FAULTINJECT_READ");
+	unsetenv("FAULTINJECT_WRITE");
+	unsetenv("FAULTINJECT_WRITE_ERRNO");
+	unsetenv("FAULTINJECT_LOG");
 
 	static const char here = 0;
 	dl_iterate_phdr(note_object, (void *)&here);

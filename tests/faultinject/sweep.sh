@@ -20,13 +20,14 @@
 #              call's offset); not the tool's to fix, counted apart
 #   fine       anything else (the fault was absorbed, or reported)
 #
-#   sweep.sh [-j JOBS] [-k alloc,read,write] [-m REGEX] [-s STEP] [-n MAX] [-v] [-l]
+#   sweep.sh [-j JOBS] [-k alloc,read,write] [-m REGEX] [-f FIRST] [-s STEP] [-n MAX] [-v] [-l]
 #            [-x 'NAME|rot|COMMAND ARG...']
 #
 #   -j  sweep JOBS modes at once (default 1)
 #   -k  kinds of fault (default: all three)
 #   -m  only the modes whose name matches REGEX (-l lists them)
-#   -s  try every STEPth N only, starting at 1 (a bounded sweep)
+#   -f  start at N = FIRST, not 1 (with -n 1 -v: look at one run again)
+#   -s  try every STEPth N only, starting at FIRST (a bounded sweep)
 #   -n  try at most MAX values of N per mode and kind
 #   -v  print each defect's stdout/stderr, not just its one line
 #   -x  sweep this mode only (the sweep's own tests use it on commands
@@ -45,16 +46,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 kinds=alloc,read,write
 only=
+first=1
 step=1
 max=100000
 verbose=0
 list=0
 extra=
 parallel=1
-while getopts j:k:m:s:n:vlx: opt; do
+while getopts j:k:m:f:s:n:vlx: opt; do
 	case $opt in
 	k) kinds=$OPTARG ;;
 	m) only=$OPTARG ;;
+	f) first=$OPTARG ;;
 	s) step=$OPTARG ;;
 	n) max=$OPTARG ;;
 	v) verbose=1 ;;
@@ -236,11 +239,14 @@ run_one() {
 	esac
 	(
 		cd "$W" || exit
-		export SIMKERNEL_DIR=$K LD_PRELOAD=$SIMLIB:$FAULTLIB FAULTINJECT_LOG=$out/log \
-			MALLOC_PERTURB_=165
+		export SIMKERNEL_DIR=$K LD_PRELOAD=$SIMLIB:$FAULTLIB MALLOC_PERTURB_=165
 		unset SIMKERNEL_NOCAP
-		[ "$n" -gt 0 ] && export "$var=$n"
-		timeout -k 2 30 "$@" </dev/null >"$out/stdout" 2>"$out/stderr"
+		# The preload clears its variables at start, so they go to the
+		# tool alone, through env: timeout and env start without them,
+		# and what the tool starts runs without a fault.
+		local fault=("FAULTINJECT_LOG=$out/log")
+		[ "$n" -gt 0 ] && fault+=("$var=$n")
+		timeout -k 2 30 env "${fault[@]}" "$@" </dev/null >"$out/stdout" 2>"$out/stderr"
 		echo $? >"$out/rc"
 	) 2>/dev/null # the shell's own "Segmentation fault": the code says it
 	if [ -f "$K.out" ]; then
@@ -271,7 +277,7 @@ cause_words() {
 known_callers=()
 while read -r obj id off _; do
 	case $obj in '' | '#'*) continue ;; esac
-	lib=$(ldd "$T/lsmod" "$T/insmod" 2>/dev/null | awk -v o="$obj" '$1 == o { print $3; exit }')
+	lib=$(ldd "$T/lsmod" "$T/insmod" "$P" "$MI" 2>/dev/null | awk -v o="$obj" '$1 == o { print $3; exit }')
 	[ -n "$lib" ] || continue
 	readelf -n "$lib" 2>/dev/null | grep -q "Build ID: $id" && known_callers+=("$obj+$off")
 done <"$here/known-defects"
@@ -288,6 +294,8 @@ defect() { # CLASS MODE KIND N DIR
 	if [ "$verbose" = 1 ]; then
 		sed 's/^/    stdout: /' "$5/stdout" | head -20
 		sed 's/^/    stderr: /' "$5/stderr" | head -10
+		# $base: the run without a fault, of the mode being swept
+		diff "$base/state" "$5/state" | grep '^[<>]' | sed 's/^/    state: /' | head -10
 		grep hit "$5/log" | sed 's/^/    /'
 	fi
 }
@@ -320,7 +328,7 @@ sweep_mode() {
 	fi
 	for kind in "${kind_list[@]}"; do
 		tries=0
-		for ((n = 1; tries < max; n += step)); do
+		for ((n = first; tries < max; n += step)); do
 			tries=$((tries + 1))
 			r=$d/run
 			run_one "$kern" "$r" "$n" "$kind" "${argv[@]}"
