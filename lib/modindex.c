@@ -70,16 +70,46 @@ struct index_walk {
 	unsigned char *claimed; /* a bit per byte: read as part of a node */
 };
 
-/* Claims [start, end) for one node: -EINVAL when a byte was claimed. */
+/* Claims [start, end) for one node: -EINVAL when a byte was claimed. A
+ * byte of the bitmap at a time where the range covers it whole: a big
+ * tree's indexes are megabytes, and a bit at a time was most of the check. */
 static int claim(struct index_walk *w, size_t start, size_t end)
 {
-	for (size_t i = start; i < end; i++) {
-		unsigned char bit = (unsigned char)(1u << (i & 7));
-		if (w->claimed[i >> 3] & bit)
+	for (; start < end && (start & 7); start++) {
+		unsigned char bit = (unsigned char)(1u << (start & 7));
+		if (w->claimed[start >> 3] & bit)
 			return -EINVAL;
-		w->claimed[i >> 3] |= bit;
+		w->claimed[start >> 3] |= bit;
+	}
+	if (start >= end)
+		return 0;
+	size_t first = start >> 3, last = end >> 3;
+	for (size_t b = first; b < last; b++)
+		if (w->claimed[b])
+			return -EINVAL;
+	memset(w->claimed + first, 0xff, last - first);
+	for (start = last << 3; start < end; start++) {
+		unsigned char bit = (unsigned char)(1u << (start & 7));
+		if (w->claimed[start >> 3] & bit)
+			return -EINVAL;
+		w->claimed[start >> 3] |= bit;
 	}
 	return 0;
+}
+
+/* Whether every byte in [start, end) was claimed. */
+static bool all_claimed(const struct index_walk *w, size_t start, size_t end)
+{
+	for (; start < end && (start & 7); start++)
+		if (!(w->claimed[start >> 3] & (1u << (start & 7))))
+			return false;
+	for (; start + 8 <= end; start += 8)
+		if (w->claimed[start >> 3] != 0xff)
+			return false;
+	for (; start < end; start++)
+		if (!(w->claimed[start >> 3] & (1u << (start & 7))))
+			return false;
+	return true;
 }
 
 /* The end of the string at p, which must end before limit; 0 if it does not. */
@@ -205,9 +235,8 @@ int rot_index_check(const void *data, size_t len)
 			depths[i] = depth + 1;
 	}
 	/* Every byte after the header belongs to exactly one node. */
-	for (size_t i = INDEX_HEADER; i < len; i++)
-		if (!(w.claimed[i >> 3] & (1u << (i & 7))))
-			goto out;
+	if (!all_claimed(&w, INDEX_HEADER, len))
+		goto out;
 	err = 0;
 out:
 	free(w.claimed);
@@ -313,8 +342,13 @@ int rot_index_check_file(const char *path)
  * The index must hold exactly that multiset, each node's values in
  * priority order (depmod inserts them sorted). libkmod answers from the
  * keys, values and priorities alone, so an index that passes answers as
- * the text says. One hash table per index, linear in the files' sizes.
- * modules.dep's module order is read once for the three that need it.
+ * the text says. Linear in the files' sizes: entries are grouped by module
+ * (or hashed, for the built-in ones), not sorted; modules.dep is read once
+ * for the three that need it.
+ *
+ * The cost, on a generated tree of 4,000 modules (modules.dep 2.9 MB,
+ * 24,000 aliases, 32,000 symbols; indexes 5.6 MB): about 6 ms of CPU more
+ * than the structural check alone, most of it reading the 5.1 MB of text.
  */
 
 /* depmod's buffers (PATH_MAX) keep at most this many bytes of a key. */
@@ -418,6 +452,107 @@ static bool xtab_take(struct xtab *t, const char *k, size_t kl, const char *v, s
 	e->count--;
 	t->taken++;
 	return true;
+}
+
+/*
+ * What the text says for the indexes whose priority is a module's line in
+ * modules.dep (dep, alias, symbols), grouped by that priority: an entry of
+ * the index is looked for among its module's few entries only, in one
+ * contiguous run, instead of hashed. (Hashing every entry of a big tree
+ * twice, the whole modules.dep line too, cost more than the rest of the
+ * check.)
+ */
+struct xrec {
+	const char *key, *value;
+	uint32_t klen, vlen, prio;
+	bool taken;
+};
+
+struct xlist {
+	struct xrec *rec;
+	uint32_t *start; /* after xlist_group: priority p's run is [start[p], start[p + 1]) */
+	size_t n, cap, taken;
+	uint32_t nprio;
+};
+
+static int xlist_init(struct xlist *l, size_t max, uint32_t nprio)
+{
+	*l = (struct xlist){ .rec = calloc(max ? max : 1, sizeof(*l->rec)),
+			     .start = calloc((size_t)nprio + 2, sizeof(*l->start)),
+			     .cap = max,
+			     .nprio = nprio };
+	return l->rec && l->start ? 0 : -ENOMEM;
+}
+
+static int xlist_add(struct xlist *l, const char *k, size_t kl, const char *v, size_t vl,
+		     uint32_t prio)
+{
+	/* Sized from a count of lines; priorities come from modules.dep. */
+	if (l->n == l->cap || prio >= l->nprio || kl > UINT32_MAX || vl > UINT32_MAX)
+		return -EBADMSG;
+	l->rec[l->n++] = (struct xrec){
+		.key = k, .value = v, .klen = (uint32_t)kl, .vlen = (uint32_t)vl, .prio = prio
+	};
+	l->start[prio + 1]++;
+	return 0;
+}
+
+/* Orders the entries by priority (a counting sort: stable, linear). */
+static int xlist_group(struct xlist *l)
+{
+	struct xrec *sorted = malloc((l->n ? l->n : 1) * sizeof(*sorted));
+	uint32_t *next = malloc(((size_t)l->nprio + 1) * sizeof(*next));
+
+	if (!sorted || !next) {
+		free(sorted);
+		free(next);
+		return -ENOMEM;
+	}
+	for (uint32_t p = 0; p < l->nprio; p++)
+		l->start[p + 1] += l->start[p];
+	memcpy(next, l->start, ((size_t)l->nprio + 1) * sizeof(*next));
+	for (size_t i = 0; i < l->n; i++)
+		sorted[next[l->rec[i].prio]++] = l->rec[i];
+	free(next);
+	free(l->rec);
+	l->rec = sorted;
+	return 0;
+}
+
+static bool xlist_take(struct xlist *l, const char *k, size_t kl, const char *v, size_t vl,
+		       uint32_t prio)
+{
+	if (prio >= l->nprio)
+		return false;
+	for (uint32_t i = l->start[prio]; i < l->start[prio + 1]; i++) {
+		struct xrec *r = &l->rec[i];
+		if (!r->taken && r->klen == kl && r->vlen == vl && !memcmp(r->key, k, kl) &&
+		    !memcmp(r->value, v, vl)) {
+			r->taken = true;
+			l->taken++;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void xlist_free(struct xlist *l)
+{
+	free(l->rec);
+	free(l->start);
+}
+
+/* Where the text's entries go: grouped by module (list) or hashed (tab). */
+struct xset {
+	struct xtab *tab;
+	struct xlist *list;
+};
+
+static bool xset_take(const struct xset *s, const char *k, size_t kl, const char *v, size_t vl,
+		      uint32_t prio)
+{
+	return s->list ? xlist_take(s->list, k, kl, v, vl, prio)
+		       : xtab_take(s->tab, k, kl, v, vl, prio);
 }
 
 static size_t count_byte(const char *s, size_t n, char c)
@@ -554,9 +689,14 @@ static bool module_order(const struct deptext *d, const char *name, size_t n, ui
 }
 
 /* "alias KEY MODULE" lines of modules.alias (pattern) or modules.symbols (symbol:NAME). */
-static int alias_lines_add(struct xtab *t, const struct deptext *d, char *buf, size_t len,
+static int alias_lines_add(struct xlist *t, const struct deptext *d, char *buf, size_t len,
 			   bool symbols)
 {
+	/* modules.alias is in module order: one lookup per module, not per line. */
+	const char *last = NULL;
+	size_t last_len = 0;
+	uint32_t last_prio = 0;
+
 	for (char *p = buf, *end = buf + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
 		char *line = p;
@@ -573,9 +713,14 @@ static int alias_lines_add(struct xtab *t, const struct deptext *d, char *buf, s
 			return -EBADMSG;
 		const char *mod = sp;
 		size_t klen = (size_t)(sp - 1 - key), mlen = (size_t)(e - sp);
-		uint32_t prio;
-		if (!module_order(d, mod, mlen, &prio))
-			return -EBADMSG;
+		uint32_t prio = last_prio;
+		if (!(last && mlen == last_len && !memcmp(mod, last, mlen))) {
+			if (!module_order(d, mod, mlen, &prio))
+				return -EBADMSG;
+			last = mod;
+			last_len = mlen;
+			last_prio = prio;
+		}
 		if (symbols) {
 			if (klen < 7 || memcmp(key, "symbol:", 7))
 				return -EBADMSG;
@@ -587,7 +732,7 @@ static int alias_lines_add(struct xtab *t, const struct deptext *d, char *buf, s
 				return -EBADMSG;
 			klen = (size_t)n;
 		}
-		if (xtab_add(t, key, klen, mod, mlen, prio) < 0)
+		if (xlist_add(t, key, klen, mod, mlen, prio) < 0)
 			return -EBADMSG;
 	}
 	return 0;
@@ -679,7 +824,7 @@ struct frame {
 
 /* Takes every entry of a checked index off t: -EBADMSG at one t lacks, or
  * at a node whose values are not in priority order; -ENOMEM. */
-static int index_take_all(const unsigned char *d, size_t len, struct xtab *t)
+static int index_take_all(const unsigned char *d, size_t len, const struct xset *t)
 {
 	struct frame *stack;
 	char *key;
@@ -726,7 +871,7 @@ static int index_take_all(const unsigned char *d, size_t len, struct xtab *t)
 				uint32_t prio = be32(d + p);
 				const char *v = (const char *)d + p + 4;
 				size_t vlen = strlen(v);
-				if (prio < prev || !xtab_take(t, key, klen, v, vlen, prio))
+				if (prio < prev || !xset_take(t, key, klen, v, vlen, prio))
 					goto out;
 				prev = prio;
 				p += 4 + vlen + 1;
@@ -749,8 +894,10 @@ static int index_match_text(struct xcheck *x, size_t i, const unsigned char *d, 
 			    const char **text)
 {
 	struct xtab t = { 0 };
+	struct xlist l = { 0 };
+	struct xset set = { .tab = &t };
 	char *buf = NULL;
-	size_t tlen = 0;
+	size_t tlen = 0, added, taken;
 	int err;
 
 	*text = text_names[i];
@@ -760,31 +907,40 @@ static int index_match_text(struct xcheck *x, size_t i, const unsigned char *d, 
 			*text = text_names[IDX_DEP];
 			return err;
 		}
+		set = (struct xset){ .list = &l };
 	}
 	if (i == IDX_DEP) {
-		err = xtab_init(&t, x->dep.nlines);
+		err = xlist_init(&l, x->dep.nlines, (uint32_t)x->dep.nlines);
 		for (size_t n = 0; !err && n < x->dep.nlines; n++) {
-			const struct depline *l = &x->dep.lines[n];
-			err = xtab_add(&t, l->name, l->nlen, l->line, l->len, (uint32_t)n);
+			const struct depline *dl = &x->dep.lines[n];
+			err = xlist_add(&l, dl->name, dl->nlen, dl->line, dl->len, (uint32_t)n);
 		}
 	} else {
 		err = text_read(x->dir, text_names[i], &buf, &tlen);
 		/* Records end in a newline, or in modules.builtin.modinfo a NUL. */
 		char end = i == IDX_BUILTIN_ALIAS ? '\0' : '\n';
-		if (!err)
-			err = xtab_init(&t, count_byte(buf, tlen, end) + 1);
+		size_t max = err ? 0 : count_byte(buf, tlen, end) + 1;
+		if (!err && set.list)
+			err = xlist_init(&l, max, (uint32_t)x->dep.nlines);
+		else if (!err)
+			err = xtab_init(&t, max);
 		if (!err && (i == IDX_ALIAS || i == IDX_SYMBOLS))
-			err = alias_lines_add(&t, &x->dep, buf, tlen, i == IDX_SYMBOLS);
+			err = alias_lines_add(&l, &x->dep, buf, tlen, i == IDX_SYMBOLS);
 		else if (!err && i == IDX_BUILTIN)
 			err = builtin_lines_add(&t, buf, tlen);
 		else if (!err)
 			err = builtin_modinfo_add(&t, buf, tlen);
 	}
+	if (!err && set.list)
+		err = xlist_group(&l);
 	if (!err)
-		err = index_take_all(d, len, &t);
-	if (!err && t.taken != t.added)
+		err = index_take_all(d, len, &set);
+	added = set.list ? l.n : t.added;
+	taken = set.list ? l.taken : t.taken;
+	if (!err && taken != added)
 		err = -EBADMSG;
 	free(t.slot);
+	xlist_free(&l);
 	free(buf);
 	return err;
 }
