@@ -675,12 +675,16 @@ int rot_index_check_file(const char *path);
 
 /*
  * A module directory as libkmod should see it: the directory itself when
- * its indexes pass rot_index_check_file(), else a private view (links to
- * all it holds in $TMPDIR or /tmp) without the indexes that fail, so
- * libkmod reads them as missing. dirname NULL is the running kernel's
- * /lib/modules/RELEASE. rot_moddir_close() removes the view. Returns 0,
- * or the -errno of an index that could not be read (-EIO, -ENOMEM, ...)
- * or of the view that could not be made.
+ * its indexes pass rot_index_check_file() and each holds exactly what the
+ * text file depmod wrote beside it says (modules.dep, modules.alias,
+ * modules.symbols, modules.builtin, modules.builtin.modinfo), else a
+ * private view (links to all it holds in $TMPDIR or /tmp) without the
+ * indexes that fail, so libkmod reads them as missing. An index whose text
+ * is missing or unreadable cannot be confirmed and is left out too.
+ * dirname NULL is the running kernel's /lib/modules/RELEASE.
+ * rot_moddir_close() removes the view. Returns 0, or the -errno of an
+ * index that could not be read (-EIO, -ENOMEM, ...) or of the view that
+ * could not be made.
  */
 struct rot_moddir;
 
@@ -692,6 +696,10 @@ const char *rot_moddir_path(const struct rot_moddir *d);
 /* The indexes left out: file names (modules.dep.bin), and why (-errno). */
 size_t rot_moddir_rejected_count(const struct rot_moddir *d);
 const char *rot_moddir_rejected(const struct rot_moddir *d, size_t i, int *err);
+/* For an index left out by the comparison with its text: the text file's
+ * name (modules.dep, ...), with err -EBADMSG when they differ, else the
+ * -errno of reading the text. NULL when the index itself failed. */
+const char *rot_moddir_rejected_text(const struct rot_moddir *d, size_t i);
 /* The module directory itself (NULL as given when nothing was rejected). */
 const char *rot_moddir_original(const struct rot_moddir *d);
 /* A path libkmod made inside the private view, as the real directory's

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,18 @@ static void view_close(void)
 	view = NULL;
 }
 
-static const char *rejected_why(int err)
+static const char *rejected_why(int err, const char *text, char *buf, size_t size)
 {
+	if (text && err == -EBADMSG)
+		snprintf(buf, size, "does not match %s", text);
+	else if (text && err == -EINVAL)
+		snprintf(buf, size, "cannot be checked: %s is not a regular file", text);
+	else if (text && err == -EFBIG)
+		snprintf(buf, size, "cannot be checked: %s is too large", text);
+	else if (text)
+		snprintf(buf, size, "cannot be checked: %s: %s", text, strerror(-err));
+	if (text)
+		return buf;
 	if (err == -EINVAL)
 		return "is corrupt";
 	if (err == -EFBIG)
@@ -44,9 +55,10 @@ int cli_moddir_open(const char *dirname, const char **path)
 		at_exit = atexit(view_close) == 0;
 	for (size_t i = 0; i < rot_moddir_rejected_count(view); i++) {
 		int why;
+		char buf[128];
 		const char *name = rot_moddir_rejected(view, i, &why);
 		cli_warn("%s/%s %s: read as missing (run depmod)", rot_moddir_original(view), name,
-			 rejected_why(why));
+			 rejected_why(why, rot_moddir_rejected_text(view, i), buf, sizeof(buf)));
 	}
 	*path = rot_moddir_path(view);
 	return 0;
