@@ -99,15 +99,18 @@ setup() {
 }
 
 @test "rmmod of a module that is already unloading says it is busy" {
-	"$SIM" set "$K" delta exit_delay_ms=400
+	# The exit waits for the test (exit_gate), so the second rmmod meets
+	# the module going however loaded the machine is.
+	"$SIM" set "$K" delta exit_gate="$BATS_TEST_TMPDIR/go"
 	kmod_load delta
 	on_kernel "$RMMOD" delta &
 	unloader=$!
-	for _ in $(seq 50); do
+	for _ in $(seq 3000); do
 		kernel_state | grep -q '^live delta .* Unloading' && break
 		sleep 0.02
 	done
 	run --separate-stderr on_kernel "$RMMOD" delta
+	touch "$BATS_TEST_TMPDIR/go"
 	wait "$unloader"
 	assert_equal "$status" 1
 	assert_equal "$stderr" "rmmod: ERROR: Module delta is busy: it is already unloading"

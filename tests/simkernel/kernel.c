@@ -600,6 +600,26 @@ out_free:
 	return err;
 }
 
+/* DIR/behaviour/NAME's exit_gate=PATH: the exit waits, in state Unloading,
+ * until PATH exists (a test's handshake). Read at unload, not at load, so a
+ * test can set it on a module that is already live. 1 when set. */
+static int exit_gate_read(const char *dir, const char *name, char *gate, size_t size)
+{
+	char path[PATH_MAX], rel[PATH_MAX];
+	snprintf(rel, sizeof(rel), "behaviour/%s", name);
+	if (!sim_path(path, sizeof(path), dir, rel))
+		return 0;
+	char *file = sim_read_file(path, NULL);
+	int found = 0;
+	for (char *line = file ? strtok(file, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, "exit_gate=", 10) && line[10]) {
+			found = snprintf(gate, size, "%s", line + 10) < (int)size;
+			break;
+		}
+	free(file);
+	return found;
+}
+
 int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 {
 	char name[SIM_NAME_LEN];
@@ -684,7 +704,9 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 	if (forced)
 		add_taint(&s, SIM_TAINT_FORCED_RMMOD);
 	r->mstate = SIM_UNLOADING;
-	if (r->exit_delay_ms) {
+	char exit_gate[PATH_MAX];
+	int gated = exit_gate_read(dir, name, exit_gate, sizeof(exit_gate));
+	if (r->exit_delay_ms || gated) {
 		/* only a slow exit lets anyone see the module going */
 		sim_sysfs_initstate(&s, r);
 		changed(&s);
@@ -692,6 +714,10 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 		unsigned ms = r->exit_delay_ms;
 		sim_unlock(&s);
 		sim_sleep_ms(ms);
+		/* A test's handshake, as init_gate is for init (at most 120 s). */
+		for (unsigned waited = 0; gated && access(exit_gate, F_OK) < 0 && waited < 120000;
+		     waited += 5)
+			sim_sleep_ms(5);
 		err = sim_relock(&s);
 		if (err)
 			goto out;
