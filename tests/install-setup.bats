@@ -8,6 +8,12 @@
 
 load helpers/tools
 
+# Under `make check` the suite's own make flags (-j, jobserver, MAKELEVEL)
+# are in the environment; setup.sh's make must run as a newcomer's does.
+setup() {
+	unset MAKEFLAGS MFLAGS MAKELEVEL
+}
+
 # A tree with the real setup scripts and a configure and make that only
 # record that they ran.
 stub_tree() {
