@@ -95,10 +95,12 @@ insmod_tool=
 # The tree is keyed by what goes into it: the Debian source version, the
 # series and the config fragment.  The test modules are not part of the
 # key: they are built against the tree on every run, in a few seconds.
+# Nor is the cover letter (0000), which is not applied.
 source_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 kernel_key() {
 	echo "linux-source-6.1 $source_version"
 	for f in "$here"/patches/*.patch "$here"/config.fragment; do
+		case $(basename "$f") in 0000-*) continue ;; esac
 		echo "== ${f#"$here"/}"
 		cat "$f"
 	done
@@ -190,12 +192,14 @@ build_test_programs() {
 		xz --check=crc32 --lzma2=dict=1MiB -k -f "$ko"
 		zstd -q -f -k "$ko" -o "$ko.zst"
 	done
-	cp "$ksrc/samples/module_rot/rot_sample.ko" "$kmods/"
 	# In-tree users that pin a module: an AF_ALG transform pins cbc, an
 	# enabled livepatch its own module (the users scenario).
 	cp "$ksrc/crypto/cbc.ko" "$ksrc/samples/livepatch/livepatch-sample.ko" "$kmods/"
-	gcc -O2 -Wall -static -I"$ksrc/tools/testing/selftests" \
-		-o "$kmods/rot_test" "$ksrc/tools/testing/selftests/module/rot_test.c" >>"$1" 2>&1 ||
+	# The kselftest builds its module itself (against KDIR) and installs
+	# it next to the test: the scenario runs it from there.
+	mkdir -p "$kmods/kselftest-build"
+	make -C "$ksrc/tools/testing/selftests/module" KDIR="$ksrc" \
+		OUTPUT="$kmods/kselftest-build" INSTALL_PATH="$kmods/kselftest" install >>"$1" 2>&1 ||
 		{ tail -n 30 "$1" >&2; die "the module rot kselftest failed to build"; }
 	if [ -n "$figures" ]; then build_bulk_modules "$1"; fi
 }
@@ -317,7 +321,9 @@ if [ -n "$figures" ]; then
 	mkdir -p "$root/modules/bulk"
 	cp "$kmods"/bulk/*.ko "$root/modules/bulk/"
 fi
-cp "$kmods/rot_test" "$root/bin/rot_test"
+mkdir -p "$root/kselftest/module"
+install_program "$kmods/kselftest/rot_test" /kselftest/module/rot_test
+cp "$kmods/kselftest/rot_sample.ko" "$root/kselftest/module/"
 cp "$here"/scenarios/*.sh "$root/scenarios/"
 cp "$here/scenarios/init" "$root/init"
 chmod +x "$root/init"

@@ -1,8 +1,9 @@
 # Real kernel only: the series' kselftest,
-# tools/testing/selftests/module/rot_test.c, with the sample module
-# samples/module_rot/rot_sample.ko.  Its TAP output goes to the notes.
-# Sourced after lib.sh.
-out=$(/bin/rot_test "$MODDIR/rot_sample.ko" 2>&1)
+# tools/testing/selftests/module/rot_test.c, as its Makefile installed it,
+# with the sample module samples/module_rot/rot_sample.ko that the Makefile
+# built and installed next to it (the test finds it there).  Its TAP
+# output goes to the notes.  Sourced after lib.sh.
+out=$(/kselftest/module/rot_test 2>&1)
 st=$?
 echo "$out" | sed 's/^/NOTE\tTAP: /'
 row kselftest "exit=0,not-ok=0,ok=12" \
