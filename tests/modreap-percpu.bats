@@ -25,6 +25,13 @@ rot_times() {
 	done
 }
 
+# The watcher's targets: at least FLOOR bytes free in one piece; and the
+# floor of 4000 with rot down to 9000 bytes, pcpu1500 all reclaimed.
+floor_kept() { [ "$(reserve_largest)" -ge "$1" ]; }
+both_kept() {
+	floor_kept 4000 && [ "$(rotting_count pcpu1500)" -eq 0 ] && [ "$(rotting_bytes)" -le 9000 ]
+}
+
 # pcpu1500 rots 3 times (4500 per-CPU bytes), pcpu512 once (512), delta
 # twice (none): 3180 bytes of the 8 KiB reserve stay free.
 make_percpu_rot() {
@@ -302,11 +309,12 @@ hide_module_percpu() {
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
 	failed=0
-	# Without the floor the sixth load fails (the test above).
+	# Without the floor the sixth load fails (the test above). Each load
+	# waits until the watcher has kept the floor, however slow its passes.
 	for _ in $(seq 12); do
+		wait_until floor_kept 3000
 		kmod_load pcpu1500 || failed=$((failed + 1))
 		kmod_unload pcpu1500
-		sleep 0.15
 	done
 	kill -TERM "$reaper"
 	rc=0
@@ -329,7 +337,7 @@ hide_module_percpu() {
 	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 4000 --down-to 9000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
-	sleep 0.6
+	wait_until both_kept
 	kill -TERM "$reaper"
 	rc=0
 	wait "$reaper" || rc=$?
@@ -346,7 +354,11 @@ hide_module_percpu() {
 	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 6000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
-	sleep 0.5
+	wait_until eval '[ -s "$BATS_TEST_TMPDIR/watch.err" ]'
+	# pcpu512 rots: a later pass reclaims it (the floor is still not met)
+	# and must not say so again.
+	rot_times pcpu512 1
+	wait_until eval '[ "$(rotting_count pcpu512)" -eq 0 ]'
 	kill -INT "$reaper"
 	rc=0
 	wait "$reaper" || rc=$?
@@ -354,6 +366,7 @@ hide_module_percpu() {
 	run cat "$BATS_TEST_TMPDIR/watch.err"
 	assert_equal "${#lines[@]}" 1
 	assert_output --partial "modreap: ERROR: could not keep 6000 bytes of the per-CPU reserve free in one piece"
+	grep -Eq '^pcpu512: reclaimed 1 instance, ' "$BATS_TEST_TMPDIR/watch.out"
 	is_live pcpu4096
 	is_live pcpu1500
 }

@@ -257,17 +257,30 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	assert_equal "$(rotting_count delta)" 0
 }
 
+# Lines in FILE (0 when it does not exist yet).
+lines_in() { if [ -e "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+has_lines() { [ "$(lines_in "$1")" -ge "$2" ]; }
+# delta rots once more, and a pass of the watcher reclaims it: a pass
+# that, after anything before it, asked for every name it did not see
+# refused before.
+delta_reaped() {
+	kmod_load delta
+	kmod_unload delta
+	wait_until eval '[ "$(rotting_count delta)" -eq 0 ]'
+}
+
 @test "modreap --watch asks for a refused name once, and again only when it changes" {
 	rot_straytimer 2
 	(exec "$SIM" run "$K" -- "$MODREAP" --watch --down-to 0 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
-	sleep 0.5
-	kmod_load delta
-	kmod_unload delta
-	sleep 0.5
+	# A pass refuses straytimer; a later one reclaims delta and must not ask again.
+	wait_until has_lines "$BATS_TEST_TMPDIR/watch.err" 1
+	delta_reaped
+	# straytimer changes: asked again, once; a later pass again leaves it be.
 	rot_straytimer 1
-	sleep 0.5
+	wait_until has_lines "$BATS_TEST_TMPDIR/watch.err" 2
+	delta_reaped
 	kill -TERM "$reaper"
 	rc=0
 	wait "$reaper" || rc=$?
@@ -281,7 +294,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	assert_equal "$(rotting_count straytimer)" 3
 	assert_equal "$(rotting_count delta)" 0
 	run tail -1 "$BATS_TEST_TMPDIR/watch.out"
-	assert_output --regexp '^total: reclaimed 1 instance, [0-9]+ bytes; [0-9]+ bytes still rot; 3 instances still in use; kernel taint: none -> R \(8\)$'
+	assert_output --regexp '^total: reclaimed 2 instances, [0-9]+ bytes; [0-9]+ bytes still rot; 3 instances still in use; kernel taint: none -> R \(8\)$'
 }
 
 @test "modreap says what keeps a pinned, entered or probed name; --force frees none of them" {
@@ -424,11 +437,7 @@ taint 8\$"
 		kmod_unload delta alpha
 	done
 	# Within a few of its passes, the watcher brings rot under the ceiling.
-	for _ in $(seq 100); do
-		[ "$(rotting_bytes)" -le "$ceiling" ] && break
-		sleep 0.05
-	done
-	[ "$(rotting_bytes)" -le "$ceiling" ]
+	wait_until eval '[ "$(rotting_bytes)" -le "$ceiling" ]'
 	kill -TERM "$reaper"
 	# Stopped by SIGTERM, it says so in its exit code: 128 + 15.
 	status=0

@@ -32,9 +32,17 @@
 #   sim_kernfs_order NAME...
 #                   print the names, one a line, in the order a kernfs
 #                   directory lists them (kernfs_name_hash, then name)
+#   sim_wait_state ERE
+#                   wait (bounded, helpers/wait.bash) until `simkernel state`
+#                   has a line matching ERE
+#   and the bounded waits of helpers/wait.bash (wait_until, wait_syscall,
+#   wait_sleeping)
 
 : "${top_builddir:=$PWD}"
 : "${top_srcdir:=$top_builddir/..}"
+
+# shellcheck source=tests/helpers/wait.bash
+. "${BASH_SOURCE[0]%/*}/wait.bash"
 
 SIMKERNEL="$top_builddir/tests/simkernel/simkernel"
 SIMKERNEL_LIB="$top_builddir/tests/simkernel/libsimkernel.so"
@@ -98,4 +106,15 @@ sim_devices() {
 # tests/unit/snapshot.t and simkernel-render.bats), then by name.
 sim_kernfs_order() {
 	"$SIMKERNEL" kernfs-hash "$@" | LC_ALL=C sort -k1,1n -k2,2 | cut -d' ' -f2
+}
+
+sim_state_has() {
+	sim_state | grep -Eq "$1"
+}
+
+sim_wait_state() {
+	wait_until sim_state_has "$1" || {
+		sim_state >&2
+		return 1
+	}
 }

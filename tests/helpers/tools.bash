@@ -13,6 +13,10 @@ load /usr/lib/bats/bats-file/load.bash
 
 : "${top_builddir:?run the suites through make check}"
 
+# Bounded waits: wait_until, wait_syscall, wait_sleeping.
+# shellcheck source=tests/helpers/wait.bash
+. "${BASH_SOURCE[0]%/*}/wait.bash"
+
 # No test waits for ever: one that outlives this (seconds) fails, its
 # processes killed. Far above the slowest test under ASan at load 20; a
 # suite may set its own before loading this file. bats runs its watchdog
