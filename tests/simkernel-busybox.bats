@@ -153,13 +153,16 @@ alpha +[0-9]+ +$refs beta\$"
 
 @test "busybox rmmod of a Loading module is EBUSY, and the load still ends Live" {
 	sim_create rot
-	"$SIMKERNEL" set "$K" slowinit init_delay_ms=1000
+	# The init runs until the test opens the gate.
+	"$SIMKERNEL" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
 	sim_run busybox insmod "$(fixture slowinit)" &
-	sleep 0.2
+	local loader=$!
+	sim_wait_state '^live slowinit .* Loading '
 	run sim_run busybox rmmod slowinit
 	assert_failure 1
 	assert_output "rmmod: can't unload module 'slowinit': Device or resource busy"
-	wait
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "$loader"
 	run sim_state
 	assert_output --regexp '^live slowinit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
 taint 0$'

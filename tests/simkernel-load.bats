@@ -213,20 +213,30 @@ N"
 	assert_output EINVAL
 }
 
-# Waits (at most 20 s) until NAME is Loading: its init runs until the test
+# Waits (bounded) until NAME is Loading: its init runs until the test
 # creates the init_gate file.
 wait_loading() {
-	for _ in $(seq 2000); do
-		sim_run cat /proc/modules | grep -q "^$1 .* Loading " && return 0
-		sleep 0.01
-	done
-	echo "$1 never showed as Loading" >&2
-	return 1
+	sim_wait_state "^live $1 .* Loading "
+}
+
+# Starts `sysc finit` of slowinit in the background, its answer in
+# $BATS_TEST_TMPDIR/NAME.out; $! is sysc itself (simkernel run execs it).
+start_finit() {
+	"$SIMKERNEL" run "$K" -- "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/$1.out" &
+}
+
+# The second load is inside the kernel, waiting behind the first (its
+# only sleep), and has not answered.
+second_waits() {
+	wait_sleeping "$1"
+	kill -0 "$1"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ''
 }
 
 @test "a module whose init sleeps is Loading meanwhile, and delete_module gives EBUSY" {
 	"$SIMKERNEL" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
-	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/load.out" &
+	start_finit load
+	local loader=$!
 	wait_loading slowinit
 	run sim_run cat /proc/modules
 	assert_output --regexp '^slowinit [0-9]+ 0 - Loading 0x[0-9a-f]{16}$'
@@ -235,7 +245,7 @@ wait_loading() {
 	run sim_run "$SYSC" delete slowinit 0x800
 	assert_output EBUSY
 	touch "$BATS_TEST_TMPDIR/go"
-	wait
+	wait "$loader"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/load.out")" ok
 	run sim_run cat /sys/module/slowinit/initstate /sys/module/slowinit/initsize
 	assert_output "live
@@ -264,14 +274,13 @@ wait_loading() {
 
 @test "loading a name that is still Loading waits for its init, then gives EEXIST" {
 	"$SIMKERNEL" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
-	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
+	start_finit first
 	local first=$!
 	wait_loading slowinit
-	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/second.out" &
+	start_finit second
 	local second=$!
 	# The second cannot answer while the first init runs, however long.
-	sleep 0.3
-	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ''
+	second_waits "$second"
 	touch "$BATS_TEST_TMPDIR/go"
 	wait "$second" || : # the syscall tool exits non-zero with an errno
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" EEXIST
@@ -285,17 +294,16 @@ taint 0$'
 
 @test "loading a name whose init then fails waits for it, then gives EBUSY without a second try" {
 	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_gate="$BATS_TEST_TMPDIR/go"
-	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
+	start_finit first
 	local first=$!
 	wait_loading slowinit
 	# the second load reads the behaviour file before it waits: its own init
 	# would succeed, but it never runs
 	"$SIMKERNEL" set "$K" slowinit init_errno= init_gate=
-	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/second.out" &
+	start_finit second
 	local second=$!
 	# It waits for the first init, however long that runs.
-	sleep 0.3
-	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ''
+	second_waits "$second"
 	touch "$BATS_TEST_TMPDIR/go"
 	wait "$second" || : # the syscall tool exits non-zero with an errno
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" EBUSY
@@ -318,16 +326,19 @@ taint 0$'
 
 @test "loading a name that is still Unloading gives EBUSY at once" {
 	sim_run "$SYSC" finit "$(fixture slowexit)"
+	# The exit runs until the test opens the gate: the load that answers
+	# meanwhile did not wait for it.
+	"$SIMKERNEL" set "$K" slowexit exit_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" delete slowexit 0 > "$BATS_TEST_TMPDIR/unload.out" &
-	sleep 0.2
-	start=$(date +%s%N)
-	run sim_run "$SYSC" finit "$(fixture slowexit)"
+	local unloader=$!
+	sim_wait_state '^live slowexit .* Unloading '
+	run timeout 60 "$SIMKERNEL" run "$K" -- "$SYSC" finit "$(fixture slowexit)"
 	assert_output EBUSY
-	assert [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 500 ]
 	run sim_state
 	assert_output --regexp '^live slowexit [0-9]+ 0x[0-9a-f]{16} Unloading refcnt=0 holders=- permanent=0
 taint 0$'
-	wait
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "$unloader"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/unload.out")" ok
 	run sim_run "$SYSC" finit "$(fixture slowexit)"
 	assert_output ok

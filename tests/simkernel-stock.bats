@@ -137,15 +137,29 @@ alpha 1 beta,"
 	assert_output '3 /proc/modules'
 }
 
+# The load $1 (a pid) is inside the kernel, waiting (its only sleep),
+# and has not answered in $BATS_TEST_TMPDIR/second.out.
+second_waits() {
+	wait_sleeping "$1"
+	kill -0 "$1"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ''
+}
+
 @test "stock: loading a name still Unloading waits for it to go, then loads (Linux 6.1)" {
 	sim_run "$SYSC" finit "$(fixture slowexit)"
+	# The exit runs until the test opens the gate.
+	"$SIMKERNEL" set "$K" slowexit exit_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" delete slowexit 0 > "$BATS_TEST_TMPDIR/unload.out" &
-	sleep 0.2
-	start=$(date +%s%N)
-	run sim_run "$SYSC" finit "$(fixture slowexit)"
-	assert_output ok
-	assert [ $(( ($(date +%s%N) - start) / 1000000 )) -ge 1000 ]
-	wait
+	local unloader=$!
+	sim_wait_state '^live slowexit .* Unloading '
+	"$SIMKERNEL" run "$K" -- "$SYSC" finit "$(fixture slowexit)" > "$BATS_TEST_TMPDIR/second.out" &
+	local second=$!
+	# It waits for the exit, however long that runs, then loads.
+	second_waits "$second"
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "$second"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" ok
+	wait "$unloader"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/unload.out")" ok
 	run sim_state
 	assert_output --regexp '^live slowexit [0-9]+ 0x[0-9a-f]{16} Live refcnt=0 holders=- permanent=0
@@ -162,12 +176,18 @@ taint 0$'
 }
 
 @test "stock: loading a name whose init then fails waits for it, then gives EBUSY; the failed one is freed" {
-	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_delay_ms=1000
+	"$SIMKERNEL" set "$K" slowinit init_errno=5 init_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first.out" &
-	sleep 0.2
-	run sim_run "$SYSC" finit "$(fixture slowinit)"
-	assert_output EBUSY
-	wait
+	local first=$!
+	sim_wait_state '^live slowinit .* Loading '
+	"$SIMKERNEL" run "$K" -- "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/second.out" &
+	local second=$!
+	# It waits for the first init, however long that runs.
+	second_waits "$second"
+	touch "$BATS_TEST_TMPDIR/go"
+	wait "$second" || : # the syscall tool exits non-zero with an errno
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second.out")" EBUSY
+	wait "$first" || :
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/first.out")" EIO
 	run sim_state
 	assert_output 'taint 0'
