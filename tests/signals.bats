@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # A long run told to stop (SIGHUP, SIGINT, SIGTERM) finishes the call in
 # flight, starts nothing new, prints what it did, and exits 128 + the
-# signal. Slow inits and exits (simkernel.init_delay_ms / exit_delay_ms)
-# make the signal land mid-run; each test waits until the simulated
-# kernel shows the call in flight before it signals.
+# signal. Inits and exits held by a gate (the simulated kernel's
+# init_gate and exit_gate) make the signal land mid-run: each test waits
+# until the kernel shows the call in flight, signals, waits until the tool
+# has taken the signal, and only then lets the call end.
 
 load helpers/tools
 
@@ -11,6 +12,10 @@ INSMOD=$top_builddir/tools/insmod
 
 setup() {
 	kernel_new rot
+}
+
+teardown() {
+	[ -z "${writer:-}" ] || kill "$writer" 2>/dev/null || :
 }
 
 # The stop signals at their default disposition: a suite started with them
@@ -33,22 +38,56 @@ running() {
 	esac
 }
 
-# Waits (up to 10 s) until the kernel's state has a line matching the ERE.
+state_has() { kernel_state | grep -Eq "$1"; }
+
+# Waits (bounded) until the kernel's state has a line matching the ERE.
 wait_state() {
-	for _ in $(seq 200); do
-		kernel_state | grep -Eq "$1" && return 0
-		sleep 0.05
-	done
-	echo "the kernel never showed /$1/:" >&2
-	kernel_state >&2
-	return 1
+	wait_until state_has "$1" || {
+		kernel_state >&2
+		return 1
+	}
 }
 
-# Sends the signal, waits for the tool (up to 60 s, then SIGKILL: a tool
-# that ignores the signal fails the test instead of hanging the suite),
-# sets $status to its exit code.
+# The tool has taken signal number $1: the handler of a stop signal resets
+# to the default as it is taken (SA_RESETHAND), so the signal leaves
+# SigCgt then; and every thread sleeps, which the thread that took it does
+# again only after its handler ran. An ignored signal is dropped as sent.
+# A tool that has ended has nothing left to take.
+taken() {
+	local cgt t
+	running || return 0
+	cgt=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$pid/status") || return 1
+	(((0x$cgt >> ($1 - 1) & 1) == 0)) || return 1
+	for t in /proc/"$pid"/task/*/stat; do
+		# the state follows the ") " that ends the command's name
+		[ "$(sed 's/.*) //' "$t" | cut -d' ' -f1)" = S ] || return 1
+	done
+}
+
+# The gate that holds every init and exit set by gate_init and gate_exit:
+# stop_with opens it once the tool has the signal.
+GATE_NAME=gate
+gate_init() {
+	local m
+	for m in "$@"; do
+		"$SIM" set "$K" "$m" init_gate="$BATS_TEST_TMPDIR/$GATE_NAME"
+	done
+}
+gate_exit() {
+	local m
+	for m in "$@"; do
+		"$SIM" set "$K" "$m" exit_gate="$BATS_TEST_TMPDIR/$GATE_NAME"
+	done
+}
+
+# Sends the signal, waits until the tool has taken it, opens the gate,
+# waits for the tool (up to 60 s, then SIGKILL: a tool that ignores the
+# signal fails the test instead of hanging the suite), sets $status to
+# its exit code.
 stop_with() {
 	kill "-$1" "$pid"
+	wait_until taken "$(kill -l "$1")"
+	touch "$BATS_TEST_TMPDIR/$GATE_NAME"
 	for _ in $(seq 600); do
 		running || break
 		sleep 0.1
@@ -61,13 +100,6 @@ stop_with() {
 	wait "$pid" || status=$?
 }
 
-slow_init() {
-	local m
-	for m in "$@"; do
-		"$SIM" set "$K" "$m" init_delay_ms=400
-	done
-}
-
 # Nothing is left half done: no module in Loading or Unloading.
 settled() {
 	! kernel_state | grep -Eq ' (Loading|Unloading) '
@@ -75,7 +107,7 @@ settled() {
 }
 
 @test "SIGINT during insmod --batch: the load in flight ends, no other starts, the summary says so, exit 130" {
-	slow_init delta params oot alpha
+	gate_init params oot alpha
 	start "$INSMOD" --batch -j1 "$FIXTURES/delta.ko" "$FIXTURES/params.ko" \
 		"$FIXTURES/oot.ko" "$FIXTURES/alpha.ko"
 	wait_state '^live params .* Loading '
@@ -91,7 +123,7 @@ settled() {
 }
 
 @test "SIGTERM during insmod --batch -J: valid JSON for what was loaded and what was not, exit 143" {
-	slow_init delta params oot
+	gate_init delta params oot
 	start "$INSMOD" --batch -j1 -J "$FIXTURES/delta.ko" "$FIXTURES/params.ko" "$FIXTURES/oot.ko"
 	wait_state '^live delta .* Loading '
 	stop_with TERM
@@ -107,7 +139,7 @@ settled() {
 }
 
 @test "SIGINT during insmod --batch on two threads: every load started ends, and the summary matches the kernel" {
-	slow_init delta params oot alpha permanent
+	gate_init delta params oot alpha permanent
 	start "$INSMOD" --batch -j2 -J "$FIXTURES/delta.ko" "$FIXTURES/params.ko" \
 		"$FIXTURES/oot.ko" "$FIXTURES/permanent.ko" "$FIXTURES/alpha.ko"
 	wait_state ' Loading '
@@ -123,7 +155,7 @@ settled() {
 }
 
 @test "a single insmod told to stop finishes its load and exits 130" {
-	slow_init delta
+	gate_init delta
 	start "$INSMOD" "$FIXTURES/delta.ko"
 	wait_state '^live delta .* Loading '
 	stop_with INT
@@ -141,7 +173,7 @@ settled() {
 	rotted=$(rotting_bytes)
 	start "$MODREAP" --watch --down-to 0 --interval 0.1 -J
 	wait_state '^taint 8$'
-	for _ in $(seq 100); do [ "$(rotting_count)" -eq 0 ] && break; sleep 0.05; done
+	wait_until eval '[ "$(rotting_count)" -eq 0 ]'
 	stop_with HUP
 	[ "$status" -eq 129 ]
 	run jq -c '[.reclaimed[] | {name, instances}] | sort_by(.name)' "$OUT"
@@ -159,8 +191,7 @@ settled() {
 		kmod_load delta
 		kmod_unload delta
 		start "$MODREAP" --watch --down-to 0 --interval 0.1
-		for _ in $(seq 100); do [ "$(rotting_count)" -eq 0 ] && break; sleep 0.05; done
-		[ "$(rotting_count)" -eq 0 ]
+		wait_until eval '[ "$(rotting_count)" -eq 0 ]'
 		stop_with "$sig"
 		[ "$status" -eq "$([ "$sig" = INT ] && echo 130 || echo 143)" ]
 		grep -Eq '^delta: reclaimed 1 instance, [0-9]+ bytes$' "$OUT"
@@ -170,10 +201,7 @@ settled() {
 }
 
 @test "SIGTERM during rmmod of many modules: the unload in flight ends, the rest stay loaded, exit 143" {
-	# The exit delay is the module's own: set before it loads.
-	for m in delta params oot alpha; do
-		"$SIM" set "$K" "$m" exit_delay_ms=400
-	done
+	gate_exit params oot alpha
 	kmod_load delta params oot alpha
 	start "$RMMOD" delta params oot alpha
 	wait_state '^live params .* Unloading '
@@ -190,9 +218,7 @@ settled() {
 }
 
 @test "SIGINT during rmmod --unused: the summary counts what was unloaded, exit 130" {
-	for m in delta params oot; do
-		"$SIM" set "$K" "$m" exit_delay_ms=400
-	done
+	gate_exit delta params oot
 	kmod_load delta params oot
 	start "$RMMOD" --unused
 	wait_state ' Unloading '
@@ -207,7 +233,7 @@ settled() {
 }
 
 @test "a run that ignores SIGHUP (nohup) keeps ignoring it" {
-	slow_init delta params
+	gate_init delta params
 	OUT=$BATS_TEST_TMPDIR/out
 	# nohup: HUP ignored from the start, the other stop signals at default.
 	(exec env --default-signal=INT,QUIT,TERM --ignore-signal=HUP "$SIM" run "$K" -- "$INSMOD" --batch -j1 "$FIXTURES/delta.ko" \
@@ -222,14 +248,20 @@ settled() {
 
 @test "the first SIGTERM ends insmod --from - blocked reading a pipe: one line, exit 143, nothing loaded" {
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	# A writer that holds the pipe open and never writes.
-	sleep 30 > "$BATS_TEST_TMPDIR/fifo" &
-	local writer=$!
+	# A writer that holds the pipe open and never writes (killed below,
+	# or by teardown).
+	sleep 600 > "$BATS_TEST_TMPDIR/fifo" &
+	writer=$!
 	before=$(kernel_state)
-	run --separate-stderr env --default-signal timeout --preserve-status -s TERM -k 5 1 \
-		"$SIM" run "$K" -- "$INSMOD" --from - < "$BATS_TEST_TMPDIR/fifo"
+	OUT=$BATS_TEST_TMPDIR/out ERR=$BATS_TEST_TMPDIR/err
+	(exec $DEFAULT_SIGNALS "$SIM" run "$K" -- "$INSMOD" --from - \
+		< "$BATS_TEST_TMPDIR/fifo" >"$OUT" 2>"$ERR") &
+	pid=$!
+	# blocked in read(2) of the list on its standard input
+	wait_until eval '[ "$(cut -d" " -f1,2 "/proc/$pid/syscall" 2>/dev/null)" = "0 0x0" ]'
+	stop_with TERM
 	kill "$writer" 2>/dev/null || :
 	assert_equal "$status" 143
-	assert_equal "$stderr" "insmod: ERROR: interrupted by SIGTERM while reading the list -: no module was loaded"
+	assert_equal "$(cat "$ERR")" "insmod: ERROR: interrupted by SIGTERM while reading the list -: no module was loaded"
 	assert_equal "$(kernel_state)" "$before"
 }
