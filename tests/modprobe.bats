@@ -178,11 +178,16 @@ taint 8\$"
 @test "-r -w waits for a mount to go, then unloads" {
 	mp mtfs
 	"$SIM" mount "$K" mtfs
-	( sleep 0.3; "$SIM" umount "$K" /mnt/mtfs ) &
-	local umount=$!
-	run mp -r -w 5000 mtfs
-	wait "$umount"
-	assert_success
+	# modprobe is seen waiting (asleep between its tries) before the
+	# mount goes; -w bounds the wait should it never see it go.
+	(exec "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -w 60000 mtfs \
+		> "$BATS_TEST_TMPDIR/out" 2>&1) &
+	local remover=$! status=0
+	wait_sleeping "$remover"
+	is_live mtfs
+	"$SIM" umount "$K" /mnt/mtfs
+	wait "$remover" || status=$?
+	assert_equal "$status" 0
 	run is_live mtfs
 	assert_failure
 }

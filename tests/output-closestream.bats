@@ -113,10 +113,7 @@ assert_write_failures() {
 	"$SIM" run "$K" -- sh -c 'exec "$1" --watch --down-to 0 --interval 0.05 -J > /dev/full 2> "$2"' \
 		sh "$MODREAP" "$BATS_TEST_TMPDIR/err" &
 	watcher=$!
-	for _ in $(seq 100); do
-		[ "$(rotting_count)" -eq 0 ] && break
-		sleep 0.05
-	done
+	wait_until eval '[ "$(rotting_count)" -eq 0 ]'
 	kill -TERM "$watcher"
 	status=0
 	wait "$watcher" || status=$?

@@ -86,10 +86,7 @@ setup() {
 	"$SIM" set "$K" slowinit init_gate="$BATS_TEST_TMPDIR/go"
 	on_kernel "$KMOD_INSMOD" "$FIXTURES/slowinit.ko" &
 	loader=$!
-	for _ in $(seq 1000); do
-		kernel_state | grep -q '^live slowinit .* Loading' && break
-		sleep 0.02
-	done
+	wait_state '^live slowinit .* Loading '
 	run --separate-stderr on_kernel "$RMMOD" slowinit
 	touch "$BATS_TEST_TMPDIR/go"
 	wait "$loader"
@@ -105,10 +102,7 @@ setup() {
 	kmod_load delta
 	on_kernel "$RMMOD" delta &
 	unloader=$!
-	for _ in $(seq 3000); do
-		kernel_state | grep -q '^live delta .* Unloading' && break
-		sleep 0.02
-	done
+	wait_state '^live delta .* Unloading '
 	run --separate-stderr on_kernel "$RMMOD" delta
 	touch "$BATS_TEST_TMPDIR/go"
 	wait "$unloader"

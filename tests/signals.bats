@@ -38,16 +38,6 @@ running() {
 	esac
 }
 
-state_has() { kernel_state | grep -Eq "$1"; }
-
-# Waits (bounded) until the kernel's state has a line matching the ERE.
-wait_state() {
-	wait_until state_has "$1" || {
-		kernel_state >&2
-		return 1
-	}
-}
-
 # The tool has taken signal number $1: the handler of a stop signal resets
 # to the default as it is taken (SA_RESETHAND), so the signal leaves
 # SigCgt then; and every thread sleeps, which the thread that took it does

@@ -303,15 +303,13 @@ uevent"
 	# The init waits for the test (init_gate): no window to hit.
 	"$SIMKERNEL" set "$K" nic init_gate="$BATS_TEST_TMPDIR/go"
 	sim_run "$SYSC" finit "$FX/nic.ko" > "$BATS_TEST_TMPDIR/load.out" &
-	for _ in $(seq 3000); do
-		[ "$(sim_run cat /sys/module/nic/initstate 2>/dev/null)" = coming ] && break
-		sleep 0.02
-	done
+	local loader=$!
+	sim_wait_state '^live nic .* Loading '
 	run sim_run cat /sys/module/nic/initstate
 	assert_output coming
 	assert_equal "$(driver_of pci 0000:00:03.0)" -
 	touch "$BATS_TEST_TMPDIR/go"
-	wait
+	wait "$loader"
 	assert_equal "$(cat "$BATS_TEST_TMPDIR/load.out")" ok
 	assert_equal "$(driver_of pci 0000:00:03.0)" nic
 }

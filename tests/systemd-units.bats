@@ -113,12 +113,9 @@ build_make() {
 
 	# simkernel run execs the command: $! is modreap itself.
 	"$SIM" run "$K" -- "${CMD[@]}" > "$BATS_TEST_TMPDIR/journal" 2>&1 3>&- &
-	local pid=$! i status=0
-	for i in $(seq 100); do
-		[ "$(rotting_bytes)" -le 65536 ] && break
-		sleep 0.1
-	done
-	sleep 0.3 # a pass or two more, which must free nothing
+	local pid=$! status=0
+	wait_until eval '[ "$(rotting_bytes)" -le 65536 ]'
+	wait_passes "$pid" 2 # two passes more, which must free nothing
 	kill -TERM "$pid"
 	wait "$pid" || status=$?
 	# Stopped by SIGTERM: 128 + 15, which the unit counts as success.

@@ -62,6 +62,16 @@ kernel_state() {
 	"$SIM" state "$K"
 }
 
+# Waits (bounded, helpers/wait.bash) until the kernel's state has a line
+# matching the ERE, e.g. '^live delta .* Loading ' while a gate holds its init.
+state_has() { kernel_state | grep -Eq "$1"; }
+wait_state() {
+	wait_until state_has "$1" || {
+		kernel_state >&2
+		return 1
+	}
+}
+
 RMMOD=$top_builddir/tools/rmmod
 MODREAP=$top_builddir/tools/modreap
 

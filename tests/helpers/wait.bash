@@ -16,6 +16,8 @@
 #   wait_sleeping PID        until PID sleeps in nanosleep(2) (the simulated
 #                            kernel's waits: a load behind a Loading or
 #                            Unloading name, an init or exit held by a gate)
+#   wait_passes PID N        until PID, a loop that sleeps between passes,
+#                            has ended N more of them
 
 : "${WAIT_BOUND:=60}"
 
@@ -52,4 +54,29 @@ wait_syscall() {
 # nanosleep (35) or clock_nanosleep (230), which glibc's nanosleep() uses
 wait_sleeping() {
 	wait_syscall "$1" 35 230
+}
+
+# wait_passes PID N: until PID, a loop that sleeps in nanosleep(2) between
+# its passes (modreap --watch), has ended N more passes. A pass ended when
+# PID is seen asleep again having read something (/proc/PID/io syscr)
+# since it was last seen asleep: every read after a sleep belongs to a pass
+# that began after it, and that pass is over once PID sleeps again.
+wait_passes() {
+	local pid=$1 n=$2 start=$SECONDS last='' nr reads
+	while ((n > 0)); do
+		if ! nr=$(cut -d' ' -f1 "/proc/$pid/syscall" 2>/dev/null) ||
+			! reads=$(awk '$1 == "syscr:" { print $2 }' "/proc/$pid/io" 2>/dev/null); then
+			echo "process $pid ended with $n passes still to go" >&2
+			return 1
+		fi
+		if [ "$nr" = 35 ] || [ "$nr" = 230 ]; then
+			[ -z "$last" ] || [ "$reads" = "$last" ] || n=$((n - 1))
+			last=$reads
+		fi
+		if ((n > 0 && SECONDS - start >= WAIT_BOUND)); then
+			echo "gave up after ${WAIT_BOUND} s waiting for process $pid to end $n more passes" >&2
+			return 1
+		fi
+		((n == 0)) || sleep 0.05
+	done
 }
