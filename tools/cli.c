@@ -342,7 +342,7 @@ void cli_info(const char *fmt, ...)
 
 noreturn void cli_usage_fail(const char *fmt, ...)
 {
-	char raw[512], msg[1024];
+	char raw[1024], msg[2048];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
@@ -389,6 +389,70 @@ static void check_exclusive(int c, const struct option *longopts)
 	}
 }
 
+/* Two table entries a prefix may stand for without being ambiguous: getopt
+ * takes either, as they mean the same (an alias). */
+static bool same_option(const struct option *a, const struct option *b)
+{
+	return a->has_arg == b->has_arg && a->flag == b->flag && a->val == b->val;
+}
+
+static bool is_prefix(const struct option *o, const char *name, size_t len)
+{
+	return strncmp(o->name, name, len) == 0;
+}
+
+/*
+ * What getopt_long refused in the long option word ("--name" or
+ * "--name=value"; c is '?' or ':'), told as getopt's own messages tell it
+ * (opterr is off so that each is one line here): a prefix of options that
+ * differ is ambiguous, with every option it may mean listed; an option
+ * given a value it takes none of, or missing its argument, is named in
+ * full. Never returns.
+ */
+static noreturn void long_option_fail(const char *word, int c, const struct option *longopts)
+{
+	const char *name = word + 2;
+	size_t len = strcspn(name, "=");
+	const struct option *found = NULL;
+	bool ambiguous = false;
+
+	for (const struct option *o = longopts; o && o->name; o++) {
+		if (!is_prefix(o, name, len))
+			continue;
+		if (strlen(o->name) == len) { /* an exact match is never ambiguous */
+			found = o;
+			ambiguous = false;
+			break;
+		}
+		if (!found)
+			found = o;
+		else if (!same_option(found, o))
+			ambiguous = true;
+	}
+	if (ambiguous) {
+		/* Every possibility, as getopt lists them: the first match and
+		 * each that differs from it, in table order. An entry that does
+		 * not fit whole is left out. */
+		char list[768] = "", item[128];
+		size_t used = 0;
+		for (const struct option *o = longopts; o->name; o++) {
+			if (!is_prefix(o, name, len) || (o != found && same_option(found, o)))
+				continue;
+			int n = snprintf(item, sizeof(item), " '--%s'", o->name);
+			if (n > 0 && (size_t)n < sizeof(item) && used + (size_t)n < sizeof(list)) {
+				memcpy(list + used, item, (size_t)n + 1);
+				used += (size_t)n;
+			}
+		}
+		cli_usage_fail("option '%s' is ambiguous; possibilities:%s", word, list);
+	}
+	if (found && c == ':')
+		cli_usage_fail("missing argument for option '--%s'", found->name);
+	if (found && name[len] == '=' && found->has_arg == no_argument)
+		cli_usage_fail("option '--%s' doesn't allow an argument", found->name);
+	cli_usage_fail("unknown option '%s'", word);
+}
+
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		    const struct option *longopts)
 {
@@ -397,10 +461,21 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 	snprintf(spec, sizeof(spec), ":%s", shortopts);
 	opterr = 0;
 	for (;;) {
+		int before = optind;
 		int c = getopt_long(argc, argv, spec, longopts, NULL);
 		switch (c) {
 		case '?':
 		case ':': {
+			/*
+			 * getopt steps past a long option it refuses, and past a
+			 * cluster of short ones only when the refused letter ends
+			 * it: a word behind optind that starts with "--" is the
+			 * long option refused now. optopt alone cannot tell (for a
+			 * long option it is 0 or the option's value).
+			 */
+			const char *word = optind > before ? argv[optind - 1] : NULL;
+			if (word && word[0] == '-' && word[1] == '-' && word[2])
+				long_option_fail(word, c, longopts);
 			const char *what = c == '?' ? "unknown option"
 						    : "missing argument for option";
 			if (optopt)
