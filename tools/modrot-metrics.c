@@ -65,25 +65,39 @@ static void put_family(FILE *f, const char *name, const char *help_text)
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
 }
 
+/* The start of a sample of a series by module name: METRIC{name="NAME"} ,
+ * the name escaped; the value follows. */
+static void put_name_label(FILE *f, const char *metric, const char *name)
+{
+	fprintf(f, "%s{name=\"", metric);
+	put_label_value(f, name);
+	fputs("\"} ", f);
+}
+
+/* METRIC{name="NAME"} BYTES for each group; returns the bytes' sum. */
+static uint64_t put_bytes_by_name(FILE *f, const char *metric, const struct rot_group *g, size_t n)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		put_name_label(f, metric, g[i].name);
+		fprintf(f, "%" PRIu64 "\n", g[i].bytes);
+		sum += g[i].bytes;
+	}
+	return sum;
+}
+
 static void put_rot(FILE *f, const struct rot_group *g, size_t n)
 {
-	uint64_t bytes = 0;
 	size_t instances = 0;
 
 	put_family(f, "modrot_rotting_bytes",
 		   "Bytes held by the rotting instances of a module name.");
-	for (size_t i = 0; i < n; i++) {
-		fputs("modrot_rotting_bytes{name=\"", f);
-		put_label_value(f, g[i].name);
-		fprintf(f, "\"} %" PRIu64 "\n", g[i].bytes);
-		bytes += g[i].bytes;
-		instances += g[i].instances;
-	}
+	uint64_t bytes = put_bytes_by_name(f, "modrot_rotting_bytes", g, n);
 	put_family(f, "modrot_rotting_instances", "Rotting instances of a module name.");
 	for (size_t i = 0; i < n; i++) {
-		fputs("modrot_rotting_instances{name=\"", f);
-		put_label_value(f, g[i].name);
-		fprintf(f, "\"} %zu\n", g[i].instances);
+		put_name_label(f, "modrot_rotting_instances", g[i].name);
+		fprintf(f, "%zu\n", g[i].instances);
+		instances += g[i].instances;
 	}
 	put_family(f, "modrot_rot_bytes", "Bytes held by all rotting module instances.");
 	fprintf(f, "modrot_rot_bytes %" PRIu64 "\n", bytes);
@@ -140,15 +154,9 @@ static int put_percpu(FILE *f)
 		   "Largest free extent of the per-CPU module reserve, per CPU: the most "
 		   "per-CPU data a module can load with.");
 	fprintf(f, "modrot_percpu_reserve_largest_free_bytes %" PRIu64 "\n", rot_percpu_largest(pc));
-	uint64_t total = 0;
 	put_family(f, "modrot_rotting_percpu_bytes",
 		   "Per-CPU reserve bytes, per CPU, kept by the rotting instances of a module name.");
-	for (size_t i = 0; i < n; i++) {
-		fputs("modrot_rotting_percpu_bytes{name=\"", f);
-		put_label_value(f, g[i].name);
-		fprintf(f, "\"} %" PRIu64 "\n", g[i].bytes);
-		total += g[i].bytes;
-	}
+	uint64_t total = put_bytes_by_name(f, "modrot_rotting_percpu_bytes", g, n);
 	put_family(f, "modrot_rot_percpu_bytes",
 		   "Per-CPU reserve bytes, per CPU, kept by all rotting module instances.");
 	fprintf(f, "modrot_rot_percpu_bytes %" PRIu64 "\n", total);
