@@ -121,18 +121,24 @@ check_dlopen_depends() {
 	done
 }
 
+# The three binary packages dpkg-buildpackage left in DIR, each copied
+# to $pkgdir and its size said.
+collect_debs() {
+	for p in modrot libmodrot1 libmodrot-dev; do
+		deb=$1/${p}_${version}_$arch.deb
+		[ -f "$deb" ] || fail "no $deb"
+		cp "$deb" "$pkgdir/"
+		say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
+	done
+}
+
 step "dpkg-buildpackage -us -uc (Debian 12: source and binaries)"
 pkgdir=$work/bookworm
 src=$pkgdir/src/modrot-$version
 copy_source "$src"
 (cd "$src" && dpkg-buildpackage -us -uc) >>"$log" 2>&1 || fail "dpkg-buildpackage"
 changes=$pkgdir/src/modrot_${version}_$arch.changes
-for p in modrot libmodrot1 libmodrot-dev; do
-	deb=$pkgdir/src/${p}_${version}_$arch.deb
-	[ -f "$deb" ] || fail "no $deb"
-	cp "$deb" "$pkgdir/"
-	say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
-done
+collect_debs "$pkgdir/src"
 check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb"
 dsc=$pkgdir/src/modrot_$version.dsc
 [ -f "$dsc" ] || fail "no $dsc"
@@ -426,12 +432,7 @@ for suite in $suites; do
 		step "trixie: dpkg-buildpackage -us -uc -b in the Debian 13 root"
 		copy_source "$root/build/modrot-$version"
 		run chroot "$root" sh -c "cd /build/modrot-$version && dpkg-buildpackage -us -uc -b"
-		for p in modrot libmodrot1 libmodrot-dev; do
-			deb=$root/build/${p}_${version}_$arch.deb
-			[ -f "$deb" ] || fail "no $deb"
-			cp "$deb" "$pkgdir/"
-			say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
-		done
+		collect_debs "$root/build"
 		check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb" "$root"
 		done_step
 		test_root trixie /usr
