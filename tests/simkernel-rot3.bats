@@ -7,11 +7,8 @@
 
 bats_require_minimum_version 1.5.0
 
-load /usr/lib/bats/bats-support/load.bash
-load /usr/lib/bats/bats-assert/load.bash
-load helpers/simkernel
+load helpers/rot3
 
-ADDR='0x[0-9a-f]{16}'
 REL=6.1.0-sim
 
 # a depmod tree holding the fixture FILE, so that modprobe finds it
@@ -21,28 +18,10 @@ install_fixture() {
 	depmod -b "$K/root" "$REL" 2>/dev/null
 }
 
-# wait_syscall PID NR: until PID is inside system call NR (/proc/PID/syscall),
-# at most 30 s; fails if PID ends first
-wait_syscall() {
-	local i=0 nr
-	while [ $i -lt 600 ]; do
-		nr=$(cut -d' ' -f1 "/proc/$1/syscall" 2>/dev/null) || return 1
-		[ "$nr" = "$2" ] && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
-
-# until `simkernel state` shows no timer= any more (a forced reclaim's first
-# look stopped it), at most 30 s
-wait_timer_stopped() {
-	local i=0
-	while sim_state | grep -q ' timer='; do
-		[ $i -ge 600 ] && return 1
-		sleep 0.05
-		i=$((i + 1))
-	done
+# `simkernel state` shows no timer= any more: a forced reclaim's first
+# look stopped it (wait for it with wait_until timer_stopped)
+timer_stopped() {
+	! sim_state | grep -q ' timer='
 }
 
 ms() { echo $(($(date +%s%N) / 1000000)); }
@@ -56,15 +35,9 @@ teardown() {
 
 @test "U7: a pinned crypto template refuses delete_module with EWOULDBLOCK, forced or not; nothing changes" {
 	sim_create rot
-	sim_run "$SYSC" finit "$(fixture cbc)"
+	load_fx cbc
 	"$SIMKERNEL" pin "$K" cbc
-	before=$(sim_state)
-	for flags in 0 0x800 0x200 0xa00; do
-		run sim_run "$SYSC" delete cbc $flags
-		assert_failure 1
-		assert_output EWOULDBLOCK
-	done
-	assert_equal "$(sim_state)" "$before"
+	refused_deletes cbc EWOULDBLOCK 0 0x800 0x200 0xa00
 	run sim_run cat /proc/modules
 	assert_output --regexp "^cbc [0-9]+ 0 - Live $ADDR\$"
 	run sim_run cat /sys/module/cbc/refcnt
@@ -86,7 +59,7 @@ taint 0\$"
 @test "U7: rmmod, rmmod -f and modprobe -r say the module is in use and exit 1; modreap finds nothing rotting" {
 	sim_create rot
 	install_fixture cbc
-	sim_run "$SYSC" finit "$(fixture cbc)"
+	load_fx cbc
 	"$SIMKERNEL" pin "$K" cbc 2
 	before=$(sim_state)
 	for f in "" -f; do
@@ -127,7 +100,7 @@ taint 0\$"
 
 @test "U7 is only for modules that ask: any other pinned module unloads (C3); the key works from DIR/behaviour too" {
 	sim_create rot
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	run sim_run "$SYSC" delete delta 0
 	assert_output ok
@@ -135,17 +108,17 @@ taint 0\$"
 	assert_output --regexp "^rotting delta [0-9]+ $ADDR pins=1
 taint 0\$"
 	"$SIMKERNEL" set "$K" delta pins_block_unload=1
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	run sim_run "$SYSC" delete delta 0x200
 	assert_output EWOULDBLOCK
 	# holders still come first (C2), as in the kernel's order
-	sim_run "$SYSC" finit "$(fixture alpha)"
+	load_fx alpha
 	"$SIMKERNEL" set "$K" alpha pins_block_unload=1
 	sim_run "$SYSC" delete alpha 0
-	sim_run "$SYSC" finit "$(fixture alpha)"
+	load_fx alpha
 	"$SIMKERNEL" pin "$K" alpha
-	sim_run "$SYSC" finit "$(fixture beta)"
+	load_fx beta
 	run sim_run "$SYSC" delete alpha 0
 	assert_output EWOULDBLOCK
 	run sim_run "$SYSC" delete beta 0
@@ -156,12 +129,12 @@ taint 0\$"
 
 @test "U7 on --abi 2 and on a stock kernel: revision 2 counted no pins; stock refuses a reference unless forced" {
 	sim_create rot --abi 2
-	sim_run "$SYSC" finit "$(fixture cbc)"
+	load_fx cbc
 	"$SIMKERNEL" pin "$K" cbc
 	run sim_run "$SYSC" delete cbc 0
 	assert_output ok
 	sim_create stock
-	sim_run "$SYSC" finit "$(fixture cbc)"
+	load_fx cbc
 	"$SIMKERNEL" pin "$K" cbc
 	run sim_run "$SYSC" delete cbc 0
 	assert_output EWOULDBLOCK
@@ -175,7 +148,7 @@ taint 0\$"
 
 @test "R5: forced, a task inside is waited for, bounded; then it is kept with ROT_KEPT_RUNNING and a log line" {
 	sim_create rot --reclaim-wait 400
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	"$SIMKERNEL" hold "$K" delta task
 	"$SIMKERNEL" hold "$K" delta timer
@@ -203,11 +176,11 @@ freed=0 kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0 bytes=0 percpu=0
 
 @test "R5: forced, pins and kprobes alone are not waited for; stopped timers, work and RCU need no wait" {
 	sim_create rot --reclaim-wait 600000
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	"$SIMKERNEL" hold "$K" delta kprobe
 	sim_run "$SYSC" delete delta 0
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	for kind in timer work rcu; do "$SIMKERNEL" hold "$K" delta $kind 2; done
 	sim_run "$SYSC" delete delta 0
 	# with a 10-minute bound, a wait would end in bats' timeout, not here
@@ -218,7 +191,7 @@ freed=1 kept=1 why=pin,kprobe pins=1 tasks=0 callbacks=0 probes=1 bytes=[0-9]+ p
 
 @test "R5: a callback that comes back at every look is kept as a timer, with ROT_KEPT_RUNNING once the wait ran out" {
 	sim_create rot --reclaim-wait 0
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" hold "$K" delta running
 	sim_run "$SYSC" delete delta 0
 	run sim_run "$SYSC" reclaim -r delta 1
@@ -231,17 +204,17 @@ taint 0\$"
 
 @test "R5: the wait ends as soon as the task leaves; loads and unloads go on meanwhile, other reclaims wait behind it" {
 	sim_create rot --reclaim-wait 600000
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" hold "$K" delta task
 	"$SIMKERNEL" hold "$K" delta timer
 	sim_run "$SYSC" delete delta 0
 	size=$(grep ' rot delta ' "$K/ledger" | awk '{ print $5 }')
-	sim_run "$SYSC" finit "$(fixture alpha)"
+	load_fx alpha
 	sim_run "$SYSC" delete alpha 0
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim -r delta 1 > "$BATS_TEST_TMPDIR/first" &
 	first=$!
 	# its first look stopped the timer: it is in its wait now
-	wait_timer_stopped
+	wait_until timer_stopped
 	run sim_run "$SYSC" finit "$(fixture gamma)"
 	assert_output ENOENT # gamma needs beta: the loader ran, under the state lock
 	run sim_run "$SYSC" finit "$(fixture beta)"
@@ -269,11 +242,11 @@ freed=1 kept=0 why=- pins=0 tasks=0 callbacks=0 probes=0 bytes=$size percpu=0"
 
 @test "R6: a forced reclaim in its wait, and one waiting behind it, end with EINTR on a caught signal; nothing freed" {
 	sim_create rot --reclaim-wait 600000
-	sim_run "$SYSC" finit "$(fixture delta)"
+	load_fx delta
 	"$SIMKERNEL" hold "$K" delta task
 	"$SIMKERNEL" hold "$K" delta work
 	sim_run "$SYSC" delete delta 0
-	sim_run "$SYSC" finit "$(fixture alpha)"
+	load_fx alpha
 	sim_run "$SYSC" delete alpha 0
 	"$SIMKERNEL" run "$K" -- "$SYSC" reclaim -s delta 1 > "$BATS_TEST_TMPDIR/first" &
 	first=$!
@@ -305,11 +278,8 @@ audit: type=1330 op=reclaim name="delta" freed=0 kept=0 res=0'
 
 @test "R7: a reclaim logs what it freed and what it kept; every request past its checks is audited, others are not" {
 	sim_create rot
-	for _ in 1 2; do
-		sim_run "$SYSC" finit "$(fixture delta)"
-		sim_run "$SYSC" delete delta 0
-	done
-	sim_run "$SYSC" finit "$(fixture delta)"
+	rot_delta 2 0
+	load_fx delta
 	"$SIMKERNEL" pin "$K" delta 2
 	"$SIMKERNEL" hold "$K" delta kprobe
 	sim_run "$SYSC" delete delta 0
