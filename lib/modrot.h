@@ -180,7 +180,7 @@ struct rot_reclaim_result {
 	unsigned pins;      /* outstanding pins of the kept instances */
 	unsigned tasks;     /* tasks inside them */
 	unsigned callbacks; /* timers, work, RCU callbacks pointing in */
-	unsigned probes;    /* kprobes on their text */
+	unsigned probes;    /* kept instances with a kprobe on their text */
 	uint64_t bytes;     /* bytes freed */
 	uint64_t percpu;    /* per-CPU bytes returned to the reserve */
 	/* The rot-abi revision that answered: 3 the counts above are the

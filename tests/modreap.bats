@@ -318,7 +318,7 @@ delta_reaped() {
 		# forced: the task outlasted the kernel's bounded wait (R5)
 		[ -z "$force" ] && ran= || ran=", still in use when the forced reclaim's wait ran out"
 		run sort <<< "$stderr"
-		assert_output "modreap: ERROR: could not reclaim alpha: 1 rotting instance kept: 1 task inside its code$rcu, 1 kprobe on its code$ran$hint
+		assert_output "modreap: ERROR: could not reclaim alpha: 1 rotting instance kept: 1 task inside its code$rcu, kprobes on its code$ran$hint
 modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins"
 	done
 	# --force stopped alpha's RCU callback, and nothing else changed

@@ -85,3 +85,45 @@ worker() {
 	assert_success
 	assert_output --regexp 'live 0 rotting 0$'
 }
+
+# kernel/scenarios' handshake: a load that waits for a name still Loading
+# is seen waiting by its /proc/PID/wchan (load_module, as on the kernel),
+# not by a delay; the file is gone once the wait ends.
+@test "a load waiting for a name still Loading reads load_module in /proc/PID/wchan, and only while it waits" {
+	mkdir -p "$K/behaviour"
+	echo "init_gate=$BATS_TEST_TMPDIR/open" > "$K/behaviour/slowinit"
+	sim_run "$SYSC" finit "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/first" &
+	local first=$! second i
+	for ((i = 0; i < 600; i++)); do
+		[ "$(sim_run awk '$1 == "slowinit" { print $5 }' /proc/modules)" = Loading ] && break
+		sleep 0.05
+	done
+	# the first load runs init, it does not wait for a name
+	run sim_run cat "/proc/$first/wchan"
+	assert_failure
+	# the loading process's own pid, as a guest shell's $! would be
+	sim_run sh -c 'echo $$ > "$1"; exec "$2" finit "$3"' sh "$BATS_TEST_TMPDIR/pid" \
+		"$SYSC" "$(fixture slowinit)" > "$BATS_TEST_TMPDIR/second" &
+	local job=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$BATS_TEST_TMPDIR/pid" ] && break
+		sleep 0.05
+	done
+	second=$(cat "$BATS_TEST_TMPDIR/pid")
+	for ((i = 0; i < 600; i++)); do
+		[ "$(sim_run cat "/proc/$second/wchan" 2> /dev/null)" = load_module ] && break
+		sleep 0.05
+	done
+	run sim_run cat "/proc/$second/wchan"
+	assert_success
+	assert_output load_module
+	touch "$BATS_TEST_TMPDIR/open"
+	wait "$first"
+	wait "$job" || true # sysc exits non-zero on an errno; its output says which
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/first")" ok
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/second")" EEXIST
+	run sim_run cat "/proc/$second/wchan"
+	assert_failure
+	assert_equal "$(ls -A "$K/root/proc" | grep -c '^[0-9]')" 0
+	assert_equal "$(sim_state | awk '$1 == "live" && $2 == "slowinit"' | wc -l)" 1
+}

@@ -201,9 +201,11 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 		callbacks_words(cb, sizeof(cb), k);
 		add_reason(buf, cap, "%s", cb);
 	}
-	if (k->why & ROT_KEPT_KPROBE)
-		add_reason(buf, cap, "%u %s on its code", k->probes,
-			   k->probes == 1 ? "kprobe" : "kprobes");
+	/* probes counts instances with a kprobe, not kprobes (rot-abi R4) */
+	if ((k->why & ROT_KEPT_KPROBE) && k->kept > 1)
+		add_reason(buf, cap, "kprobes on the code of %u", k->probes);
+	else if (k->why & ROT_KEPT_KPROBE)
+		add_reason(buf, cap, "kprobes on its code");
 	/* R5: the kernel marks every instance a forced reclaim still kept when its wait ran out */
 	if (k->why & ROT_KEPT_RUNNING)
 		add_reason(buf, cap, "still in use when the forced reclaim's wait ran out");

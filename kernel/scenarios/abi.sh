@@ -93,45 +93,50 @@ r=$($ROTCTL delete permanent 0x200)
 row permanent-force "R=0,ok,none,rot=1,R=1" "R=$t0,$r,$(live_state permanent),rot=$(rotting_count permanent),R=$(taint_r)" \
 	"O_TRUNC unloads a permanent module (it rots) and taints R"
 
-# Loading: a module whose init is still running
-$ROTCTL load "$MODDIR/slowinit.ko" >/dev/null &
+# Loading: a module whose init is still running (until its gate opens)
+$ROTCTL load "$MODDIR/slowinit.ko" $(gate slowinit init) >/dev/null &
 wait_state slowinit Loading
 st=$(live_state slowinit)
 r=$($ROTCTL delete slowinit 0)
+open_gate slowinit
 wait
 row loading-busy "Loading,EBUSY,Live" "$st,$r,$(live_state slowinit)" "delete_module while init runs: EBUSY"
 
 # Loading a name that is still Loading waits for it, then EEXIST.
 r=$($ROTCTL delete slowinit 0)
-$ROTCTL load "$MODDIR/slowinit.ko" >/dev/null &
+$ROTCTL load "$MODDIR/slowinit.ko" $(gate slowinit init) >/dev/null &
 wait_state slowinit Loading
 st=$(live_state slowinit)
-r2=$(load_raw slowinit)
+$ROTCTL load "$MODDIR/slowinit.ko" >slowinit.second &
+wait_name_waiter $!
+open_gate slowinit
 wait
-row load-while-loading "ok,Loading,EEXIST,Live,rot=1" "$r,$st,$r2,$(live_state slowinit),rot=$(rotting_count slowinit)" \
+row load-while-loading "ok,Loading,EEXIST,Live,rot=1" "$r,$st,$(cat slowinit.second),$(live_state slowinit),rot=$(rotting_count slowinit)" \
 	"loading a name still Loading waits for it, then EEXIST"
+rm -f slowinit.second
 
 # Loading a name whose load is still Loading and then fails: it waits,
 # then EBUSY; the failed load is not retried in its place.
-$ROTCTL load "$MODDIR/slowfail.ko" >slowfail.first &
+$ROTCTL load "$MODDIR/slowfail.ko" $(gate slowfail init) >slowfail.first &
 wait_state slowfail Loading
 st=$(live_state slowfail)
-r=$(load_raw slowfail)
+$ROTCTL load "$MODDIR/slowfail.ko" >slowfail.second &
+wait_name_waiter $!
+open_gate slowfail
 wait
 row load-while-loading-fails "Loading,EBUSY,ENODEV,none,rot=1" \
-	"$st,$r,$(cat slowfail.first),$(live_state slowfail),rot=$(rotting_count slowfail)" \
+	"$st,$(cat slowfail.second),$(cat slowfail.first),$(live_state slowfail),rot=$(rotting_count slowfail)" \
 	"loading a name still Loading whose init then fails: waits, then EBUSY, nothing loaded"
-rm -f slowfail.first
+rm -f slowfail.first slowfail.second
 
-# Loading a name that is still Unloading: EBUSY at once.
-# On the real kernel the exit waits for its gate, so "at once" does not
-# depend on how slow the guest is; the simulator's exit just takes 1.5 s.
-r=$(load slowexit gate=1)
+# Loading a name that is still Unloading: EBUSY at once.  The exit waits
+# for its gate on both kernels.
+r=$(load slowexit "$(gate slowexit exit)")
 $ROTCTL delete slowexit 0 >/dev/null &
 wait_state slowexit Unloading
 st=$(live_state slowexit)
 r2=$(load_raw slowexit)
-[ "$SIDE" = real ] && echo 0 >/sys/module/slowexit/parameters/gate
+open_gate slowexit
 wait
 row load-while-unloading "ok,Unloading,EBUSY,none,rot=1" "$r,$st,$r2,$(live_state slowexit),rot=$(rotting_count slowexit)" \
 	"loading a name still Unloading: EBUSY, nothing loaded"

@@ -80,7 +80,7 @@ note "reclaim reply: $w"
 # WARN from rotting code prints both.
 r=$($ROTCTL load "$MODDIR/rottimer.ko")
 $ROTCTL delete rottimer 0 >/dev/null
-sleep 1
+wait_log "rottimer: done, timer stopped"
 listed=$(dmesg | grep -c 'Modules linked in:.*\[rotting:.* rottimer')
 marked=$(dmesg | grep -c 'running in rottimer_tick+0x0/0x[0-9a-f]* \[rottimer rotting\]')
 row oops-names-rotting "ok,listed,marked" "$r,$( [ "$listed" -ge 1 ] && echo listed || echo unlisted),$( [ "$marked" -ge 1 ] && echo marked || echo unmarked)" \

@@ -22,7 +22,7 @@ r=$(rc $RMMOD rottimer)
 rot_addr=$(awk '$1 == "rottimer" { print $6; exit }' /proc/rotting_modules)
 rot_area=$(vmalloc_area "$addr")
 note "vmallocinfo while rotting: $rot_area"
-sleep 1
+wait_log "rottimer: done, timer stopped"
 ticks=$(dmesg | grep -c 'rottimer: tick [0-9]* after exit')
 # Every tick resolves; the first may come while rmmod still runs (the
 # module is Unloading, not yet rotting, on the other CPU), the last is

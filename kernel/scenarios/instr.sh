@@ -28,7 +28,12 @@ load rotcall >/dev/null
 b0=$(cat $P/bytes)
 echo 'p:rotprobe rotcall:rotcall_fn+5' >>$T/kprobe_events
 echo 1 >$T/events/kprobes/rotprobe/enable
-sleep 1
+# The optimiser rewrites the probe into a jump a few jiffies later.
+i=0
+while ! grep -q 'rotcall_fn+0x5.*\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list 2>/dev/null && [ $i -lt 600 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 b1=$(cat $P/bytes)
 opt=$(grep -c 'rotcall_fn+0x5.*\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list 2>/dev/null)
 r1=$(call 3)

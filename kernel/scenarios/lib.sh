@@ -2,7 +2,8 @@
 # (SIDE=real) and under dash on the host inside the simulated kernel
 # (SIDE=sim); the same rows run on both and kernel/run.sh compares them.
 #
-# The caller exports: SIDE (real|sim), MODDIR (test modules: alpha.ko ...),
+# The caller exports: SIDE (real|sim), SIMDIR (sim: the simulated kernel),
+# MODDIR (test modules: alpha.ko ...),
 # ROTCTL (the syscall helper), LSMOD, RMMOD, MODREAP (the suite's tools)
 # and optionally LOADER (the suite's insmod: "$LOADER FILE" loads).
 #
@@ -93,9 +94,56 @@ rc() {
 }
 
 # Wait until NAME shows STATE in /proc/modules (at most about 10 s).
+# Handshakes with a test module, so that no row depends on how slow the
+# guest or the host is.  gate NAME init|exit prints the load parameters
+# that make NAME's init (or its exit) wait until open_gate NAME; on the
+# simulator the wait is a behaviour of the fixture (init_gate=, exit_gate=
+# in $SIMDIR/behaviour/NAME), so it prints nothing there.
+gate() { # NAME init|exit
+	if [ "$SIDE" = sim ]; then
+		mkdir -p "$SIMDIR/behaviour"
+		rm -f "$SIMDIR/gate.$1"
+		echo "$2_gate=$SIMDIR/gate.$1" >"$SIMDIR/behaviour/$1"
+	else
+		echo gate=1
+	fi
+}
+
+open_gate() { # NAME
+	if [ "$SIDE" = sim ]; then
+		touch "$SIMDIR/gate.$1"
+	else
+		echo 0 >"/sys/module/$1/parameters/gate"
+	fi
+}
+
+# wait_name_waiter PID: until the load PID (a program, not a shell
+# function: its pid must be the loading task) sleeps waiting for a name that
+# is still Loading (at most 30 s).  The kernel inlines that wait
+# (add_unformed_module) into load_module, so the task's wchan says
+# load_module; the simulator serves the same file while its load waits.
+wait_name_waiter() { # PID
+	i=0
+	while [ "$(cat "/proc/$1/wchan" 2>/dev/null)" != load_module ] && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# wait_log PATTERN: until the kernel log has a line matching PATTERN (an
+# extended regular expression), at most 30 s: for what a timer or a
+# worker in the guest says when it is done, however slow the guest.
+wait_log() { # PATTERN
+	i=0
+	while ! dmesg | grep -Eq "$1" && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 wait_state() { # NAME STATE
 	i=0
-	while [ "$(live_state "$1")" != "$2" ] && [ $i -lt 200 ]; do
+	while [ "$(live_state "$1")" != "$2" ] && [ $i -lt 600 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done

@@ -380,7 +380,45 @@ static int init_failed(const struct sim *s, uint32_t id)
 	return 0;
 }
 
+/*
+ * While a load sleeps waiting for a name still Loading, its
+ * /proc/PID/wchan reads load_module, as on the kernel (which inlines
+ * add_unformed_module's wait there): a test's handshake for "the second
+ * load is waiting", where a delay would only hope so. DIR/root/proc/PID/
+ * wchan, served by paths.c; removed when the wait ends.
+ */
+static void wchan_publish(const char *dir, int waiting)
+{
+	char rel[64], pid[PATH_MAX], wchan[PATH_MAX];
+	snprintf(rel, sizeof(rel), "root/proc/%ld", (long)getpid());
+	if (!sim_path(pid, sizeof(pid), dir, rel))
+		return;
+	snprintf(rel, sizeof(rel), "root/proc/%ld/wchan", (long)getpid());
+	if (!sim_path(wchan, sizeof(wchan), dir, rel))
+		return;
+	if (waiting) {
+		if (mkdir(pid, 0755) == 0 || errno == EEXIST)
+			sim_write_atomic(wchan, "load_module\n", 12);
+	} else {
+		unlink(wchan);
+		rmdir(pid);
+	}
+}
+
+static int wait_for_name_locked(struct sim *s, const char *name, int *waited);
+
 static int wait_for_name(struct sim *s, const char *name)
+{
+	int waited = 0, saved, err = wait_for_name_locked(s, name, &waited);
+	if (waited) {
+		saved = errno;
+		wchan_publish(s->dir, 0);
+		errno = saved;
+	}
+	return err;
+}
+
+static int wait_for_name_locked(struct sim *s, const char *name, int *waited)
 {
 	uint32_t loading_id = 0; /* the Loading instance waited for, if any */
 	for (;;) {
@@ -400,6 +438,8 @@ static int wait_for_name(struct sim *s, const char *name)
 			return -EBUSY;
 		loading_id = old->mstate == SIM_LOADING ? old->id : 0;
 		sim_unlock(s);
+		if (!*waited)
+			wchan_publish(s->dir, *waited = 1);
 		sim_sleep_ms(2);
 		int err = sim_relock(s);
 		if (err)

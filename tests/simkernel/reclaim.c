@@ -98,7 +98,7 @@ static void look_at(const struct sim_rec *r, const struct reclaim_how *how, stru
 			v->tasks += r->hold[h];
 		} else if (h == SIM_HOLD_KPROBE) {
 			v->why |= SIM_KEPT_BIT(h);
-			v->probes += r->hold[h];
+			v->probes = 1; /* R4: an instance with any kprobe, not how many */
 		} else if (h == SIM_HOLD_RUNNING) {
 			v->why |= SIM_KEPT_BIT(SIM_HOLD_TIMER); /* what a look sees of it: a timer */
 			v->callbacks += r->hold[h];
