@@ -360,7 +360,7 @@ static int parse_line(char *line, char *end, bool may_hold_nul, struct rot_modul
 
 /* Digits from *p up to a blank before end: how many (0: none, or no blank
  * after them), their value (at most 19 digits: no overflow). */
-static size_t digits_to_blank(char **p, const char *end, uint64_t *v)
+static inline size_t digits_to_blank(char **p, const char *end, uint64_t *v)
 {
 	char *s = *p, *q = s;
 	uint64_t n = 0;

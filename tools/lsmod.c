@@ -190,8 +190,13 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 	outbuf_putc(out, ' ');
 	outbuf_put_u64_right(out, rot_module_size(m), 8);
 	outbuf_put(out, "  ", 2);
-	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md P1) */
-	outbuf_put_long(out, rot_module_refcnt(m));
+	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md
+	 * P1). One digit, as on every line of a rot kernel: no conversion. */
+	long count = rot_module_refcnt(m);
+	if (count >= 0 && count < 10)
+		outbuf_putc(out, (char)('0' + count));
+	else
+		outbuf_put_long(out, count);
 
 	char sep = ' ';
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
