@@ -53,12 +53,18 @@ pairs() {
 	SIMKERNEL_DIR=$BENCH_TMP/stock LD_PRELOAD=$PRELOAD "$top/bench/pairs.py" "$@"
 	echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 }
+# The index check's kept verdicts (lib/indexcache.c) go to this run's own
+# directory, not /run/modrot: the first modrot command checks the tree,
+# the rest find its verdict. "verdict not kept" rows check it every time.
+export MODROT_INDEX_CACHE=$BENCH_TMP/index-cache
 mi="modinfo -b $root -k $ver"
 mp="modprobe -d $root -S $ver"
 
 echo
 echo "## one process per module ($count modules, each a pair)"
 pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=$K /sbin/$mi {}" "modrot modinfo NAME=$M $tree/sbin/$mi {}"
+pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=$K /sbin/$mi {}" \
+	"modrot modinfo NAME, verdict not kept=MODROT_INDEX_CACHE= $M $tree/sbin/$mi {}"
 pairs --each "$BENCH_TMP/names" 1 "kmod modprobe -D NAME=$K /sbin/$mp -D {}" "modrot modprobe -D NAME=$M $tree/sbin/$mp -D {}"
 pairs --each "$BENCH_TMP/paths" 1 "kmod modprobe --show-exports FILE=$K /sbin/$mp --show-exports {}" \
 	"modrot modprobe --show-exports FILE=$M $tree/sbin/$mp --show-exports {}"

@@ -39,6 +39,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "modrot.h"
 
 #define INDEX_MAGIC 0xB007F457u
@@ -1052,6 +1053,7 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 {
 	struct rot_moddir *d = calloc(1, sizeof(*d));
 	struct xcheck x = { 0 };
+	struct index_cache *cache = NULL;
 	char *probe = NULL, path[PATH_MAX];
 	int err = -ENOMEM;
 
@@ -1064,6 +1066,18 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 	if (!probe)
 		goto fail;
 	x.dir = probe;
+	/* The five indexes, then their texts: a verdict holds for all ten. */
+	const char *files[2 * INDEX_COUNT];
+	for (size_t i = 0; i < INDEX_COUNT; i++) {
+		files[i] = index_names[i];
+		files[INDEX_COUNT + i] = text_names[i];
+	}
+	cache = malloc(sizeof(*cache));
+	if (!cache)
+		goto fail;
+	bool keep = true;
+	if (index_cache_begin(cache, probe, files, 2 * INDEX_COUNT) == 1)
+		goto checked;
 	for (size_t i = 0; i < INDEX_COUNT; i++) {
 		unsigned char *bin;
 		size_t len;
@@ -1088,8 +1102,13 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 			}
 		} else {
 			/* Missing, or unreadable to us and so to libkmod: its own case. */
-			if (e == -ENOENT || e == -ENODATA || e == -EACCES || e == -ENOTDIR)
+			if (e == -ENOENT || e == -ENODATA)
 				continue;
+			/* Unreadable to this user, or its path broken: not kept. */
+			if (e == -EACCES || e == -ENOTDIR) {
+				keep = false;
+				continue;
+			}
 			/* Only what is not an index is left out; a failed read (EIO) or
 			 * out of memory is the caller's error, not a missing index. */
 			if (e != -EINVAL && e != -EFBIG) {
@@ -1101,6 +1120,11 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 		d->rejected_text[d->nrejected] = text;
 		d->rejected_err[d->nrejected++] = e;
 	}
+	if (keep && !d->nrejected)
+		index_cache_store(cache);
+checked:
+	free(cache);
+	cache = NULL;
 	deptext_free(&x.dep);
 	x.dep = (struct deptext){ 0 };
 	if (d->nrejected) {
@@ -1117,6 +1141,7 @@ int rot_moddir_open(const char *dirname, struct rot_moddir **out)
 	*out = d;
 	return 0;
 fail:
+	free(cache);
 	deptext_free(&x.dep);
 	if (probe != d->original)
 		free(probe);

@@ -681,7 +681,9 @@ int rot_index_check_file(const char *path);
  * private view (links to all it holds in $TMPDIR or /tmp) without the
  * indexes that fail, so libkmod reads them as missing. An index whose text
  * is missing or unreadable cannot be confirmed and is left out too.
- * dirname NULL is the running kernel's /lib/modules/RELEASE.
+ * dirname NULL is the running kernel's /lib/modules/RELEASE. A directory
+ * that passed whole is remembered by what stat(2) says of its ten files
+ * (lib/indexcache.c), and not checked again while they stay so.
  * rot_moddir_close() removes the view. Returns 0, or the -errno of an
  * index that could not be read (-EIO, -ENOMEM, ...) or of the view that
  * could not be made.

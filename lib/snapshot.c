@@ -358,6 +358,99 @@ static int parse_line(char *line, char *end, bool may_hold_nul, struct rot_modul
 	return parse_holders(f[F_HOLDERS], m, pool, reason);
 }
 
+/* Digits from *p up to a blank before end: how many (0: none, or no blank
+ * after them), their value (at most 19 digits: no overflow). */
+static inline size_t digits_to_blank(char **p, const char *end, uint64_t *v)
+{
+	char *s = *p, *q = s;
+	uint64_t n = 0;
+	for (; q < end && q - s < 19; q++) {
+		unsigned d = (unsigned)(unsigned char)*q - '0';
+		if (d > 9)
+			break;
+		n = n * 10 + d;
+	}
+	if (q == s || q == end || *q != ' ')
+		return 0;
+	*p = q + 1;
+	*v = n;
+	return (size_t)(q - s);
+}
+
+/*
+ * The lines a kernel prints, in one pass: "name size count holders
+ * Live|Rotting 0x<16 hex digits>[ (taints)]". Nothing is written until
+ * every field but the holders has passed; anything else (another state, a
+ * short address, a NUL, a long number) returns 1 untouched, for
+ * parse_line() to parse and, when wrong, to say what is wrong. The holders
+ * go last through parse_holders(), as in parse_line(). With a hundred
+ * thousand lines a second to read, splitting on blanks and then parsing
+ * each field was half of what lsmod cost.
+ */
+static int parse_line_fast(char *line, char *end, struct rot_module *m, const char **pool,
+			   const char **reason)
+{
+	char *p = memchr(line, ' ', (size_t)(end - line)), *blank[5];
+	uint64_t size, count, w[2];
+	uint32_t hi, lo;
+
+	if (!p || !valid_name(line, (size_t)(p - line)))
+		return 1;
+	blank[0] = p++;
+	if (!digits_to_blank(&p, end, &size))
+		return 1;
+	blank[1] = p - 1;
+	bool negative = p < end && *p == '-';
+	p += negative;
+	size_t cl = digits_to_blank(&p, end, &count);
+	if (!cl || cl > 10 || count > INT32_MAX)
+		return 1;
+	blank[2] = p - 1;
+	char *holders = p;
+	p = memchr(p, ' ', (size_t)(end - p));
+	if (!p || p == holders)
+		return 1;
+	blank[3] = p++;
+	enum rot_state state;
+	if (end - p > 5 && memcmp(p, "Live ", 5) == 0) {
+		state = ROT_STATE_LIVE;
+		p += 4;
+	} else if (end - p > 8 && memcmp(p, "Rotting ", 8) == 0 && !negative) {
+		state = ROT_STATE_ROTTING;
+		p += 7;
+	} else {
+		return 1;
+	}
+	blank[4] = p++;
+	if (end - p < 18 || p[0] != '0' || p[1] != 'x')
+		return 1;
+	memcpy(w, p + 2, sizeof(w));
+	if (!hex8(le64toh(w[0]), &hi) || !hex8(le64toh(w[1]), &lo))
+		return 1;
+	p += 18;
+	char *taints = NULL;
+	if (p < end) {
+		taints = p + 1;
+		size_t tl = (size_t)(end - taints);
+		if (*p != ' ' || tl < 2 || taints[0] != '(' || end[-1] != ')' ||
+		    memchr(taints, ' ', tl))
+			return 1;
+		*p = '\0';
+		end[-1] = '\0';
+	}
+	for (size_t i = 0; i < 5; i++)
+		*blank[i] = '\0';
+	*end = '\0';
+	memset(m, 0, sizeof(*m));
+	m->name = line;
+	m->size = size;
+	m->refcnt = negative ? -(int32_t)count : (int32_t)count;
+	m->state = (uint8_t)state;
+	m->address = (uint64_t)hi << 32 | lo;
+	m->taints = taints ? taints + 1 : "";
+	return parse_holders(holders, m, pool, reason);
+}
+
 static int parse_failed(int err, const char *file, size_t line, const char *reason)
 {
 	if (err == -EPROTO || err == -ERANGE)
@@ -381,7 +474,9 @@ static int parse_file(char *buf, size_t len, struct rot_module *mods, size_t *co
 		if (eol > line) {
 			struct rot_module *m = &mods[*count];
 			const char *reason = NULL;
-			int err = parse_line(line, eol, nul, m, *pool, &reason);
+			int err = nul ? 1 : parse_line_fast(line, eol, m, *pool, &reason);
+			if (err == 1)
+				err = parse_line(line, eol, nul, m, *pool, &reason);
 			if (err < 0)
 				return parse_failed(err, file, lineno, reason);
 			if (rotting != (m->state == ROT_STATE_ROTTING))

@@ -207,3 +207,97 @@ text_of() {
 	assert_equal "$stderr" ''
 	assert_line --index 2 "insmod $D/kernel/drivers/mt_net.ko "
 }
+
+# The texts modrot itself opens to check the indexes (libkmod reads only the
+# .bin files and modules.softdep): one is opened exactly when the check runs.
+texts_opened() {
+	on_kernel strace -f -qq -e trace=openat,open -o "$BATS_TEST_TMPDIR/trace" "$MODINFO" \
+		-b "$ROOT" -k 6.1.0-sim -F filename mt_snd >/dev/null 2>&1
+	grep -cE '/modules\.(alias|symbols|builtin\.modinfo)"' "$BATS_TEST_TMPDIR/trace" || true
+}
+
+@test "a directory that passed is checked once, until any of its ten files changes: a verdict file per directory" {
+	export MODROT_INDEX_CACHE=$BATS_TEST_TMPDIR/cache
+	# Files written within two seconds of a check keep no verdict: their
+	# times may not tell the next write.
+	run texts_opened
+	assert_output 3
+	assert_not_exist "$MODROT_INDEX_CACHE"
+	sleep 3
+	run texts_opened
+	assert_output 3
+	run ls -A "$MODROT_INDEX_CACHE"
+	assert_output --regexp '^index-[0-9a-f]{16}$'
+	run stat -c %a "$MODROT_INDEX_CACHE" "$MODROT_INDEX_CACHE/$output"
+	assert_output $'700\n600'
+	# Kept: no text is read, and the answer is the intact one.
+	run texts_opened
+	assert_output 0
+	run --separate-stderr ask
+	assert_equal "$stderr" ''
+	assert_line --index 0 "insmod $D/kernel/lib/mt_core.ko.zst "
+	assert_line "$D/kernel/sound/mt_snd.ko.xz"
+	# A key flipped, its modification time put back: the change time
+	# still tells, and the index is checked and refused.
+	local at
+	at=$(grep -obUa 'atform:mt_codec' "$D/modules.alias.bin" | cut -d: -f1)
+	[ -n "$at" ]
+	touch -r "$D/modules.alias.bin" "$BATS_TEST_TMPDIR/stamp"
+	poke "$D/modules.alias.bin" $((at + 14)) 'x'
+	touch -r "$BATS_TEST_TMPDIR/stamp" "$D/modules.alias.bin"
+	run --separate-stderr ask
+	assert_equal "${stderr_lines[0]}" "modprobe: WARNING: $D/modules.alias.bin does not match modules.alias: read as missing (run depmod)"
+	# A refused directory keeps no verdict, however old its files.
+	sleep 3
+	run --separate-stderr on_kernel "$MODINFO" -b "$ROOT" -k 6.1.0-sim -F filename mt_snd
+	assert_equal "$stderr" "modinfo: WARNING: $D/modules.alias.bin does not match modules.alias: read as missing (run depmod)"
+	run texts_opened
+	assert_output 3
+	# A text changed (one line more) is a change too.
+	rm -rf "$ROOT" "$MODROT_INDEX_CACHE" && cp -a "$BATS_FILE_TMPDIR/tree" "$ROOT"
+	sleep 3
+	run texts_opened
+	assert_output 3
+	run texts_opened
+	assert_output 0
+	printf '%s\n' "alias mt-more-alias mt_inst" >>"$D/modules.alias"
+	run --separate-stderr on_kernel "$MODINFO" -b "$ROOT" -k 6.1.0-sim -F filename mt_snd
+	assert_success
+	assert_equal "$stderr" "modinfo: WARNING: $D/modules.alias.bin does not match modules.alias: read as missing (run depmod)"
+}
+
+@test "a verdict file others could have written is not trusted, and MODROT_INDEX_CACHE= keeps none" {
+	export MODROT_INDEX_CACHE=$BATS_TEST_TMPDIR/cache
+	sleep 3
+	run texts_opened
+	assert_output 3
+	local verdict
+	verdict=$(ls "$MODROT_INDEX_CACHE"/index-*)
+	chmod 0622 "$verdict"
+	run texts_opened
+	assert_output 3
+	chmod 0600 "$verdict"
+	chown nobody "$verdict"
+	run texts_opened
+	assert_output 3
+	# Garbage of the right size is a verdict that matches nothing.
+	rm -f "$verdict"
+	head -c 736 /dev/zero >"$verdict"
+	chmod 0600 "$verdict"
+	run texts_opened
+	assert_output 3
+	# Rewritten by that run: kept again.
+	run texts_opened
+	assert_output 0
+	# A directory others can write is not used.
+	rm -rf "$MODROT_INDEX_CACHE" && mkdir -m 0777 "$MODROT_INDEX_CACHE"
+	run texts_opened
+	assert_output 3
+	run ls -A "$MODROT_INDEX_CACHE"
+	assert_output ''
+	export MODROT_INDEX_CACHE=
+	run texts_opened
+	assert_output 3
+	run texts_opened
+	assert_output 3
+}

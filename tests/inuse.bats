@@ -24,10 +24,10 @@ kmod_probe() { on_kernel "$KMOD_MODPROBE" -C "$MODTREE_CONF" "$@"; }
 	"$SIM" mount "$K" mtfs /dev/vdb /srv
 	run on_kernel "$LSMOD" -r -n -o name,holders,devices,mounts,inuse
 	assert_success
-	assert_output "mt_snd  0 0 false
-mt_extra  0 0 false
+	assert_output "mt_snd - 0 0 false
+mt_extra - 0 0 false
 mt_codec mt_snd 1 0 true
-mtfs_tools  0 0 false
+mtfs_tools - 0 0 false
 mtfs mtfs_tools 0 1 true
 mt_fscore mtfs 0 0 true"
 }

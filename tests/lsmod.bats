@@ -3,6 +3,8 @@
 
 load helpers/tools
 
+bats_require_minimum_version 1.5.0
+
 setup() {
 	kernel_new rot
 }
@@ -24,7 +26,7 @@ setup() {
 	assert_success
 	size=$(kernel_state | awk '$1 == "rotting" && $2 == "delta" { print $3 }')
 	assert_line --index 1 --regexp '^alpha '
-	assert_line --index 2 "$(printf '%-19s %8d  0 [rotting]' delta "$size")"
+	assert_line --index 2 "$(printf '%-19s %8d  0 [rotting]' '(delta)' "$size")"
 }
 
 @test "lsmod shows a rotting instance's pins in the Used by count, and in PINS for -o and -J" {
@@ -37,7 +39,7 @@ setup() {
 	assert_success
 	size=$(kernel_state | awk '$1 == "rotting" && $2 == "delta" { print $3 }')
 	assert_line --index 1 --regexp '^alpha +[0-9]+  0$'
-	assert_line --index 2 "$(printf '%-19s %8d  3 [rotting]' delta "$size")"
+	assert_line --index 2 "$(printf '%-19s %8d  3 [rotting]' '(delta)' "$size")"
 	run on_kernel "$LSMOD" -o name,refcnt,pins,state -r -n
 	assert_success
 	assert_output "alpha 0 0 live
@@ -154,8 +156,64 @@ delta 0 3 rotting"
 	kmod_load alpha beta
 	run on_kernel "$LSMOD" -r -n
 	assert_success
-	assert_line --index 0 --regexp '^beta [0-9]+ 0  live$'
+	assert_line --index 0 --regexp '^beta [0-9]+ 0 - live$'
 	assert_line --index 1 --regexp '^alpha [0-9]+ 0 beta live$'
+}
+
+@test "lsmod -r prints no empty field: an empty or unknown cell is -, and every row splits into as many fields as the header" {
+	kmod_load alpha beta oot
+	kmod_unload beta
+	local cols=name,size,refcnt,holders,state,taints,permanent,percpu,devices,mounts,inuse,pins
+	for kernel in rot stock; do
+		[ "$kernel" = rot ] || { kernel_new stock; kmod_load alpha beta oot; }
+		run --separate-stderr on_kernel "$LSMOD" -r -o "$cols"
+		assert_success
+		local listing=$output
+		assert_equal "$(awk '{ print NF }' <<<"$listing" | sort -u)" 12
+		run awk '$0 ~ /  / || / $/ || /^ / { print "blank field: " $0 }' <<<"$listing"
+		assert_output ''
+	done
+	# beta: no holders, no taints; on a stock kernel no per-CPU figures.
+	run grep -E '^beta [0-9]+ 0 - live - false - 0 0 false 0$' <<<"$listing"
+	assert_success
+	run on_kernel "$LSMOD" -r -n
+	assert_line --regexp '^beta [0-9]+ 0 - live$'
+}
+
+@test "scripts that ask whether a module is loaded are not fooled by a rotting instance" {
+	kmod_load alpha oot delta
+	kmod_unload oot
+	kmod_unload delta
+	kmod_load delta
+	# oot only rots, delta rots and is live again, alpha is live.
+	run on_kernel "$LSMOD"
+	assert_success
+	assert_line --regexp '^\(oot\) +[0-9]+  0 \[rotting\]$'
+	assert_line --regexp '^\(delta\) +[0-9]+  0 \[rotting\]$'
+	local listing=$output name
+	for name in oot delta alpha; do
+		local want=no
+		[ "$name" = oot ] || want=yes
+		run sh -c 'if grep -q "^$1 "; then echo yes; else echo no; fi' sh "$name" <<<"$listing"
+		assert_output "$want"
+		run sh -c 'awk -v n="$1" '"'"'$1 == n { f = 1 } END { print f ? "yes" : "no" }'"'" sh "$name" <<<"$listing"
+		assert_output "$want"
+		run sh -c 'if cut -d" " -f1 | grep -qx "$1"; then echo yes; else echo no; fi' sh "$name" <<<"$listing"
+		assert_output "$want"
+		# What Ansible's community.general.modprobe and systemd's
+		# ConditionPathExists=/sys/module/NAME read: the kernel's own.
+		run on_kernel sh -c 'if grep -q "^$1 " /proc/modules; then echo yes; else echo no; fi' sh "$name"
+		assert_output "$want"
+		run on_kernel sh -c 'if [ -e "/sys/module/$1" ]; then echo yes; else echo no; fi' sh "$name"
+		assert_output "$want"
+	done
+	# The rotting instances stay in the default listing, and in --rotting's.
+	run on_kernel "$LSMOD" --rotting
+	assert_line --index 1 --regexp '^\((delta|oot)\) '
+	assert_line --index 2 --regexp '^\((delta|oot)\) '
+	assert_line --index 3 --regexp '^2 rotting instances, '
+	run on_kernel "$LSMOD" --live
+	refute_output --partial '('
 }
 
 @test "lsmod rejects an unknown option with one line and exit 2" {

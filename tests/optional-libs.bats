@@ -8,6 +8,8 @@
 
 load helpers/tools
 
+bats_require_minimum_version 1.5.0
+
 INSMOD=$top_builddir/tools/insmod
 SIGN=$top_srcdir/tests/helpers/sign-module.sh
 ALL_OPTIONAL="libcrypto.so.3 libelf.so.1 libzstd.so.1 liblzma.so.5 libkmod.so.2"
@@ -119,4 +121,30 @@ refused_for() {
 	assert_success
 	assert_equal "$stderr" ""
 	is_live delta
+}
+
+@test "modinfo and modprobe open libkmod for their first lookup only: -V and --help run without it, a lookup names it in one line" {
+	break_libs $ALL_OPTIONAL
+	local t
+	for t in modinfo modprobe; do
+		run --separate-stderr with_broken "$top_builddir/tools/$t" -V
+		assert_success
+		assert_equal "$stderr" ""
+		assert_output "$t (modrot) $(on_kernel "$LSMOD" -V | awk '{ print $NF }')"
+		run --separate-stderr with_broken "$top_builddir/tools/$t" --help
+		assert_success
+		assert_equal "$stderr" ""
+	done
+	mkdir -p "$BATS_TEST_TMPDIR/root/lib/modules/6.1.0-sim"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr with_broken "$top_builddir/tools/modinfo" "$FIXTURES/delta.ko"
+	assert_equal "$status" 1
+	assert_output ""
+	assert_equal "$stderr" "modinfo: ERROR: libkmod.so.2 could not be loaded: $BROKEN/libkmod.so.2: file too short"
+	run --separate-stderr with_broken "$top_builddir/tools/modprobe" -d "$BATS_TEST_TMPDIR/root" -S 6.1.0-sim delta
+	assert_equal "$status" 1
+	assert_output ""
+	assert_equal "$stderr" "modprobe: ERROR: libkmod.so.2 could not be loaded: $BROKEN/libkmod.so.2: file too short"
+	assert_equal "$(kernel_state)" "$before"
 }

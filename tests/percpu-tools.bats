@@ -188,8 +188,8 @@ pcpu1500 rotting 1500"
 	run --separate-stderr on_kernel "$LSMOD" -r -n -o name,percpu
 	assert_success
 	assert_equal "$stderr" ""
-	assert_output "alpha 
-pcpu512 "
+	assert_output "alpha -
+pcpu512 -"
 	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
 	assert_success
 	assert_equal "$(jq -c '[.modules[] | .percpu]' <<<"$output")" '[null,null]'

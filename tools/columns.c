@@ -61,6 +61,7 @@ int listing_start(struct listing *l, const struct column_info *cols, const int *
 	l->ids = ids;
 	l->nids = nids < COLUMNS_MAX ? nids : COLUMNS_MAX;
 	l->json = style->json;
+	l->raw = style->raw;
 	if (l->json) {
 		l->w = w;
 		for (size_t i = 0; i < l->nids; i++) {
@@ -103,6 +104,10 @@ static void text_cell(struct listing *l, size_t col, const char *s)
 {
 	if (l->err || !l->ln)
 		return;
+	/* Raw rows are split on blanks: an empty cell would shift every
+	 * field after it. ps(1)'s and ss(8)'s "-" stands in. */
+	if (l->raw && !*s)
+		s = "-";
 	if (scols_line_set_data(l->ln, col, s) < 0)
 		l->err = -ENOMEM;
 }

@@ -48,6 +48,7 @@ struct listing {
 	const int *ids;
 	size_t nids;
 	bool json;
+	bool raw;                  /* an empty cell is "-" */
 	struct json_writer *w;     /* JSON */
 	struct libscols_table *tb; /* text */
 	struct libscols_line *ln;
@@ -67,7 +68,7 @@ void listing_str(struct listing *l, size_t col, const char *s);
 void listing_u64(struct listing *l, size_t col, uint64_t v);
 void listing_i64(struct listing *l, size_t col, int64_t v);
 void listing_bool(struct listing *l, size_t col, bool v);
-/* Unknown (not empty): JSON null, an empty text cell. */
+/* Unknown (not empty): JSON null, an empty text cell ("-" in raw). */
 void listing_unknown(struct listing *l, size_t col);
 void listing_list_begin(struct listing *l, size_t col);
 void listing_list_item(struct listing *l, const char *s);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kmod-lazy.h"
 #include "kmodlog.h"
 
 /* One libkmod line: errors and warnings as the tool's, the rest only with -v. */
@@ -112,6 +113,12 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 	/* stderr goes to a memory file while kmod_new() runs: libkmod's
 	 * default logger writes there, raw. Without one, the lines are lost
 	 * rather than printed unsanitised. */
+	/* libkmod itself, on the first context: a tool that makes none maps none. */
+	if (kmod_lazy_open() < 0) {
+		cli_error("%s", kmod_lazy_error());
+		errno = ELIBACC;
+		return NULL;
+	}
 	fflush(stderr);
 	int saved = dup(STDERR_FILENO);
 	int mem = saved >= 0 ? memfd_create("libkmod-log", MFD_CLOEXEC) : -1;

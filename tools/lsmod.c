@@ -100,21 +100,30 @@ static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
 	}
 }
 
-/*
- * The per-CPU module reserve (/proc/module_percpu), read only when a
- * PERCPU column or the --rotting total needs it. Absent (a stock kernel,
- * an older rot kernel): every PERCPU cell is unknown and the total says
- * nothing of the reserve.
- */
-static struct rot_percpu *percpu;
-static uint64_t *percpu_of; /* per position in percpu_snap */
-static const struct rot_snapshot *percpu_snap;
+/* What one listing read, and what its cells need. */
+struct lsmod_run {
+	const struct rot_snapshot *snap; /* the modules listed */
+	/*
+	 * The per-CPU module reserve (/proc/module_percpu), read only when a
+	 * PERCPU column or the --rotting total needs it. Absent (a stock
+	 * kernel, an older rot kernel): every PERCPU cell is unknown and the
+	 * total says nothing of the reserve.
+	 */
+	struct rot_percpu *percpu;
+	uint64_t *percpu_of; /* per position in snap */
+	/* For MOUNTS and INUSE: the mount table, read once when the first
+	 * such cell is made. */
+	struct rot_usage_ctx *usage_ctx;
+	bool usage_ctx_read;
+	bool cell_failed; /* a cell could not be made, for a reason already printed */
+};
 
-static int read_percpu(const struct rot_snapshot *snap, bool column)
+static int read_percpu(struct lsmod_run *r, bool column)
 {
+	const struct rot_snapshot *snap = r->snap;
 	if (!rot_snapshot_has_rot(snap))
 		return 0;
-	int err = rot_percpu_read(&percpu);
+	int err = rot_percpu_read(&r->percpu);
 	/* The total line's reserve is extra: a reader the kernel keeps out
 	 * gets the total without it, where a PERCPU column asked for fails. */
 	if (err == -ENOENT || (!column && (err == -EACCES || err == -EPERM)))
@@ -125,18 +134,17 @@ static int read_percpu(const struct rot_snapshot *snap, bool column)
 			  cli_read_error(err, why, sizeof(why)));
 		return err;
 	}
-	percpu_of = malloc((rot_snapshot_count(snap) + 1) * sizeof(*percpu_of));
-	if (!percpu_of) {
+	r->percpu_of = malloc((rot_snapshot_count(snap) + 1) * sizeof(*r->percpu_of));
+	if (!r->percpu_of) {
 		cli_error("out of memory");
 		return -ENOMEM;
 	}
-	rot_percpu_per_module(percpu, snap, percpu_of);
-	percpu_snap = snap;
+	rot_percpu_per_module(r->percpu, snap, r->percpu_of);
 	return 0;
 }
 
 /* "; per-CPU reserve 8192 bytes: 7500 held by rotting instances, 692 free" */
-static void put_reserve_total(struct outbuf *out)
+static void put_reserve_total(struct outbuf *out, const struct rot_percpu *percpu)
 {
 	uint64_t held = 0;
 	for (size_t i = 0; i < rot_percpu_count(percpu); i++)
@@ -151,13 +159,22 @@ static void put_reserve_total(struct outbuf *out)
 	outbuf_puts(out, " free");
 }
 
-/* kmod's row: printf("%-19s %8ld  %d") then " holder1,holder2". Names come
- * from a kernel file: they reach the terminal sanitised. */
+/*
+ * kmod's row: printf("%-19s %8ld  %d") then " holder1,holder2". Names come
+ * from a kernel file: they reach the terminal sanitised.
+ *
+ * A rotting instance's name is in parentheses: scripts ask whether a module
+ * is loaded with `grep -q "^NAME "` or `awk '$1 == NAME'`, and an instance
+ * that only rots is not loaded. "(gamma)" is never a module's name.
+ */
 static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 {
 	const char *name = rot_module_name(m);
 	size_t nl = strlen(name);
+	bool rotting = rot_module_is_rotting(m);
 
+	if (rotting)
+		outbuf_putc(out, '(');
 	if (cli_text_is_safe(name, nl)) {
 		outbuf_put(out, name, nl);
 	} else {
@@ -165,12 +182,21 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 		cli_put_safe(out, name);
 		nl = out->len - before;
 	}
+	if (rotting) {
+		outbuf_putc(out, ')');
+		nl += 2;
+	}
 	outbuf_pad(out, ' ', nl < 19 ? 19 - nl : 0);
 	outbuf_putc(out, ' ');
 	outbuf_put_u64_right(out, rot_module_size(m), 8);
 	outbuf_put(out, "  ", 2);
-	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md P1) */
-	outbuf_put_long(out, rot_module_refcnt(m));
+	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md
+	 * P1). One digit, as on every line of a rot kernel: no conversion. */
+	long count = rot_module_refcnt(m);
+	if (count >= 0 && count < 10)
+		outbuf_putc(out, (char)('0' + count));
+	else
+		outbuf_put_long(out, count);
 
 	char sep = ' ';
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
@@ -184,13 +210,14 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 		outbuf_putc(out, sep);
 		outbuf_puts(out, "[permanent]");
 	}
-	if (rot_module_is_rotting(m))
+	if (rotting)
 		outbuf_puts(out, " [rotting]");
 	outbuf_putc(out, '\n');
 }
 
-static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapshot *snap)
+static int print_kmod_layout(const struct lsmod_opts *o, const struct lsmod_run *r)
 {
+	const struct rot_snapshot *snap = r->snap;
 	struct outbuf out;
 	bool rot = rot_snapshot_has_rot(snap);
 	uint64_t rot_bytes = 0;
@@ -214,8 +241,8 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 		outbuf_puts(&out, rot_count == 1 ? " rotting instance, " : " rotting instances, ");
 		outbuf_put_u64_right(&out, rot_bytes, 0);
 		outbuf_puts(&out, " bytes");
-		if (percpu)
-			put_reserve_total(&out);
+		if (r->percpu)
+			put_reserve_total(&out, r->percpu);
 		outbuf_putc(&out, '\n');
 	}
 	int err = outbuf_flush(&out);
@@ -223,41 +250,33 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct rot_snapsh
 	return err;
 }
 
-/* Set when a cell could not be made for a reason already printed. */
-static bool cell_failed;
-
-/* For MOUNTS and INUSE: the snapshot listed and the mount table, read once
- * when the first such cell is made. */
-static const struct rot_snapshot *listed;
-static struct rot_usage_ctx *usage_ctx;
-static bool usage_ctx_read;
-
-static int usage_of(const struct rot_module *m, struct rot_usage *u)
+static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_usage *u)
 {
 	int err = 0;
-	if (!usage_ctx_read) {
-		usage_ctx_read = true;
+	if (!r->usage_ctx_read) {
+		r->usage_ctx_read = true;
 		char what[4096];
-		err = rot_usage_read(NULL, &usage_ctx, what, sizeof(what));
+		err = rot_usage_read(NULL, &r->usage_ctx, what, sizeof(what));
 		if (err < 0) {
 			if (err != -ENOMEM) {
 				cli_error("cannot tell which modules are in use: could not read %s: %s",
 					  what, cli_input_error(err));
-				cell_failed = true;
+				r->cell_failed = true;
 			}
 			return err;
 		}
 	}
-	err = rot_module_usage(usage_ctx, listed, m, NULL, u);
+	err = rot_module_usage(r->usage_ctx, r->snap, m, NULL, u);
 	if (err < 0 && err != -ENOMEM) {
 		cli_error("could not count the devices of %s: %s", rot_module_name(m),
 			  strerror(-err));
-		cell_failed = true;
+		r->cell_failed = true;
 	}
 	return err;
 }
 
-static int set_cell(struct listing *l, size_t col, const struct rot_module *m, int id)
+static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const struct rot_module *m,
+		    int id)
 {
 	char num[32];
 
@@ -295,8 +314,8 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 		listing_bool(l, col, rot_module_is_permanent(m));
 		break;
 	case COL_PERCPU:
-		if (percpu_of)
-			listing_u64(l, col, percpu_of[rot_snapshot_index_of(percpu_snap, m)]);
+		if (r->percpu_of)
+			listing_u64(l, col, r->percpu_of[rot_snapshot_index_of(r->snap, m)]);
 		else
 			listing_unknown(l, col);
 		break;
@@ -312,7 +331,7 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 				if (err != -ENOMEM) {
 					cli_error("could not count the devices of %s: %s",
 						  rot_module_name(m), strerror(-err));
-					cell_failed = true;
+					r->cell_failed = true;
 				}
 				return err;
 			}
@@ -323,7 +342,7 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 	case COL_MOUNTS:
 	case COL_INUSE: {
 		struct rot_usage u;
-		int err = usage_of(m, &u);
+		int err = usage_of(r, m, &u);
 		if (err < 0)
 			return err;
 		if (id == COL_MOUNTS)
@@ -336,8 +355,9 @@ static int set_cell(struct listing *l, size_t col, const struct rot_module *m, i
 	return 0;
 }
 
-static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *snap)
+static int print_table(const struct lsmod_opts *o, struct lsmod_run *r)
 {
+	const struct rot_snapshot *snap = r->snap;
 	struct json_writer w;
 	struct listing l;
 	int err = o->style.json ? json_start_stdout(&w) : 0;
@@ -351,7 +371,7 @@ static int print_table(const struct lsmod_opts *o, const struct rot_snapshot *sn
 			continue;
 		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
-			err = set_cell(&l, c, m, o->ids[c]);
+			err = set_cell(r, &l, c, m, o->ids[c]);
 	}
 	/* A cell that failed: no half table is printed (JSON still closes). */
 	if (err < 0 && !l.err)
@@ -440,27 +460,26 @@ int main(int argc, char *argv[])
 		return CLI_EXIT_UNSUPPORTED;
 	}
 
-	listed = snap;
-
+	struct lsmod_run r = { .snap = snap };
 	bool column = false;
 	for (size_t c = 0; o.table && c < o.nids; c++)
 		column |= o.ids[c] == COL_PERCPU;
 	bool need_percpu = column || (!o.table && o.which == SHOW_ROTTING);
-	if (need_percpu && (err = read_percpu(snap, column)) < 0) {
+	if (need_percpu && (err = read_percpu(&r, column)) < 0) {
 		rot_snapshot_free(snap);
 		return cli_exit_for_errno(err);
 	}
 
-	err = o.table ? print_table(&o, snap) : print_kmod_layout(&o, snap);
-	rot_usage_close(usage_ctx);
+	err = o.table ? print_table(&o, &r) : print_kmod_layout(&o, &r);
+	rot_usage_close(r.usage_ctx);
 	rot_snapshot_free(snap);
-	rot_percpu_free(percpu);
-	free(percpu_of);
+	rot_percpu_free(r.percpu);
+	free(r.percpu_of);
 	if (err == -ENOMEM) {
 		cli_error("out of memory");
 		return CLI_EXIT_PARTIAL;
 	}
-	if (cell_failed)
+	if (r.cell_failed)
 		return CLI_EXIT_PARTIAL;
 	if (err < 0)
 		cli_output_failed(err);

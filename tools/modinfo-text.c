@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,12 +28,18 @@ static int text_err;
  * escaped, in every layout; the
  * newline and tab of libkmod's multi-line signature layout stay.
  */
-static void put_text(const char *s, int len)
+/* Asked once: a module's record is a hundred lines, each put in pieces. */
+static bool stdout_tty(void)
 {
 	static int tty = -1;
 	if (tty < 0)
 		tty = isatty(STDOUT_FILENO);
-	if (!tty) {
+	return tty;
+}
+
+static void put_text(const char *s, int len)
+{
+	if (!stdout_tty()) {
 		fwrite(s, 1, len, stdout);
 		return;
 	}
@@ -79,7 +86,7 @@ static void put_key(const char *key, char sep)
 	size_t n = strlen(key);
 	/* A key is module text as much as its value: the same sanitiser,
 	 * and on a terminal no line break or tab kept either. */
-	if (!isatty(STDOUT_FILENO)) {
+	if (!stdout_tty()) {
 		fputs(key, stdout);
 	} else {
 		char *safe = cli_safe_dup(key);

@@ -471,7 +471,8 @@ int main(int argc, char *argv[])
 		goto out;
 	run.ctx = cli_kmod_new(dir, no_config);
 	if (!run.ctx) {
-		cli_error("out of memory");
+		if (errno != ELIBACC)
+			cli_error("out of memory");
 		goto out;
 	}
 	/* The indexes mapped once, as modprobe has them: without this libkmod
@@ -510,7 +511,8 @@ int main(int argc, char *argv[])
 	}
 	status = run.failures ? CLI_EXIT_PARTIAL : CLI_EXIT_OK;
 out:
-	kmod_unref(run.ctx);
+	if (run.ctx)
+		kmod_unref(run.ctx);
 	free(run.groups);
 	free(run.percpu_groups);
 	rot_percpu_free(run.percpu);

@@ -471,6 +471,8 @@ static int context_new(struct modprobe_run *r)
 	 * tools' one log function: sanitised, and none with -q. */
 	cli_set_quiet(o->quiet);
 	r->ctx = cli_kmod_new(dirname, o->config_paths);
+	if (!r->ctx && errno == ELIBACC)
+		return -ELIBACC;
 	if (!r->ctx) {
 		cli_error("could not set up libkmod for %s: out of memory",
 			  dirname ? dirname : "the running kernel");

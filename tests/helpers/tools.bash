@@ -22,6 +22,9 @@ load /usr/lib/bats/bats-file/load.bash
 # suite may set its own before loading this file. bats runs its watchdog
 # as a background job of the test: wait for a pid, never a bare `wait`.
 : "${BATS_TEST_TIMEOUT:=1200}"
+# The index check's kept verdicts (lib/indexcache.c) stay in the test's
+# own directory: root's default, /run/modrot, is the machine's.
+export MODROT_INDEX_CACHE=${BATS_TEST_TMPDIR:-${BATS_FILE_TMPDIR:?}}/index-cache
 SIM=$top_builddir/tests/simkernel/simkernel
 FIXTURES=$top_builddir/tests/fixtures/out
 LSMOD=$top_builddir/tools/lsmod
