@@ -131,36 +131,19 @@ enum rot_unload_flags {
  */
 int rot_unload(const char *name, unsigned flags);
 
-/*
- * rot_reclaim_run() without flags, for callers that want only the count.
- * Frees the rotting instances of name and taints
- * the kernel R. Returns the number of instances freed (> 0), as the kernel
- * counts them (rot-abi.md revision 2; a revision-1 kernel returns 0, and
- * then the snapshot's count of name's rotting instances is returned, plus
- * one if the snapshot's live instance has been unloaded since). A
- * stock kernel ignores unknown flag bits and would unload the live module
- * instead, so this refuses with -EOPNOTSUPP unless the snapshot shows a
- * rot kernel. -ENOENT: nothing of that name rots. -EBUSY: every instance
- * is still in use (an armed timer, queued work, an RCU callback or a probe
- * points into it) and none was freed; some refused instances may also
- * stay behind a positive return.
- */
-int rot_reclaim(const struct rot_snapshot *snap, const char *name);
-
-/*
- * rot_reclaim_run() with ROT_RECLAIM_FORCE. On a revision-2 kernel
- * (O_TRUNC) it frees instances still in use too; on revision 1, which
- * refuses the combination and checks nothing, a plain reclaim.
- */
-int rot_reclaim_force(const struct rot_snapshot *snap, const char *name);
-
-/* rot_reclaim_run() flags */
+/* rot_reclaim() flags */
 enum rot_reclaim_flags {
 	/* ROT_RECLAIM_FORCE (rot-abi.md R5): stop the timers, work and RCU
 	 * callbacks left in the instances first; pinned instances, instances a
 	 * task is inside, with a kprobe or with a callback still running stay.
-	 * On a revision-2 kernel, O_TRUNC: everything is freed. */
+	 * On a revision-2 kernel, O_TRUNC: everything is freed; on revision 1,
+	 * which refuses the combination and checks nothing, a plain reclaim. */
 	ROT_RECLAIM_FORCE = 1 << 0,
+	/* The caller unloaded the snapshot's live module of that name since
+	 * the snapshot was read: its instance rots now, and is counted as
+	 * seen (at the size the kernel lists for it when the snapshot saw it
+	 * still Loading, whose size counted init memory). */
+	ROT_RECLAIM_UNLOADED = 1 << 1,
 };
 
 /* Why a reclaim kept instances (rot_reclaim_result.why), as the kernel says (R4). */
@@ -172,33 +155,53 @@ enum rot_reclaim_flags {
 #define ROT_KEPT_KPROBE 0x20u  /* a kprobe on its text */
 #define ROT_KEPT_RUNNING 0x40u /* a callback still running after the forced wait */
 
-/* What one reclaim of a name did. */
+/* What one reclaim of a name did (since 0.1). */
 struct rot_reclaim_result {
-	unsigned freed;     /* instances freed */
-	unsigned kept;      /* instances of the name left rotting */
-	unsigned why;       /* ROT_KEPT_* over the kept instances */
-	unsigned pins;      /* outstanding pins of the kept instances */
-	unsigned tasks;     /* tasks inside them */
-	unsigned callbacks; /* timers, work, RCU callbacks pointing in */
-	unsigned probes;    /* kprobes on their text */
-	uint64_t bytes;     /* bytes freed */
-	uint64_t percpu;    /* per-CPU bytes returned to the reserve */
+	unsigned freed;      /* instances freed */
+	unsigned kept;       /* instances of the name left rotting as still in use */
+	unsigned why;        /* ROT_KEPT_* over the kept instances (revision 3; else 0) */
+	unsigned pins;       /* outstanding pins of the kept instances */
+	unsigned tasks;      /* tasks inside them */
+	unsigned callbacks;  /* timers, work, RCU callbacks pointing in */
+	unsigned probes;     /* kprobes on their text */
+	uint64_t bytes;      /* bytes freed */
+	uint64_t kept_bytes; /* bytes the kept instances hold */
+	uint64_t percpu;     /* per-CPU bytes returned to the reserve (revision 3; else 0) */
 	/* The rot-abi revision that answered: 3 the counts above are the
-	 * kernel's reply; 2 or 1 (delete_module) only freed is known (on 1,
-	 * estimated as rot_reclaim() says) and the rest reads 0. */
+	 * kernel's reply; 2 or 1 (delete_module) only the count freed is the
+	 * kernel's (on 1, estimated from the snapshot), and the rest is
+	 * accounted from what the snapshot saw and what rots after. */
 	unsigned revision;
+	/* 0, or the negative errno of reading the kernel again to tell what
+	 * the freed instances held or how many stay: the counts are then
+	 * estimates from the snapshot alone. */
+	int recount_err;
 };
 
 /*
- * Reclaims the rotting instances of name: ioctl(ROT_IOC_RECLAIM) on
+ * Reclaims the rotting instances of name, and accounts for them: one entry
+ * point for every tool (since 0.1). ioctl(ROT_IOC_RECLAIM) on
  * /proc/rotting_modules (rot-abi.md R1-R9); only a kernel that answers
- * ENOTTY (revision 2 or 1) is asked with delete_module(MODULE_RECLAIM).
+ * ENOTTY (revision 2 or 1) is asked with delete_module(MODULE_RECLAIM). On
+ * revision 3 the kernel's reply is the result (and what kept instances
+ * hold is read from /proc/rotting_modules). On revision 2 or 1 the count
+ * freed is the kernel's (revision 1 returns 0: then it is what the
+ * snapshot saw rot, plus the snapshot's live instance if it has been
+ * unloaded since); when it differs from what the snapshot saw (a
+ * concurrent unload added an instance, some were kept, another caller
+ * freed some first), /proc/rotting_modules is read once more to tell how
+ * many stay and what the freed ones held. A stock kernel ignores unknown
+ * flag bits and would unload the live module instead, so this refuses
+ * with -EOPNOTSUPP unless the snapshot shows a rot kernel.
+ *
  * Returns the number freed (> 0), or -EBUSY when instances were kept and
- * none freed; *res is filled in both cases. -ENOENT nothing of that name
- * rots, -EOPNOTSUPP the snapshot is of a stock kernel, -EPERM, -EINVAL.
+ * none freed; *res is filled in both cases (and zeroed otherwise).
+ * -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM, -EINVAL.
+ * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD): rot_taint_read()
+ * around a run tells the change.
  */
-int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
-		    struct rot_reclaim_result *res);
+int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		struct rot_reclaim_result *res);
 
 /*
  * Whether the running kernel refuses to reclaim instances still in use
@@ -207,12 +210,6 @@ int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned 
  * stock or revision-1 kernel), another negative errno if unreadable.
  */
 int rot_reclaim_checks(void);
-
-/*
- * Reads /proc/rotting_modules alone: how many instances of name rot now,
- * and the bytes they hold. -ENOENT on a kernel without rot support.
- */
-int rot_rotting_total(const char *name, size_t *instances, uint64_t *bytes);
 
 /* Rotting instances of one name. */
 struct rot_group {
@@ -229,11 +226,21 @@ int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_grou
 				size_t *ngroups);
 
 /*
- * Reads /proc/rotting_modules alone: how many instances of name rot, and
- * the size of the newest. What a failed init just left is found this way
- * without a whole snapshot. -ENOENT on a kernel without rot support.
+ * The one count of a name's rotting instances, in a snapshot (since 0.1):
+ * returns how many of name rot there, and puts the bytes they hold in
+ * *bytes and the size of the newest in *newest_size (0 when none); either
+ * may be NULL. name is compared as the kernel lists it (normalised).
  */
-int rot_rotting_of(const char *name, size_t *instances, uint64_t *newest_size);
+size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name, uint64_t *bytes,
+			       uint64_t *newest_size);
+
+/*
+ * The same count read now from /proc/rotting_modules alone (since 0.1):
+ * what a failed init just left, or what a reclaim kept, is found this way
+ * without a whole snapshot. Any output may be NULL. -ENOENT on a kernel
+ * without rot support; -EPROTO for a malformed file.
+ */
+int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
 /*
  * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so

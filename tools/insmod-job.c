@@ -42,13 +42,13 @@ static void refuse(struct insmod_job *job, const struct insmod_env *env)
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
 static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 {
-	size_t before = 0, after;
+	size_t after;
 	uint64_t newest;
 	const char *name = job_name(job);
 
 	if (!env->rot)
 		return;
-	int err = rot_rotting_of(name, &after, &newest);
+	int err = rot_rotting_of(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
 		size_t used = strlen(job->message);
@@ -56,9 +56,7 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 			 "; whether its init left rot is unknown (%s)", strerror(-err));
 		return;
 	}
-	for (size_t i = rot_snapshot_live_count(env->snap); i < rot_snapshot_count(env->snap); i++)
-		before += strcmp(rot_module_name(rot_snapshot_module(env->snap, i)), name) == 0;
-	if (after <= before)
+	if (after <= rot_snapshot_rotting_of(env->snap, name, NULL, NULL))
 		return;
 	job->rot_bytes = newest;
 	size_t used = strlen(job->message);

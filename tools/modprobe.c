@@ -153,10 +153,7 @@ int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out)
 size_t mp_rot_accounted(struct modprobe_run *r, const char *name)
 {
 	const struct rot_snapshot *snap = mp_snapshot(r);
-	size_t n = 0;
-	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0;
-	     snap && i < rot_snapshot_count(snap); i++)
-		n += strcmp(rot_module_name(rot_snapshot_module(snap, i)), name) == 0;
+	size_t n = snap ? rot_snapshot_rotting_of(snap, name, NULL, NULL) : 0;
 	for (size_t i = 0; i < r->ntally; i++)
 		if (!strcmp(r->tally[i].name, name))
 			n += r->tally[i].instances;

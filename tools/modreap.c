@@ -398,7 +398,7 @@ static void note_refusal(struct reap_run *r, const char *name, size_t instances)
 }
 
 /* -J: what kept name's instances, the latest reply per name */
-static void note_kept(struct reap_run *r, const char *name, const struct reclaim_outcome *out)
+static void note_kept(struct reap_run *r, const char *name, const struct rot_reclaim_result *out)
 {
 	struct kept_name *k = NULL;
 	for (size_t i = 0; i < r->nkept && !k; i++)
@@ -412,8 +412,7 @@ static void note_kept(struct reap_run *r, const char *name, const struct reclaim
 		k = &r->kept[r->nkept++];
 		snprintf(k->name, sizeof(k->name), "%s", name);
 	}
-	k->reply = out->reply;
-	k->reply.kept = (unsigned)out->refused;
+	k->reply = *out;
 }
 
 static void forget_refusal(struct reap_run *r, const char *name)
@@ -477,12 +476,12 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
  * kernel freed every instance, else what the kernel no longer counts.
  */
 static uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held,
-			     const struct reclaim_outcome *out)
+			     const struct rot_reclaim_result *out)
 {
 	if (!held || !out->freed)
 		return 0;
 	r->pc_fresh = false;
-	if (r->opts->dry_run || !out->refused)
+	if (r->opts->dry_run || !out->kept)
 		return held;
 	uint64_t left = held;
 	int err = read_reserve(r);
@@ -499,25 +498,23 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 {
 	const struct rot_group *g = &groups[i];
 	const struct reap_opts *o = r->opts;
-	struct reclaim_outcome out = { .freed = g->instances, .bytes = g->bytes };
+	struct rot_reclaim_result out = { .freed = (unsigned)g->instances, .bytes = g->bytes };
+	int err = 0;
 
-	if (!o->dry_run) {
-		struct reclaim_seen seen = { g->instances, g->bytes,
-					     g->instances ? g->bytes / g->instances : 0 };
-		reclaim_name(snap, g->name, &seen, o->force, &out);
-	}
-	if (out.err < 0 && out.err != -EBUSY) {
-		cli_error("could not reclaim module %s: %s%s", g->name, strerror(-out.err),
-			  cli_errno_hint(out.err));
-		cli_outcome_failed(&r->outcome, out.err);
+	if (!o->dry_run)
+		err = rot_reclaim(snap, g->name, o->force ? ROT_RECLAIM_FORCE : 0, &out);
+	if (err < 0 && err != -EBUSY) {
+		cli_error("could not reclaim module %s: %s%s", g->name, strerror(-err),
+			  cli_errno_hint(err));
+		cli_outcome_failed(&r->outcome, err);
 		return false;
 	}
-	if (out.count_err < 0) {
+	if (out.recount_err < 0) {
 		char msg[512];
 		progress_clear(bar);
-		count_error_message(msg, sizeof(msg), g->name, out.count_err);
+		count_error_message(msg, sizeof(msg), g->name, out.recount_err);
 		cli_error("%s", msg);
-		cli_outcome_failed(&r->outcome, out.count_err);
+		cli_outcome_failed(&r->outcome, out.recount_err);
 	}
 	if (out.freed) {
 		struct rot_group freed = { g->name, out.freed, out.bytes };
@@ -536,9 +533,9 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 			cli_flush_stdout();
 		}
 	}
-	if (!out.refused && o->watch)
+	if (!out.kept && o->watch)
 		forget_refusal(r, g->name);
-	if (out.refused) {
+	if (out.kept) {
 		char msg[512];
 		progress_clear(bar);
 		refused_message(msg, sizeof(msg), g->name, &out, "modreap --force", o->force);
@@ -546,10 +543,10 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 		if (o->json)
 			note_kept(r, g->name, &out);
 		if (!o->watch)
-			r->refused += out.refused;
+			r->refused += out.kept;
 		cli_outcome_failed(&r->outcome, -EBUSY);
 		if (o->watch)
-			note_refusal(r, g->name, out.refused);
+			note_refusal(r, g->name, out.kept);
 	}
 	return out.freed > 0;
 }

@@ -328,45 +328,29 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 	return 0;
 }
 
-/* What the snapshot saw rot under name; one more instance counts as the newest. */
-static struct reclaim_seen rotting_of(const struct rot_snapshot *snap, const char *name)
+/* Frees what rots under name (lib counts it: unloaded says this run
+ * unloaded its live module since the snapshot). */
+static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bool was_live)
 {
-	struct reclaim_seen c = { 0, 0, 0 };
-	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (strcmp(rot_module_name(m), name) == 0) {
-			if (c.instances++ == 0)
-				c.unit = rot_module_size(m);
-			c.bytes += rot_module_size(m);
-		}
-	}
-	/* what a concurrent unload leaves (while Loading, SIZE counts init memory too) */
-	const struct rot_module *live = rot_snapshot_find_live(snap, name);
-	if (live && rot_module_state(live) != ROT_STATE_LOADING)
-		c.unit = rot_module_size(live);
-	return c;
-}
-
-/* Frees what rots under name; c counts what the snapshot (and this run) saw rot. */
-static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_seen c, bool was_live)
-{
-	struct reclaim_outcome o;
-	reclaim_name(r->snap, name, &c, r->opts->unload_flags & ROT_UNLOAD_FORCE, &o);
-	if (o.err == -ENOENT) {
-		failed(r, name, o.err, false, "Module %s has no rotting instances%s", name,
+	struct rot_reclaim_result o;
+	bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
+	unsigned flags = (forced ? ROT_RECLAIM_FORCE : 0) | (unloaded ? ROT_RECLAIM_UNLOADED : 0);
+	int err = rot_reclaim(r->snap, name, flags, &o);
+	if (err == -ENOENT) {
+		failed(r, name, err, false, "Module %s has no rotting instances%s", name,
 		       was_live ? "" : " and is not currently loaded");
 		return;
 	}
-	if (o.err < 0 && o.err != -EBUSY) {
-		failed(r, name, o.err, false, "could not reclaim module %s: %s%s", name,
-		       strerror(-o.err), cli_errno_hint(o.err));
+	if (err < 0 && err != -EBUSY) {
+		failed(r, name, err, false, "could not reclaim module %s: %s%s", name,
+		       strerror(-err), cli_errno_hint(err));
 		return;
 	}
-	if (o.count_err < 0) {
+	if (o.recount_err < 0) {
 		char msg[512];
-		count_error_message(msg, sizeof(msg), name, o.count_err);
+		count_error_message(msg, sizeof(msg), name, o.recount_err);
 		cli_flush_stdout();
-		failed(r, name, o.count_err, false, "%s", msg);
+		failed(r, name, o.recount_err, false, "%s", msg);
 	}
 	if (o.freed) {
 		r->reclaimed++;
@@ -376,19 +360,17 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 		if (!r->opts->json)
 			report_reclaimed(name, o.freed, o.bytes, false);
 	}
-	if (o.refused) {
+	if (o.kept) {
 		/* The user asked for all of them: what stays is a failure. */
 		char msg[512];
-		bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
 		refused_message(msg, sizeof(msg), name, &o, "rmmod --reclaim -f", forced);
 		cli_flush_stdout();
-		r->refused += o.refused;
+		r->refused += o.kept;
 		failed(r, name, -EBUSY, false, "%s", msg);
 		if (r->opts->json && r->nrecords && !strcmp(r->records[r->nrecords - 1].name, name)) {
 			struct rmmod_record *rec = &r->records[r->nrecords - 1];
 			rec->has_kept = true;
-			rec->kept = o.reply;
-			rec->kept.kept = (unsigned)o.refused;
+			rec->kept = o;
 		}
 	}
 }
@@ -396,26 +378,14 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 static void reclaim_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *live = find_present(r, name);
-	struct reclaim_seen c = rotting_of(r->snap, name);
+	bool rots = rot_snapshot_rotting_of(r->snap, name, NULL, NULL) > 0;
 
 	/* A live module that will not unload (holders, say) is reported, and
 	 * what already rots under its name is still reclaimed. */
 	bool unloaded = live && unload_one(r, name) == 0;
-	if (unloaded) {
-		uint64_t size = rot_module_size(live);
-		size_t n;
-		/* Seen Loading, its SIZE counted init memory, freed since: ask
-		 * what the instance it left rotting holds. */
-		if (rot_module_state(live) == ROT_STATE_LOADING &&
-		    rot_rotting_of(name, &n, &size) < 0)
-			size = rot_module_size(live);
-		c.instances++;
-		c.bytes += size;
-		c.unit = size;
-	}
-	if (live && !unloaded && c.instances == 0)
+	if (live && !unloaded && !rots)
 		return;
-	reclaim_rot(r, name, c, live != NULL);
+	reclaim_rot(r, name, unloaded, live != NULL);
 }
 
 /*
@@ -535,10 +505,7 @@ static void unload_unused(struct rmmod_run *r)
 		} else if (unload_one(r, name) < 0) {
 			continue;
 		} else if (r->opts->reclaim) {
-			struct reclaim_seen c = rotting_of(snap, name);
-			c.instances++;
-			c.bytes += rot_module_size(m);
-			reclaim_rot(r, name, c, true);
+			reclaim_rot(r, name, true, true);
 		}
 		unloaded++;
 		bytes += rot_module_size(m);
