@@ -394,6 +394,37 @@ size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot
 /* The rule itself. */
 bool rot_usage_in_use(const struct rot_usage *u);
 
+/* rot_snapshot_unused() flags */
+enum rot_unused_flags {
+	ROT_UNUSED_PERMANENT = 1 << 0, /* permanent modules too (a forced unload takes them) */
+};
+
+/*
+ * The live modules nothing uses (since 0.1): unused[i] for
+ * rot_snapshot_module(snap, i), for each i below rot_snapshot_live_count().
+ * A module whose holders are all unused is unused too, once they are
+ * gone: the set is the largest one closed under "held by", found by
+ * treating the candidates as gone. Candidates are modules in state Live
+ * (permanent ones only with ROT_UNUSED_PERMANENT); ctx as for
+ * rot_module_usage(). Returns 0, -ENOMEM, or the negative errno of
+ * reading a module's bound devices with *failed set to its index: devices
+ * that cannot be counted are not known to be none, so the rule fails
+ * closed (unused is then all false).
+ */
+int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+			unsigned flags, bool *unused, size_t *failed);
+
+/*
+ * What the kernel itself refuses an unload for, told from the snapshot so
+ * that a refusal costs no syscall (since 0.1): -EWOULDBLOCK when a holder
+ * not marked gone is live, or, on a stock kernel and without
+ * ROT_UNLOAD_FORCE, m holds references beyond its holders (an open
+ * device, a mount); -ENOENT when m is NULL; else 0. Bound devices and
+ * mounts are the in-use rule's (rot_module_usage()), not the kernel's.
+ */
+int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_module *m,
+			    const bool *gone, unsigned unload_flags);
+
 /* ---- kernel taint ---- */
 
 #define ROT_TAINT_FORCED_RMMOD (1UL << 3) /* 'R': reclaim or forced unload */

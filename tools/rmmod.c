@@ -255,29 +255,11 @@ static void mark_gone(struct rmmod_run *r, const struct rot_module *m)
 		r->gone[rot_snapshot_index_of(r->snap, m)] = true;
 }
 
-/* Checks what the snapshot already tells, so a refusal costs no syscall. */
-static int precheck(const struct rmmod_run *r, const struct rot_module *m)
-{
-	if (!m)
-		return -ENOENT;
-	/* On a stock kernel each holder also holds a reference; holders this
-	 * run unloaded have dropped theirs. */
-	long refs = rot_module_refcnt(m);
-	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
-		if (find_present(r, rot_module_holder(m, i)))
-			return -EWOULDBLOCK;
-		if (!rot_snapshot_has_rot(r->snap))
-			refs--;
-	}
-	if (!(r->opts->unload_flags & ROT_UNLOAD_FORCE) && refs > 0)
-		return -EWOULDBLOCK;
-	return 0;
-}
-
 static int unload_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *m = find_present(r, name);
-	int err = precheck(r, m);
+	/* what the snapshot already tells costs no syscall */
+	int err = rot_module_unload_check(r->snap, m, r->gone, r->opts->unload_flags);
 
 	if (err == 0)
 		err = rot_unload(name, r->opts->unload_flags);
@@ -389,21 +371,18 @@ static void reclaim_one(struct rmmod_run *r, const char *name)
 }
 
 /*
- * --unused: a live module is unused when the in-use rule (lib: holders,
- * bound devices, mounts of its file system types and, on a stock kernel,
- * foreign references) finds nothing. A module whose holders are all
- * unused is unused too, once they are gone: the set is the largest one
- * closed under "held by", found by treating the candidates as gone.
+ * --unused: the live modules lib's in-use rule (holders, bound devices,
+ * mounts of its file system types and, on a stock kernel, foreign
+ * references) finds unused, holders of them included (rot_snapshot_unused()).
  */
 static int unused_set(struct rmmod_run *r, bool **out)
 {
 	const struct rot_snapshot *snap = r->snap;
-	size_t n = rot_snapshot_live_count(snap);
+	size_t n = rot_snapshot_live_count(snap), at = 0;
 	bool *in = calloc(n + 1, sizeof(*in));
-	struct rot_usage *use = calloc(n + 1, sizeof(*use));
 	struct rot_usage_ctx *ctx = NULL;
 	char what[4096] = "";
-	int err = in && use ? rot_usage_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
+	int err = in ? rot_usage_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
@@ -416,42 +395,25 @@ static int unused_set(struct rmmod_run *r, bool **out)
 			       what, cli_input_error(err));
 		goto fail;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		in[i] = rot_module_state(m) == ROT_STATE_LIVE &&
-			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE));
-		if (!in[i])
-			continue;
-		/* Devices that cannot be counted are not known to be none. */
-		err = rot_module_usage(ctx, snap, m, NULL, &use[i]);
-		if (err < 0) {
-			failed(r, rot_module_name(m), err, false,
-			       "cannot tell which modules are unused: could not read "
-			       "/sys/module/%s/drivers: %s; nothing unloaded",
-			       rot_module_name(m), strerror(-err));
-			goto fail;
-		}
+	unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
+	err = rot_snapshot_unused(ctx, snap, flags, in, &at);
+	if (err == -ENOMEM) {
+		failed(r, "", err, false, "out of memory");
+		goto fail;
 	}
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (size_t i = 0; i < n; i++) {
-			if (!in[i])
-				continue;
-			use[i].holders =
-				rot_module_live_holders(snap, rot_snapshot_module(snap, i), in);
-			if (rot_usage_in_use(&use[i])) {
-				in[i] = false;
-				changed = true;
-			}
-		}
+	if (err < 0) {
+		const char *name = rot_module_name(rot_snapshot_module(snap, at));
+		failed(r, name, err, false,
+		       "cannot tell which modules are unused: could not read "
+		       "/sys/module/%s/drivers: %s; nothing unloaded",
+		       name, strerror(-err));
+		goto fail;
 	}
 	rot_usage_close(ctx);
-	free(use);
 	*out = in;
 	return 0;
 fail:
 	rot_usage_close(ctx);
-	free(use);
 	free(in);
 	return err;
 }
