@@ -8,6 +8,11 @@
  * a negative errno value and never print; the tools turn results into
  * words and exit codes. Every function declared here is listed in
  * libmodrot.sym, and nothing else is exported.
+ *
+ * Since: every symbol here is in the version node LIBMODROT_1 and was
+ * added in modrot 0.1 unless its comment names a later release; a symbol
+ * added later goes into a new node of libmodrot.sym and says "since X.Y"
+ * here. docs/architecture.md reviews this interface.
  */
 #ifndef MODROT_H
 #define MODROT_H
@@ -34,6 +39,7 @@ enum rot_state {
 
 struct rot_snapshot;
 struct rot_module;
+struct rot_modfile; /* a module file read into memory (see "module files") */
 
 /*
  * Reads /proc/modules and, where it exists, /proc/rotting_modules, each
@@ -308,8 +314,6 @@ enum rot_percpu_fit {
 	ROT_PERCPU_NO_ROOM, /* larger than the largest free extent: the load fails with ENOMEM */
 	ROT_PERCPU_NEVER,   /* larger than the reserve, or an area the kernel never gives */
 };
-
-struct rot_modfile;
 
 /*
  * A module file's per-CPU data, as the kernel's percpu_modalloc() reads it:
@@ -588,8 +592,6 @@ enum rot_problem {
 	ROT_PROBLEM_BAD_SIGNATURE,     /* rot_preflight.sig says how */
 };
 
-struct rot_modfile;
-
 /*
  * Reads path, decompresses it (by magic, not by name) and inspects its ELF
  * headers and .modinfo with libelf. Returns a negative errno when the file
@@ -758,21 +760,19 @@ int rot_loader_new(struct rot_loader **out);
 void rot_loader_free(struct rot_loader *loader);
 
 /*
- * Inserts the module file at path (plain or compressed; libkmod reads it)
- * with the parameter string params. Returns the kernel's negative errno
- * (libkmod's own messages are silenced: the tool says it once).
+ * The one load entry point (since 0.1). With mf NULL, inserts the module
+ * file at path (plain or compressed; libkmod reads it) with flags. With
+ * mf, inserts the image rot_modfile_read() read (decompressed by modrot)
+ * with init_module(2): the bytes preflight looked at, and --verify
+ * verified, are the bytes the kernel gets, whatever the path names by
+ * now; path is then unused, loader may be NULL, and nothing can be forced
+ * (forcing rewrites the image: flags other than 0 are -EINVAL). params is
+ * the parameter string (NULL: none). Returns the kernel's negative errno
+ * (libkmod's own messages are silenced: the tool says it once); -ENOEXEC
+ * for a modfile with a problem; -EINVAL for a missing path or loader.
  */
-int rot_loader_insert(struct rot_loader *loader, const char *path, const char *params,
-		      unsigned flags);
-
-/*
- * Inserts the image rot_modfile_read() read (decompressed by modrot) with
- * init_module(2): the bytes preflight looked at, and --verify verified,
- * are the bytes the kernel gets, whatever the path names by now. Nothing
- * can be forced this way (forcing rewrites the image). Returns the
- * kernel's negative errno; -ENOEXEC for a modfile with a problem.
- */
-int rot_load_image(const struct rot_modfile *mf, const char *params);
+int rot_loader_load(struct rot_loader *loader, const char *path, const struct rot_modfile *mf,
+		    const char *params, unsigned flags);
 
 /* True when libkmod can read the file's modinfo: how to tell whether this
  * system's libkmod decompresses a format modrot does not (gzip). */

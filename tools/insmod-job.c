@@ -108,9 +108,9 @@ void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot
 {
 	/* --verify inserts the very buffer it verified: libkmod would open the
 	 * path again, and a path can name other bytes by then. */
-	int err = env->keyring
-			  ? rot_load_image(job->mf, job->params)
-			  : rot_loader_insert(loader, job->path, job->params, env->opts->load_flags);
+	int err = env->keyring ? rot_loader_load(loader, job->path, job->mf, job->params, 0)
+			       : rot_loader_load(loader, job->path, NULL, job->params,
+						 env->opts->load_flags);
 	if (err == 0) {
 		job->result = JOB_LOADED;
 		return;
