@@ -246,11 +246,6 @@ int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, s
 	return 0;
 }
 
-int rot_usage_open(const char *moddir, struct rot_usage_ctx **out)
-{
-	return rot_usage_read(moddir, out, NULL, 0);
-}
-
 void rot_usage_close(struct rot_usage_ctx *c)
 {
 	if (!c)

@@ -365,11 +365,9 @@ struct rot_usage_ctx;
  * The rule fails closed: an input that cannot be read (missing, a
  * directory, not a regular file, over 64 MiB, unreadable, and
  * modules.alias missing beside modules.alias.bin) is -errno, never "no
- * users".
+ * users"; then what (cap bytes; may be NULL) gets the path of the input
+ * that could not be read ("" when none: out of memory).
  */
-int rot_usage_open(const char *moddir, struct rot_usage_ctx **out);
-/* As rot_usage_open(); on failure what (cap bytes) gets the path of the
- * input that could not be read ("" when none: out of memory). */
 int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_close(struct rot_usage_ctx *ctx);
 
