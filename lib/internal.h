@@ -66,6 +66,29 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
  * when it can: failures only lose the saving. */
 void index_cache_store(const struct index_cache *c);
 
+/* ---- reclaim accounting (unload.c) ---- */
+
+/* What a run saw rot under a name before reclaiming it. */
+struct reclaim_seen {
+	size_t instances;
+	uint64_t bytes;
+	/* The size of one instance it did not see: one a concurrent unload
+	 * left (the live module's size when known). */
+	uint64_t unit;
+};
+
+/* From the snapshot, and the live instance the caller unloaded since
+ * (ROT_RECLAIM_UNLOADED). */
+void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		     struct reclaim_seen *seen);
+/* Whether reclaim_estimate() will count instances freed beyond those seen
+ * (so seen->unit must be known). */
+bool reclaim_needs_unit(const struct reclaim_seen *seen, size_t freed, size_t left);
+/* From res->freed (the kernel's count), what was seen and what still rots
+ * (left instances holding left_bytes): res->bytes, res->kept, res->kept_bytes. */
+void reclaim_estimate(const struct reclaim_seen *seen, size_t left, uint64_t left_bytes,
+		      struct rot_reclaim_result *res);
+
 /* ---- devices (devices.c): a device set built by hand, for tests ---- */
 struct rot_devices;
 struct rot_devices *devices_new(void);

@@ -246,11 +246,6 @@ int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, s
 	return 0;
 }
 
-int rot_usage_open(const char *moddir, struct rot_usage_ctx **out)
-{
-	return rot_usage_read(moddir, out, NULL, 0);
-}
-
 void rot_usage_close(struct rot_usage_ctx *c)
 {
 	if (!c)
@@ -300,4 +295,64 @@ int rot_module_usage(const struct rot_usage_ctx *c, const struct rot_snapshot *s
 bool rot_usage_in_use(const struct rot_usage *u)
 {
 	return u->holders || u->devices || u->mounts || u->refs > 0;
+}
+
+int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+			unsigned flags, bool *unused, size_t *failed)
+{
+	size_t n = rot_snapshot_live_count(snap);
+	struct rot_usage *use = calloc(n + 1, sizeof(*use));
+	int err = 0;
+
+	memset(unused, 0, n * sizeof(*unused));
+	if (!use)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct rot_module *m = rot_snapshot_module(snap, i);
+		unused[i] = rot_module_state(m) == ROT_STATE_LIVE &&
+			    (!rot_module_is_permanent(m) || (flags & ROT_UNUSED_PERMANENT));
+		if (!unused[i])
+			continue;
+		err = rot_module_usage(ctx, snap, m, NULL, &use[i]);
+		if (err < 0) {
+			*failed = i;
+			memset(unused, 0, n * sizeof(*unused));
+			free(use);
+			return err;
+		}
+	}
+	/* Each round drops the candidates still used by the rest; what stays
+	 * is held by nothing but candidates, which go first. */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t i = 0; i < n; i++) {
+			if (!unused[i])
+				continue;
+			use[i].holders =
+				rot_module_live_holders(snap, rot_snapshot_module(snap, i), unused);
+			if (rot_usage_in_use(&use[i])) {
+				unused[i] = false;
+				changed = true;
+			}
+		}
+	}
+	free(use);
+	return 0;
+}
+
+int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_module *m,
+			    const bool *gone, unsigned unload_flags)
+{
+	if (!m)
+		return -ENOENT;
+	if (rot_module_live_holders(snap, m, gone))
+		return -EWOULDBLOCK;
+	/* On a stock kernel each holder also holds a reference; holders gone
+	 * have dropped theirs. A rot kernel's count is always 0. */
+	long refs = rot_module_refcnt(m);
+	if (!rot_snapshot_has_rot(snap))
+		refs -= (long)rot_module_holder_count(m);
+	if (!(unload_flags & ROT_UNLOAD_FORCE) && refs > 0)
+		return -EWOULDBLOCK;
+	return 0;
 }

@@ -45,7 +45,7 @@ void rot_loader_free(struct rot_loader *l)
 	free(l);
 }
 
-int rot_loader_insert(struct rot_loader *l, const char *path, const char *params, unsigned flags)
+static int insert_path(struct rot_loader *l, const char *path, const char *params, unsigned flags)
 {
 	struct kmod_module *mod;
 	int err = kmod_module_new_from_path(l->ctx, path, &mod);
@@ -61,7 +61,7 @@ int rot_loader_insert(struct rot_loader *l, const char *path, const char *params
 	return err;
 }
 
-int rot_load_image(const struct rot_modfile *mf, const char *params)
+static int insert_image(const struct rot_modfile *mf, const char *params)
 {
 	size_t len;
 	const void *image = rot_modfile_image(mf, &len);
@@ -71,6 +71,15 @@ int rot_load_image(const struct rot_modfile *mf, const char *params)
 	if (syscall(SYS_init_module, image, (unsigned long)len, params ? params : "") == 0)
 		return 0;
 	return -errno;
+}
+
+int rot_loader_load(struct rot_loader *l, const char *path, const struct rot_modfile *mf,
+		    const char *params, unsigned flags)
+{
+	if (!mf)
+		return l && path ? insert_path(l, path, params, flags) : -EINVAL;
+	/* forcing rewrites the image: what was checked would not be what loads */
+	return flags ? -EINVAL : insert_image(mf, params);
 }
 
 bool rot_loader_can_read(struct rot_loader *l, const char *path)

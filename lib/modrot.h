@@ -8,6 +8,11 @@
  * a negative errno value and never print; the tools turn results into
  * words and exit codes. Every function declared here is listed in
  * libmodrot.sym, and nothing else is exported.
+ *
+ * Since: every symbol here is in the version node LIBMODROT_1 and was
+ * added in modrot 0.1 unless its comment names a later release; a symbol
+ * added later goes into a new node of libmodrot.sym and says "since X.Y"
+ * here. docs/architecture.md reviews this interface.
  */
 #ifndef MODROT_H
 #define MODROT_H
@@ -34,6 +39,7 @@ enum rot_state {
 
 struct rot_snapshot;
 struct rot_module;
+struct rot_modfile; /* a module file read into memory (see "module files") */
 
 /*
  * Reads /proc/modules and, where it exists, /proc/rotting_modules, each
@@ -131,36 +137,19 @@ enum rot_unload_flags {
  */
 int rot_unload(const char *name, unsigned flags);
 
-/*
- * rot_reclaim_run() without flags, for callers that want only the count.
- * Frees the rotting instances of name and taints
- * the kernel R. Returns the number of instances freed (> 0), as the kernel
- * counts them (rot-abi.md revision 2; a revision-1 kernel returns 0, and
- * then the snapshot's count of name's rotting instances is returned, plus
- * one if the snapshot's live instance has been unloaded since). A
- * stock kernel ignores unknown flag bits and would unload the live module
- * instead, so this refuses with -EOPNOTSUPP unless the snapshot shows a
- * rot kernel. -ENOENT: nothing of that name rots. -EBUSY: every instance
- * is still in use (an armed timer, queued work, an RCU callback or a probe
- * points into it) and none was freed; some refused instances may also
- * stay behind a positive return.
- */
-int rot_reclaim(const struct rot_snapshot *snap, const char *name);
-
-/*
- * rot_reclaim_run() with ROT_RECLAIM_FORCE. On a revision-2 kernel
- * (O_TRUNC) it frees instances still in use too; on revision 1, which
- * refuses the combination and checks nothing, a plain reclaim.
- */
-int rot_reclaim_force(const struct rot_snapshot *snap, const char *name);
-
-/* rot_reclaim_run() flags */
+/* rot_reclaim() flags */
 enum rot_reclaim_flags {
 	/* ROT_RECLAIM_FORCE (rot-abi.md R5): stop the timers, work and RCU
 	 * callbacks left in the instances first; pinned instances, instances a
 	 * task is inside, with a kprobe or with a callback still running stay.
-	 * On a revision-2 kernel, O_TRUNC: everything is freed. */
+	 * On a revision-2 kernel, O_TRUNC: everything is freed; on revision 1,
+	 * which refuses the combination and checks nothing, a plain reclaim. */
 	ROT_RECLAIM_FORCE = 1 << 0,
+	/* The caller unloaded the snapshot's live module of that name since
+	 * the snapshot was read: its instance rots now, and is counted as
+	 * seen (at the size the kernel lists for it when the snapshot saw it
+	 * still Loading, whose size counted init memory). */
+	ROT_RECLAIM_UNLOADED = 1 << 1,
 };
 
 /* Why a reclaim kept instances (rot_reclaim_result.why), as the kernel says (R4). */
@@ -172,33 +161,53 @@ enum rot_reclaim_flags {
 #define ROT_KEPT_KPROBE 0x20u  /* a kprobe on its text */
 #define ROT_KEPT_RUNNING 0x40u /* a callback still running after the forced wait */
 
-/* What one reclaim of a name did. */
+/* What one reclaim of a name did (since 0.1). */
 struct rot_reclaim_result {
-	unsigned freed;     /* instances freed */
-	unsigned kept;      /* instances of the name left rotting */
-	unsigned why;       /* ROT_KEPT_* over the kept instances */
-	unsigned pins;      /* outstanding pins of the kept instances */
-	unsigned tasks;     /* tasks inside them */
-	unsigned callbacks; /* timers, work, RCU callbacks pointing in */
-	unsigned probes;    /* kept instances with a kprobe on their text */
-	uint64_t bytes;     /* bytes freed */
-	uint64_t percpu;    /* per-CPU bytes returned to the reserve */
+	unsigned freed;      /* instances freed */
+	unsigned kept;       /* instances of the name left rotting as still in use */
+	unsigned why;        /* ROT_KEPT_* over the kept instances (revision 3; else 0) */
+	unsigned pins;       /* outstanding pins of the kept instances */
+	unsigned tasks;      /* tasks inside them */
+	unsigned callbacks;  /* timers, work, RCU callbacks pointing in */
+	unsigned probes;     /* kept instances with a kprobe on their text */
+	uint64_t bytes;      /* bytes freed */
+	uint64_t kept_bytes; /* bytes the kept instances hold */
+	uint64_t percpu;     /* per-CPU bytes returned to the reserve (revision 3; else 0) */
 	/* The rot-abi revision that answered: 3 the counts above are the
-	 * kernel's reply; 2 or 1 (delete_module) only freed is known (on 1,
-	 * estimated as rot_reclaim() says) and the rest reads 0. */
+	 * kernel's reply; 2 or 1 (delete_module) only the count freed is the
+	 * kernel's (on 1, estimated from the snapshot), and the rest is
+	 * accounted from what the snapshot saw and what rots after. */
 	unsigned revision;
+	/* 0, or the negative errno of reading the kernel again to tell what
+	 * the freed instances held or how many stay: the counts are then
+	 * estimates from the snapshot alone. */
+	int recount_err;
 };
 
 /*
- * Reclaims the rotting instances of name: ioctl(ROT_IOC_RECLAIM) on
+ * Reclaims the rotting instances of name, and accounts for them: one entry
+ * point for every tool (since 0.1). ioctl(ROT_IOC_RECLAIM) on
  * /proc/rotting_modules (rot-abi.md R1-R9); only a kernel that answers
- * ENOTTY (revision 2 or 1) is asked with delete_module(MODULE_RECLAIM).
+ * ENOTTY (revision 2 or 1) is asked with delete_module(MODULE_RECLAIM). On
+ * revision 3 the kernel's reply is the result (and what kept instances
+ * hold is read from /proc/rotting_modules). On revision 2 or 1 the count
+ * freed is the kernel's (revision 1 returns 0: then it is what the
+ * snapshot saw rot, plus the snapshot's live instance if it has been
+ * unloaded since); when it differs from what the snapshot saw (a
+ * concurrent unload added an instance, some were kept, another caller
+ * freed some first), /proc/rotting_modules is read once more to tell how
+ * many stay and what the freed ones held. A stock kernel ignores unknown
+ * flag bits and would unload the live module instead, so this refuses
+ * with -EOPNOTSUPP unless the snapshot shows a rot kernel.
+ *
  * Returns the number freed (> 0), or -EBUSY when instances were kept and
- * none freed; *res is filled in both cases. -ENOENT nothing of that name
- * rots, -EOPNOTSUPP the snapshot is of a stock kernel, -EPERM, -EINVAL.
+ * none freed; *res is filled in both cases (and zeroed otherwise).
+ * -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM, -EINVAL.
+ * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD): rot_taint_read()
+ * around a run tells the change.
  */
-int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
-		    struct rot_reclaim_result *res);
+int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		struct rot_reclaim_result *res);
 
 /*
  * Whether the running kernel refuses to reclaim instances still in use
@@ -207,12 +216,6 @@ int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned 
  * stock or revision-1 kernel), another negative errno if unreadable.
  */
 int rot_reclaim_checks(void);
-
-/*
- * Reads /proc/rotting_modules alone: how many instances of name rot now,
- * and the bytes they hold. -ENOENT on a kernel without rot support.
- */
-int rot_rotting_total(const char *name, size_t *instances, uint64_t *bytes);
 
 /* Rotting instances of one name. */
 struct rot_group {
@@ -229,11 +232,21 @@ int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_grou
 				size_t *ngroups);
 
 /*
- * Reads /proc/rotting_modules alone: how many instances of name rot, and
- * the size of the newest. What a failed init just left is found this way
- * without a whole snapshot. -ENOENT on a kernel without rot support.
+ * The one count of a name's rotting instances, in a snapshot (since 0.1):
+ * returns how many of name rot there, and puts the bytes they hold in
+ * *bytes and the size of the newest in *newest_size (0 when none); either
+ * may be NULL. name is compared as the kernel lists it (normalised).
  */
-int rot_rotting_of(const char *name, size_t *instances, uint64_t *newest_size);
+size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name, uint64_t *bytes,
+			       uint64_t *newest_size);
+
+/*
+ * The same count read now from /proc/rotting_modules alone (since 0.1):
+ * what a failed init just left, or what a reclaim kept, is found this way
+ * without a whole snapshot. Any output may be NULL. -ENOENT on a kernel
+ * without rot support; -EPROTO for a malformed file.
+ */
+int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
 /*
  * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
@@ -302,8 +315,6 @@ enum rot_percpu_fit {
 	ROT_PERCPU_NEVER,   /* larger than the reserve, or an area the kernel never gives */
 };
 
-struct rot_modfile;
-
 /*
  * A module file's per-CPU data, as the kernel's percpu_modalloc() reads it:
  * the size of its .data..percpu section (0: none), and its alignment in
@@ -354,11 +365,9 @@ struct rot_usage_ctx;
  * The rule fails closed: an input that cannot be read (missing, a
  * directory, not a regular file, over 64 MiB, unreadable, and
  * modules.alias missing beside modules.alias.bin) is -errno, never "no
- * users".
+ * users"; then what (cap bytes; may be NULL) gets the path of the input
+ * that could not be read ("" when none: out of memory).
  */
-int rot_usage_open(const char *moddir, struct rot_usage_ctx **out);
-/* As rot_usage_open(); on failure what (cap bytes) gets the path of the
- * input that could not be read ("" when none: out of memory). */
 int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_close(struct rot_usage_ctx *ctx);
 
@@ -386,6 +395,37 @@ size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot
 
 /* The rule itself. */
 bool rot_usage_in_use(const struct rot_usage *u);
+
+/* rot_snapshot_unused() flags */
+enum rot_unused_flags {
+	ROT_UNUSED_PERMANENT = 1 << 0, /* permanent modules too (a forced unload takes them) */
+};
+
+/*
+ * The live modules nothing uses (since 0.1): unused[i] for
+ * rot_snapshot_module(snap, i), for each i below rot_snapshot_live_count().
+ * A module whose holders are all unused is unused too, once they are
+ * gone: the set is the largest one closed under "held by", found by
+ * treating the candidates as gone. Candidates are modules in state Live
+ * (permanent ones only with ROT_UNUSED_PERMANENT); ctx as for
+ * rot_module_usage(). Returns 0, -ENOMEM, or the negative errno of
+ * reading a module's bound devices with *failed set to its index: devices
+ * that cannot be counted are not known to be none, so the rule fails
+ * closed (unused is then all false).
+ */
+int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
+			unsigned flags, bool *unused, size_t *failed);
+
+/*
+ * What the kernel itself refuses an unload for, told from the snapshot so
+ * that a refusal costs no syscall (since 0.1): -EWOULDBLOCK when a holder
+ * not marked gone is live, or, on a stock kernel and without
+ * ROT_UNLOAD_FORCE, m holds references beyond its holders (an open
+ * device, a mount); -ENOENT when m is NULL; else 0. Bound devices and
+ * mounts are the in-use rule's (rot_module_usage()), not the kernel's.
+ */
+int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_module *m,
+			    const bool *gone, unsigned unload_flags);
 
 /* ---- kernel taint ---- */
 
@@ -549,8 +589,6 @@ enum rot_problem {
 	ROT_PROBLEM_UNSIGNED,          /* the kernel enforces signatures, or --verify asked */
 	ROT_PROBLEM_BAD_SIGNATURE,     /* rot_preflight.sig says how */
 };
-
-struct rot_modfile;
 
 /*
  * Reads path, decompresses it (by magic, not by name) and inspects its ELF
@@ -722,21 +760,19 @@ int rot_loader_new(struct rot_loader **out);
 void rot_loader_free(struct rot_loader *loader);
 
 /*
- * Inserts the module file at path (plain or compressed; libkmod reads it)
- * with the parameter string params. Returns the kernel's negative errno
- * (libkmod's own messages are silenced: the tool says it once).
+ * The one load entry point (since 0.1). With mf NULL, inserts the module
+ * file at path (plain or compressed; libkmod reads it) with flags. With
+ * mf, inserts the image rot_modfile_read() read (decompressed by modrot)
+ * with init_module(2): the bytes preflight looked at, and --verify
+ * verified, are the bytes the kernel gets, whatever the path names by
+ * now; path is then unused, loader may be NULL, and nothing can be forced
+ * (forcing rewrites the image: flags other than 0 are -EINVAL). params is
+ * the parameter string (NULL: none). Returns the kernel's negative errno
+ * (libkmod's own messages are silenced: the tool says it once); -ENOEXEC
+ * for a modfile with a problem; -EINVAL for a missing path or loader.
  */
-int rot_loader_insert(struct rot_loader *loader, const char *path, const char *params,
-		      unsigned flags);
-
-/*
- * Inserts the image rot_modfile_read() read (decompressed by modrot) with
- * init_module(2): the bytes preflight looked at, and --verify verified,
- * are the bytes the kernel gets, whatever the path names by now. Nothing
- * can be forced this way (forcing rewrites the image). Returns the
- * kernel's negative errno; -ENOEXEC for a modfile with a problem.
- */
-int rot_load_image(const struct rot_modfile *mf, const char *params);
+int rot_loader_load(struct rot_loader *loader, const char *path, const struct rot_modfile *mf,
+		    const char *params, unsigned flags);
 
 /* True when libkmod can read the file's modinfo: how to tell whether this
  * system's libkmod decompresses a format modrot does not (gzip). */

@@ -50,24 +50,12 @@ int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_grou
 	return 0;
 }
 
-/* The one count of a name's rotting instances: /proc/rotting_modules alone,
- * read once. Any of the outputs may be NULL. */
-static int rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size)
+size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name, uint64_t *bytes,
+			       uint64_t *newest_size)
 {
-	char *buf;
-	size_t len;
-	struct rot_snapshot *snap;
 	size_t n = 0;
 	uint64_t total = 0, newest = 0;
-
-	int err = proc_read_whole("/proc/rotting_modules", &buf, &len);
-	if (err < 0)
-		return err;
-	err = rot_snapshot_parse("", 0, buf, len, &snap);
-	free(buf);
-	if (err < 0)
-		return err;
-	for (size_t i = 0; i < rot_snapshot_count(snap); i++) {
+	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
 		if (strcmp(rot_module_name(m), name) != 0)
 			continue;
@@ -76,22 +64,29 @@ static int rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint
 			newest = rot_module_size(m);
 		total += rot_module_size(m);
 	}
-	rot_snapshot_free(snap);
-	if (instances)
-		*instances = n;
 	if (bytes)
 		*bytes = total;
 	if (newest_size)
 		*newest_size = newest;
+	return n;
+}
+
+int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size)
+{
+	char *buf;
+	size_t len;
+	struct rot_snapshot *snap;
+
+	int err = proc_read_whole("/proc/rotting_modules", &buf, &len);
+	if (err < 0)
+		return err;
+	err = rot_snapshot_parse("", 0, buf, len, &snap);
+	free(buf);
+	if (err < 0)
+		return err;
+	size_t n = rot_snapshot_rotting_of(snap, name, bytes, newest_size);
+	rot_snapshot_free(snap);
+	if (instances)
+		*instances = n;
 	return 0;
-}
-
-int rot_rotting_of(const char *name, size_t *instances, uint64_t *newest_size)
-{
-	return rotting_of(name, instances, NULL, newest_size);
-}
-
-int rot_rotting_total(const char *name, size_t *instances, uint64_t *bytes)
-{
-	return rotting_of(name, instances, bytes, NULL);
 }

@@ -30,15 +30,6 @@ int rot_unload(const char *name, unsigned flags)
 	return call_delete_module(name, kflags);
 }
 
-static int snapshot_rotting_count(const struct rot_snapshot *snap, const char *name)
-{
-	int n = 0;
-	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++)
-		if (strcmp(rot_module_name(rot_snapshot_module(snap, i)), name) == 0)
-			n++;
-	return n;
-}
-
 static bool live_now(const char *name)
 {
 	char path[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
@@ -61,7 +52,7 @@ static int reclaim_delete_module(const struct rot_snapshot *snap, const char *na
 	 * saw rot is the best count there is, plus the live instance it saw
 	 * if that has been unloaded since (by the caller, typically), and at
 	 * least the one it freed. */
-	int seen = snapshot_rotting_count(snap, name);
+	int seen = (int)rot_snapshot_rotting_of(snap, name, NULL, NULL);
 	if (rot_snapshot_find_live(snap, name) && !live_now(name))
 		seen++;
 	return seen > 0 ? seen : 1;
@@ -92,13 +83,132 @@ static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim_req *r
 	return err;
 }
 
-int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
-		    struct rot_reclaim_result *res)
+/* ---- accounting: what the freed instances held, and what stays ---- */
+
+void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		     struct reclaim_seen *seen)
+{
+	uint64_t bytes, newest;
+	seen->instances = rot_snapshot_rotting_of(snap, name, &bytes, &newest);
+	seen->bytes = bytes;
+	seen->unit = newest;
+	/* What a concurrent unload leaves is the live module (while Loading,
+	 * SIZE counts init memory too: then the newest rotting one). */
+	const struct rot_module *live = rot_snapshot_find_live(snap, name);
+	if (live && rot_module_state(live) != ROT_STATE_LOADING)
+		seen->unit = rot_module_size(live);
+	if (!live || !(flags & ROT_RECLAIM_UNLOADED))
+		return;
+	uint64_t size = rot_module_size(live);
+	size_t n;
+	/* Seen Loading, its SIZE counted init memory, freed since: ask what
+	 * the instance it left rotting holds. */
+	if (rot_module_state(live) == ROT_STATE_LOADING &&
+	    rot_rotting_of(name, &n, NULL, &newest) == 0)
+		size = newest;
+	seen->instances++;
+	seen->bytes += size;
+	seen->unit = size;
+}
+
+/* The pure part of what reclaim_account() works out. The kernel's count is
+ * exact; what the freed instances held is known from what was seen. When
+ * the two disagree, what still rots (left) tells which seen instances
+ * stayed (still in use); instances freed beyond those seen rotted after
+ * the snapshot, from a concurrent unload, and count at seen->unit each. */
+static size_t clamp_left(const struct reclaim_seen *seen, size_t *left, uint64_t *left_bytes)
+{
+	if (*left > seen->instances) { /* more rotted since: not ours to judge */
+		*left = seen->instances;
+		*left_bytes = seen->bytes;
+	}
+	return seen->instances - *left;
+}
+
+bool reclaim_needs_unit(const struct reclaim_seen *seen, size_t freed, size_t left)
+{
+	uint64_t left_bytes = 0;
+	return freed >= clamp_left(seen, &left, &left_bytes);
+}
+
+void reclaim_estimate(const struct reclaim_seen *seen, size_t left, uint64_t left_bytes,
+		      struct rot_reclaim_result *res)
+{
+	size_t expected = clamp_left(seen, &left, &left_bytes);
+	uint64_t expected_bytes = seen->bytes > left_bytes ? seen->bytes - left_bytes : 0;
+	if (res->freed >= expected)
+		res->bytes = expected_bytes + (res->freed - expected) * seen->unit;
+	else /* another caller reclaimed some of them first */
+		res->bytes = expected ? expected_bytes / expected * res->freed : 0;
+	res->kept = (unsigned)left;
+	res->kept_bytes = left_bytes;
+}
+
+/* Nothing of name was seen: a module of that name loaded again now has the size of the one freed. */
+static int size_now(const char *name, uint64_t *size)
+{
+	struct rot_snapshot *snap;
+	*size = 0;
+	int err = rot_snapshot_read(&snap);
+	if (err < 0)
+		return err;
+	const struct rot_module *m = rot_snapshot_find_live(snap, name);
+	if (m && rot_module_state(m) != ROT_STATE_LOADING) /* Loading: init memory too */
+		*size = rot_module_size(m);
+	rot_snapshot_free(snap);
+	return 0;
+}
+
+/* Revision 2 or 1 freed res->freed instances: what they held, and what stays. */
+static void reclaim_account(const char *name, const struct reclaim_seen *seen,
+			    struct rot_reclaim_result *res)
+{
+	size_t left;
+	uint64_t left_bytes;
+
+	if (res->freed == seen->instances) {
+		res->bytes = seen->bytes;
+		return;
+	}
+	int err = rot_rotting_of(name, &left, &left_bytes, NULL);
+	if (err < 0) {
+		res->recount_err = err;
+		left = 0;
+		left_bytes = 0;
+	}
+	struct reclaim_seen s = *seen;
+	if (!s.unit && reclaim_needs_unit(seen, res->freed, left) &&
+	    (err = size_now(name, &s.unit)) < 0)
+		res->recount_err = err;
+	reclaim_estimate(&s, left, left_bytes, res);
+}
+
+/* Revision 2 or 1 kept every instance (-EBUSY): how many stay, and their bytes. */
+static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
+			    struct rot_reclaim_result *res)
+{
+	size_t left;
+	uint64_t left_bytes;
+	int err = rot_rotting_of(name, &left, &left_bytes, NULL);
+	if (err < 0)
+		res->recount_err = err;
+	if (err < 0 || left == 0) {
+		left = seen->instances;
+		left_bytes = seen->bytes;
+	}
+	res->kept = (unsigned)left;
+	res->kept_bytes = left_bytes;
+}
+
+int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		struct rot_reclaim_result *res)
 {
 	*res = (struct rot_reclaim_result){ 0 };
 	/* A stock kernel would take revision 2's request for an unload. */
 	if (!rot_snapshot_has_rot(snap))
 		return -EOPNOTSUPP;
+	struct reclaim_seen seen;
+	reclaim_seen_of(snap, name, flags, &seen);
 	bool force = flags & ROT_RECLAIM_FORCE;
 	struct rot_reclaim_req req;
 	int ret = reclaim_ioctl(name, force, &req);
@@ -115,6 +225,13 @@ int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned 
 			.percpu = req.percpu,
 			.revision = 3,
 		};
+		/* the kernel counted both sides; only what the kept ones hold is ours to read */
+		if (res->kept) {
+			size_t left;
+			int err = rot_rotting_of(name, &left, &res->kept_bytes, NULL);
+			if (err < 0)
+				res->recount_err = err;
+		}
 		return ret;
 	}
 	/* D3: only a kernel that does not know the request may be asked the
@@ -124,21 +241,13 @@ int rot_reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned 
 		return ret;
 	res->revision = rot_reclaim_checks() == -ENOENT ? 1 : 2;
 	ret = reclaim_delete_module(snap, name, force);
-	if (ret > 0)
-		res->freed = (unsigned)ret;
+	if (ret == -EBUSY)
+		reclaim_refused(name, &seen, res);
+	if (ret <= 0)
+		return ret;
+	res->freed = (unsigned)ret;
+	reclaim_account(name, &seen, res);
 	return ret;
-}
-
-int rot_reclaim(const struct rot_snapshot *snap, const char *name)
-{
-	struct rot_reclaim_result res;
-	return rot_reclaim_run(snap, name, 0, &res);
-}
-
-int rot_reclaim_force(const struct rot_snapshot *snap, const char *name)
-{
-	struct rot_reclaim_result res;
-	return rot_reclaim_run(snap, name, ROT_RECLAIM_FORCE, &res);
 }
 
 int rot_reclaim_checks(void)

@@ -3,7 +3,7 @@
  * The one CLI helper every modrot tool uses: option parsing that turns
  * getopt's complaints into one line and exit 2, messages in kmod's
  * "prog: ERROR: ..." form (to stderr or syslog), and the exit codes of
- * architecture.md.
+ * docs/architecture.md.
  */
 #ifndef MODROT_CLI_H
 #define MODROT_CLI_H

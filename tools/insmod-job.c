@@ -42,13 +42,13 @@ static void refuse(struct insmod_job *job, const struct insmod_env *env)
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
 static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 {
-	size_t before = 0, after;
+	size_t after;
 	uint64_t newest;
 	const char *name = job_name(job);
 
 	if (!env->rot)
 		return;
-	int err = rot_rotting_of(name, &after, &newest);
+	int err = rot_rotting_of(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
 		size_t used = strlen(job->message);
@@ -56,9 +56,7 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 			 "; whether its init left rot is unknown (%s)", strerror(-err));
 		return;
 	}
-	for (size_t i = rot_snapshot_live_count(env->snap); i < rot_snapshot_count(env->snap); i++)
-		before += strcmp(rot_module_name(rot_snapshot_module(env->snap, i)), name) == 0;
-	if (after <= before)
+	if (after <= rot_snapshot_rotting_of(env->snap, name, NULL, NULL))
 		return;
 	job->rot_bytes = newest;
 	size_t used = strlen(job->message);
@@ -110,9 +108,9 @@ void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot
 {
 	/* --verify inserts the very buffer it verified: libkmod would open the
 	 * path again, and a path can name other bytes by then. */
-	int err = env->keyring
-			  ? rot_load_image(job->mf, job->params)
-			  : rot_loader_insert(loader, job->path, job->params, env->opts->load_flags);
+	int err = env->keyring ? rot_loader_load(loader, job->path, job->mf, job->params, 0)
+			       : rot_loader_load(loader, job->path, NULL, job->params,
+						 env->opts->load_flags);
 	if (err == 0) {
 		job->result = JOB_LOADED;
 		return;

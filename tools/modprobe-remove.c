@@ -187,14 +187,17 @@ static uint64_t live_size(struct modprobe_run *r, const char *name)
 	return m ? rot_module_size(m) : 0;
 }
 
-/* One reclaim of name (lib's, through reclaim_name()), said as rmmod says it. */
-static void reclaim_seen(struct modprobe_run *r, const char *name, struct reclaim_seen seen)
+/* One reclaim of name (lib's rot_reclaim(), which counts it), said as rmmod
+ * says it; unloaded: this run unloaded its live module since the snapshot. */
+static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 {
-	struct reclaim_outcome o;
-	reclaim_name(mp_snapshot(r), name, &seen, r->opts->force, &o);
-	if (o.err < 0 && o.err != -EBUSY) {
-		mp_fail(r, o.err, false, "could not reclaim module %s: %s%s", name,
-			strerror(-o.err), cli_errno_hint(o.err));
+	struct rot_reclaim_result o;
+	unsigned flags = (r->opts->force ? ROT_RECLAIM_FORCE : 0) |
+			 (unloaded ? ROT_RECLAIM_UNLOADED : 0);
+	int err = rot_reclaim(mp_snapshot(r), name, flags, &o);
+	if (err < 0 && err != -EBUSY) {
+		mp_fail(r, err, false, "could not reclaim module %s: %s%s", name, strerror(-err),
+			cli_errno_hint(err));
 		return;
 	}
 	if (o.freed) {
@@ -202,7 +205,7 @@ static void reclaim_seen(struct modprobe_run *r, const char *name, struct reclai
 		report_reclaimed(name, o.freed, o.bytes, false);
 		mp_rot_account(r, name, (size_t)0 - o.freed);
 	}
-	if (o.refused) {
+	if (o.kept) {
 		char msg[512];
 		refused_message(msg, sizeof(msg), name, &o, "modprobe -r --reclaim -f",
 				r->opts->force);
@@ -211,40 +214,24 @@ static void reclaim_seen(struct modprobe_run *r, const char *name, struct reclai
 	}
 }
 
-/* The rotting instances of name the snapshot holds, and their bytes. */
-static struct reclaim_seen rotting_seen(struct modprobe_run *r, const char *name)
-{
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	struct reclaim_seen seen = { 0, 0, 0 };
-	for (size_t i = snap ? rot_snapshot_live_count(snap) : 0;
-	     snap && i < rot_snapshot_count(snap); i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (strcmp(rot_module_name(m), name))
-			continue;
-		seen.instances++;
-		seen.bytes += rot_module_size(m);
-		seen.unit = rot_module_size(m);
-	}
-	return seen;
-}
-
 static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
 {
-	if (r->opts->dry_run) {
-		/* the reclaim frees every instance of the name, those that
-		 * rotted before too (this run's -n counts are in the tally) */
-		struct reclaim_seen old = rotting_seen(r, name);
-		size_t left = mp_rot_accounted(r, name);
-		if (left < old.instances)
-			old = (struct reclaim_seen){ left, old.unit * left, old.unit };
-		report_reclaimed(name, old.instances + 1, old.bytes + size, true);
-		mp_rot_account(r, name, (size_t)0 - old.instances);
-		r->reclaimed_any = true;
+	if (!r->opts->dry_run) {
+		reclaim_now(r, name, true);
 		return;
 	}
-	struct reclaim_seen seen = { mp_rot_accounted(r, name), 0, size };
-	seen.bytes = size * seen.instances; /* an estimate; the kernel's count decides */
-	reclaim_seen(r, name, seen);
+	/* the reclaim frees every instance of the name, those that rotted
+	 * before too (this run's -n counts are in the tally) */
+	uint64_t bytes, newest;
+	size_t old = rot_snapshot_rotting_of(mp_snapshot(r), name, &bytes, &newest);
+	size_t left = mp_rot_accounted(r, name);
+	if (left < old) {
+		old = left;
+		bytes = newest * left;
+	}
+	report_reclaimed(name, old + 1, bytes + size, true);
+	mp_rot_account(r, name, (size_t)0 - old);
+	r->reclaimed_any = true;
 }
 
 /*
@@ -254,17 +241,18 @@ static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t siz
  */
 static bool reclaim_rotting(struct modprobe_run *r, const char *name)
 {
-	struct reclaim_seen seen = rotting_seen(r, name);
-	seen.instances = mp_rot_accounted(r, name); /* what the run reclaimed is gone */
-	if (!seen.instances)
+	size_t instances = mp_rot_accounted(r, name); /* what the run reclaimed is gone */
+	if (!instances)
 		return false;
-	if (r->opts->dry_run) {
-		report_reclaimed(name, seen.instances, seen.bytes, true);
-		r->reclaimed_any = true;
-		mp_rot_account(r, name, (size_t)0 - seen.instances);
+	if (!r->opts->dry_run) {
+		reclaim_now(r, name, false);
 		return true;
 	}
-	reclaim_seen(r, name, seen);
+	uint64_t bytes;
+	rot_snapshot_rotting_of(mp_snapshot(r), name, &bytes, NULL);
+	report_reclaimed(name, instances, bytes, true);
+	r->reclaimed_any = true;
+	mp_rot_account(r, name, (size_t)0 - instances);
 	return true;
 }
 

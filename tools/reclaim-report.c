@@ -14,104 +14,6 @@ const char *instances_word(size_t n)
 	return n == 1 ? "instance" : "instances";
 }
 
-/*
- * The kernel's count is exact; what the freed instances held is known from
- * what the run saw. When the two disagree, what still rots now tells which
- * seen instances stayed (still in use); instances freed beyond those seen
- * rotted after the snapshot, from a concurrent unload, and are counted at
- * the size of one instance.
- */
-/* The run saw nothing of name: a module of that name loaded again now has the size of the one freed. */
-static int size_now(const char *name, uint64_t *size)
-{
-	struct rot_snapshot *snap;
-	*size = 0;
-	int err = rot_snapshot_read(&snap);
-	if (err < 0)
-		return err;
-	const struct rot_module *m = rot_snapshot_find_live(snap, name);
-	if (m && rot_module_state(m) != ROT_STATE_LOADING) /* Loading: init memory too */
-		*size = rot_module_size(m);
-	rot_snapshot_free(snap);
-	return 0;
-}
-
-static void account(const char *name, const struct reclaim_seen *seen, struct reclaim_outcome *out)
-{
-	size_t left;
-	uint64_t left_bytes;
-
-	if (out->freed == seen->instances) {
-		out->bytes = seen->bytes;
-		return;
-	}
-	int err = rot_rotting_total(name, &left, &left_bytes);
-	if (err < 0) {
-		out->count_err = err;
-		left = 0;
-		left_bytes = 0;
-	}
-	if (left > seen->instances) { /* more rotted since: not ours to judge */
-		left = seen->instances;
-		left_bytes = seen->bytes;
-	}
-	size_t expected = seen->instances - left;
-	uint64_t expected_bytes = seen->bytes > left_bytes ? seen->bytes - left_bytes : 0;
-	if (out->freed >= expected) {
-		uint64_t unit = seen->unit;
-		if (!unit && (err = size_now(name, &unit)) < 0)
-			out->count_err = err;
-		out->bytes = expected_bytes + (out->freed - expected) * unit;
-	} else {
-		/* another caller reclaimed some of them first */
-		out->bytes = expected ? expected_bytes / expected * out->freed : 0;
-	}
-	out->refused = left;
-	out->refused_bytes = left_bytes;
-}
-
-void reclaim_name(const struct rot_snapshot *snap, const char *name,
-		  const struct reclaim_seen *seen, bool force, struct reclaim_outcome *out)
-{
-	*out = (struct reclaim_outcome){ 0 };
-	int ret = rot_reclaim_run(snap, name, force ? ROT_RECLAIM_FORCE : 0, &out->reply);
-	if (out->reply.revision == 3 && (ret > 0 || ret == -EBUSY)) {
-		/* the kernel counted both sides; only what the kept ones hold is ours to read */
-		out->err = ret < 0 ? ret : 0;
-		out->freed = out->reply.freed;
-		out->bytes = out->reply.bytes;
-		out->refused = out->reply.kept;
-		if (out->refused) {
-			size_t left;
-			int err = rot_rotting_total(name, &left, &out->refused_bytes);
-			if (err < 0)
-				out->count_err = err;
-		}
-		return;
-	}
-	if (ret == -EBUSY) {
-		out->err = ret;
-		size_t left;
-		uint64_t left_bytes;
-		int err = rot_rotting_total(name, &left, &left_bytes);
-		if (err < 0)
-			out->count_err = err;
-		if (err < 0 || left == 0) {
-			left = seen->instances;
-			left_bytes = seen->bytes;
-		}
-		out->refused = left;
-		out->refused_bytes = left_bytes;
-		return;
-	}
-	if (ret < 0) {
-		out->err = ret;
-		return;
-	}
-	out->freed = (size_t)ret;
-	account(name, seen, out);
-}
-
 void count_error_message(char *buf, size_t cap, const char *name, int err)
 {
 	char safe[4 * ROT_NAME_MAX + 8], why[256];
@@ -213,14 +115,14 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 		snprintf(buf, cap, "the kernel did not say why");
 }
 
-void refused_message(char *buf, size_t cap, const char *name, const struct reclaim_outcome *o,
+void refused_message(char *buf, size_t cap, const char *name, const struct rot_reclaim_result *o,
 		     const char *force_cmd, bool forced)
 {
 	char safe[4 * ROT_NAME_MAX + 8];
-	size_t refused = o->refused;
+	size_t refused = o->kept;
 	const char *them = refused == 1 ? "it" : "them";
 	cli_safe(name, safe, sizeof(safe));
-	if (o->reply.revision != 3) {
+	if (o->revision != 3) {
 		snprintf(buf, cap,
 			 "%s: %zu rotting %s still in use (an armed timer, queued work or a probe "
 			 "points into %s); not reclaimed; '%s %s' frees %s anyway, at the risk of a crash",
@@ -228,10 +130,10 @@ void refused_message(char *buf, size_t cap, const char *name, const struct recla
 		return;
 	}
 	char why[512];
-	kept_reasons(why, sizeof(why), &o->reply);
+	kept_reasons(why, sizeof(why), o);
 	/* R5: forcing stops timers, work and RCU callbacks, nothing else */
 	char hint[sizeof(safe) + 128] = "";
-	if (!forced && (o->reply.why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)))
+	if (!forced && (o->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)))
 		snprintf(hint, sizeof(hint), "; '%s %s' stops the timers and work left in %s",
 			 force_cmd, safe, them);
 	snprintf(buf, cap, "could not reclaim %s: %zu rotting %s kept: %s%s", safe, refused,

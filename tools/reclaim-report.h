@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What rmmod, modreap and insmod share to tell what a run did: how one
- * name is reclaimed, the words for what a reclaim freed or was refused,
- * and the members every JSON summary has.
+ * What rmmod, modreap, modprobe and insmod share to tell what a run did:
+ * the words for what a reclaim (lib's rot_reclaim()) freed or was
+ * refused, the kernel taint around a run, and the members every JSON
+ * summary has. Words only: what a reclaim freed is lib's to count.
  */
 #ifndef MODROT_RECLAIM_REPORT_H
 #define MODROT_RECLAIM_REPORT_H
@@ -14,42 +15,7 @@
 #include "jsonwrt.h"
 #include "modrot.h"
 
-/* What this run knows rots under a name before reclaiming it. */
-struct reclaim_seen {
-	size_t instances;
-	uint64_t bytes;
-	/* The size of one instance it did not see: one a concurrent unload
-	 * left (the live module's size when known). */
-	uint64_t unit;
-};
-
-/* What one reclaim of a name did. */
-struct reclaim_outcome {
-	int err;        /* 0, or the negative errno (-EBUSY: all still in use) */
-	size_t freed;   /* as the kernel counted them */
-	uint64_t bytes; /* what they held */
-	size_t refused; /* left rotting because still in use */
-	uint64_t refused_bytes;
-	/* The kernel could not be read again to tell which instances stayed
-	 * or what the freed ones held: the counts above are estimates. */
-	int count_err;
-	/* The kernel's reply: why what stayed was kept (revision 3; on
-	 * revision 2 or 1 only reply.revision is set). */
-	struct rot_reclaim_result reply;
-};
-
-/*
- * One reclaim of name (forced: ROT_RECLAIM_FORCE). On revision 3 the
- * kernel's reply says what was freed and kept; on revision 2 or 1 the
- * count freed is the kernel's, and when it differs from what the run saw
- * (a concurrent unload added an instance, or some were still in use),
- * /proc/rotting_modules is read once more to tell how many stay and what
- * the freed ones held.
- */
-void reclaim_name(const struct rot_snapshot *snap, const char *name,
-		  const struct reclaim_seen *seen, bool force, struct reclaim_outcome *out);
-
-/* The words for an outcome's count_err, e.g. "delta: what the reclaim
+/* The words for a result's recount_err, e.g. "delta: what the reclaim
  * freed could not be counted: Cannot allocate memory". */
 void count_error_message(char *buf, size_t cap, const char *name, int err);
 
@@ -70,7 +36,7 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
  * 'rmmod --reclaim -f straytimer' frees it anyway, ...". force_cmd is the
  * command that forces, without the name; forced says this run did.
  */
-void refused_message(char *buf, size_t cap, const char *name, const struct reclaim_outcome *o,
+void refused_message(char *buf, size_t cap, const char *name, const struct rot_reclaim_result *o,
 		     const char *force_cmd, bool forced);
 
 /* The words of ROT_KEPT_* bits, in bit order: "pin", "task", "timer",

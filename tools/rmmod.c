@@ -255,29 +255,11 @@ static void mark_gone(struct rmmod_run *r, const struct rot_module *m)
 		r->gone[rot_snapshot_index_of(r->snap, m)] = true;
 }
 
-/* Checks what the snapshot already tells, so a refusal costs no syscall. */
-static int precheck(const struct rmmod_run *r, const struct rot_module *m)
-{
-	if (!m)
-		return -ENOENT;
-	/* On a stock kernel each holder also holds a reference; holders this
-	 * run unloaded have dropped theirs. */
-	long refs = rot_module_refcnt(m);
-	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
-		if (find_present(r, rot_module_holder(m, i)))
-			return -EWOULDBLOCK;
-		if (!rot_snapshot_has_rot(r->snap))
-			refs--;
-	}
-	if (!(r->opts->unload_flags & ROT_UNLOAD_FORCE) && refs > 0)
-		return -EWOULDBLOCK;
-	return 0;
-}
-
 static int unload_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *m = find_present(r, name);
-	int err = precheck(r, m);
+	/* what the snapshot already tells costs no syscall */
+	int err = rot_module_unload_check(r->snap, m, r->gone, r->opts->unload_flags);
 
 	if (err == 0)
 		err = rot_unload(name, r->opts->unload_flags);
@@ -328,45 +310,29 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
 	return 0;
 }
 
-/* What the snapshot saw rot under name; one more instance counts as the newest. */
-static struct reclaim_seen rotting_of(const struct rot_snapshot *snap, const char *name)
+/* Frees what rots under name (lib counts it: unloaded says this run
+ * unloaded its live module since the snapshot). */
+static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bool was_live)
 {
-	struct reclaim_seen c = { 0, 0, 0 };
-	for (size_t i = rot_snapshot_live_count(snap); i < rot_snapshot_count(snap); i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (strcmp(rot_module_name(m), name) == 0) {
-			if (c.instances++ == 0)
-				c.unit = rot_module_size(m);
-			c.bytes += rot_module_size(m);
-		}
-	}
-	/* what a concurrent unload leaves (while Loading, SIZE counts init memory too) */
-	const struct rot_module *live = rot_snapshot_find_live(snap, name);
-	if (live && rot_module_state(live) != ROT_STATE_LOADING)
-		c.unit = rot_module_size(live);
-	return c;
-}
-
-/* Frees what rots under name; c counts what the snapshot (and this run) saw rot. */
-static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_seen c, bool was_live)
-{
-	struct reclaim_outcome o;
-	reclaim_name(r->snap, name, &c, r->opts->unload_flags & ROT_UNLOAD_FORCE, &o);
-	if (o.err == -ENOENT) {
-		failed(r, name, o.err, false, "Module %s has no rotting instances%s", name,
+	struct rot_reclaim_result o;
+	bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
+	unsigned flags = (forced ? ROT_RECLAIM_FORCE : 0) | (unloaded ? ROT_RECLAIM_UNLOADED : 0);
+	int err = rot_reclaim(r->snap, name, flags, &o);
+	if (err == -ENOENT) {
+		failed(r, name, err, false, "Module %s has no rotting instances%s", name,
 		       was_live ? "" : " and is not currently loaded");
 		return;
 	}
-	if (o.err < 0 && o.err != -EBUSY) {
-		failed(r, name, o.err, false, "could not reclaim module %s: %s%s", name,
-		       strerror(-o.err), cli_errno_hint(o.err));
+	if (err < 0 && err != -EBUSY) {
+		failed(r, name, err, false, "could not reclaim module %s: %s%s", name,
+		       strerror(-err), cli_errno_hint(err));
 		return;
 	}
-	if (o.count_err < 0) {
+	if (o.recount_err < 0) {
 		char msg[512];
-		count_error_message(msg, sizeof(msg), name, o.count_err);
+		count_error_message(msg, sizeof(msg), name, o.recount_err);
 		cli_flush_stdout();
-		failed(r, name, o.count_err, false, "%s", msg);
+		failed(r, name, o.recount_err, false, "%s", msg);
 	}
 	if (o.freed) {
 		r->reclaimed++;
@@ -376,19 +342,17 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 		if (!r->opts->json)
 			report_reclaimed(name, o.freed, o.bytes, false);
 	}
-	if (o.refused) {
+	if (o.kept) {
 		/* The user asked for all of them: what stays is a failure. */
 		char msg[512];
-		bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
 		refused_message(msg, sizeof(msg), name, &o, "rmmod --reclaim -f", forced);
 		cli_flush_stdout();
-		r->refused += o.refused;
+		r->refused += o.kept;
 		failed(r, name, -EBUSY, false, "%s", msg);
 		if (r->opts->json && r->nrecords && !strcmp(r->records[r->nrecords - 1].name, name)) {
 			struct rmmod_record *rec = &r->records[r->nrecords - 1];
 			rec->has_kept = true;
-			rec->kept = o.reply;
-			rec->kept.kept = (unsigned)o.refused;
+			rec->kept = o;
 		}
 	}
 }
@@ -396,44 +360,29 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, struct reclaim_se
 static void reclaim_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *live = find_present(r, name);
-	struct reclaim_seen c = rotting_of(r->snap, name);
+	bool rots = rot_snapshot_rotting_of(r->snap, name, NULL, NULL) > 0;
 
 	/* A live module that will not unload (holders, say) is reported, and
 	 * what already rots under its name is still reclaimed. */
 	bool unloaded = live && unload_one(r, name) == 0;
-	if (unloaded) {
-		uint64_t size = rot_module_size(live);
-		size_t n;
-		/* Seen Loading, its SIZE counted init memory, freed since: ask
-		 * what the instance it left rotting holds. */
-		if (rot_module_state(live) == ROT_STATE_LOADING &&
-		    rot_rotting_of(name, &n, &size) < 0)
-			size = rot_module_size(live);
-		c.instances++;
-		c.bytes += size;
-		c.unit = size;
-	}
-	if (live && !unloaded && c.instances == 0)
+	if (live && !unloaded && !rots)
 		return;
-	reclaim_rot(r, name, c, live != NULL);
+	reclaim_rot(r, name, unloaded, live != NULL);
 }
 
 /*
- * --unused: a live module is unused when the in-use rule (lib: holders,
- * bound devices, mounts of its file system types and, on a stock kernel,
- * foreign references) finds nothing. A module whose holders are all
- * unused is unused too, once they are gone: the set is the largest one
- * closed under "held by", found by treating the candidates as gone.
+ * --unused: the live modules lib's in-use rule (holders, bound devices,
+ * mounts of its file system types and, on a stock kernel, foreign
+ * references) finds unused, holders of them included (rot_snapshot_unused()).
  */
 static int unused_set(struct rmmod_run *r, bool **out)
 {
 	const struct rot_snapshot *snap = r->snap;
-	size_t n = rot_snapshot_live_count(snap);
+	size_t n = rot_snapshot_live_count(snap), at = 0;
 	bool *in = calloc(n + 1, sizeof(*in));
-	struct rot_usage *use = calloc(n + 1, sizeof(*use));
 	struct rot_usage_ctx *ctx = NULL;
 	char what[4096] = "";
-	int err = in && use ? rot_usage_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
+	int err = in ? rot_usage_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
@@ -446,42 +395,25 @@ static int unused_set(struct rmmod_run *r, bool **out)
 			       what, cli_input_error(err));
 		goto fail;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct rot_module *m = rot_snapshot_module(snap, i);
-		in[i] = rot_module_state(m) == ROT_STATE_LIVE &&
-			(!rot_module_is_permanent(m) || (r->opts->unload_flags & ROT_UNLOAD_FORCE));
-		if (!in[i])
-			continue;
-		/* Devices that cannot be counted are not known to be none. */
-		err = rot_module_usage(ctx, snap, m, NULL, &use[i]);
-		if (err < 0) {
-			failed(r, rot_module_name(m), err, false,
-			       "cannot tell which modules are unused: could not read "
-			       "/sys/module/%s/drivers: %s; nothing unloaded",
-			       rot_module_name(m), strerror(-err));
-			goto fail;
-		}
+	unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
+	err = rot_snapshot_unused(ctx, snap, flags, in, &at);
+	if (err == -ENOMEM) {
+		failed(r, "", err, false, "out of memory");
+		goto fail;
 	}
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (size_t i = 0; i < n; i++) {
-			if (!in[i])
-				continue;
-			use[i].holders =
-				rot_module_live_holders(snap, rot_snapshot_module(snap, i), in);
-			if (rot_usage_in_use(&use[i])) {
-				in[i] = false;
-				changed = true;
-			}
-		}
+	if (err < 0) {
+		const char *name = rot_module_name(rot_snapshot_module(snap, at));
+		failed(r, name, err, false,
+		       "cannot tell which modules are unused: could not read "
+		       "/sys/module/%s/drivers: %s; nothing unloaded",
+		       name, strerror(-err));
+		goto fail;
 	}
 	rot_usage_close(ctx);
-	free(use);
 	*out = in;
 	return 0;
 fail:
 	rot_usage_close(ctx);
-	free(use);
 	free(in);
 	return err;
 }
@@ -535,10 +467,7 @@ static void unload_unused(struct rmmod_run *r)
 		} else if (unload_one(r, name) < 0) {
 			continue;
 		} else if (r->opts->reclaim) {
-			struct reclaim_seen c = rotting_of(snap, name);
-			c.instances++;
-			c.bytes += rot_module_size(m);
-			reclaim_rot(r, name, c, true);
+			reclaim_rot(r, name, true, true);
 		}
 		unloaded++;
 		bytes += rot_module_size(m);

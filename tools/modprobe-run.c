@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What a modprobe run offers its parts (modprobe-insert.c, modprobe-remove.c,
+ * modprobe-show.c): kmod's two levels of failure, install and remove
+ * commands, and what is read once per run (the snapshot, the kernel's
+ * facts) with the tally of rot the run has told of. It calls none of the
+ * parts, so modprobe.c (options and main) -> the parts -> this file has no
+ * cycle.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "modprobe.h"
+
+void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	cli_outcome_failed(&r->outcome, err);
+	if (r->opts->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	cli_error("%s", msg);
+	/* kmod's LOG_CRIT ends the run; with -a it is a warning */
+	if (fatal && !r->opts->all)
+		r->stopped = true;
+}
+
+bool mp_name_refused(struct modprobe_run *r, const char *name)
+{
+	int err = rot_alias_check(name);
+	if (err < 0)
+		mp_fail(r, err, true,
+			"Module %.40s... is no module name or alias: %zu bytes, and an alias "
+			"has at most %d",
+			name, strlen(name), ROT_ALIAS_MAX);
+	return err < 0;
+}
+
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd)
+{
+	setenv("MODPROBE_MODULE", name, 1);
+	int status = system(cmd);
+	int err = errno;
+	unsetenv("MODPROBE_MODULE");
+	if (status == -1) {
+		mp_fail(r, -err, false, "could not run the %s command of %s: %s", type, name,
+			strerror(err));
+		return -err;
+	}
+	/* a shell that ran the command in its place dies of the command's signal */
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		const char *abbrev = sigabbrev_np(sig);
+		mp_fail(r, -EINTR, false, "the %s command of %s was killed by signal %d (SIG%s: %s)",
+			type, name, sig, abbrev ? abbrev : "?", strsignal(sig));
+		return -EINTR;
+	}
+	if (WEXITSTATUS(status)) {
+		mp_fail(r, -EIO, false, "Error running %s command for %s: exit status %d", type,
+			name, WEXITSTATUS(status));
+		return -EIO;
+	}
+	return 0;
+}
+
+const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)
+{
+	if (!r->snap_read) {
+		r->snap_read = true;
+		r->snap_err = rot_snapshot_read(&r->snap);
+		if (r->snap_err < 0)
+			r->snap = NULL;
+		r->rot = r->snap && rot_snapshot_has_rot(r->snap);
+	}
+	return r->snap;
+}
+
+int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out)
+{
+	if (!r->facts_read) {
+		r->facts_read = true;
+		r->facts_err = rot_kernel_facts_read(&r->facts);
+	}
+	*out = &r->facts;
+	return r->facts_err;
+}
+
+size_t mp_rot_accounted(struct modprobe_run *r, const char *name)
+{
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	size_t n = snap ? rot_snapshot_rotting_of(snap, name, NULL, NULL) : 0;
+	for (size_t i = 0; i < r->ntally; i++)
+		if (!strcmp(r->tally[i].name, name))
+			n += r->tally[i].instances;
+	return n;
+}
+
+void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances)
+{
+	for (size_t i = 0; i < r->ntally; i++) {
+		if (!strcmp(r->tally[i].name, name)) {
+			r->tally[i].instances += instances; /* wraps down for a reclaim */
+			return;
+		}
+	}
+	struct mp_tally *t = realloc(r->tally, (r->ntally + 1) * sizeof(*t));
+	if (!t)
+		return; /* then a later count errs towards "nothing new rots" */
+	r->tally = t;
+	snprintf(t[r->ntally].name, sizeof(t[r->ntally].name), "%s", name);
+	t[r->ntally++].instances = instances;
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * modreap's pass: one snapshot under the reclaim lock, the rotting
+ * instances grouped by name, the names chosen, one rot_reclaim() each;
+ * and --watch, which repeats passes and remembers the names the kernel
+ * refused so that it does not ask again until they change.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "modreap.h"
+#include "stopsignal.h"
+
+/* -ENOMEM: the totals count it, the per-name report cannot list it. */
+int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
+{
+	r->instances += g->instances;
+	r->bytes += g->bytes;
+	r->percpu += percpu;
+	for (size_t i = 0; i < r->nreaped; i++) {
+		if (strcmp(r->reaped[i].name, g->name) == 0) {
+			r->reaped[i].instances += g->instances;
+			r->reaped[i].bytes += g->bytes;
+			r->reaped[i].percpu += percpu;
+			return 0;
+		}
+	}
+	struct reaped *grown = realloc(r->reaped, (r->nreaped + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	r->reaped = grown;
+	struct reaped *e = &r->reaped[r->nreaped++];
+	snprintf(e->name, sizeof(e->name), "%s", g->name);
+	e->instances = g->instances;
+	e->bytes = g->bytes;
+	e->percpu = percpu;
+	return 0;
+}
+
+const struct rot_group *find_group(const struct rot_group *g, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(g[i].name, name) == 0)
+			return &g[i];
+	return NULL;
+}
+
+static struct refusal *find_refusal(const struct reap_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		if (strcmp(r->refusals[i].name, name) == 0)
+			return &r->refusals[i];
+	return NULL;
+}
+
+/* --watch: the kernel refused this group last time and it has not changed since. */
+bool refused_before(const struct reap_run *r, const struct rot_group *g)
+{
+	const struct refusal *f = find_refusal(r, g->name);
+	return f && f->instances == g->instances;
+}
+
+static void note_refusal(struct reap_run *r, const char *name, size_t instances)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (!f) {
+		struct refusal *grown = realloc(r->refusals, (r->nrefusals + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* it is only asked again next pass */
+		r->refusals = grown;
+		f = &r->refusals[r->nrefusals++];
+		snprintf(f->name, sizeof(f->name), "%s", name);
+	}
+	f->instances = instances;
+}
+
+/* -J: what kept name's instances, the latest reply per name */
+static void note_kept(struct reap_run *r, const char *name, const struct rot_reclaim_result *out)
+{
+	struct kept_name *k = NULL;
+	for (size_t i = 0; i < r->nkept && !k; i++)
+		if (!strcmp(r->kept[i].name, name))
+			k = &r->kept[i];
+	if (!k) {
+		struct kept_name *grown = realloc(r->kept, (r->nkept + 1) * sizeof(*grown));
+		if (!grown)
+			return; /* the summary's refused count still says it */
+		r->kept = grown;
+		k = &r->kept[r->nkept++];
+		snprintf(k->name, sizeof(k->name), "%s", name);
+	}
+	k->reply = *out;
+}
+
+static void forget_refusal(struct reap_run *r, const char *name)
+{
+	struct refusal *f = find_refusal(r, name);
+	if (f)
+		*f = r->refusals[--r->nrefusals];
+}
+
+/* --watch: what stays refused at the end, not the sum over passes. */
+static void count_refusals(struct reap_run *r)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		r->refused += r->refusals[i].instances;
+}
+
+/*
+ * Which groups this pass reclaims, in order; NULL entries are names with no
+ * rot. --down-to takes the largest names until the rest fits, passing over
+ * names --watch already saw refused (asking again would only be refused
+ * again); reclaim_chosen takes more if the kernel refuses some.
+ */
+static size_t choose(const struct reap_run *r, const struct rot_group *g, size_t n,
+		     const struct rot_group **chosen, uint64_t total)
+{
+	const struct reap_opts *o = r->opts;
+	size_t k = 0;
+
+	if (o->nnames) {
+		for (size_t i = 0; i < o->nnames; i++)
+			chosen[k++] = find_group(g, n, o->names[i]);
+		return k;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (o->has_down_to && total <= o->down_to)
+			break;
+		if (refused_before(r, &g[i]) || r->taken[i])
+			continue;
+		chosen[k++] = &g[i];
+		total -= g[i].bytes;
+	}
+	return k;
+}
+
+/* --down-to, after refusals: the next largest groups not yet tried. */
+static size_t choose_more(const struct reap_run *r, const struct rot_group *g, size_t n,
+			  const struct rot_group **chosen, size_t k)
+{
+	size_t from = k ? (size_t)(chosen[k - 1] - g) + 1 : 0;
+	for (size_t i = from; i < n; i++) {
+		if (refused_before(r, &g[i]) || r->taken[i])
+			continue;
+		chosen[k++] = &g[i];
+		break;
+	}
+	return k;
+}
+
+/* Reclaims groups[i]; returns false when the kernel refused all of it. */
+bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
+		   const struct rot_group *groups, size_t i, struct progress *bar)
+{
+	const struct rot_group *g = &groups[i];
+	const struct reap_opts *o = r->opts;
+	struct rot_reclaim_result out = { .freed = (unsigned)g->instances, .bytes = g->bytes };
+	int err = 0;
+
+	if (!o->dry_run)
+		err = rot_reclaim(snap, g->name, o->force ? ROT_RECLAIM_FORCE : 0, &out);
+	if (err < 0 && err != -EBUSY) {
+		cli_error("could not reclaim module %s: %s%s", g->name, strerror(-err),
+			  cli_errno_hint(err));
+		cli_outcome_failed(&r->outcome, err);
+		return false;
+	}
+	if (out.recount_err < 0) {
+		char msg[512];
+		progress_clear(bar);
+		count_error_message(msg, sizeof(msg), g->name, out.recount_err);
+		cli_error("%s", msg);
+		cli_outcome_failed(&r->outcome, out.recount_err);
+	}
+	if (out.freed) {
+		struct rot_group freed = { g->name, out.freed, out.bytes };
+		uint64_t percpu = percpu_freed(r, g->name, r->held[i], &out);
+		if (o->dry_run)
+			r->gave += r->gives[i];
+		if (remember(r, &freed, percpu) < 0) {
+			cli_error("reclaimed module %s, but out of memory to report it", g->name);
+			cli_outcome_failed(&r->outcome, -ENOMEM);
+		}
+		r->rot_left = r->rot_left > out.bytes ? r->rot_left - out.bytes : 0;
+		if (!o->quiet && !o->json) {
+			progress_clear(bar);
+			report_reclaimed_percpu(g->name, out.freed, out.bytes, percpu, o->dry_run);
+			/* The bar is on stderr: the line must be out before it is redrawn. */
+			cli_flush_stdout();
+		}
+	}
+	if (!out.kept && o->watch)
+		forget_refusal(r, g->name);
+	if (out.kept) {
+		char msg[512];
+		progress_clear(bar);
+		refused_message(msg, sizeof(msg), g->name, &out, "modreap --force", o->force);
+		cli_error("%s", msg);
+		if (o->json)
+			note_kept(r, g->name, &out);
+		if (!o->watch)
+			r->refused += out.kept;
+		cli_outcome_failed(&r->outcome, -EBUSY);
+		if (o->watch)
+			note_refusal(r, g->name, out.kept);
+	}
+	return out.freed > 0;
+}
+
+static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
+			   const struct rot_group *groups, size_t ngroups,
+			   const struct rot_group **chosen, size_t k)
+{
+	const struct reap_opts *o = r->opts;
+	struct progress bar;
+
+	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", o->quiet ? 0 : k);
+	for (size_t i = 0; i < k && !stop_signal(); i++) {
+		const struct rot_group *g = chosen[i];
+		progress_step(&bar);
+		if (!g) {
+			cli_error("Module %s has no rotting instances", o->names[i]);
+			cli_outcome_failed(&r->outcome, -ENOENT);
+			continue;
+		}
+		r->taken[g - groups] = true;
+		reclaim_group(r, snap, groups, (size_t)(g - groups), &bar);
+		/* Refused names leave the target unmet: try the next largest. */
+		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
+			size_t more = choose_more(r, groups, ngroups, chosen, k);
+			bar.total += more - k;
+			k = more;
+		}
+	}
+	progress_end(&bar);
+}
+
+uint64_t total_bytes(const struct rot_group *g, size_t n)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += g[i].bytes;
+	return t;
+}
+
+/* One look at the kernel: read, choose, reclaim. Returns a negative errno
+ * only when the kernel could not be read at all, or the pass could not
+ * start (said). */
+struct reap_status reap_pass(struct reap_run *r, bool first)
+{
+	struct reap_status st = { 0 };
+	int lock = rot_reclaim_lock();
+	if (lock == -EINTR)
+		return st; /* a stop signal arrived while another run held the lock */
+	if (lock < 0)
+		cli_warn("could not take the reclaim lock (%s): counts may include what a "
+			 "concurrent run reclaims",
+			 strerror(-lock));
+	struct rot_snapshot *snap;
+	struct rot_group *groups;
+	size_t ngroups;
+
+	st.err = rot_snapshot_read(&snap);
+	if (st.err < 0) {
+		rot_reclaim_unlock(lock);
+		return st;
+	}
+	if (!rot_snapshot_has_rot(snap)) {
+		rot_snapshot_free(snap);
+		rot_reclaim_unlock(lock);
+		st.err = -EOPNOTSUPP;
+		return st;
+	}
+	/* The taint change cannot be told: the reclaims can still be done. */
+	if (first) {
+		int terr = run_taint_before(&r->taint);
+		if (terr < 0)
+			cli_outcome_failed(&r->outcome, terr);
+	}
+	st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
+	if (st.err < 0) {
+		rot_snapshot_free(snap);
+		rot_reclaim_unlock(lock);
+		return st;
+	}
+	r->rot_left = total_bytes(groups, ngroups);
+	st = pass_reserve(r, groups, ngroups);
+	if (st.err < 0)
+		goto out;
+
+	const struct reap_opts *o = r->opts;
+	if (percpu_mode(o) && r->pc)
+		reclaim_for_reserve(r, snap, groups, ngroups,
+				    o->has_floor ? o->floor : o->percpu_size,
+				    o->percpu && !o->has_percpu_size);
+	if ((o->all || o->has_down_to || o->nnames) && !stop_signal()) {
+		const struct rot_group **chosen = calloc(ngroups + o->nnames + 1, sizeof(*chosen));
+		if (!chosen) {
+			cli_error("out of memory");
+			cli_outcome_failed(&r->outcome, -ENOMEM);
+		} else {
+			size_t k = choose(r, groups, ngroups, chosen, r->rot_left);
+			reclaim_chosen(r, snap, groups, ngroups, chosen, k);
+		}
+		free(chosen);
+	}
+	/* The summary tells the reserve as the kernel now counts it. */
+	if (r->pc && !r->pc_fresh && !o->dry_run) {
+		int rerr = read_reserve(r);
+		if (rerr < 0)
+			reserve_read_failed(r, rerr);
+	}
+out:
+	pass_reserve_end(r);
+	free(groups);
+	rot_snapshot_free(snap);
+	rot_reclaim_unlock(lock);
+	return st;
+}
+
+struct reap_status reap_watch(struct reap_run *r)
+{
+	struct timespec pause = {
+		.tv_sec = (time_t)r->opts->interval,
+		.tv_nsec = (long)((r->opts->interval - (double)(time_t)r->opts->interval) * 1e9),
+	};
+	for (bool first = true; !stop_signal(); first = false) {
+		struct cli_outcome before = r->outcome;
+		size_t freed_before = r->instances;
+		struct reap_status st = reap_pass(r, first);
+		if (st.err < 0)
+			return st;
+		cli_flush_stdout();
+		/* A pass that only met permission errors would meet them again
+		 * every interval: without CAP_SYS_MODULE there is nothing to watch. */
+		unsigned failed = r->outcome.failures - before.failures;
+		if (failed && r->instances == freed_before &&
+		    r->outcome.perm - before.perm + r->outcome.cascaded - before.cascaded == failed) {
+			cli_error("stopped watching: reclaiming needs CAP_SYS_MODULE");
+			break;
+		}
+		if (!stop_signal())
+			nanosleep(&pause, NULL);
+	}
+	count_refusals(r);
+	return (struct reap_status){ 0 };
+}

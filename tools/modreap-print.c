@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* modreap's output: the rot by name (a table or JSON), and a run's summary. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "columns.h"
+#include "jsonwrt.h"
+#include "modreap.h"
+
+/*
+ * The rows of rot by name: a table, or the named array of a JSON document.
+ * percpu[i] is the per-CPU bytes row i holds (or freed); NULL when the
+ * kernel does not report its reserve: the table has no PERCPU column and
+ * the JSON rows say null.
+ */
+static int print_groups(const struct rot_group *g, const uint64_t *percpu, size_t n,
+			struct json_writer *w, const char *array_name)
+{
+	static const struct column_info cols[] = {
+		{ "NAME", 0.3, 0, "module name" },
+		{ "INSTANCES", 9, SCOLS_FL_RIGHT, "rotting instances" },
+		{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes they hold" },
+		{ "PERCPU", 8, SCOLS_FL_RIGHT, "per-CPU reserve bytes they hold" },
+	};
+	static const int ids[] = { 0, 1, 2, 3 };
+	struct table_style style = { .json = w != NULL, .json_name = array_name };
+	struct listing l;
+	size_t ncols = percpu || w ? 4 : 3;
+
+	int err = listing_start(&l, cols, ids, ncols, &style, w);
+	for (size_t i = 0; err == 0 && i < n; i++) {
+		err = listing_row(&l);
+		listing_str(&l, 0, g[i].name);
+		listing_u64(&l, 1, g[i].instances);
+		listing_u64(&l, 2, g[i].bytes);
+		if (percpu)
+			listing_u64(&l, 3, percpu[i]);
+		else if (ncols == 4)
+			listing_unknown(&l, 3);
+	}
+	int end = listing_end(&l);
+	return err ? err : end;
+}
+
+/* A number the kernel may not report: null when it does not. */
+static void json_known_u64(struct json_writer *w, const char *name, bool known, uint64_t v)
+{
+	if (known)
+		json_u64(w, name, v);
+	else
+		json_null(w, name);
+}
+
+static void summary_json(struct json_writer *w, const struct reap_run *r, size_t names,
+			 size_t instances, uint64_t bytes, uint64_t percpu)
+{
+	const struct reap_opts *o = r->opts;
+	const bool known = r->pc != NULL;
+	/* A dry run can predict the free bytes, not where they lie. */
+	const bool largest_known = known && !(o->dry_run && r->percpu);
+
+	json_open_object(w, "summary");
+	report_json_summary_common(w, o->dry_run, r->outcome.failures, &r->taint);
+	json_u64(w, "names", names);
+	json_u64(w, "instances", instances);
+	json_u64(w, "bytes", bytes);
+	json_u64(w, "refused", r->refused);
+	json_open_array(w, "kept");
+	for (size_t i = 0; i < r->nkept; i++) {
+		json_open_object(w, NULL);
+		json_string(w, "name", r->kept[i].name);
+		report_json_kept(w, &r->kept[i].reply);
+		json_close_object(w);
+	}
+	json_close_array(w);
+	json_u64(w, "rot_left", r->rot_left);
+	json_known_u64(w, "percpu", known, percpu);
+	json_known_u64(w, "percpu_reserve", known, known ? rot_percpu_reserve(r->pc) : 0);
+	json_known_u64(w, "percpu_free", known, known ? reserve_free_after(r) : 0);
+	json_known_u64(w, "percpu_largest", largest_known, known ? rot_percpu_largest(r->pc) : 0);
+	json_close_object(w);
+}
+
+/* A JSON document: the array, then the summary. */
+static int print_json(struct reap_run *r, const struct rot_group *g, const uint64_t *percpu,
+		      size_t n, const char *array_name)
+{
+	struct json_writer w;
+	size_t instances = 0;
+	uint64_t bytes = 0, percpu_total = 0;
+	int err = json_start_stdout(&w);
+
+	for (size_t i = 0; i < n; i++) {
+		instances += g[i].instances;
+		bytes += g[i].bytes;
+		percpu_total += percpu ? percpu[i] : 0;
+	}
+	if (err == 0)
+		err = print_groups(g, percpu, n, &w, array_name);
+	if (err == 0)
+		summary_json(&w, r, n, instances, bytes, percpu_total);
+	int fin = json_finish(&w);
+	return err ? err : fin;
+}
+
+/* "; per-CPU reserve: 692 of 8192 bytes free, 692 in one piece" */
+static void print_reserve_words(const struct reap_run *r, uint64_t free_bytes, bool predicted)
+{
+	if (predicted) {
+		printf("per-CPU reserve would have %" PRIu64 " of %" PRIu64 " bytes free",
+		       free_bytes, rot_percpu_reserve(r->pc));
+		return;
+	}
+	printf("per-CPU reserve: %" PRIu64 " of %" PRIu64 " bytes free, %" PRIu64 " in one piece",
+	       free_bytes, rot_percpu_reserve(r->pc), rot_percpu_largest(r->pc));
+}
+
+int reap_report(struct reap_run *r)
+{
+	struct rot_snapshot *snap;
+	struct rot_group *g;
+	size_t n, instances = 0;
+
+	int err = rot_snapshot_read(&snap);
+	if (err < 0)
+		return err;
+	if (!rot_snapshot_has_rot(snap)) {
+		rot_snapshot_free(snap);
+		return -EOPNOTSUPP;
+	}
+	err = rot_snapshot_rotting_groups(snap, &g, &n);
+	if (err < 0) {
+		rot_snapshot_free(snap);
+		return err;
+	}
+	for (size_t i = 0; i < n; i++)
+		instances += g[i].instances;
+	uint64_t bytes = total_bytes(g, n), percpu = 0;
+
+	/* The per-CPU bytes are an addition: the report goes on without them. */
+	int perr = pass_reserve(r, g, n).err;
+	if (perr < 0) {
+		pass_reserve_end(r);
+		free(g);
+		rot_snapshot_free(snap);
+		return perr;
+	}
+	for (size_t i = 0; r->pc && i < n; i++)
+		percpu += r->held[i];
+	const uint64_t *held = r->pc ? r->held : NULL;
+
+	if (r->opts->json) {
+		/* Nothing is reclaimed: the taint is what it is, before and after. */
+		int terr = run_taint_before(&r->taint);
+		if (terr < 0)
+			cli_outcome_failed(&r->outcome, terr);
+		r->taint.after_known = r->taint.before_known;
+		r->taint.after = r->taint.before;
+		r->rot_left = bytes;
+		err = print_json(r, g, held, n, "rotting");
+	} else if (!r->opts->quiet) {
+		if (n)
+			err = print_groups(g, held, n, NULL, NULL);
+		printf("total: %zu rotting %s of %zu %s, %" PRIu64 " bytes", instances,
+		       instances_word(instances), n, n == 1 ? "name" : "names", bytes);
+		if (r->pc) {
+			printf(", %" PRIu64 " per-CPU bytes; ", percpu);
+			print_reserve_words(r, rot_percpu_free_bytes(r->pc), false);
+		}
+		putchar('\n');
+	}
+	pass_reserve_end(r);
+	free(g);
+	rot_snapshot_free(snap);
+	/* The kernel was read: what failed now is the output. */
+	if (err == -ENOMEM)
+		cli_error("out of memory");
+	else if (err < 0)
+		cli_output_failed(err);
+	if (err < 0)
+		cli_outcome_failed(&r->outcome, err);
+	return 0;
+}
+
+static int print_reclaim_json(struct reap_run *r)
+{
+	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
+	uint64_t *percpu = calloc(r->nreaped + 1, sizeof(*percpu));
+	int err = -ENOMEM;
+	if (g && percpu) {
+		for (size_t i = 0; i < r->nreaped; i++) {
+			g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
+						   r->reaped[i].bytes };
+			percpu[i] = r->reaped[i].percpu;
+		}
+		err = print_json(r, g, r->pc ? percpu : NULL, r->nreaped, "reclaimed");
+	}
+	free(g);
+	free(percpu);
+	return err;
+}
+
+/* A summary that could not be made is a failure of the run: it says so. */
+int reap_print_summary(struct reap_run *r)
+{
+	const bool dry = r->opts->dry_run;
+
+	int terr = run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0);
+	if (terr < 0)
+		cli_outcome_failed(&r->outcome, terr);
+	if (r->opts->json)
+		return print_reclaim_json(r);
+	if (r->opts->quiet)
+		return 0;
+	/* Per-CPU words only where per-CPU bytes are what the run is about. */
+	bool percpu_words = r->pc && (r->percpu || percpu_mode(r->opts));
+	printf("total: %s %zu %s, %" PRIu64 " bytes", dry ? "would reclaim" : "reclaimed",
+	       r->instances, instances_word(r->instances), r->bytes);
+	if (percpu_words)
+		printf(", %" PRIu64 " per-CPU bytes", r->percpu);
+	printf("; %" PRIu64 " bytes %s rot; ", r->rot_left, dry ? "would still" : "still");
+	if (percpu_words) {
+		print_reserve_words(r, reserve_free_after(r), dry && r->percpu);
+		printf("; ");
+	}
+	if (r->refused)
+		printf("%zu %s still in use; ", r->refused, instances_word(r->refused));
+	if (r->taint.before_known && r->taint.after_known)
+		report_taint_change(r->taint.before, r->taint.after, dry);
+	else
+		printf("kernel taint unknown\n");
+	return 0;
+}
