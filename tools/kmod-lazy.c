@@ -38,6 +38,12 @@ int kmod_lazy_open(void)
 	}
 	if (h && i == sizeof(names) / sizeof(names[0]))
 		return state = 1, 0;
+	/* The loader short of memory says so in words, rarely with errno's
+	 * text (lib/dynlib.c's rule): out of memory, and tried again next
+	 * time rather than remembered as a missing library. */
+	if (err && (strstr(err, "allocate") || strstr(err, "cannot create ") ||
+		    strstr(err, "out of memory")))
+		return -ENOMEM;
 	/* dlerror() starts with the file's name when it has one. */
 	size_t n = strlen(soname);
 	if (err && strncmp(err, soname, n) == 0 && strncmp(err + n, ": ", 2) == 0)

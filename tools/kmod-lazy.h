@@ -69,8 +69,9 @@
 #define KMOD_LAZY_DECLARE(fn) extern __typeof__(fn) *lazy_##fn;
 KMOD_LAZY_FUNCTIONS(KMOD_LAZY_DECLARE)
 
-/* Opens libkmod.so.2 and fills every pointer, once: 0, or -ELIBACC with
- * kmod_lazy_error() saying why. */
+/* Opens libkmod.so.2 and fills every pointer, once: 0, -ELIBACC with
+ * kmod_lazy_error() saying why, or -ENOMEM (the loader was short of
+ * memory; not remembered, the next call tries again). */
 int kmod_lazy_open(void);
 const char *kmod_lazy_error(void);
 

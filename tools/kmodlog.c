@@ -114,7 +114,12 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 	 * default logger writes there, raw. Without one, the lines are lost
 	 * rather than printed unsanitised. */
 	/* libkmod itself, on the first context: a tool that makes none maps none. */
-	if (kmod_lazy_open() < 0) {
+	int lazy = kmod_lazy_open();
+	if (lazy == -ENOMEM) {
+		errno = ENOMEM; /* the caller says out of memory */
+		return NULL;
+	}
+	if (lazy < 0) {
 		cli_error("%s", kmod_lazy_error());
 		errno = ELIBACC;
 		return NULL;
