@@ -13,20 +13,6 @@
 #include "internal.h"
 #include "tap.h"
 
-static unsigned char *slurp(const char *name, size_t *len)
-{
-	const char *top = getenv("top_builddir");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/fixtures/out/%s", top ? top : ".", name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	unsigned char *buf = malloc(1 << 20);
-	*len = buf ? fread(buf, 1, 1 << 20, f) : 0;
-	fclose(f);
-	return buf;
-}
-
 static Elf64_Ehdr *ehdr(unsigned char *img)
 {
 	return (Elf64_Ehdr *)img;
@@ -164,7 +150,7 @@ static void sections_are_checked(const unsigned char *img, size_t len)
 int main(void)
 {
 	size_t len = 0;
-	unsigned char *img = slurp("alpha.ko", &len);
+	unsigned char *img = tap_fixture("alpha.ko", &len);
 	if (!ok(img != NULL && len > sizeof(Elf64_Ehdr), "alpha.ko fixture read (top_builddir set)"))
 		return tap_done();
 	a_good_module_passes_and_its_sections_are_found(img, len);

@@ -13,20 +13,6 @@
 #include "modrot.h"
 #include "tap.h"
 
-static unsigned char *slurp(const char *name, size_t *len)
-{
-	const char *top = getenv("top_builddir");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/tests/fixtures/out/%s", top ? top : ".", name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	unsigned char *buf = malloc(1 << 20);
-	*len = fread(buf, 1, 1 << 20, f);
-	fclose(f);
-	return buf;
-}
-
 static Elf64_Shdr *shdr(unsigned char *img, unsigned i)
 {
 	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
@@ -57,7 +43,7 @@ static enum rot_problem problem_of(const unsigned char *img, size_t len, char *t
 static void elf_structure_is_checked(void)
 {
 	size_t len;
-	unsigned char *img = slurp("alpha.ko", &len), *copy = malloc(len);
+	unsigned char *img = tap_fixture("alpha.ko", &len), *copy = malloc(len);
 	char why[128];
 	if (!ok(img != NULL, "alpha.ko fixture read (top_builddir set)"))
 		return;
@@ -181,7 +167,7 @@ static enum rot_problem vermagic_verdict(const char *fixture, const char *kernel
 					 struct rot_preflight *res)
 {
 	size_t len;
-	unsigned char *img = slurp(fixture, &len);
+	unsigned char *img = tap_fixture(fixture, &len);
 	struct rot_modfile *mf;
 	rot_modfile_parse(fixture, img, len, &mf);
 	free(img);
@@ -220,7 +206,7 @@ static void vermagic_is_compared_as_same_magic(void)
 static void the_load_entry_point_refuses_before_the_kernel(void)
 {
 	size_t len;
-	unsigned char *img = slurp("alpha.ko", &len);
+	unsigned char *img = tap_fixture("alpha.ko", &len);
 	struct rot_modfile *mf = NULL;
 	if (!ok(img && rot_modfile_parse("alpha.ko", img, len, &mf) == 0, "alpha.ko parsed"))
 		return;

@@ -5,6 +5,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int tap_count, tap_failed;
@@ -51,6 +52,22 @@ static inline int tap_done(void)
 {
 	printf("1..%d\n", tap_count);
 	return tap_failed ? 1 : 0;
+}
+
+/* A built fixture's bytes (at most 1 MiB), NULL when it cannot be read:
+ * the unit tests that take a module image apart start from one. */
+static inline unsigned char *tap_fixture(const char *name, size_t *len)
+{
+	const char *top = getenv("top_builddir");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/out/%s", top ? top : ".", name);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	unsigned char *buf = malloc(1 << 20);
+	*len = buf ? fread(buf, 1, 1 << 20, f) : 0;
+	fclose(f);
+	return buf;
 }
 
 #endif
