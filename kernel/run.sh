@@ -65,8 +65,9 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- prerequisites -----------------------------------------------------
+# rsync: the kselftest's "make install" copies with it (tools/testing/selftests/lib.mk).
 packages="linux-source-6.1 qemu-system-x86 cpio bc flex bison libelf-dev
-	libssl-dev build-essential xz-utils zstd liblzma-dev libzstd-dev file"
+	libssl-dev build-essential xz-utils zstd liblzma-dev libzstd-dev file rsync"
 # Any busybox will do (static or not: its libraries go into the initramfs
 # too); scripts/setup.sh installs busybox, which conflicts with busybox-static.
 [ -x /bin/busybox ] || packages="$packages busybox"
