@@ -311,7 +311,9 @@ install_program() {
 install_dlopened() {
 	local so path
 	for so in $(sed -n 's/^DYNLIB([a-z]*, "\(lib[^"]*\)".*/\1/p' "$top/lib/dynlib.c"); do
-		path=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ { print $NF; exit }')
+		# awk reads to the end: an early exit would kill ldconfig with
+		# SIGPIPE, which pipefail turns into the script's end.
+		path=$(ldconfig -p | awk -v so="$so" '$1 == so && /x86-64/ && !p { p = $NF } END { print p }')
 		[ -n "$path" ] || die "$so (lib/dynlib.c) is not installed on the host"
 		mkdir -p "$root/lib/x86_64-linux-gnu"
 		install_program "$path" "/lib/x86_64-linux-gnu/$so"
