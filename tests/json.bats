@@ -58,6 +58,17 @@ assert_one_document() {
 	assert_equal "$(jq '.modules[] | select(.name == "alpha") | .bytes' <<<"$output")" "$(live_size alpha)"
 }
 
+@test "modrot(7)'s example sums the rotting bytes from lsmod -J" {
+	kmod_load delta alpha
+	kmod_unload delta alpha
+	cmd=$(grep -o "^lsmod -J --rotting .*| jq '.*'\$" "$MAN7")
+	[ -n "$cmd" ]
+	run --separate-stderr on_kernel bash -c "PATH=$top_builddir/tools:\$PATH; $cmd"
+	assert_success
+	assert_output "$(rotting_bytes)"
+	[ "$output" -gt 0 ]
+}
+
 @test "lsmod -J of a kernel with no modules is an empty array" {
 	run --separate-stderr on_kernel "$LSMOD" -J
 	assert_success
