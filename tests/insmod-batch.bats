@@ -114,7 +114,7 @@ load_order() { "$SIM" ledger "$K" | awk '$2 == "load" { print $3 }'; }
 		"delta:loaded failinit:failed needsym:refused"
 	assert_equal "$(echo "$output" | jq -r '.modules[1].error')" ENODEV
 	assert_equal "$(echo "$output" | jq '.modules[1].errno')" 19
-	assert_equal "$(echo "$output" | jq '.modules[1].rot_bytes')" "$(rotting_bytes failinit)"
+	assert_equal "$(echo "$output" | jq '.modules[1].rotted_bytes')" "$(rotting_bytes failinit)"
 	assert_equal "$(echo "$output" | jq '.modules[2].errno')" 0
 	assert_equal "$(echo "$output" | jq -r '.modules[2].error')" ""
 	assert_equal "$(echo "$output" | jq '.modules[0].errno')" 0

@@ -263,7 +263,7 @@ assert_batch_lines() {
 	n=${#files[@]}
 	assert_equal "$(jq '.modules | length' <<<"$output")" "$n"
 	assert_equal "$(jq '[.modules[] | select(.result == "refused")] | length' <<<"$output")" "$n"
-	assert_equal "$(jq -c '.summary | [.modules, .loaded, .refused, .failed, .rot_bytes]' <<<"$output")" "[$n,0,$n,0,0]"
+	assert_equal "$(jq -c '.summary | [.files, .loaded, .refused, .failed, .rotted_bytes]' <<<"$output")" "[$n,0,$n,0,0]"
 	assert_equal "$(snapshot)" "$before"
 }
 

@@ -296,10 +296,10 @@ assert_loads_quietly() {
 	assert_equal "$stderr" ""
 	assert_equal "$(jq -c '.modules | length' <<<"$output")" 1
 	assert_equal "$(jq -c '.modules[0] | keys_unsorted' <<<"$output")" \
-		'["name","file","result","errno","error","message","rot_bytes","percpu_bytes","percpu_short"]'
-	assert_equal "$(jq -c '.modules[0] | [.name, .file, .result, .errno, .error, .message, .rot_bytes, .percpu_bytes, .percpu_short]' <<<"$output")" \
-		"[\"delta\",\"$FIXTURES/delta.ko\",\"loaded\",0,\"\",\"\",0,0,false]"
-	assert_equal "$(jq -c '.summary | [.dry_run, .modules, .loaded, .ok, .refused, .failed, .skipped, .rotted, .rot_bytes]' <<<"$output")" \
+		'["name","filename","result","reason","errno","error","message","rotted_bytes","percpu_bytes","percpu_short"]'
+	assert_equal "$(jq -c '.modules[0] | [.name, .filename, .result, .reason, .errno, .error, .message, .rotted_bytes, .percpu_bytes, .percpu_short]' <<<"$output")" \
+		"[\"delta\",\"$FIXTURES/delta.ko\",\"loaded\",\"\",0,\"\",\"\",0,0,false]"
+	assert_equal "$(jq -c '.summary | [.dry_run, .files, .loaded, .ok, .refused, .failed, .skipped, .rotted, .rotted_bytes]' <<<"$output")" \
 		'[false,1,1,0,0,0,0,0,0]'
 	is_live delta
 }
@@ -309,9 +309,9 @@ assert_loads_quietly() {
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""
 	bytes=$(rotting_bytes failinit)
-	assert_equal "$(jq -c '.modules[0] | [.name, .result, .errno, .error, .rot_bytes]' <<<"$output")" \
-		"[\"failinit\",\"failed\",19,\"ENODEV\",$bytes]"
-	assert_equal "$(jq -c '.summary | [.failed, .rotted, .rot_bytes]' <<<"$output")" "[1,1,$bytes]"
+	assert_equal "$(jq -c '.modules[0] | [.name, .result, .reason, .errno, .error, .rotted_bytes]' <<<"$output")" \
+		"[\"failinit\",\"failed\",\"no_device\",19,\"ENODEV\",$bytes]"
+	assert_equal "$(jq -c '.summary | [.failed, .rotted, .rotted_bytes]' <<<"$output")" "[1,1,$bytes]"
 	assert_equal "$(rotting_count failinit)" 1
 }
 

@@ -126,7 +126,7 @@ delta 0 3 rotting"
 	assert_equal "$(echo "$output" | jq -c '.modules[] | select(.name == "alpha") | .holders')" '["beta"]'
 	assert_equal "$(echo "$output" | jq -r '.modules[] | select(.name == "delta") | .state')" rotting
 	size=$(kernel_state | awk '$1 == "live" && $2 == "alpha" { print $3 }')
-	assert_equal "$(echo "$output" | jq '.modules[] | select(.name == "alpha") | .size')" "$size"
+	assert_equal "$(echo "$output" | jq '.modules[] | select(.name == "alpha") | .bytes')" "$size"
 	assert_equal "$(echo "$output" | jq '.modules[] | select(.name == "alpha") | .refcnt')" 0
 }
 

@@ -107,14 +107,14 @@ setup() {
 	jq -e . <<< "$output" > /dev/null
 	assert_equal "$(jq -c '.rot' <<< "$output")" true
 	assert_equal "$(jq -c '.modules | length' <<< "$output")" 2
-	assert_equal "$(jq -c '.modules[0] | [.name, .builtin, .state, .rotting, .rotting_bytes, .rotting_percpu]' <<< "$output")" \
+	assert_equal "$(jq -c '.modules[0] | [.name, .builtin, .state, .rotting_instances, .rotting_bytes, .rotting_percpu_bytes]' <<< "$output")" \
 		"[\"params\",false,\"not loaded\",1,$(rotting_bytes params),0]"
 	assert_equal "$(jq -c '.modules[0].parameters' <<< "$output")" \
 		'[{"name":"verbose","description":"chatty","type":"bool"},{"name":"label","description":"a label","type":"charp"},{"name":"count","description":"how many","type":"int"}]'
-	assert_equal "$(jq -c '.modules[0].verify | [.valid, .status, .reason]' <<< "$output")" \
+	assert_equal "$(jq -c '.modules[0].verify | [.valid, .status, .message]' <<< "$output")" \
 		'[false,"unsigned","the module is not signed"]'
-	assert_equal "$(jq -c '.modules[1].verify | [.valid, .status, .signer, .reason]' <<< "$output")" \
-		'[true,"valid","modrot test signer",null]'
+	assert_equal "$(jq -c '.modules[1].verify | [.valid, .status, .signer, .message]' <<< "$output")" \
+		'[true,"valid","modrot test signer",""]'
 	assert_equal "$(jq -r '.modules[1].info[] | select(.key == "signer") | .value' <<< "$output")" "modrot test signer"
 	# The .modinfo entries keep their order, parameters apart.
 	assert_equal "$(jq -r '[.modules[0].info[].key] | join(",")' <<< "$output")" \

@@ -58,9 +58,9 @@ make_percpu_rot() {
 	make_percpu_rot
 	run --separate-stderr on_kernel "$MODREAP" -J
 	assert_success
-	assert_equal "$(jq -r '.rotting[] | "\(.name)=\(.percpu)"' <<<"$output" | sort | tr '\n' ' ')" \
+	assert_equal "$(jq -r '.rotting[] | "\(.name)=\(.rotting_percpu_bytes)"' <<<"$output" | sort | tr '\n' ' ')" \
 		"delta=0 pcpu1500=4500 pcpu512=512 "
-	assert_equal "$(jq -c '.summary | [.percpu, .percpu_reserve, .percpu_free, .percpu_largest]' <<<"$output")" \
+	assert_equal "$(jq -c '.summary | [.rotting_percpu_bytes, .percpu_reserve_bytes, .percpu_free_bytes, .percpu_largest_bytes]' <<<"$output")" \
 		"[5012,8192,3180,$(reserve_largest)]"
 }
 
@@ -173,8 +173,8 @@ make_percpu_rot() {
 	make_percpu_rot
 	run --separate-stderr on_kernel "$MODREAP" --percpu 3500 -J
 	assert_success
-	assert_equal "$(jq -c '[.reclaimed[] | [.name, .percpu]]' <<<"$output")" '[["pcpu512",512]]'
-	assert_equal "$(jq -c '.summary | [.percpu, .percpu_reserve, .percpu_free, .percpu_largest]' <<<"$output")" \
+	assert_equal "$(jq -c '[.reclaimed[] | [.name, .reclaimed_percpu_bytes]]' <<<"$output")" '[["pcpu512",512]]'
+	assert_equal "$(jq -c '.summary | [.reclaimed_percpu_bytes, .percpu_reserve_bytes, .percpu_free_bytes, .percpu_largest_bytes]' <<<"$output")" \
 		"[512,8192,3692,$(reserve_largest)]"
 }
 
@@ -258,8 +258,8 @@ hide_module_percpu() {
 	assert_equal "${lines[-1]}" "total: 6 rotting instances of 3 names, $(rotting_bytes) bytes"
 	run --separate-stderr on_kernel "$MODREAP" -J
 	assert_success
-	assert_equal "$(jq -c '[.rotting[].percpu] | unique' <<<"$output")" '[null]'
-	assert_equal "$(jq -c '.summary | [.percpu, .percpu_reserve, .percpu_free, .percpu_largest]' <<<"$output")" \
+	assert_equal "$(jq -c '[.rotting[].rotting_percpu_bytes] | unique' <<<"$output")" '[null]'
+	assert_equal "$(jq -c '.summary | [.rotting_percpu_bytes, .percpu_reserve_bytes, .percpu_free_bytes, .percpu_largest_bytes]' <<<"$output")" \
 		'[null,null,null,null]'
 	delta_bytes=$(rotting_bytes delta)
 	run --separate-stderr on_kernel "$MODREAP" delta

@@ -52,10 +52,10 @@ make_rot() {
 	make_rot
 	run on_kernel "$MODREAP" -J
 	assert_success
-	assert_equal "$(echo "$output" | jq '[.rotting[].bytes] | add')" "$(rotting_bytes)"
-	assert_equal "$(echo "$output" | jq '.summary.bytes')" "$(rotting_bytes)"
-	assert_equal "$(echo "$output" | jq '.summary.instances')" 6
-	assert_equal "$(echo "$output" | jq -r '.rotting[] | select(.name == "delta") | .instances')" 3
+	assert_equal "$(echo "$output" | jq '[.rotting[].rotting_bytes] | add')" "$(rotting_bytes)"
+	assert_equal "$(echo "$output" | jq '.summary.rotting_bytes')" "$(rotting_bytes)"
+	assert_equal "$(echo "$output" | jq '.summary.rotting_instances')" 6
+	assert_equal "$(echo "$output" | jq -r '.rotting[] | select(.name == "delta") | .rotting_instances')" 3
 }
 
 @test "modreap NAME reclaims only that name, with a summary and the taint" {
@@ -149,10 +149,10 @@ make_rot() {
 	total=$(rotting_bytes)
 	run on_kernel "$MODREAP" -a -J
 	assert_success
-	assert_equal "$(echo "$output" | jq '.summary.bytes')" "$total"
-	assert_equal "$(echo "$output" | jq '.summary.rot_left')" 0
+	assert_equal "$(echo "$output" | jq '.summary.reclaimed_bytes')" "$total"
+	assert_equal "$(echo "$output" | jq '.summary.rotting_bytes')" 0
 	assert_equal "$(echo "$output" | jq -r '.summary.taint_after')" R
-	assert_equal "$(echo "$output" | jq '[.reclaimed[].instances] | add')" 6
+	assert_equal "$(echo "$output" | jq '[.reclaimed[].reclaimed_instances] | add')" 6
 	assert_equal "$(rotting_count)" 0
 }
 
@@ -216,10 +216,10 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	stray=$(rotting_bytes straytimer)
 	run --separate-stderr on_kernel "$MODREAP" -a -J
 	assert_equal "$status" 1
-	assert_equal "$(jq '.summary.refused' <<< "$output")" 2
+	assert_equal "$(jq '.summary.kept_instances' <<< "$output")" 2
 	assert_equal "$(jq '.summary.failures' <<< "$output")" 1
-	assert_equal "$(jq '.summary.bytes' <<< "$output")" $((total - stray))
-	assert_equal "$(jq '.summary.rot_left' <<< "$output")" "$stray"
+	assert_equal "$(jq '.summary.reclaimed_bytes' <<< "$output")" $((total - stray))
+	assert_equal "$(jq '.summary.rotting_bytes' <<< "$output")" "$stray"
 	assert_equal "$(jq -r '[.reclaimed[].name] | sort | join(",")' <<< "$output")" "alpha,delta,failinit"
 	assert_equal "$(rotting_count)" 2
 }
@@ -236,7 +236,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	assert_equal "$(taint)" 8
 	run on_kernel "$MODREAP" -f -a -J
 	assert_success
-	assert_equal "$(jq '.summary.refused' <<< "$output")" 0
+	assert_equal "$(jq '.summary.kept_instances' <<< "$output")" 0
 	assert_equal "$(rotting_count)" 0
 	"$SIM" ledger "$K" --check
 }
@@ -337,9 +337,9 @@ modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins"
 	# the errors are still said, one a name, as without -J
 	assert_equal "$(sort <<< "$stderr")" "modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins, 3 work items pointing into it; 'modreap --force delta' stops the timers and work left in it
 $(refused_words 1 instance it)"
-	assert_equal "$(jq -c '[.summary.kept[] | [.name, .kept, .why, .pins, .tasks, .callbacks, .probes]] | sort' <<< "$output")" \
-		'[["delta",1,["pin","work"],2,0,3,0],["straytimer",1,["timer"],0,0,1,0]]'
-	assert_equal "$(jq '.summary.refused' <<< "$output")" 2
+	assert_equal "$(jq -c '[.summary.kept[] | [.name, .reason, .kept_instances, .why, .pins, .tasks, .callbacks, .probes]] | sort' <<< "$output")" \
+		'[["delta","kept_in_use",1,["pin","work"],2,0,3,0],["straytimer","kept_in_use",1,["timer"],0,0,1,0]]'
+	assert_equal "$(jq '.summary.kept_instances' <<< "$output")" 2
 	assert_equal "$(rotting_count)" 2
 	assert_equal "$(taint)" 0
 }
@@ -366,9 +366,9 @@ taint 8\$"
 	total=$(rotting_bytes)
 	run --separate-stderr on_kernel "$MODREAP" -a -J
 	assert_success
-	assert_equal "$(jq '.summary.instances' <<< "$output")" 8
-	assert_equal "$(jq '.summary.bytes' <<< "$output")" "$total"
-	assert_equal "$(jq '.summary.refused' <<< "$output")" 0
+	assert_equal "$(jq '.summary.reclaimed_instances' <<< "$output")" 8
+	assert_equal "$(jq '.summary.reclaimed_bytes' <<< "$output")" "$total"
+	assert_equal "$(jq '.summary.kept_instances' <<< "$output")" 0
 	assert_equal "$(kernel_state)" "taint 8"
 }
 
@@ -466,7 +466,7 @@ taint 8\$"
 	b=$!
 	wait "$a"
 	wait "$b"
-	sum=$(( $(jq '.summary.bytes' "$BATS_TEST_TMPDIR/a.json") + $(jq '.summary.bytes' "$BATS_TEST_TMPDIR/b.json") ))
+	sum=$(( $(jq '.summary.reclaimed_bytes' "$BATS_TEST_TMPDIR/a.json") + $(jq '.summary.reclaimed_bytes' "$BATS_TEST_TMPDIR/b.json") ))
 	assert_equal "$sum" "$rotted"
 	assert_equal "$(rotting_count)" 0
 	"$SIM" ledger "$K" --check

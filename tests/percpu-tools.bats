@@ -165,7 +165,7 @@ pcpu1500 rotting 1500
 pcpu1500 rotting 1500"
 	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
 	assert_success
-	assert_equal "$(jq -c '[.modules[] | .percpu]' <<<"$output")" '[0,512,1000,1500,1500]'
+	assert_equal "$(jq -c '[.modules[] | .percpu_bytes]' <<<"$output")" '[0,512,1000,1500,1500]'
 	# without kernel pointers every address is zero: joined by name and order
 	run --separate-stderr on_kernel_nocap "$LSMOD" -r -n -o name,percpu,address
 	assert_success
@@ -192,7 +192,7 @@ pcpu1500 rotting 1500"
 pcpu512 -"
 	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
 	assert_success
-	assert_equal "$(jq -c '[.modules[] | .percpu]' <<<"$output")" '[null,null]'
+	assert_equal "$(jq -c '[.modules[] | .percpu_bytes]' <<<"$output")" '[null,null]'
 	run --separate-stderr on_kernel "$LSMOD"
 	assert_success
 	assert_equal "$stderr" ""
@@ -205,7 +205,7 @@ pcpu512 -"
 	rm "$K/root/proc/module_percpu"
 	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
 	assert_success
-	assert_equal "$(jq -c '[.modules[] | .percpu]' <<<"$output")" '[null,null,null,null,null]'
+	assert_equal "$(jq -c '[.modules[] | .percpu_bytes]' <<<"$output")" '[null,null,null,null,null]'
 	run --separate-stderr on_kernel "$LSMOD" --rotting
 	assert_success
 	assert_equal "${lines[-1]}" "5 rotting instances, $(rotting_bytes) bytes"

@@ -311,10 +311,10 @@ taint 8\$"
 	run --separate-stderr on_kernel "$RMMOD" -J --reclaim delta
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""
-	assert_equal "$(jq -c '.modules[] | [.name, .result, .error, .kept, .why, .pins, .tasks, .callbacks, .probes]' <<< "$output")" \
-		'["delta","failed","EBUSY",1,["pin","kprobe"],1,0,0,1]'
+	assert_equal "$(jq -c '.modules[] | [.name, .result, .reason, .error, .kept_instances, .why, .pins, .tasks, .callbacks, .probes]' <<< "$output")" \
+		'["delta","failed","kept_in_use","EBUSY",1,["pin","kprobe"],1,0,0,1]'
 	assert_equal "$(jq -r '.modules[0].message' <<< "$output")" "could not reclaim delta: 1 rotting instance kept: 1 pin, kprobes on its code"
-	assert_equal "$(jq -c '.summary.refused' <<< "$output")" 1
+	assert_equal "$(jq -c '.summary.kept_instances' <<< "$output")" 1
 	assert_equal "$(rotting_count delta)" 1
 	assert_equal "$(taint)" 0
 }
@@ -345,10 +345,10 @@ taint 8\$"
 	run --separate-stderr on_kernel "$RMMOD" -J --reclaim straytimer
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""
-	assert_equal "$(jq -c '[.modules[] | [.name, .result, .error, .instances]]' <<< "$output")" \
-		'[["straytimer","unloaded","",0],["straytimer","reclaimed","",1],["straytimer","failed","EBUSY",0]]'
+	assert_equal "$(jq -c '[.modules[] | [.name, .result, .reason, .error, .reclaimed_instances, .kept_instances]]' <<< "$output")" \
+		'[["straytimer","unloaded","","",0,0],["straytimer","reclaimed","","",1,0],["straytimer","failed","kept_in_use","EBUSY",0,1]]'
 	assert_equal "$(jq -r '.modules[2].message' <<< "$output")" "$(refused_words straytimer 1 instance it | sed 's/^rmmod: ERROR: //')"
-	assert_equal "$(jq -c '.summary | [.failures, .reclaimed, .instances, .bytes, .refused]' <<< "$output")" "[1,1,1,$size,1]"
+	assert_equal "$(jq -c '.summary | [.failures, .reclaimed_names, .reclaimed_instances, .reclaimed_bytes, .kept_instances]' <<< "$output")" "[1,1,1,$size,1]"
 	assert_equal "$(rotting_count straytimer)" 1
 }
 

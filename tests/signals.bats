@@ -121,8 +121,8 @@ settled() {
 	run jq -r '[.modules[] | .name + "=" + .result] | join(" ")' "$OUT"
 	assert_success
 	assert_output "delta=loaded params=not_started oot=not_started"
-	run jq -c '.summary | {modules, loaded, not_started, interrupted}' "$OUT"
-	assert_output '{"modules":3,"loaded":1,"not_started":2,"interrupted":true}'
+	run jq -c '.summary | {files, loaded, not_started, interrupted}' "$OUT"
+	assert_output '{"files":3,"loaded":1,"not_started":2,"interrupted":true}'
 	is_live delta
 	! kernel_state | grep -Eq '^(live|rotting) (params|oot) '
 	settled
@@ -155,7 +155,7 @@ settled() {
 	settled
 }
 
-@test "SIGHUP ends modreap --watch -J with the JSON report of what it reclaimed, exit 129" {
+@test "SIGHUP ends modreap --watch -J, a JSON line a pass, with the summary's line of what it reclaimed, exit 129" {
 	kmod_load delta alpha
 	kmod_unload delta alpha
 	kmod_load delta
@@ -166,11 +166,19 @@ settled() {
 	wait_until eval '[ "$(rotting_count)" -eq 0 ]'
 	stop_with HUP
 	[ "$status" -eq 129 ]
-	run jq -c '[.reclaimed[] | {name, instances}] | sort_by(.name)' "$OUT"
+	# JSON Lines: one line a pass, then the summary's line, last
+	run jq -c 'select(.pass) | .pass' "$OUT"
 	assert_success
-	assert_output '[{"name":"alpha","instances":1},{"name":"delta","instances":2}]'
-	[ "$(jq '.summary.bytes' "$OUT")" -eq "$rotted" ]
-	[ "$(jq '.summary.instances' "$OUT")" -eq 3 ]
+	assert_equal "${lines[0]}" 1
+	assert_equal "$(sed -n '$p' "$OUT" | jq -c 'keys')" '["reclaimed","summary"]'
+	assert_equal "$(grep -c . "$OUT")" "$(($(jq -s 'length' "$OUT")))"
+	run jq -c 'select(.summary) | [.reclaimed[] | {name, reclaimed_instances}] | sort_by(.name)' "$OUT"
+	assert_success
+	assert_output '[{"name":"alpha","reclaimed_instances":1},{"name":"delta","reclaimed_instances":2}]'
+	[ "$(jq 'select(.summary) | .summary.reclaimed_bytes' "$OUT")" -eq "$rotted" ]
+	[ "$(jq 'select(.summary) | .summary.reclaimed_instances' "$OUT")" -eq 3 ]
+	# the passes' lines add up to the summary
+	[ "$(jq -s '[.[] | select(.pass) | .reclaimed_bytes] | add' "$OUT")" -eq "$rotted" ]
 	[ "$(rotting_count)" -eq 0 ]
 	[ ! -s "$ERR" ]
 	settled

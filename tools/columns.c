@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -64,13 +63,6 @@ int listing_start(struct listing *l, const struct column_info *cols, const int *
 	l->raw = style->raw;
 	if (l->json) {
 		l->w = w;
-		for (size_t i = 0; i < l->nids; i++) {
-			const char *name = cols[ids[i]].name;
-			size_t k = 0;
-			for (; name[k] && k + 1 < sizeof(l->keys[i]); k++)
-				l->keys[i][k] = (char)tolower((unsigned char)name[k]);
-			l->keys[i][k] = '\0';
-		}
 		json_open_array(w, style->json_name);
 		return 0;
 	}
@@ -78,6 +70,11 @@ int listing_start(struct listing *l, const struct column_info *cols, const int *
 	if (!l->tb)
 		l->err = -ENOMEM;
 	return l->err;
+}
+
+static const char *key_of(const struct listing *l, size_t col)
+{
+	return l->cols[l->ids[col]].key;
 }
 
 int listing_row(struct listing *l)
@@ -115,7 +112,7 @@ static void text_cell(struct listing *l, size_t col, const char *s)
 void listing_str(struct listing *l, size_t col, const char *s)
 {
 	if (l->json)
-		json_string(l->w, l->keys[col], s);
+		json_string(l->w, key_of(l, col), s);
 	else
 		text_cell(l, col, s);
 }
@@ -123,7 +120,7 @@ void listing_str(struct listing *l, size_t col, const char *s)
 void listing_u64(struct listing *l, size_t col, uint64_t v)
 {
 	if (l->json) {
-		json_u64(l->w, l->keys[col], v);
+		json_u64(l->w, key_of(l, col), v);
 		return;
 	}
 	char num[24];
@@ -134,7 +131,7 @@ void listing_u64(struct listing *l, size_t col, uint64_t v)
 void listing_i64(struct listing *l, size_t col, int64_t v)
 {
 	if (l->json) {
-		json_i64(l->w, l->keys[col], v);
+		json_i64(l->w, key_of(l, col), v);
 		return;
 	}
 	char num[24];
@@ -145,7 +142,7 @@ void listing_i64(struct listing *l, size_t col, int64_t v)
 void listing_bool(struct listing *l, size_t col, bool v)
 {
 	if (l->json)
-		json_bool(l->w, l->keys[col], v);
+		json_bool(l->w, key_of(l, col), v);
 	else
 		text_cell(l, col, v ? "true" : "false");
 }
@@ -153,7 +150,7 @@ void listing_bool(struct listing *l, size_t col, bool v)
 void listing_unknown(struct listing *l, size_t col)
 {
 	if (l->json)
-		json_null(l->w, l->keys[col]);
+		json_null(l->w, key_of(l, col));
 	else
 		text_cell(l, col, "");
 }
@@ -163,7 +160,7 @@ void listing_list_begin(struct listing *l, size_t col)
 	l->list_col = col;
 	l->list_first = true;
 	if (l->json) {
-		json_open_array(l->w, l->keys[col]);
+		json_open_array(l->w, key_of(l, col));
 		return;
 	}
 	if (!l->err && outbuf_init(&l->list, 64) < 0)

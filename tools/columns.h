@@ -20,6 +20,7 @@ struct column_info {
 	double whint;
 	int flags; /* SCOLS_FL_* */
 	const char *help;
+	const char *key; /* its JSON key, from json-keys.h */
 };
 
 struct table_style {
@@ -41,7 +42,7 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
  * objects into the document of a json_writer, where a summary may follow
  * it. Cells are given in the order of ids, each with its type: in JSON a
  * boolean is a boolean, a list an array ([] when empty), a number a
- * number; keys are the column names in lower case.
+ * number; keys are the columns' JSON keys (json-keys.h).
  */
 struct listing {
 	const struct column_info *cols;
@@ -57,7 +58,6 @@ struct listing {
 	struct outbuf list; /* text: a list cell being joined */
 	size_t list_col;
 	int err; /* sticky: -ENOMEM */
-	char keys[COLUMNS_MAX][24];
 };
 
 /* w is used (and must be started) only when style->json. */

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "insmod.h"
+#include "reasons.h"
 
 void job_read(struct insmod_job *job)
 {
@@ -27,6 +28,29 @@ const char *job_name(const struct insmod_job *job)
 		return name;
 	const char *slash = strrchr(job->path, '/');
 	return slash ? slash + 1 : job->path;
+}
+
+const char *job_reason(const struct insmod_job *job)
+{
+	switch (job->result) {
+	case JOB_REFUSED:
+		if (job->percpu_short)
+			return REASON_PERCPU_RESERVE;
+		if (job->read_err)
+			return reason_for_errno(REASON_READ, job->read_err);
+		if (job->err)
+			return reason_for_errno(REASON_READ, job->err);
+		if (job->pf.problem != ROT_PROBLEM_NONE)
+			return reason_for_problem(job->pf.problem);
+		return REASON_OTHER;
+	case JOB_FAILED:
+		return job->percpu_short ? REASON_PERCPU_RESERVE
+					 : reason_for_errno(REASON_LOAD, job->err);
+	case JOB_SKIPPED:
+		return job->cascaded ? REASON_DEPENDENCY : REASON_DEPENDENCY_CYCLE;
+	default:
+		return REASON_NONE;
+	}
 }
 
 static void refuse(struct insmod_job *job, const struct insmod_env *env)

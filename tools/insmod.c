@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "insmod.h"
+#include "json-keys.h"
 #include "jsonwrt.h"
 #include "reclaim-report.h"
 #include "stopsignal.h"
@@ -364,39 +365,40 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 	int err = json_start_stdout(&w);
 	if (err < 0)
 		return err;
-	json_open_array(&w, "modules");
+	json_open_array(&w, JK_MODULES);
 	for (size_t i = 0; i < n; i++) {
 		const struct insmod_job *j = &jobs[i];
 		int e = j->err ? j->err : j->read_err;
 		json_open_object(&w, NULL);
-		json_string(&w, "name", job_name(j));
-		json_string(&w, "file", j->path);
-		json_string(&w, "result", result_word(j->result));
-		json_u64(&w, "errno", (uint64_t)-e);
-		json_string(&w, "error", e ? strerrorname_np(-e) : "");
-		json_string(&w, "message", j->message);
-		json_u64(&w, "rot_bytes", j->rot_bytes);
-		json_u64(&w, "percpu_bytes", j->percpu_bytes);
-		json_bool(&w, "percpu_short", j->percpu_short);
+		json_string(&w, JK_NAME, job_name(j));
+		json_string(&w, JK_FILENAME, j->path);
+		json_string(&w, JK_RESULT, result_word(j->result));
+		json_string(&w, JK_REASON, job_reason(j));
+		json_u64(&w, JK_ERRNO, (uint64_t)-e);
+		json_string(&w, JK_ERROR, e ? strerrorname_np(-e) : "");
+		json_string(&w, JK_MESSAGE, j->message);
+		json_u64(&w, JK_ROTTED_BYTES, j->rot_bytes);
+		json_u64(&w, JK_PERCPU_BYTES, j->percpu_bytes);
+		json_bool(&w, JK_PERCPU_SHORT, j->percpu_short);
 		json_close_object(&w);
 	}
 	json_close_array(&w);
-	json_open_object(&w, "summary");
+	json_open_object(&w, JK_SUMMARY);
 	report_json_summary_common(&w, check, t->outcome.failures, taint);
-	json_u64(&w, "modules", n);
-	json_u64(&w, "loaded", t->loaded);
-	json_u64(&w, "ok", t->checked);
-	json_u64(&w, "refused", t->refused);
-	json_u64(&w, "refused_percpu", t->refused_percpu);
-	json_u64(&w, "failed", t->failed);
-	json_u64(&w, "failed_percpu", t->failed_percpu);
-	json_u64(&w, "skipped", t->skipped);
-	json_u64(&w, "unmatched", t->unmatched);
-	json_u64(&w, "rotted", t->rotted);
-	json_u64(&w, "rot_bytes", t->rot_bytes);
+	json_u64(&w, JK_FILES, n);
+	json_u64(&w, JK_LOADED, t->loaded);
+	json_u64(&w, JK_OK, t->checked);
+	json_u64(&w, JK_REFUSED, t->refused);
+	json_u64(&w, JK_REFUSED_PERCPU, t->refused_percpu);
+	json_u64(&w, JK_FAILED, t->failed);
+	json_u64(&w, JK_FAILED_PERCPU, t->failed_percpu);
+	json_u64(&w, JK_SKIPPED, t->skipped);
+	json_u64(&w, JK_UNMATCHED, t->unmatched);
+	json_u64(&w, JK_ROTTED, t->rotted);
+	json_u64(&w, JK_ROTTED_BYTES, t->rot_bytes);
 	/* Told to stop: what never started, and that the run was cut short. */
-	json_u64(&w, "not_started", t->not_started);
-	json_bool(&w, "interrupted", stop_signal() != 0);
+	json_u64(&w, JK_NOT_STARTED, t->not_started);
+	json_bool(&w, JK_INTERRUPTED, stop_signal() != 0);
 	json_close_object(&w);
 	return json_finish(&w);
 }

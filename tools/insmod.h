@@ -85,6 +85,9 @@ void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot
 
 void job_release(struct insmod_job *job);
 
+/* The JSON reason of a job that did not load or pass ("" otherwise). */
+const char *job_reason(const struct insmod_job *job);
+
 /* The module's name, or its file's basename when it could not be read. */
 const char *job_name(const struct insmod_job *job);
 

@@ -17,7 +17,13 @@ static void close_container(struct json_writer *w, char close);
 
 int json_start_stdout(struct json_writer *w)
 {
+	return json_start_stdout_line(w, false);
+}
+
+int json_start_stdout_line(struct json_writer *w, bool compact)
+{
 	memset(w, 0, sizeof(*w));
+	w->compact = compact;
 	/* What stdio holds goes first, so the two never interleave. */
 	cli_flush_stdout();
 	int err = outbuf_init_stream(&w->buf, STDOUT_FILENO, 64 * 1024);
@@ -42,6 +48,8 @@ int json_finish(struct json_writer *w)
 
 static void indent(struct json_writer *w)
 {
+	if (w->compact)
+		return;
 	outbuf_pad(w->out, ' ', 3 * w->depth);
 }
 
@@ -110,7 +118,7 @@ static void begin_value(struct json_writer *w, const char *name)
 {
 	if (w->has_member[w->depth])
 		outbuf_putc(w->out, ',');
-	if (w->depth > 0 || w->has_member[0])
+	if (!w->compact && (w->depth > 0 || w->has_member[0]))
 		outbuf_putc(w->out, '\n');
 	w->has_member[w->depth] = true;
 	indent(w);
@@ -118,7 +126,7 @@ static void begin_value(struct json_writer *w, const char *name)
 	if (name) {
 		outbuf_putc(w->out, '"');
 		outbuf_puts(w->out, name);
-		outbuf_put(w->out, "\": ", 3);
+		outbuf_put(w->out, "\": ", w->compact ? 2 : 3);
 	}
 }
 
@@ -137,7 +145,7 @@ static void close_container(struct json_writer *w, char close)
 	bool had = w->has_member[w->depth];
 	if (w->depth > 0)
 		w->depth--;
-	if (had) {
+	if (had && !w->compact) {
 		outbuf_putc(w->out, '\n');
 		indent(w);
 	}

@@ -7,7 +7,7 @@
  * become U+FFFD, so the output always parses.
  *
  * Layout: one member per line, three spaces a level, as libsmartcols
- * writes it.
+ * writes it; or compact, the whole document on one line (JSON Lines).
  */
 #ifndef MODROT_JSONWRT_H
 #define MODROT_JSONWRT_H
@@ -25,6 +25,7 @@ struct json_writer {
 	unsigned depth;
 	bool has_member[JSON_DEPTH_MAX + 1]; /* per level: a comma goes before the next */
 	char closer[JSON_DEPTH_MAX + 1];     /* per level: '}' or ']' */
+	bool compact;                        /* one line: no breaks, no indentation */
 };
 
 void json_init(struct json_writer *w, struct outbuf *out);
@@ -36,6 +37,8 @@ void json_init(struct json_writer *w, struct outbuf *out);
  * write's errno), which the tool reports.
  */
 int json_start_stdout(struct json_writer *w);
+/* The same; compact: the document is one line, for a stream of them. */
+int json_start_stdout_line(struct json_writer *w, bool compact);
 int json_finish(struct json_writer *w);
 
 /* name is the member's name inside an object (plain ASCII: the tools'

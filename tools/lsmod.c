@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "columns.h"
+#include "json-keys.h"
 #include "modrot.h"
 #include "jsonwrt.h"
 #include "outbuf.h"
@@ -35,26 +36,32 @@ enum {
 };
 
 static const struct column_info columns[] = {
-	[COL_NAME] = { "NAME", 0.2, 0, "module name" },
-	[COL_SIZE] = { "SIZE", 8, SCOLS_FL_RIGHT, "bytes of memory held" },
-	[COL_REFCNT] = { "REFCNT", 3, SCOLS_FL_RIGHT, "reference count (always 0 on a rot kernel)" },
-	[COL_HOLDERS] = { "HOLDERS", 0.3, 0, "live modules that depend on this one" },
-	[COL_STATE] = { "STATE", 9, 0, "live, loading, unloading or rotting" },
-	[COL_ADDRESS] = { "ADDRESS", 18, 0, "core base address" },
-	[COL_TAINTS] = { "TAINTS", 6, 0, "module taint letters" },
-	[COL_PERMANENT] = { "PERMANENT", 1, 0, "init without exit: unloads only when forced" },
+	[COL_NAME] = { "NAME", 0.2, 0, "module name", JK_NAME },
+	[COL_SIZE] = { "SIZE", 8, SCOLS_FL_RIGHT, "bytes of memory held", JK_BYTES },
+	[COL_REFCNT] = { "REFCNT", 3, SCOLS_FL_RIGHT, "reference count (always 0 on a rot kernel)",
+			 JK_REFCNT },
+	[COL_HOLDERS] = { "HOLDERS", 0.3, 0, "live modules that depend on this one", JK_HOLDERS },
+	[COL_STATE] = { "STATE", 9, 0, "live, loading, unloading or rotting", JK_STATE },
+	[COL_ADDRESS] = { "ADDRESS", 18, 0, "core base address", JK_ADDRESS },
+	[COL_TAINTS] = { "TAINTS", 6, 0, "module taint letters", JK_TAINTS },
+	[COL_PERMANENT] = { "PERMANENT", 1, 0, "init without exit: unloads only when forced",
+			    JK_PERMANENT },
 	[COL_DEVICES] = { "DEVICES", 3, SCOLS_FL_RIGHT,
-			  "devices bound to the module's drivers (read from sysfs)" },
+			  "devices bound to the module's drivers (read from sysfs)", JK_DEVICES },
 	[COL_PERCPU] = { "PERCPU", 6, SCOLS_FL_RIGHT,
-			 "bytes held in the per-CPU module reserve, per CPU (empty: not reported)" },
+			 "bytes held in the per-CPU module reserve, per CPU (empty: not reported)",
+			 JK_PERCPU_BYTES },
 	[COL_MOUNTS] = { "MOUNTS", 3, SCOLS_FL_RIGHT,
-			 "mounts of file system types the module provides (its fs-TYPE aliases)" },
+			 "mounts of file system types the module provides (its fs-TYPE aliases)",
+			 JK_MOUNTS },
 	[COL_INUSE] = { "INUSE", 1, 0,
 			"in use: holders, bound devices or mounts (stock: also references); "
-			"what modprobe -r and rmmod --unused leave alone" },
+			"what modprobe -r and rmmod --unused leave alone",
+			JK_INUSE },
 	[COL_PINS] = { "PINS", 3, SCOLS_FL_RIGHT,
 		       "a rotting instance's outstanding pins, which keep it from being reclaimed "
-		       "(0 for a live module: no file shows those)" },
+		       "(0 for a live module: no file shows those)",
+		       JK_PINS },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
@@ -433,7 +440,7 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 		cli_usage_fail("unexpected argument '%s'", argv[optind]);
 
 	o->table = output || o->style.json || o->style.raw || o->style.noheadings;
-	o->style.json_name = "modules";
+	o->style.json_name = JK_MODULES;
 	if (o->table)
 		o->nids = columns_parse(output ? output : "NAME,SIZE,REFCNT,HOLDERS,STATE", columns,
 					NCOLUMNS, o->ids);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json-keys.h"
 #include "jsonwrt.h"
 #include "modinfo.h"
 #include "sigwords.h"
@@ -38,12 +39,12 @@ static void json_params(struct json_writer *w, const struct modinfo_record *r)
 	size_t n = 0;
 	if (modinfo_params_collect(r, &params, &n) < 0)
 		json_err = -ENOMEM;
-	json_open_array(w, "parameters");
+	json_open_array(w, JK_PARAMETERS);
 	for (size_t i = 0; i < n; i++) {
 		json_open_object(w, NULL);
-		json_piece(w, "name", params[i].name, params[i].namelen);
-		json_piece(w, "description", params[i].text, params[i].textlen);
-		json_piece(w, "type", params[i].type, params[i].typelen);
+		json_piece(w, JK_NAME, params[i].name, params[i].namelen);
+		json_piece(w, JK_DESCRIPTION, params[i].text, params[i].textlen);
+		json_piece(w, JK_TYPE, params[i].type, params[i].typelen);
 		json_close_object(w);
 	}
 	json_close_array(w);
@@ -52,27 +53,24 @@ static void json_params(struct json_writer *w, const struct modinfo_record *r)
 
 static void json_verify(struct json_writer *w, const struct modinfo_verify *v)
 {
-	json_open_object(w, "verify");
-	json_bool(w, "valid", v->checked && v->sig.status == ROT_SIG_VALID);
+	json_open_object(w, JK_VERIFY);
+	json_bool(w, JK_VALID, v->checked && v->sig.status == ROT_SIG_VALID);
 	if (v->checked) {
-		json_string(w, "status", sig_status_word(v->sig.status));
+		json_string(w, JK_STATUS, sig_status_word(v->sig.status));
 		if (v->sig.signer[0])
-			json_string(w, "signer", v->sig.signer);
+			json_string(w, JK_SIGNER, v->sig.signer);
 		else
-			json_null(w, "signer");
+			json_null(w, JK_SIGNER);
 		if (v->sig.key_id[0])
-			json_string(w, "key_id", v->sig.key_id);
+			json_string(w, JK_KEY_ID, v->sig.key_id);
 		else
-			json_null(w, "key_id");
+			json_null(w, JK_KEY_ID);
 	} else {
-		json_null(w, "status");
-		json_null(w, "signer");
-		json_null(w, "key_id");
+		json_null(w, JK_STATUS);
+		json_null(w, JK_SIGNER);
+		json_null(w, JK_KEY_ID);
 	}
-	if (v->why[0])
-		json_string(w, "reason", v->why);
-	else
-		json_null(w, "reason");
+	json_string(w, JK_MESSAGE, v->why);
 	json_close_object(w);
 }
 
@@ -82,33 +80,33 @@ int modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
 
 	json_err = 0;
 	json_open_object(w, NULL);
-	json_string(w, "argument", r->argument);
-	json_string(w, "name", r->name);
+	json_string(w, JK_ARGUMENT, r->argument);
+	json_string(w, JK_NAME, r->name);
 	if (r->filename)
-		json_string(w, "filename", r->filename);
+		json_string(w, JK_FILENAME, r->filename);
 	else
-		json_null(w, "filename");
-	json_bool(w, "builtin", r->filename == NULL);
-	json_open_array(w, "info");
+		json_null(w, JK_FILENAME);
+	json_bool(w, JK_BUILTIN, r->filename == NULL);
+	json_open_array(w, JK_INFO);
 	kmod_list_foreach(l, r->info)
 	{
 		const char *key = kmod_module_info_get_key(l);
 		if (!strcmp(key, "parm") || !strcmp(key, "parmtype"))
 			continue;
 		json_open_object(w, NULL);
-		json_string(w, "key", key);
-		json_string(w, "value", kmod_module_info_get_value(l));
+		json_string(w, JK_KEY, key);
+		json_string(w, JK_VALUE, kmod_module_info_get_value(l));
 		json_close_object(w);
 	}
 	json_close_array(w);
 	json_params(w, r);
 	if (r->kernel.known) {
-		json_string(w, "state", r->kernel.state);
+		json_string(w, JK_STATE, r->kernel.state);
 		if (r->kernel.rot) {
-			json_u64(w, "rotting", r->kernel.rotting);
-			json_u64(w, "rotting_bytes", r->kernel.rotting_bytes);
+			json_u64(w, JK_ROTTING_INSTANCES, r->kernel.rotting);
+			json_u64(w, JK_ROTTING_BYTES, r->kernel.rotting_bytes);
 			if (r->kernel.percpu_known)
-				json_u64(w, "rotting_percpu", r->kernel.rotting_percpu);
+				json_u64(w, JK_ROTTING_PERCPU_BYTES, r->kernel.rotting_percpu);
 		}
 	}
 	if (r->verify.asked)

@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 
 #include "cli.h"
+#include "json-keys.h"
 #include "jsonwrt.h"
 #include "kmodlog.h"
 #include "moddir-check.h"
@@ -496,10 +497,10 @@ int main(int argc, char *argv[])
 		}
 		/* Unknown (null) when the modules are another kernel's. */
 		if (run.snap)
-			json_bool(&run.json, "rot", rot_snapshot_has_rot(run.snap));
+			json_bool(&run.json, JK_ROT, rot_snapshot_has_rot(run.snap));
 		else
-			json_null(&run.json, "rot");
-		json_open_array(&run.json, "modules");
+			json_null(&run.json, JK_ROT);
+		json_open_array(&run.json, JK_MODULES);
 	}
 	for (int i = optind; i < argc; i++)
 		show_argument(&run, argv[i]);

@@ -25,6 +25,9 @@ int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
 			r->reaped[i].instances += g->instances;
 			r->reaped[i].bytes += g->bytes;
 			r->reaped[i].percpu += percpu;
+			r->reaped[i].pass_instances += g->instances;
+			r->reaped[i].pass_bytes += g->bytes;
+			r->reaped[i].pass_percpu += percpu;
 			return 0;
 		}
 	}
@@ -34,9 +37,9 @@ int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
 	r->reaped = grown;
 	struct reaped *e = &r->reaped[r->nreaped++];
 	snprintf(e->name, sizeof(e->name), "%s", g->name);
-	e->instances = g->instances;
-	e->bytes = g->bytes;
-	e->percpu = percpu;
+	e->instances = e->pass_instances = g->instances;
+	e->bytes = e->pass_bytes = g->bytes;
+	e->percpu = e->pass_percpu = percpu;
 	return 0;
 }
 
@@ -93,6 +96,16 @@ static void note_kept(struct reap_run *r, const char *name, const struct rot_rec
 		snprintf(k->name, sizeof(k->name), "%s", name);
 	}
 	k->reply = *out;
+}
+
+/* -J: a name reclaimed after all is no longer one the run kept. */
+static void forget_kept(struct reap_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->nkept; i++)
+		if (!strcmp(r->kept[i].name, name)) {
+			r->kept[i] = r->kept[--r->nkept];
+			return;
+		}
 }
 
 static void forget_refusal(struct reap_run *r, const char *name)
@@ -192,8 +205,10 @@ bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 			cli_flush_stdout();
 		}
 	}
-	if (!out.kept && o->watch)
+	if (!out.kept && o->watch) {
 		forget_refusal(r, g->name);
+		forget_kept(r, g->name);
+	}
 	if (out.kept) {
 		char msg[512];
 		progress_clear(bar);
@@ -327,12 +342,28 @@ struct reap_status reap_watch(struct reap_run *r)
 		.tv_sec = (time_t)r->opts->interval,
 		.tv_nsec = (long)((r->opts->interval - (double)(time_t)r->opts->interval) * 1e9),
 	};
+	unsigned pass = 0;
 	for (bool first = true; !stop_signal(); first = false) {
 		struct cli_outcome before = r->outcome;
 		size_t freed_before = r->instances;
+		for (size_t i = 0; i < r->nreaped; i++)
+			r->reaped[i].pass_instances = r->reaped[i].pass_bytes =
+				r->reaped[i].pass_percpu = 0;
 		struct reap_status st = reap_pass(r, first);
 		if (st.err < 0)
 			return st;
+		pass++;
+		if (r->opts->json) {
+			int err = reap_print_pass(r, pass, r->outcome.failures - before.failures);
+			if (err < 0) {
+				/* the line is lost; the rest of the run is not */
+				if (err == -ENOMEM)
+					cli_error("out of memory");
+				else
+					cli_output_failed(err);
+				cli_outcome_failed(&r->outcome, err);
+			}
+		}
 		cli_flush_stdout();
 		/* A pass that only met permission errors would meet them again
 		 * every interval: without CAP_SYS_MODULE there is nothing to watch. */

@@ -4,32 +4,45 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "columns.h"
+#include "json-keys.h"
 #include "jsonwrt.h"
 #include "modreap.h"
+#include "reasons.h"
+
+/* The columns of rot by name; JSON keys say whether it rots or was reclaimed. */
+static const struct column_info rotting_cols[] = {
+	{ "NAME", 0.3, 0, "module name", JK_NAME },
+	{ "INSTANCES", 9, SCOLS_FL_RIGHT, "rotting instances", JK_ROTTING_INSTANCES },
+	{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes they hold", JK_ROTTING_BYTES },
+	{ "PERCPU", 8, SCOLS_FL_RIGHT, "per-CPU reserve bytes they hold", JK_ROTTING_PERCPU_BYTES },
+};
+static const struct column_info reclaimed_cols[] = {
+	{ "NAME", 0.3, 0, "module name", JK_NAME },
+	{ "INSTANCES", 9, SCOLS_FL_RIGHT, "reclaimed instances", JK_RECLAIMED_INSTANCES },
+	{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes freed", JK_RECLAIMED_BYTES },
+	{ "PERCPU", 8, SCOLS_FL_RIGHT, "per-CPU reserve bytes freed", JK_RECLAIMED_PERCPU_BYTES },
+};
 
 /*
- * The rows of rot by name: a table, or the named array of a JSON document.
- * percpu[i] is the per-CPU bytes row i holds (or freed); NULL when the
- * kernel does not report its reserve: the table has no PERCPU column and
- * the JSON rows say null.
+ * The rows of rot by name: a table, or the named array (JK_ROTTING or
+ * JK_RECLAIMED) of a JSON document. percpu[i] is the per-CPU bytes row i
+ * holds (or freed); NULL when the kernel does not report its reserve: the
+ * table has no PERCPU column and the JSON rows say null.
  */
 static int print_groups(const struct rot_group *g, const uint64_t *percpu, size_t n,
 			struct json_writer *w, const char *array_name)
 {
-	static const struct column_info cols[] = {
-		{ "NAME", 0.3, 0, "module name" },
-		{ "INSTANCES", 9, SCOLS_FL_RIGHT, "rotting instances" },
-		{ "BYTES", 12, SCOLS_FL_RIGHT, "bytes they hold" },
-		{ "PERCPU", 8, SCOLS_FL_RIGHT, "per-CPU reserve bytes they hold" },
-	};
 	static const int ids[] = { 0, 1, 2, 3 };
+	const bool reclaimed = w && strcmp(array_name, JK_RECLAIMED) == 0;
 	struct table_style style = { .json = w != NULL, .json_name = array_name };
 	struct listing l;
 	size_t ncols = percpu || w ? 4 : 3;
 
-	int err = listing_start(&l, cols, ids, ncols, &style, w);
+	int err =
+		listing_start(&l, reclaimed ? reclaimed_cols : rotting_cols, ids, ncols, &style, w);
 	for (size_t i = 0; err == 0 && i < n; i++) {
 		err = listing_row(&l);
 		listing_str(&l, 0, g[i].name);
@@ -53,54 +66,72 @@ static void json_known_u64(struct json_writer *w, const char *name, bool known, 
 		json_null(w, name);
 }
 
-static void summary_json(struct json_writer *w, const struct reap_run *r, size_t names,
-			 size_t instances, uint64_t bytes, uint64_t percpu)
+/* The sums of a document's rows, under the rows' own keys. */
+struct row_sums {
+	size_t names;
+	size_t instances;
+	uint64_t bytes;
+	uint64_t percpu; /* meaningful only when the rows have per-CPU bytes */
+};
+
+static void summary_json(struct json_writer *w, const struct reap_run *r, bool reclaimed,
+			 const struct row_sums *sum)
 {
 	const struct reap_opts *o = r->opts;
 	const bool known = r->pc != NULL;
 	/* A dry run can predict the free bytes, not where they lie. */
 	const bool largest_known = known && !(o->dry_run && r->percpu);
 
-	json_open_object(w, "summary");
+	json_open_object(w, JK_SUMMARY);
 	report_json_summary_common(w, o->dry_run, r->outcome.failures, &r->taint);
-	json_u64(w, "names", names);
-	json_u64(w, "instances", instances);
-	json_u64(w, "bytes", bytes);
-	json_u64(w, "refused", r->refused);
-	json_open_array(w, "kept");
+	json_u64(w, reclaimed ? JK_RECLAIMED_NAMES : JK_ROTTING_NAMES, sum->names);
+	json_u64(w, reclaimed ? JK_RECLAIMED_INSTANCES : JK_ROTTING_INSTANCES, sum->instances);
+	json_u64(w, reclaimed ? JK_RECLAIMED_BYTES : JK_ROTTING_BYTES, sum->bytes);
+	json_known_u64(w, reclaimed ? JK_RECLAIMED_PERCPU_BYTES : JK_ROTTING_PERCPU_BYTES, known,
+		       sum->percpu);
+	/* After a reclaim: what still rots. */
+	if (reclaimed)
+		json_u64(w, JK_ROTTING_BYTES, r->rot_left);
+	json_u64(w, JK_KEPT_INSTANCES, r->refused);
+	json_open_array(w, JK_KEPT);
 	for (size_t i = 0; i < r->nkept; i++) {
 		json_open_object(w, NULL);
-		json_string(w, "name", r->kept[i].name);
+		json_string(w, JK_NAME, r->kept[i].name);
+		json_string(w, JK_REASON, reason_for_errno(REASON_RECLAIM, -EBUSY));
 		report_json_kept(w, &r->kept[i].reply);
 		json_close_object(w);
 	}
 	json_close_array(w);
-	json_u64(w, "rot_left", r->rot_left);
-	json_known_u64(w, "percpu", known, percpu);
-	json_known_u64(w, "percpu_reserve", known, known ? rot_percpu_reserve(r->pc) : 0);
-	json_known_u64(w, "percpu_free", known, known ? reserve_free_after(r) : 0);
-	json_known_u64(w, "percpu_largest", largest_known, known ? rot_percpu_largest(r->pc) : 0);
+	json_known_u64(w, JK_PERCPU_RESERVE_BYTES, known, known ? rot_percpu_reserve(r->pc) : 0);
+	json_known_u64(w, JK_PERCPU_FREE_BYTES, known, known ? reserve_free_after(r) : 0);
+	json_known_u64(w, JK_PERCPU_LARGEST_BYTES, largest_known,
+		       known ? rot_percpu_largest(r->pc) : 0);
 	json_close_object(w);
 }
 
-/* A JSON document: the array, then the summary. */
+static struct row_sums sum_rows(const struct rot_group *g, const uint64_t *percpu, size_t n)
+{
+	struct row_sums sum = { .names = n };
+	for (size_t i = 0; i < n; i++) {
+		sum.instances += g[i].instances;
+		sum.bytes += g[i].bytes;
+		sum.percpu += percpu ? percpu[i] : 0;
+	}
+	return sum;
+}
+
+/* A JSON document: the array, then the summary (--watch: on one line). */
 static int print_json(struct reap_run *r, const struct rot_group *g, const uint64_t *percpu,
 		      size_t n, const char *array_name)
 {
 	struct json_writer w;
-	size_t instances = 0;
-	uint64_t bytes = 0, percpu_total = 0;
-	int err = json_start_stdout(&w);
+	const struct row_sums sum = sum_rows(g, percpu, n);
+	int err = json_start_stdout_line(&w, r->opts->watch);
 
-	for (size_t i = 0; i < n; i++) {
-		instances += g[i].instances;
-		bytes += g[i].bytes;
-		percpu_total += percpu ? percpu[i] : 0;
-	}
 	if (err == 0)
 		err = print_groups(g, percpu, n, &w, array_name);
 	if (err == 0)
-		summary_json(&w, r, n, instances, bytes, percpu_total);
+		summary_json(&w, r, strcmp(array_name, JK_RECLAIMED) == 0, &sum);
 	int fin = json_finish(&w);
 	return err ? err : fin;
 }
@@ -159,7 +190,7 @@ int reap_report(struct reap_run *r)
 		r->taint.after_known = r->taint.before_known;
 		r->taint.after = r->taint.before;
 		r->rot_left = bytes;
-		err = print_json(r, g, held, n, "rotting");
+		err = print_json(r, g, held, n, JK_ROTTING);
 	} else if (!r->opts->quiet) {
 		if (n)
 			err = print_groups(g, held, n, NULL, NULL);
@@ -195,7 +226,40 @@ static int print_reclaim_json(struct reap_run *r)
 						   r->reaped[i].bytes };
 			percpu[i] = r->reaped[i].percpu;
 		}
-		err = print_json(r, g, r->pc ? percpu : NULL, r->nreaped, "reclaimed");
+		err = print_json(r, g, r->pc ? percpu : NULL, r->nreaped, JK_RECLAIMED);
+	}
+	free(g);
+	free(percpu);
+	return err;
+}
+
+int reap_print_pass(struct reap_run *r, unsigned pass, unsigned failures)
+{
+	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
+	uint64_t *percpu = calloc(r->nreaped + 1, sizeof(*percpu));
+	struct json_writer w;
+	size_t n = 0;
+	int err = g && percpu ? json_start_stdout_line(&w, true) : -ENOMEM;
+
+	if (err == 0) {
+		for (size_t i = 0; i < r->nreaped; i++) {
+			const struct reaped *e = &r->reaped[i];
+			if (!e->pass_instances)
+				continue;
+			g[n] = (struct rot_group){ e->name, e->pass_instances, e->pass_bytes };
+			percpu[n++] = e->pass_percpu;
+		}
+		const struct row_sums sum = sum_rows(g, percpu, n);
+		json_u64(&w, JK_PASS, pass);
+		err = print_groups(g, r->pc ? percpu : NULL, n, &w, JK_RECLAIMED);
+		json_u64(&w, JK_RECLAIMED_NAMES, sum.names);
+		json_u64(&w, JK_RECLAIMED_INSTANCES, sum.instances);
+		json_u64(&w, JK_RECLAIMED_BYTES, sum.bytes);
+		json_known_u64(&w, JK_RECLAIMED_PERCPU_BYTES, r->pc != NULL, sum.percpu);
+		json_u64(&w, JK_ROTTING_BYTES, r->rot_left);
+		json_u64(&w, JK_FAILURES, failures);
+		int fin = json_finish(&w);
+		err = err ? err : fin;
 	}
 	free(g);
 	free(percpu);

@@ -43,6 +43,10 @@ struct reaped {
 	size_t instances;
 	uint64_t bytes;
 	uint64_t percpu;
+	/* --watch -J: what the current pass freed of it */
+	size_t pass_instances;
+	uint64_t pass_bytes;
+	uint64_t pass_percpu;
 };
 
 /* A name the kernel refused as still in use, and how many instances it had then. */
@@ -152,5 +156,7 @@ void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *snap,
 int reap_report(struct reap_run *r);
 /* What the run reclaimed; a summary that could not be made is a failure. */
 int reap_print_summary(struct reap_run *r);
+/* --watch -J: one line for pass number pass, which had failures failures. */
+int reap_print_pass(struct reap_run *r, unsigned pass, unsigned failures);
 
 #endif

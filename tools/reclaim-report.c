@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json-keys.h"
 #include "modrot.h"
 #include "reclaim-report.h"
 
@@ -94,10 +95,10 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 {
 	buf[0] = '\0';
 	if (k->why & ROT_KEPT_PIN)
-		add_reason(buf, cap, "%u %s", k->pins, k->pins == 1 ? "pin" : "pins");
+		add_reason(buf, cap, "%u %s", k->pins, k->pins == 1 ? "pin" : JK_PINS);
 	if (k->why & ROT_KEPT_TASK)
 		add_reason(buf, cap, "%u %s inside its code", k->tasks,
-			   k->tasks == 1 ? "task" : "tasks");
+			   k->tasks == 1 ? "task" : JK_TASKS);
 	if (k->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)) {
 		char cb[160];
 		callbacks_words(cb, sizeof(cb), k);
@@ -142,16 +143,16 @@ void refused_message(char *buf, size_t cap, const char *name, const struct rot_r
 
 void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply)
 {
-	json_u64(w, "kept", reply->kept);
-	json_open_array(w, "why");
+	json_u64(w, JK_KEPT_INSTANCES, reply->kept);
+	json_open_array(w, JK_WHY);
 	for (unsigned b = 0; kept_word(b); b++)
 		if (reply->why & (1u << b))
 			json_string(w, NULL, kept_word(b));
 	json_close_array(w);
-	json_u64(w, "pins", reply->pins);
-	json_u64(w, "tasks", reply->tasks);
-	json_u64(w, "callbacks", reply->callbacks);
-	json_u64(w, "probes", reply->probes);
+	json_u64(w, JK_PINS, reply->pins);
+	json_u64(w, JK_TASKS, reply->tasks);
+	json_u64(w, JK_CALLBACKS, reply->callbacks);
+	json_u64(w, JK_PROBES, reply->probes);
 }
 
 void report_taint_change(unsigned long before, unsigned long after, bool predicted)
@@ -217,8 +218,8 @@ static void taint_members(struct json_writer *w, const char *name, const char *v
 void report_json_summary_common(struct json_writer *w, bool dry_run, unsigned failures,
 				const struct run_taint *t)
 {
-	json_bool(w, "dry_run", dry_run);
-	json_u64(w, "failures", failures);
-	taint_members(w, "taint_before", "taint_before_value", t->before_known, t->before);
-	taint_members(w, "taint_after", "taint_after_value", t->after_known, t->after);
+	json_bool(w, JK_DRY_RUN, dry_run);
+	json_u64(w, JK_FAILURES, failures);
+	taint_members(w, JK_TAINT_BEFORE, JK_TAINT_BEFORE_VALUE, t->before_known, t->before);
+	taint_members(w, JK_TAINT_AFTER, JK_TAINT_AFTER_VALUE, t->after_known, t->after);
 }

@@ -43,7 +43,7 @@ void refused_message(char *buf, size_t cap, const char *name, const struct rot_r
  * "work", "rcu", "kprobe", "running"; NULL past the last. */
 const char *kept_word(unsigned bit_index);
 
-/* A reply's kept/why/pins/tasks/callbacks/probes members, for a JSON record. */
+/* A reply's kept_instances/why/pins/tasks/callbacks/probes members, for a JSON record. */
 void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply);
 
 /* "kernel taint: none -> R (8)", or "kernel taint would go: ..." when predicted. */

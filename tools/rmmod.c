@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json-keys.h"
 #include "jsonwrt.h"
+#include "reasons.h"
 #include "modrot.h"
 #include "outbuf.h"
 #include "reclaim-report.h"
@@ -36,6 +38,9 @@ struct rmmod_record {
 	char name[ROT_NAME_MAX + 1];
 	const char *result; /* "unloaded", "reclaimed", "would unload" or "failed" */
 	int err;
+	const char *reason; /* reasons.h */
+	/* "unloaded", "would unload": bytes unloaded; "reclaimed": instances
+	 * and bytes freed */
 	size_t instances;
 	uint64_t bytes;
 	char *message; /* malloc'd; NULL when there is nothing to say */
@@ -54,11 +59,7 @@ struct rmmod_run {
 	struct rot_percpu *pc;
 	uint64_t *percpu;
 	struct cli_outcome outcome;
-	unsigned unloaded;
-	unsigned reclaimed;
-	size_t reclaimed_instances;
-	uint64_t reclaimed_bytes;
-	size_t refused; /* rotting instances the kernel refused as still in use */
+	unsigned reclaimed; /* names reclaimed, for the taint line */
 	struct rmmod_record *records;
 	size_t nrecords;
 	bool records_lost; /* out of memory while keeping them */
@@ -98,7 +99,7 @@ static const struct rot_module *find_present(const struct rmmod_run *r, const ch
 }
 
 static void record(struct rmmod_run *r, const char *name, const char *result, int err,
-		   size_t instances, uint64_t bytes, char *message)
+		   const char *reason, size_t instances, uint64_t bytes, char *message)
 {
 	if (!r->opts->json) {
 		free(message);
@@ -115,6 +116,7 @@ static void record(struct rmmod_run *r, const char *name, const char *result, in
 	snprintf(rec->name, sizeof(rec->name), "%s", name);
 	rec->result = result;
 	rec->err = err;
+	rec->reason = reason;
 	rec->instances = instances;
 	rec->bytes = bytes;
 	rec->message = message;
@@ -123,10 +125,10 @@ static void record(struct rmmod_run *r, const char *name, const char *result, in
 
 /* A failure: one line on stderr, or (with -J) a record that carries it.
  * cascade: it only follows from a failure already counted. */
-static void failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *fmt,
-		   ...) __attribute__((format(printf, 5, 6)));
-static void failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *fmt,
-		   ...)
+static void failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *reason,
+		   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *reason,
+		   const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -144,7 +146,7 @@ static void failed(struct rmmod_run *r, const char *name, int err, bool cascade,
 	char *copy = strdup(msg);
 	if (!copy)
 		r->records_lost = true;
-	record(r, name, "failed", err, 0, 0, copy);
+	record(r, name, "failed", err, reason, 0, 0, copy);
 }
 
 /* True when every holder still present is one this run failed to unload:
@@ -170,7 +172,7 @@ static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int e
 	bool cascade = held_only_by_failures(r, m);
 
 	if (outbuf_init(&list, 256) < 0) {
-		failed(r, name, err, cascade,
+		failed(r, name, err, cascade, reason_for_errno(REASON_UNLOAD, err),
 		       "Module %s is in use (out of memory to list its holders)", name);
 		return;
 	}
@@ -182,7 +184,8 @@ static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int e
 		outbuf_puts(&list, h);
 	}
 	outbuf_putc(&list, '\0');
-	failed(r, name, err, cascade, "Module %s is in use by:%s", name,
+	failed(r, name, err, cascade, reason_for_errno(REASON_UNLOAD, err),
+	       "Module %s is in use by:%s", name,
 	       outbuf_failed(&list) ? " (out of memory)" : list.buf);
 	outbuf_release(&list);
 }
@@ -194,34 +197,38 @@ static void report_unload_error(struct rmmod_run *r, const char *name, const str
 	switch (-err) {
 	case ENOENT:
 		if (rot_module_is_builtin(name))
-			failed(r, name, err, false, "Module %s is builtin.", name);
+			failed(r, name, err, false, REASON_BUILTIN, "Module %s is builtin.", name);
 		else
-			failed(r, name, err, false, "Module %s is not currently loaded", name);
+			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
+			       "Module %s is not currently loaded", name);
 		break;
 	case EWOULDBLOCK:
 		if (m && rot_module_holder_count(m))
 			report_in_use(r, m, err);
 		else
-			failed(r, name, err, false, "Module %s is in use", name);
+			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
+			       "Module %s is in use", name);
 		break;
 	case EBUSY:
 		if (m && rot_module_state(m) == ROT_STATE_LOADING)
-			failed(r, name, err, false, "Module %s is busy: its init is still running",
-			       name);
+			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
+			       "Module %s is busy: its init is still running", name);
 		else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
-			failed(r, name, err, false, "Module %s is busy: it is already unloading",
-			       name);
+			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
+			       "Module %s is busy: it is already unloading", name);
 		else if (m && rot_module_is_permanent(m))
-			failed(r, name, err, false,
+			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
 			       "Module %s is permanent (it has no exit function); "
 			       "-f forces it and taints the kernel",
 			       name);
 		else
-			failed(r, name, err, false, "Module %s is busy", name);
+			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
+			       "Module %s is busy", name);
 		break;
 	default:
-		failed(r, name, err, false, "could not remove module %s: %s%s", name,
-		       strerror(-err), cli_errno_hint(err));
+		failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
+		       "could not remove module %s: %s%s", name, strerror(-err),
+		       cli_errno_hint(err));
 	}
 }
 
@@ -270,8 +277,7 @@ static int unload_one(struct rmmod_run *r, const char *name)
 		return err;
 	}
 	mark_gone(r, m);
-	r->unloaded++;
-	record(r, name, "unloaded", 0, 0, m ? rot_module_size(m) : 0, NULL);
+	record(r, name, "unloaded", 0, REASON_NONE, 0, m ? rot_module_size(m) : 0, NULL);
 	if (r->opts->json)
 		return 0;
 	uint64_t percpu = m && r->percpu ? r->percpu[rot_snapshot_index_of(r->snap, m)] : 0;
@@ -319,26 +325,27 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bo
 	unsigned flags = (forced ? ROT_RECLAIM_FORCE : 0) | (unloaded ? ROT_RECLAIM_UNLOADED : 0);
 	int err = rot_reclaim(r->snap, name, flags, &o);
 	if (err == -ENOENT) {
-		failed(r, name, err, false, "Module %s has no rotting instances%s", name,
+		failed(r, name, err, false, reason_for_errno(REASON_RECLAIM, err),
+		       "Module %s has no rotting instances%s", name,
 		       was_live ? "" : " and is not currently loaded");
 		return;
 	}
 	if (err < 0 && err != -EBUSY) {
-		failed(r, name, err, false, "could not reclaim module %s: %s%s", name,
-		       strerror(-err), cli_errno_hint(err));
+		failed(r, name, err, false, reason_for_errno(REASON_RECLAIM, err),
+		       "could not reclaim module %s: %s%s", name, strerror(-err),
+		       cli_errno_hint(err));
 		return;
 	}
 	if (o.recount_err < 0) {
 		char msg[512];
 		count_error_message(msg, sizeof(msg), name, o.recount_err);
 		cli_flush_stdout();
-		failed(r, name, o.recount_err, false, "%s", msg);
+		failed(r, name, o.recount_err, false, reason_for_errno(REASON_READ, o.recount_err),
+		       "%s", msg);
 	}
 	if (o.freed) {
 		r->reclaimed++;
-		r->reclaimed_instances += o.freed;
-		r->reclaimed_bytes += o.bytes;
-		record(r, name, "reclaimed", 0, o.freed, o.bytes, NULL);
+		record(r, name, "reclaimed", 0, REASON_NONE, o.freed, o.bytes, NULL);
 		if (!r->opts->json)
 			report_reclaimed(name, o.freed, o.bytes, false);
 	}
@@ -347,8 +354,7 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bo
 		char msg[512];
 		refused_message(msg, sizeof(msg), name, &o, "rmmod --reclaim -f", forced);
 		cli_flush_stdout();
-		r->refused += o.kept;
-		failed(r, name, -EBUSY, false, "%s", msg);
+		failed(r, name, -EBUSY, false, REASON_KEPT_IN_USE, "%s", msg);
 		if (r->opts->json && r->nrecords && !strcmp(r->records[r->nrecords - 1].name, name)) {
 			struct rmmod_record *rec = &r->records[r->nrecords - 1];
 			rec->has_kept = true;
@@ -387,9 +393,10 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
 		if (err == -ENOMEM)
-			failed(r, "", err, false, "out of memory");
+			failed(r, "", err, false, reason_for_errno(REASON_READ, err),
+			       "out of memory");
 		else
-			failed(r, "", err, false,
+			failed(r, "", err, false, reason_for_errno(REASON_READ, err),
 			       "cannot tell which modules are unused: could not read %s: %s; "
 			       "nothing unloaded",
 			       what, cli_input_error(err));
@@ -398,12 +405,12 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
 	err = rot_snapshot_unused(ctx, snap, flags, in, &at);
 	if (err == -ENOMEM) {
-		failed(r, "", err, false, "out of memory");
+		failed(r, "", err, false, reason_for_errno(REASON_READ, err), "out of memory");
 		goto fail;
 	}
 	if (err < 0) {
 		const char *name = rot_module_name(rot_snapshot_module(snap, at));
-		failed(r, name, err, false,
+		failed(r, name, err, false, reason_for_errno(REASON_READ, err),
 		       "cannot tell which modules are unused: could not read "
 		       "/sys/module/%s/drivers: %s; nothing unloaded",
 		       name, strerror(-err));
@@ -449,7 +456,8 @@ static void unload_unused(struct rmmod_run *r)
 	if (err < 0)
 		goto out;
 	if (!seen || !order) {
-		failed(r, "", -ENOMEM, false, "out of memory");
+		failed(r, "", -ENOMEM, false, reason_for_errno(REASON_READ, -ENOMEM),
+		       "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < live; i++)
@@ -459,7 +467,7 @@ static void unload_unused(struct rmmod_run *r)
 		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
 		const char *name = rot_module_name(m);
 		if (r->opts->dry_run) {
-			record(r, name, "would unload", 0, 0, rot_module_size(m), NULL);
+			record(r, name, "would unload", 0, REASON_NONE, 0, rot_module_size(m), NULL);
 			if (!r->opts->json) {
 				char safe[4 * ROT_NAME_MAX + 8];
 				printf("%s\n", cli_safe(name, safe, sizeof(safe)));
@@ -489,34 +497,72 @@ out:
 	free(order);
 }
 
+/* What a record says it did; a summary is the sum of its records. */
+struct rmmod_sums {
+	size_t unloaded;
+	uint64_t unloaded_bytes;
+	size_t reclaimed_names;
+	size_t reclaimed_instances;
+	uint64_t reclaimed_bytes;
+	size_t kept_instances;
+};
+
+static struct rmmod_sums record_sums(const struct rmmod_record *rec)
+{
+	struct rmmod_sums s = { 0 };
+	if (!strcmp(rec->result, "unloaded") || !strcmp(rec->result, "would unload")) {
+		s.unloaded = 1;
+		s.unloaded_bytes = rec->bytes;
+	} else if (!strcmp(rec->result, "reclaimed")) {
+		s.reclaimed_names = 1;
+		s.reclaimed_instances = rec->instances;
+		s.reclaimed_bytes = rec->bytes;
+	}
+	s.kept_instances = rec->has_kept ? rec->kept.kept : 0;
+	return s;
+}
+
 static void print_json(struct rmmod_run *r, const struct run_taint *taint)
 {
 	struct json_writer w;
+	struct rmmod_sums total = { 0 };
 	int err = json_start_stdout(&w);
 	if (err == 0) {
-		json_open_array(&w, "modules");
+		json_open_array(&w, JK_MODULES);
 		for (size_t i = 0; i < r->nrecords; i++) {
 			const struct rmmod_record *rec = &r->records[i];
+			const struct rmmod_sums s = record_sums(rec);
 			json_open_object(&w, NULL);
-			json_string(&w, "name", rec->name);
-			json_string(&w, "result", rec->result);
-			json_u64(&w, "errno", (uint64_t)-rec->err);
-			json_string(&w, "error", rec->err ? strerrorname_np(-rec->err) : "");
-			json_string(&w, "message", rec->message ? rec->message : "");
-			json_u64(&w, "instances", rec->instances);
-			json_u64(&w, "bytes", rec->bytes);
+			json_string(&w, JK_NAME, rec->name);
+			json_string(&w, JK_RESULT, rec->result);
+			json_string(&w, JK_REASON, rec->reason);
+			json_u64(&w, JK_ERRNO, (uint64_t)-rec->err);
+			json_string(&w, JK_ERROR, rec->err ? strerrorname_np(-rec->err) : "");
+			json_string(&w, JK_MESSAGE, rec->message ? rec->message : "");
+			json_u64(&w, JK_UNLOADED_BYTES, s.unloaded_bytes);
+			json_u64(&w, JK_RECLAIMED_INSTANCES, s.reclaimed_instances);
+			json_u64(&w, JK_RECLAIMED_BYTES, s.reclaimed_bytes);
 			if (rec->has_kept)
 				report_json_kept(&w, &rec->kept);
+			else
+				json_u64(&w, JK_KEPT_INSTANCES, 0);
 			json_close_object(&w);
+			total.unloaded += s.unloaded;
+			total.unloaded_bytes += s.unloaded_bytes;
+			total.reclaimed_names += s.reclaimed_names;
+			total.reclaimed_instances += s.reclaimed_instances;
+			total.reclaimed_bytes += s.reclaimed_bytes;
+			total.kept_instances += s.kept_instances;
 		}
 		json_close_array(&w);
-		json_open_object(&w, "summary");
+		json_open_object(&w, JK_SUMMARY);
 		report_json_summary_common(&w, r->opts->dry_run, r->outcome.failures, taint);
-		json_u64(&w, "unloaded", r->unloaded);
-		json_u64(&w, "reclaimed", r->reclaimed);
-		json_u64(&w, "instances", r->reclaimed_instances);
-		json_u64(&w, "bytes", r->reclaimed_bytes);
-		json_u64(&w, "refused", r->refused);
+		json_u64(&w, JK_UNLOADED, total.unloaded);
+		json_u64(&w, JK_UNLOADED_BYTES, total.unloaded_bytes);
+		json_u64(&w, JK_RECLAIMED_NAMES, total.reclaimed_names);
+		json_u64(&w, JK_RECLAIMED_INSTANCES, total.reclaimed_instances);
+		json_u64(&w, JK_RECLAIMED_BYTES, total.reclaimed_bytes);
+		json_u64(&w, JK_KEPT_INSTANCES, total.kept_instances);
 		json_close_object(&w);
 	}
 	err = json_finish(&w);

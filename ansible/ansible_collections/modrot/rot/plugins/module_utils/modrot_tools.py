@@ -10,32 +10,34 @@ a missing key gives a default, an array that holds null (libsmartcols
 prints [null] for an empty list) is read as empty, and a boolean may be
 spelled true/false, "true"/"false" or 1/0.
 
-Keys read, per tool (anything else in the output is ignored):
+Keys read, per tool (anything else in the output is ignored); the
+tools' vocabulary is modrot(7)'s JSON VOCABULARY:
 
 lsmod -J
-    modules[]: name, size, state ("live", "loading", "unloading",
+    modules[]: name, bytes, state ("live", "loading", "unloading",
     "rotting"), holders[] (strings; null entries dropped), refcnt.
 
 modreap -J (report: no NAME, no -a, no --down-to)
-    rotting[]: name, instances, bytes, percpu.
-    summary: names, instances, bytes (recomputed from rotting[] when absent);
-    percpu_reserve, percpu_free, percpu_largest, percpu (the per-CPU
-    module reserve, absent when the kernel does not report it).
+    rotting[]: name, rotting_instances, rotting_bytes, rotting_percpu_bytes.
+    summary: rotting_names, rotting_instances, rotting_bytes (recomputed
+    from rotting[] when absent); percpu_reserve_bytes, percpu_free_bytes,
+    percpu_largest_bytes, rotting_percpu_bytes (the per-CPU module
+    reserve, null when the kernel does not report it).
 
 modreap -J (reclaim: NAME..., -a or --down-to, with or without -n)
-    reclaimed[]: name, instances, bytes -- what was (or would be) freed
-    (rotting[] in modrot 0.1).
-    summary: dry_run, instances, bytes, rot_left, taint_before,
-    taint_after ("" when untainted; "none" in modrot 0.1),
+    reclaimed[]: name, reclaimed_instances, reclaimed_bytes -- what was
+    (or would be) freed.
+    summary: dry_run, reclaimed_instances, reclaimed_bytes, rotting_bytes
+    (what still rots), taint_before, taint_after ("" when untainted),
     taint_before_value, taint_after_value, failures (a count),
-    refused (optional: instances left alone as still in use; a count or a
-    list of names; read as a count).
+    kept_instances (instances left alone as still in use).
 
 insmod -J
-    modules[]: name, file, result ("loaded", "ok", "unmatched",
-    "refused", "failed", "skipped"), errno, error, message, rot_bytes.
+    modules[]: name, filename, result ("loaded", "ok", "unmatched",
+    "refused", "failed", "skipped"), reason, errno, error, message,
+    rotted_bytes.
     summary: loaded, ok, refused, failed, skipped, unmatched, rotted,
-    rot_bytes.
+    rotted_bytes.
 
 rmmod --unused has no JSON here: what it unloaded is the difference of
 two lsmod -J listings (live_names before and after).
@@ -321,7 +323,7 @@ def live_modules(doc):
         state = as_str(m.get('state'), 'live').lower()
         if state == 'rotting':
             continue
-        mods.append(dict(name=as_str(m.get('name')), size=as_int(m.get('size')),
+        mods.append(dict(name=as_str(m.get('name')), size=as_int(m.get('bytes')),
                          state=state, refcnt=as_int(m.get('refcnt')),
                          holders=[as_str(h) for h in as_list(m.get('holders'))]))
     return mods
@@ -334,13 +336,16 @@ def live_names(doc):
 # ---- modreap -J ----
 
 def rot_groups(doc, key='rotting'):
-    """The rotting[] (or reclaimed[]) array: list of dicts name, instances, bytes."""
+    """The rotting[] (or reclaimed[]) array: list of dicts name, instances, bytes.
+    Its members are named after the array: rotting_bytes in rotting[],
+    reclaimed_bytes in reclaimed[]."""
     groups = []
     for g in as_list((doc or {}).get(key)):
         if not isinstance(g, dict):
             continue
-        groups.append(dict(name=as_str(g.get('name')), instances=as_int(g.get('instances')),
-                           bytes=as_int(g.get('bytes'))))
+        groups.append(dict(name=as_str(g.get('name')),
+                           instances=as_int(g.get(key + '_instances')),
+                           bytes=as_int(g.get(key + '_bytes'))))
     return groups
 
 
@@ -350,26 +355,28 @@ def rot_report(doc):
     summary = (doc or {}).get('summary') or {}
     return dict(
         rotting=groups,
-        rot_names=as_int(summary.get('names'), len(groups)),
-        rot_instances=as_int(summary.get('instances'), sum(g['instances'] for g in groups)),
-        rot_bytes=as_int(summary.get('bytes'), sum(g['bytes'] for g in groups)),
+        rot_names=as_int(summary.get('rotting_names'), len(groups)),
+        rot_instances=as_int(summary.get('rotting_instances'),
+                             sum(g['instances'] for g in groups)),
+        rot_bytes=as_int(summary.get('rotting_bytes'), sum(g['bytes'] for g in groups)),
     )
 
 
 def percpu_report(doc):
     """The per-CPU module reserve from a report (modreap -J): None when the
-    kernel does not report it (no percpu_reserve in the summary)."""
+    kernel does not report it (percpu_reserve_bytes null in the summary)."""
     summary = (doc or {}).get('summary') or {}
-    if summary.get('percpu_reserve') is None:
+    if summary.get('percpu_reserve_bytes') is None:
         return None
-    rotting = [dict(name=as_str(g.get('name')), bytes=as_int(g.get('percpu')))
+    rotting = [dict(name=as_str(g.get('name')), bytes=as_int(g.get('rotting_percpu_bytes')))
                for g in as_list((doc or {}).get('rotting'))
-               if isinstance(g, dict) and as_int(g.get('percpu'))]
+               if isinstance(g, dict) and as_int(g.get('rotting_percpu_bytes'))]
     return dict(
-        reserve=as_int(summary.get('percpu_reserve')),
-        free=as_int(summary.get('percpu_free')),
-        largest_free=as_int(summary.get('percpu_largest')),
-        rot_bytes=as_int(summary.get('percpu'), sum(g['bytes'] for g in rotting)),
+        reserve=as_int(summary.get('percpu_reserve_bytes')),
+        free=as_int(summary.get('percpu_free_bytes')),
+        largest_free=as_int(summary.get('percpu_largest_bytes')),
+        rot_bytes=as_int(summary.get('rotting_percpu_bytes'),
+                         sum(g['bytes'] for g in rotting)),
         rotting=rotting,
     )
 
@@ -379,8 +386,9 @@ def reclaim_result(doc):
     key = 'reclaimed' if 'reclaimed' in (doc or {}) else 'rotting'
     groups = rot_groups(doc, key)
     summary = (doc or {}).get('summary') or {}
-    freed_bytes = as_int(summary.get('bytes'), sum(g['bytes'] for g in groups))
-    freed_instances = as_int(summary.get('instances'), sum(g['instances'] for g in groups))
+    freed_bytes = as_int(summary.get('reclaimed_bytes'), sum(g['bytes'] for g in groups))
+    freed_instances = as_int(summary.get('reclaimed_instances'),
+                             sum(g['instances'] for g in groups))
     before = as_str(summary.get('taint_before')) or 'none'
     after = as_str(summary.get('taint_after')) or before
     after_value = summary.get('taint_after_value')
@@ -390,8 +398,8 @@ def reclaim_result(doc):
         reclaimed=groups,
         instances=freed_instances,
         bytes=freed_bytes,
-        rot_left=as_int(summary.get('rot_left')),
-        rot_before=as_int(summary.get('rot_left')) + freed_bytes,
+        rot_left=as_int(summary.get('rotting_bytes')),
+        rot_before=as_int(summary.get('rotting_bytes')) + freed_bytes,
         taint_before=before,
         taint_after=after,
         taint_before_value=(as_int(before_value) if before_value is not None
@@ -399,7 +407,7 @@ def reclaim_result(doc):
         taint_after_value=(as_int(after_value) if after_value is not None
                            else letters_to_mask(after)),
         failures=as_count(summary.get('failures')),
-        refused=as_count(summary.get('refused')),
+        refused=as_count(summary.get('kept_instances')),
     )
 
 
@@ -413,10 +421,10 @@ def insmod_result(doc):
     for m in as_list((doc or {}).get('modules')):
         if not isinstance(m, dict):
             continue
-        recs.append(dict(name=as_str(m.get('name')), file=as_str(m.get('file')),
-                         result=as_str(m.get('result')), errno=m.get('errno'),
-                         error=m.get('error'), message=m.get('message'),
-                         rot_bytes=as_int(m.get('rot_bytes'))))
+        recs.append(dict(name=as_str(m.get('name')), file=as_str(m.get('filename')),
+                         result=as_str(m.get('result')), reason=as_str(m.get('reason')),
+                         errno=m.get('errno'), error=m.get('error'),
+                         message=m.get('message'), rot_bytes=as_int(m.get('rotted_bytes'))))
     summary = (doc or {}).get('summary') or {}
 
     def count(key):
@@ -428,7 +436,7 @@ def insmod_result(doc):
         failed=[r for r in recs if r['result'] in ('failed', 'refused', 'skipped')],
         unmatched=[r['name'] for r in recs if r['result'] == 'unmatched'],
         counts=dict((k, count(k)) for k in COUNTS),
-        rot_bytes=as_int(summary.get('rot_bytes'), sum(r['rot_bytes'] for r in recs)),
+        rot_bytes=as_int(summary.get('rotted_bytes'), sum(r['rot_bytes'] for r in recs)),
     )
 
 
