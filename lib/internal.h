@@ -24,7 +24,7 @@ struct stat;
  * another negative errno. */
 int file_open_regular(const char *path, struct stat *st);
 
-/* Records where a kernel file is malformed (see rot_last_parse_error());
+/* Records where a kernel file is malformed (see rot_parse_error_last());
  * returns -EPROTO. */
 int parse_error_set(const char *file, size_t line, const char *reason);
 void parse_error_clear(void);

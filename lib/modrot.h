@@ -65,11 +65,11 @@ struct rot_parse_error {
 
 /*
  * After a function that parses a kernel file (rot_snapshot_read(),
- * rot_snapshot_parse(), rot_rotting_of(), rot_taint_read(),
+ * rot_snapshot_parse(), rot_name_rotting(), rot_taint_read(),
  * rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
  * why. NULL when the last failure was not a malformed file.
  */
-const struct rot_parse_error *rot_last_parse_error(void);
+const struct rot_parse_error *rot_parse_error_last(void);
 
 /*
  * OpenSSL's libcrypto, libelf, libzstd, liblzma and libkmod are opened the
@@ -161,8 +161,15 @@ enum rot_reclaim_flags {
 #define ROT_KEPT_KPROBE 0x20u  /* a kprobe on its text */
 #define ROT_KEPT_RUNNING 0x40u /* a callback still running after the forced wait */
 
-/* What one reclaim of a name did (since 0.1). */
+/*
+ * What one reclaim of a name did (since 0.1). An extensible struct: the
+ * caller sets size to sizeof(struct rot_reclaim_result) as it was built,
+ * and the library fills only that much (members are only ever added at
+ * the end), so a program built against 0.1 keeps working when a later
+ * release adds a count. A size below ROT_RECLAIM_RESULT_SIZE_0_1 is -EINVAL.
+ */
 struct rot_reclaim_result {
+	size_t size;         /* in: sizeof(struct rot_reclaim_result) */
 	unsigned freed;      /* instances freed */
 	unsigned kept;       /* instances of the name left rotting as still in use */
 	unsigned why;        /* ROT_KEPT_* over the kept instances (revision 3; else 0) */
@@ -183,6 +190,8 @@ struct rot_reclaim_result {
 	 * estimates from the snapshot alone. */
 	int recount_err;
 };
+/* The size of struct rot_reclaim_result in 0.1: the least rot_reclaim() accepts. */
+#define ROT_RECLAIM_RESULT_SIZE_0_1 (offsetof(struct rot_reclaim_result, recount_err) + sizeof(int))
 
 /*
  * Reclaims the rotting instances of name, and accounts for them: one entry
@@ -201,8 +210,9 @@ struct rot_reclaim_result {
  * with -EOPNOTSUPP unless the snapshot shows a rot kernel.
  *
  * Returns the number freed (> 0), or -EBUSY when instances were kept and
- * none freed; *res is filled in both cases (and zeroed otherwise).
- * -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM, -EINVAL.
+ * none freed; *res is filled in both cases (and zeroed otherwise, but
+ * for res->size). -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM,
+ * -EINVAL (also for res NULL or res->size too small; then nothing is asked).
  * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD): rot_taint_read()
  * around a run tells the change.
  */
@@ -246,7 +256,7 @@ size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name
  * without a whole snapshot. Any output may be NULL. -ENOENT on a kernel
  * without rot support; -EPROTO for a malformed file.
  */
-int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
+int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
 /*
  * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
@@ -258,8 +268,12 @@ int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_
 int rot_reclaim_lock(void);
 void rot_reclaim_unlock(int lock);
 
-/* True when name is built into the kernel (/sys/module/NAME without initstate). */
-bool rot_module_is_builtin(const char *name);
+/* ---- queries keyed by a module's name, read now (rot_name_*): not a
+ * snapshot's struct rot_module, whose accessors are rot_module_* ---- */
+
+/* True when name is built into the kernel (/sys/module/NAME without
+ * initstate). */
+bool rot_name_is_builtin(const char *name);
 
 /* ---- the per-CPU module reserve (rot-abi.md, "Per-CPU memory") ---- */
 
@@ -272,7 +286,7 @@ struct rot_percpu;
 
 /*
  * Reads /proc/module_percpu (rot kernels only): -ENOENT on a kernel without
- * it. -EPROTO for a malformed file (rot_last_parse_error() says where).
+ * it. -EPROTO for a malformed file (rot_parse_error_last() says where).
  */
 int rot_percpu_read(struct rot_percpu **out);
 /* Parses already-read contents, as rot_percpu_read() does. */
@@ -333,7 +347,7 @@ enum rot_percpu_fit rot_percpu_fit(const struct rot_percpu *pc, uint64_t size, u
  * exists nowhere but sysfs, so it is read per module, and only when asked.
  * A module without drivers has none (0, not an error).
  */
-int rot_module_bound_devices(const char *name, size_t *count);
+int rot_name_bound_devices(const char *name, size_t *count);
 
 struct rot_devices;
 
@@ -368,10 +382,17 @@ struct rot_usage_ctx;
  * users"; then what (cap bytes; may be NULL) gets the path of the input
  * that could not be read ("" when none: out of memory).
  */
-int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
-void rot_usage_close(struct rot_usage_ctx *ctx);
+int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
+void rot_usage_ctx_free(struct rot_usage_ctx *ctx);
 
+/*
+ * What uses a module (since 0.1). An extensible struct, as struct
+ * rot_reclaim_result is: the caller sets size to sizeof(struct rot_usage),
+ * the library fills and reads only that much, and a new kind of user is a
+ * member added at the end. A size below ROT_USAGE_SIZE_0_1 is -EINVAL.
+ */
 struct rot_usage {
+	size_t size;            /* in: sizeof(struct rot_usage) */
 	size_t holders;         /* live holders, but those marked gone */
 	size_t devices;         /* devices bound to its drivers */
 	size_t mounts;          /* mounts of types it provides */
@@ -379,6 +400,8 @@ struct rot_usage {
 	const char *mount_type; /* the first such mount, for messages (in ctx) */
 	const char *mount_target;
 };
+/* The size of struct rot_usage in 0.1: the least the library accepts. */
+#define ROT_USAGE_SIZE_0_1 (offsetof(struct rot_usage, mount_target) + sizeof(const char *))
 
 /*
  * What uses the live module m. gone, when not NULL, marks by snapshot
@@ -393,7 +416,7 @@ int rot_module_usage(const struct rot_usage_ctx *ctx, const struct rot_snapshot 
 size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot_module *m,
 			       const bool *gone);
 
-/* The rule itself. */
+/* The rule itself, over the members u->size covers. */
 bool rot_usage_in_use(const struct rot_usage *u);
 
 /* rot_snapshot_unused() flags */

@@ -48,7 +48,7 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 
 	if (!env->rot)
 		return;
-	int err = rot_rotting_of(name, &after, NULL, &newest);
+	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
 		size_t used = strlen(job->message);

@@ -308,7 +308,7 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 	buf[0] = '\0';
 	if (!r->rot)
 		return;
-	int err = rot_rotting_of(name, &after, NULL, &newest);
+	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
 		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", strerror(-err));

@@ -517,7 +517,7 @@ int main(int argc, char *argv[])
 	code = cli_outcome_exit(&r.outcome);
 out:
 	rot_reclaim_unlock(lock);
-	rot_usage_close(r.usage);
+	rot_usage_ctx_free(r.usage);
 	rot_snapshot_free(r.snap);
 	free(r.gone);
 	free(r.tally);
