@@ -298,14 +298,11 @@ int rot_module_usage(const struct rot_usage_ctx *c, const struct rot_snapshot *s
 {
 	if (!u || u->size < ROT_USAGE_SIZE_0_1)
 		return -EINVAL;
-	/* An older caller gets the members it knows; a newer one's extra
-	 * bytes are zeroed: no user of a kind this release cannot see. */
-	size_t size = u->size;
+	/* A newer caller's members beyond ours are zeroed: no user of a kind
+	 * this release cannot see. */
 	struct rot_usage whole;
 	int err = usage_of(c, snap, m, gone, &whole);
-	memset(u, 0, size);
-	memcpy(u, &whole, size < sizeof(whole) ? size : sizeof(whole));
-	u->size = size;
+	sized_copy_out(u, u->size, &whole, sizeof(whole));
 	return err;
 }
 

@@ -69,7 +69,7 @@ struct rot_parse_error {
  * rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
  * why. NULL when the last failure was not a malformed file.
  */
-const struct rot_parse_error *rot_parse_error_last(void);
+const struct rot_parse_error *rot_parse_error_last(void); /* since 0.1 */
 
 /*
  * OpenSSL's libcrypto, libelf, libzstd, liblzma and libkmod are opened the
@@ -254,7 +254,8 @@ size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name
  * The same count read now from /proc/rotting_modules alone (since 0.1):
  * what a failed init just left, or what a reclaim kept, is found this way
  * without a whole snapshot. Any output may be NULL. -ENOENT on a kernel
- * without rot support; -EPROTO for a malformed file.
+ * without rot support; -EPROTO for a malformed file. A query keyed by a
+ * name, read now: rot_name_*.
  */
 int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
@@ -268,8 +269,8 @@ int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint6
 int rot_reclaim_lock(void);
 void rot_reclaim_unlock(int lock);
 
-/* ---- queries keyed by a module's name, read now (rot_name_*): not a
- * snapshot's struct rot_module, whose accessors are rot_module_* ---- */
+/* ---- queries keyed by a module's name, read now (rot_name_*, since 0.1):
+ * not a snapshot's struct rot_module, whose accessors are rot_module_* ---- */
 
 /* True when name is built into the kernel (/sys/module/NAME without
  * initstate). */
@@ -345,7 +346,7 @@ enum rot_percpu_fit rot_percpu_fit(const struct rot_percpu *pc, uint64_t size, u
  * Devices bound to the drivers name registered: the symlinks (other than
  * "module") in each /sys/module/NAME/drivers/BUS:DRIVER/ directory. This
  * exists nowhere but sysfs, so it is read per module, and only when asked.
- * A module without drivers has none (0, not an error).
+ * A module without drivers has none (0, not an error). Since 0.1.
  */
 int rot_name_bound_devices(const char *name, size_t *count);
 
@@ -382,6 +383,7 @@ struct rot_usage_ctx;
  * users"; then what (cap bytes; may be NULL) gets the path of the input
  * that could not be read ("" when none: out of memory).
  */
+/* Since 0.1 (rot_usage_ctx_read(), rot_usage_ctx_free()). */
 int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_ctx_free(struct rot_usage_ctx *ctx);
 
@@ -545,28 +547,38 @@ enum rot_sig_status {
 			      * compare (a key or digest it could not set up) */
 };
 
-struct rot_sig_info {
-	enum rot_sig_status status;
-	size_t content_len; /* bytes the signature covers: the image without the trailer */
-	char signer[256]; /* signer's subject CN (or its issuer's, when the key is unknown); "" if none */
-	char key_id[128]; /* hex subject key identifier of the signing certificate, or
-			      * "serial " + hex serial when the key is unknown; "" if none */
-	char detail[256]; /* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise */
-};
+/*
+ * What a module's signature trailer says, and, once verified, the verdict
+ * (since 0.1, as every rot_sig_info_* function). Opaque: a later release may tell more (a second signer, the
+ * digest) without changing what a caller allocates.
+ */
+struct rot_sig_info;
+
+enum rot_sig_status rot_sig_info_status(const struct rot_sig_info *info);
+/* Bytes the signature covers: the image without the trailer. */
+size_t rot_sig_info_content_len(const struct rot_sig_info *info);
+/* The signer's subject CN (or its issuer's, when the key is unknown); "" if none. */
+const char *rot_sig_info_signer(const struct rot_sig_info *info);
+/* The hex subject key identifier of the signing certificate, or "serial " +
+ * hex serial when the key is unknown; "" if none. */
+const char *rot_sig_info_key_id(const struct rot_sig_info *info);
+/* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise. */
+const char *rot_sig_info_detail(const struct rot_sig_info *info);
+void rot_sig_info_free(struct rot_sig_info *info);
 
 /*
- * Finds the signature trailer of an uncompressed module image. Fills
- * info->status (VALID here only means "a well-formed PKCS#7 trailer is
- * present"; nothing is verified), info->content_len and, when signed, the
- * signer and key id the signature names. Never fails on bad data: the
- * status says what is wrong. Returns 0, or -ENOMEM.
+ * Finds the signature trailer of an uncompressed module image, into a new
+ * *out: its status (VALID here only means "a well-formed PKCS#7 trailer is
+ * present"; nothing is verified), the length it covers and, when signed,
+ * the signer and key id the signature names. Never fails on bad data: the
+ * status says what is wrong. Returns 0, or -ENOMEM (*out NULL), or -ELIBACC.
  */
-int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info *info);
+int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info **out);
 
-/* Inspects, then verifies the signature against the keyring. Returns 0 or -ENOMEM;
- * the verdict is info->status. */
+/* Inspects, then verifies the signature against the keyring, into a new
+ * *out whose status is the verdict. Returns 0, -ENOMEM or -ELIBACC (*out NULL). */
 int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
-		      struct rot_sig_info *info);
+		      struct rot_sig_info **out);
 
 /* ---- module files ----
  *
@@ -604,13 +616,13 @@ enum rot_problem {
 	ROT_PROBLEM_NO_SYMBOLS, /* no symbol table: the kernel refuses such a module */
 	ROT_PROBLEM_NO_NAME,
 	ROT_PROBLEM_NAME_TOO_LONG, /* value: its length; value2: the limit */
-	/* Found by rot_preflight(): */
+	/* Found by rot_preflight_check(): */
 	ROT_PROBLEM_VERMAGIC,       /* text: the module's release; text2: the kernel's */
 	ROT_PROBLEM_VERMAGIC_FLAGS, /* same release, other build flags: text, text2 the whole strings */
 	ROT_PROBLEM_ALREADY_LOADED,
-	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight.missing lists them */
+	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight_missing() lists them */
 	ROT_PROBLEM_UNSIGNED,          /* the kernel enforces signatures, or --verify asked */
-	ROT_PROBLEM_BAD_SIGNATURE,     /* rot_preflight.sig says how */
+	ROT_PROBLEM_BAD_SIGNATURE,     /* rot_preflight_sig() says how */
 };
 
 /*
@@ -673,48 +685,74 @@ void rot_symbols_free(struct rot_symbols *set);
 
 /* ---- preflight ---- */
 
-struct rot_kernel_facts {
-	char release[65]; /* uname -r */
-	int elf_class;    /* ELFCLASS64 ... , 0 when unknown */
-	int elf_machine;  /* EM_X86_64 ... , 0 when unknown */
-	bool sig_support; /* the kernel checks signatures (the sig_enforce parameter exists) */
-	bool sig_enforce; /* /sys/module/module/parameters/sig_enforce is Y */
-	/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
-	 * from a module this release shipped; "" when none can be read. */
-	char vermagic[128];
-};
+/*
+ * What the running kernel accepts, read once per run (since 0.1, as every
+ * rot_kernel_facts_* function): uname,
+ * sig_enforce and the kernel's vermagic. Opaque: the release and the
+ * vermagic are as long as the kernel makes them, and a new fact (a
+ * lockdown mode) is a new accessor. The vermagic is that of the first
+ * module /lib/modules/RELEASE/modules.dep lists: the kernel build stamps
+ * every module it ships with its own. Returns 0, or a negative errno
+ * (-EPROTO: sig_enforce reads neither Y nor N) and *out NULL.
+ */
+struct rot_kernel_facts;
 
-/* uname, sig_enforce and the kernel's vermagic: read once per run. The
- * vermagic is that of the first module /lib/modules/RELEASE/modules.dep
- * lists: the kernel build stamps every module it ships with its own. */
-int rot_kernel_facts_read(struct rot_kernel_facts *facts);
+int rot_kernel_facts_read(struct rot_kernel_facts **out);
+void rot_kernel_facts_free(struct rot_kernel_facts *kf);
+/* uname -r */
+const char *rot_kernel_facts_release(const struct rot_kernel_facts *kf);
+/* ELFCLASS64 ... and EM_X86_64 ... of the machine; 0 when unknown. */
+int rot_kernel_facts_elf_class(const struct rot_kernel_facts *kf);
+int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf);
+/* The kernel checks signatures (the sig_enforce parameter exists). */
+bool rot_kernel_facts_sig_support(const struct rot_kernel_facts *kf);
+/* /sys/module/module/parameters/sig_enforce is Y. */
+bool rot_kernel_facts_sig_enforce(const struct rot_kernel_facts *kf);
+/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
+ * from a module this release shipped; "" when none can be read. */
+const char *rot_kernel_facts_vermagic(const struct rot_kernel_facts *kf);
 
-struct rot_preflight_input {
-	const struct rot_kernel_facts *kernel;
-	const struct rot_snapshot *snap;          /* for "already loaded"; may be NULL */
-	const struct rot_symbols *kernel_symbols; /* may be NULL: symbols not checked */
-	const struct rot_symbols *batch_symbols; /* defined by modules loaded before, may be NULL */
-	const struct rot_keyring *keyring;       /* --verify; NULL: signatures only if enforced */
-	bool force_vermagic;
-};
+/*
+ * A preflight (since 0.1, as every rot_preflight_* function): what the
+ * checks are given, set once, and the
+ * verdict of the last rot_preflight_check(). Opaque, so that a new check
+ * takes a new setter and a new verdict a new accessor. kernel must outlive
+ * it, as must what the setters are given. Returns 0, -ENOMEM or -EINVAL
+ * (kernel NULL).
+ */
+struct rot_preflight;
 
-struct rot_preflight {
-	enum rot_problem problem;
-	char text[128]; /* see enum rot_problem */
-	char text2[128];
-	const char **missing; /* undefined symbols nobody offers (point into the modfile) */
-	size_t nmissing;
-	struct rot_sig_info *sig; /* when a signature was looked at */
-};
+int rot_preflight_new(const struct rot_kernel_facts *kernel, struct rot_preflight **out);
+void rot_preflight_free(struct rot_preflight *pf);
+/* For "already loaded"; none by default. */
+void rot_preflight_set_snapshot(struct rot_preflight *pf, const struct rot_snapshot *snap);
+/* The kernel's symbols; none by default: undefined symbols are not checked. */
+void rot_preflight_set_kernel_symbols(struct rot_preflight *pf, const struct rot_symbols *set);
+/* Symbols defined by the modules loaded before this one; none by default. */
+void rot_preflight_set_batch_symbols(struct rot_preflight *pf, const struct rot_symbols *set);
+/* --verify; none by default: signatures are looked at only if the kernel checks them. */
+void rot_preflight_set_keyring(struct rot_preflight *pf, const struct rot_keyring *kr);
+/* --force-vermagic: the vermagic is not compared. */
+void rot_preflight_set_force_vermagic(struct rot_preflight *pf, bool force);
 
 /*
  * Every check that does not need the kernel to act: the file's own problem,
- * then signature, vermagic, already loaded, undefined symbols. Stops at the
- * first problem. Returns 0 (the verdict is in res) or -ENOMEM.
+ * then signature, class and machine, vermagic, already loaded, undefined
+ * symbols. Stops at the first problem. Returns 0 (the verdict is read with
+ * the accessors below, until the next check or rot_preflight_free()) or
+ * -ENOMEM.
  */
-int rot_preflight(const struct rot_modfile *mf, const struct rot_preflight_input *in,
-		  struct rot_preflight *res);
-void rot_preflight_release(struct rot_preflight *res);
+int rot_preflight_check(struct rot_preflight *pf, const struct rot_modfile *mf);
+enum rot_problem rot_preflight_problem(const struct rot_preflight *pf);
+/* See enum rot_problem; "" when the problem has none. */
+const char *rot_preflight_text(const struct rot_preflight *pf);
+const char *rot_preflight_text2(const struct rot_preflight *pf);
+/* ROT_PROBLEM_UNDEFINED_SYMBOLS: the undefined symbols nobody offers
+ * (valid while the modfile checked is). */
+size_t rot_preflight_missing_count(const struct rot_preflight *pf);
+const char *rot_preflight_missing(const struct rot_preflight *pf, size_t i);
+/* The signature, when one was looked at; else NULL. */
+const struct rot_sig_info *rot_preflight_sig(const struct rot_preflight *pf);
 
 /* ---- depmod's binary indexes, checked before libkmod reads them ---- */
 

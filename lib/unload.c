@@ -257,15 +257,9 @@ int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flag
 {
 	if (!res || res->size < ROT_RECLAIM_RESULT_SIZE_0_1)
 		return -EINVAL;
-	/* A caller built against an older release gets the members it knows;
-	 * a newer one's extra bytes are zeroed, as a member it knows nothing
-	 * of here. */
-	size_t size = res->size;
 	struct rot_reclaim_result whole;
 	int ret = reclaim_run(snap, name, flags, &whole);
-	memset(res, 0, size);
-	memcpy(res, &whole, size < sizeof(whole) ? size : sizeof(whole));
-	res->size = size;
+	sized_copy_out(res, res->size, &whole, sizeof(whole));
 	return ret;
 }
 

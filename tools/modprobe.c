@@ -519,6 +519,7 @@ out:
 	rot_reclaim_unlock(lock);
 	rot_usage_ctx_free(r.usage);
 	rot_snapshot_free(r.snap);
+	rot_kernel_facts_free(r.facts);
 	free(r.gone);
 	free(r.tally);
 	if (r.ctx)
