@@ -381,9 +381,9 @@ struct rot_usage_ctx;
  * directory, not a regular file, over 64 MiB, unreadable, and
  * modules.alias missing beside modules.alias.bin) is -errno, never "no
  * users"; then what (cap bytes; may be NULL) gets the path of the input
- * that could not be read ("" when none: out of memory).
+ * that could not be read ("" when none: out of memory). Since 0.1, as
+ * rot_usage_ctx_free().
  */
-/* Since 0.1 (rot_usage_ctx_read(), rot_usage_ctx_free()). */
 int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_ctx_free(struct rot_usage_ctx *ctx);
 
@@ -409,7 +409,8 @@ struct rot_usage {
  * What uses the live module m. gone, when not NULL, marks by snapshot
  * index the modules the caller has unloaded since the snapshot: they hold
  * nothing any more. A rotting instance is used by nothing. Reads sysfs for
- * bound devices; ctx may be NULL (no mounts considered).
+ * bound devices; ctx may be NULL (no mounts considered). The caller sets
+ * u->size (-EINVAL when u is NULL or u->size below ROT_USAGE_SIZE_0_1).
  */
 int rot_module_usage(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
 		     const struct rot_module *m, const bool *gone, struct rot_usage *u);
@@ -616,7 +617,7 @@ enum rot_problem {
 	ROT_PROBLEM_NO_SYMBOLS, /* no symbol table: the kernel refuses such a module */
 	ROT_PROBLEM_NO_NAME,
 	ROT_PROBLEM_NAME_TOO_LONG, /* value: its length; value2: the limit */
-	/* Found by rot_preflight_check(): */
+	/* Found by rot_preflight_check() (text, text2: rot_preflight_text(), _text2()): */
 	ROT_PROBLEM_VERMAGIC,       /* text: the module's release; text2: the kernel's */
 	ROT_PROBLEM_VERMAGIC_FLAGS, /* same release, other build flags: text, text2 the whole strings */
 	ROT_PROBLEM_ALREADY_LOADED,
