@@ -48,7 +48,7 @@ static int devices_of_driver(const char *path, size_t *n)
 	return err;
 }
 
-int rot_module_bound_devices(const char *name, size_t *count)
+int rot_name_bound_devices(const char *name, size_t *count)
 {
 	char path[sizeof("/sys/module//drivers") + ROT_NAME_MAX];
 	*count = 0;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "modrot.h"
@@ -24,7 +25,7 @@ struct stat;
  * another negative errno. */
 int file_open_regular(const char *path, struct stat *st);
 
-/* Records where a kernel file is malformed (see rot_last_parse_error());
+/* Records where a kernel file is malformed (see rot_parse_error_last());
  * returns -EPROTO. */
 int parse_error_set(const char *file, size_t line, const char *reason);
 void parse_error_clear(void);
@@ -93,6 +94,43 @@ void reclaim_estimate(const struct reclaim_seen *seen, size_t left, uint64_t lef
 struct rot_devices;
 struct rot_devices *devices_new(void);
 int devices_add_modalias(struct rot_devices *devs, const char *modalias, size_t len);
+
+/* ---- extensible structs (struct rot_reclaim_result, struct rot_usage) ---- */
+
+/*
+ * Hands whole, filled as this release knows it (whole_size bytes, its
+ * first member the size), to a caller's struct of caller_size bytes: a
+ * caller built against an older release gets the members it knows, a
+ * newer one's members beyond ours are zeroed, and its size is kept.
+ */
+static inline void sized_copy_out(void *caller, size_t caller_size, const void *whole,
+				  size_t whole_size)
+{
+	memset(caller, 0, caller_size);
+	memcpy(caller, whole, caller_size < whole_size ? caller_size : whole_size);
+	memcpy(caller, &caller_size, sizeof(caller_size));
+}
+
+/* ---- the objects modrot.h keeps opaque (modsig.c, preflight.c) ----
+ * Their limits here are this release's, not the ABI's: a longer answer
+ * needs a larger array here, and no caller is rebuilt. */
+
+struct rot_sig_info {
+	enum rot_sig_status status;
+	size_t content_len;
+	char signer[256];
+	char key_id[128];
+	char detail[256];
+};
+
+struct rot_kernel_facts {
+	char release[65]; /* struct utsname's */
+	int elf_class;
+	int elf_machine;
+	bool sig_support;
+	bool sig_enforce;
+	char vermagic[128];
+};
 
 /* ---- ELF structure (elfcheck.c) ---- */
 

@@ -218,7 +218,7 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 	return err;
 }
 
-int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap)
+int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap)
 {
 	static const char mounts[] = "/proc/self/mounts";
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
@@ -239,14 +239,14 @@ int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, s
 	if (!err && c->alias_text)
 		err = providers_find(c);
 	if (err) {
-		rot_usage_close(c);
+		rot_usage_ctx_free(c);
 		return err;
 	}
 	*out = c;
 	return 0;
 }
 
-void rot_usage_close(struct rot_usage_ctx *c)
+void rot_usage_ctx_free(struct rot_usage_ctx *c)
 {
 	if (!c)
 		return;
@@ -269,11 +269,12 @@ size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot
 	return n;
 }
 
-int rot_module_usage(const struct rot_usage_ctx *c, const struct rot_snapshot *snap,
-		     const struct rot_module *m, const bool *gone, struct rot_usage *u)
+/* rot_module_usage() into a whole struct of this release's size. */
+static int usage_of(const struct rot_usage_ctx *c, const struct rot_snapshot *snap,
+		    const struct rot_module *m, const bool *gone, struct rot_usage *u)
 {
 	const char *name = rot_module_name(m);
-	memset(u, 0, sizeof(*u));
+	*u = (struct rot_usage){ .size = sizeof(*u) };
 	if (rot_module_is_rotting(m))
 		return 0; /* gone from the kernel's view: nothing can use it through it */
 	u->holders = rot_module_live_holders(snap, m, gone);
@@ -289,11 +290,27 @@ int rot_module_usage(const struct rot_usage_ctx *c, const struct rot_snapshot *s
 			u->mount_target = c->v[i].target;
 		}
 	}
-	return rot_module_bound_devices(name, &u->devices);
+	return rot_name_bound_devices(name, &u->devices);
+}
+
+int rot_module_usage(const struct rot_usage_ctx *c, const struct rot_snapshot *snap,
+		     const struct rot_module *m, const bool *gone, struct rot_usage *u)
+{
+	if (!u || u->size < ROT_USAGE_SIZE_0_1)
+		return -EINVAL;
+	/* A newer caller's members beyond ours are zeroed: no user of a kind
+	 * this release cannot see. */
+	struct rot_usage whole;
+	int err = usage_of(c, snap, m, gone, &whole);
+	sized_copy_out(u, u->size, &whole, sizeof(whole));
+	return err;
 }
 
 bool rot_usage_in_use(const struct rot_usage *u)
 {
+	/* Fails closed: what cannot be read is not known to be unused. */
+	if (!u || u->size < ROT_USAGE_SIZE_0_1)
+		return true;
 	return u->holders || u->devices || u->mounts || u->refs > 0;
 }
 
@@ -313,7 +330,7 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 			    (!rot_module_is_permanent(m) || (flags & ROT_UNUSED_PERMANENT));
 		if (!unused[i])
 			continue;
-		err = rot_module_usage(ctx, snap, m, NULL, &use[i]);
+		err = usage_of(ctx, snap, m, NULL, &use[i]);
 		if (err < 0) {
 			*failed = i;
 			memset(unused, 0, n * sizeof(*unused));

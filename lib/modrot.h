@@ -65,11 +65,11 @@ struct rot_parse_error {
 
 /*
  * After a function that parses a kernel file (rot_snapshot_read(),
- * rot_snapshot_parse(), rot_rotting_of(), rot_taint_read(),
+ * rot_snapshot_parse(), rot_name_rotting(), rot_taint_read(),
  * rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
  * why. NULL when the last failure was not a malformed file.
  */
-const struct rot_parse_error *rot_last_parse_error(void);
+const struct rot_parse_error *rot_parse_error_last(void); /* since 0.1 */
 
 /*
  * OpenSSL's libcrypto, libelf, libzstd, liblzma and libkmod are opened the
@@ -161,8 +161,15 @@ enum rot_reclaim_flags {
 #define ROT_KEPT_KPROBE 0x20u  /* a kprobe on its text */
 #define ROT_KEPT_RUNNING 0x40u /* a callback still running after the forced wait */
 
-/* What one reclaim of a name did (since 0.1). */
+/*
+ * What one reclaim of a name did (since 0.1). An extensible struct: the
+ * caller sets size to sizeof(struct rot_reclaim_result) as it was built,
+ * and the library fills only that much (members are only ever added at
+ * the end), so a program built against 0.1 keeps working when a later
+ * release adds a count. A size below ROT_RECLAIM_RESULT_SIZE_0_1 is -EINVAL.
+ */
 struct rot_reclaim_result {
+	size_t size;         /* in: sizeof(struct rot_reclaim_result) */
 	unsigned freed;      /* instances freed */
 	unsigned kept;       /* instances of the name left rotting as still in use */
 	unsigned why;        /* ROT_KEPT_* over the kept instances (revision 3; else 0) */
@@ -183,6 +190,8 @@ struct rot_reclaim_result {
 	 * estimates from the snapshot alone. */
 	int recount_err;
 };
+/* The size of struct rot_reclaim_result in 0.1: the least rot_reclaim() accepts. */
+#define ROT_RECLAIM_RESULT_SIZE_0_1 (offsetof(struct rot_reclaim_result, recount_err) + sizeof(int))
 
 /*
  * Reclaims the rotting instances of name, and accounts for them: one entry
@@ -201,8 +210,9 @@ struct rot_reclaim_result {
  * with -EOPNOTSUPP unless the snapshot shows a rot kernel.
  *
  * Returns the number freed (> 0), or -EBUSY when instances were kept and
- * none freed; *res is filled in both cases (and zeroed otherwise).
- * -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM, -EINVAL.
+ * none freed; *res is filled in both cases (and zeroed otherwise, but
+ * for res->size). -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM,
+ * -EINVAL (also for res NULL or res->size too small; then nothing is asked).
  * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD): rot_taint_read()
  * around a run tells the change.
  */
@@ -244,9 +254,10 @@ size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name
  * The same count read now from /proc/rotting_modules alone (since 0.1):
  * what a failed init just left, or what a reclaim kept, is found this way
  * without a whole snapshot. Any output may be NULL. -ENOENT on a kernel
- * without rot support; -EPROTO for a malformed file.
+ * without rot support; -EPROTO for a malformed file. A query keyed by a
+ * name, read now: rot_name_*.
  */
-int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
+int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
 /*
  * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
@@ -258,8 +269,12 @@ int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_
 int rot_reclaim_lock(void);
 void rot_reclaim_unlock(int lock);
 
-/* True when name is built into the kernel (/sys/module/NAME without initstate). */
-bool rot_module_is_builtin(const char *name);
+/* ---- queries keyed by a module's name, read now (rot_name_*, since 0.1):
+ * not a snapshot's struct rot_module, whose accessors are rot_module_* ---- */
+
+/* True when name is built into the kernel (/sys/module/NAME without
+ * initstate). */
+bool rot_name_is_builtin(const char *name);
 
 /* ---- the per-CPU module reserve (rot-abi.md, "Per-CPU memory") ---- */
 
@@ -272,7 +287,7 @@ struct rot_percpu;
 
 /*
  * Reads /proc/module_percpu (rot kernels only): -ENOENT on a kernel without
- * it. -EPROTO for a malformed file (rot_last_parse_error() says where).
+ * it. -EPROTO for a malformed file (rot_parse_error_last() says where).
  */
 int rot_percpu_read(struct rot_percpu **out);
 /* Parses already-read contents, as rot_percpu_read() does. */
@@ -331,9 +346,9 @@ enum rot_percpu_fit rot_percpu_fit(const struct rot_percpu *pc, uint64_t size, u
  * Devices bound to the drivers name registered: the symlinks (other than
  * "module") in each /sys/module/NAME/drivers/BUS:DRIVER/ directory. This
  * exists nowhere but sysfs, so it is read per module, and only when asked.
- * A module without drivers has none (0, not an error).
+ * A module without drivers has none (0, not an error). Since 0.1.
  */
-int rot_module_bound_devices(const char *name, size_t *count);
+int rot_name_bound_devices(const char *name, size_t *count);
 
 struct rot_devices;
 
@@ -366,12 +381,20 @@ struct rot_usage_ctx;
  * directory, not a regular file, over 64 MiB, unreadable, and
  * modules.alias missing beside modules.alias.bin) is -errno, never "no
  * users"; then what (cap bytes; may be NULL) gets the path of the input
- * that could not be read ("" when none: out of memory).
+ * that could not be read ("" when none: out of memory). Since 0.1, as
+ * rot_usage_ctx_free().
  */
-int rot_usage_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
-void rot_usage_close(struct rot_usage_ctx *ctx);
+int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
+void rot_usage_ctx_free(struct rot_usage_ctx *ctx);
 
+/*
+ * What uses a module (since 0.1). An extensible struct, as struct
+ * rot_reclaim_result is: the caller sets size to sizeof(struct rot_usage),
+ * the library fills and reads only that much, and a new kind of user is a
+ * member added at the end. A size below ROT_USAGE_SIZE_0_1 is -EINVAL.
+ */
 struct rot_usage {
+	size_t size;            /* in: sizeof(struct rot_usage) */
 	size_t holders;         /* live holders, but those marked gone */
 	size_t devices;         /* devices bound to its drivers */
 	size_t mounts;          /* mounts of types it provides */
@@ -379,12 +402,15 @@ struct rot_usage {
 	const char *mount_type; /* the first such mount, for messages (in ctx) */
 	const char *mount_target;
 };
+/* The size of struct rot_usage in 0.1: the least the library accepts. */
+#define ROT_USAGE_SIZE_0_1 (offsetof(struct rot_usage, mount_target) + sizeof(const char *))
 
 /*
  * What uses the live module m. gone, when not NULL, marks by snapshot
  * index the modules the caller has unloaded since the snapshot: they hold
  * nothing any more. A rotting instance is used by nothing. Reads sysfs for
- * bound devices; ctx may be NULL (no mounts considered).
+ * bound devices; ctx may be NULL (no mounts considered). The caller sets
+ * u->size (-EINVAL when u is NULL or u->size below ROT_USAGE_SIZE_0_1).
  */
 int rot_module_usage(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
 		     const struct rot_module *m, const bool *gone, struct rot_usage *u);
@@ -393,7 +419,7 @@ int rot_module_usage(const struct rot_usage_ctx *ctx, const struct rot_snapshot 
 size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot_module *m,
 			       const bool *gone);
 
-/* The rule itself. */
+/* The rule itself, over the members u->size covers. */
 bool rot_usage_in_use(const struct rot_usage *u);
 
 /* rot_snapshot_unused() flags */
@@ -522,28 +548,38 @@ enum rot_sig_status {
 			      * compare (a key or digest it could not set up) */
 };
 
-struct rot_sig_info {
-	enum rot_sig_status status;
-	size_t content_len; /* bytes the signature covers: the image without the trailer */
-	char signer[256]; /* signer's subject CN (or its issuer's, when the key is unknown); "" if none */
-	char key_id[128]; /* hex subject key identifier of the signing certificate, or
-			      * "serial " + hex serial when the key is unknown; "" if none */
-	char detail[256]; /* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise */
-};
+/*
+ * What a module's signature trailer says, and, once verified, the verdict
+ * (since 0.1, as every rot_sig_info_* function). Opaque: a later release may tell more (a second signer, the
+ * digest) without changing what a caller allocates.
+ */
+struct rot_sig_info;
+
+enum rot_sig_status rot_sig_info_status(const struct rot_sig_info *info);
+/* Bytes the signature covers: the image without the trailer. */
+size_t rot_sig_info_content_len(const struct rot_sig_info *info);
+/* The signer's subject CN (or its issuer's, when the key is unknown); "" if none. */
+const char *rot_sig_info_signer(const struct rot_sig_info *info);
+/* The hex subject key identifier of the signing certificate, or "serial " +
+ * hex serial when the key is unknown; "" if none. */
+const char *rot_sig_info_key_id(const struct rot_sig_info *info);
+/* OpenSSL's reason for MALFORMED, BAD or UNCHECKED; "" otherwise. */
+const char *rot_sig_info_detail(const struct rot_sig_info *info);
+void rot_sig_info_free(struct rot_sig_info *info);
 
 /*
- * Finds the signature trailer of an uncompressed module image. Fills
- * info->status (VALID here only means "a well-formed PKCS#7 trailer is
- * present"; nothing is verified), info->content_len and, when signed, the
- * signer and key id the signature names. Never fails on bad data: the
- * status says what is wrong. Returns 0, or -ENOMEM.
+ * Finds the signature trailer of an uncompressed module image, into a new
+ * *out: its status (VALID here only means "a well-formed PKCS#7 trailer is
+ * present"; nothing is verified), the length it covers and, when signed,
+ * the signer and key id the signature names. Never fails on bad data: the
+ * status says what is wrong. Returns 0, or -ENOMEM (*out NULL), or -ELIBACC.
  */
-int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info *info);
+int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info **out);
 
-/* Inspects, then verifies the signature against the keyring. Returns 0 or -ENOMEM;
- * the verdict is info->status. */
+/* Inspects, then verifies the signature against the keyring, into a new
+ * *out whose status is the verdict. Returns 0, -ENOMEM or -ELIBACC (*out NULL). */
 int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
-		      struct rot_sig_info *info);
+		      struct rot_sig_info **out);
 
 /* ---- module files ----
  *
@@ -581,13 +617,13 @@ enum rot_problem {
 	ROT_PROBLEM_NO_SYMBOLS, /* no symbol table: the kernel refuses such a module */
 	ROT_PROBLEM_NO_NAME,
 	ROT_PROBLEM_NAME_TOO_LONG, /* value: its length; value2: the limit */
-	/* Found by rot_preflight(): */
+	/* Found by rot_preflight_check() (text, text2: rot_preflight_text(), _text2()): */
 	ROT_PROBLEM_VERMAGIC,       /* text: the module's release; text2: the kernel's */
 	ROT_PROBLEM_VERMAGIC_FLAGS, /* same release, other build flags: text, text2 the whole strings */
 	ROT_PROBLEM_ALREADY_LOADED,
-	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight.missing lists them */
+	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight_missing() lists them */
 	ROT_PROBLEM_UNSIGNED,          /* the kernel enforces signatures, or --verify asked */
-	ROT_PROBLEM_BAD_SIGNATURE,     /* rot_preflight.sig says how */
+	ROT_PROBLEM_BAD_SIGNATURE,     /* rot_preflight_sig() says how */
 };
 
 /*
@@ -650,48 +686,74 @@ void rot_symbols_free(struct rot_symbols *set);
 
 /* ---- preflight ---- */
 
-struct rot_kernel_facts {
-	char release[65]; /* uname -r */
-	int elf_class;    /* ELFCLASS64 ... , 0 when unknown */
-	int elf_machine;  /* EM_X86_64 ... , 0 when unknown */
-	bool sig_support; /* the kernel checks signatures (the sig_enforce parameter exists) */
-	bool sig_enforce; /* /sys/module/module/parameters/sig_enforce is Y */
-	/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
-	 * from a module this release shipped; "" when none can be read. */
-	char vermagic[128];
-};
+/*
+ * What the running kernel accepts, read once per run (since 0.1, as every
+ * rot_kernel_facts_* function): uname,
+ * sig_enforce and the kernel's vermagic. Opaque: the release and the
+ * vermagic are as long as the kernel makes them, and a new fact (a
+ * lockdown mode) is a new accessor. The vermagic is that of the first
+ * module /lib/modules/RELEASE/modules.dep lists: the kernel build stamps
+ * every module it ships with its own. Returns 0, or a negative errno
+ * (-EPROTO: sig_enforce reads neither Y nor N) and *out NULL.
+ */
+struct rot_kernel_facts;
 
-/* uname, sig_enforce and the kernel's vermagic: read once per run. The
- * vermagic is that of the first module /lib/modules/RELEASE/modules.dep
- * lists: the kernel build stamps every module it ships with its own. */
-int rot_kernel_facts_read(struct rot_kernel_facts *facts);
+int rot_kernel_facts_read(struct rot_kernel_facts **out);
+void rot_kernel_facts_free(struct rot_kernel_facts *kf);
+/* uname -r */
+const char *rot_kernel_facts_release(const struct rot_kernel_facts *kf);
+/* ELFCLASS64 ... and EM_X86_64 ... of the machine; 0 when unknown. */
+int rot_kernel_facts_elf_class(const struct rot_kernel_facts *kf);
+int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf);
+/* The kernel checks signatures (the sig_enforce parameter exists). */
+bool rot_kernel_facts_sig_support(const struct rot_kernel_facts *kf);
+/* /sys/module/module/parameters/sig_enforce is Y. */
+bool rot_kernel_facts_sig_enforce(const struct rot_kernel_facts *kf);
+/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
+ * from a module this release shipped; "" when none can be read. */
+const char *rot_kernel_facts_vermagic(const struct rot_kernel_facts *kf);
 
-struct rot_preflight_input {
-	const struct rot_kernel_facts *kernel;
-	const struct rot_snapshot *snap;          /* for "already loaded"; may be NULL */
-	const struct rot_symbols *kernel_symbols; /* may be NULL: symbols not checked */
-	const struct rot_symbols *batch_symbols; /* defined by modules loaded before, may be NULL */
-	const struct rot_keyring *keyring;       /* --verify; NULL: signatures only if enforced */
-	bool force_vermagic;
-};
+/*
+ * A preflight (since 0.1, as every rot_preflight_* function): what the
+ * checks are given, set once, and the
+ * verdict of the last rot_preflight_check(). Opaque, so that a new check
+ * takes a new setter and a new verdict a new accessor. kernel must outlive
+ * it, as must what the setters are given. Returns 0, -ENOMEM or -EINVAL
+ * (kernel NULL).
+ */
+struct rot_preflight;
 
-struct rot_preflight {
-	enum rot_problem problem;
-	char text[128]; /* see enum rot_problem */
-	char text2[128];
-	const char **missing; /* undefined symbols nobody offers (point into the modfile) */
-	size_t nmissing;
-	struct rot_sig_info *sig; /* when a signature was looked at */
-};
+int rot_preflight_new(const struct rot_kernel_facts *kernel, struct rot_preflight **out);
+void rot_preflight_free(struct rot_preflight *pf);
+/* For "already loaded"; none by default. */
+void rot_preflight_set_snapshot(struct rot_preflight *pf, const struct rot_snapshot *snap);
+/* The kernel's symbols; none by default: undefined symbols are not checked. */
+void rot_preflight_set_kernel_symbols(struct rot_preflight *pf, const struct rot_symbols *set);
+/* Symbols defined by the modules loaded before this one; none by default. */
+void rot_preflight_set_batch_symbols(struct rot_preflight *pf, const struct rot_symbols *set);
+/* --verify; none by default: signatures are looked at only if the kernel checks them. */
+void rot_preflight_set_keyring(struct rot_preflight *pf, const struct rot_keyring *kr);
+/* --force-vermagic: the vermagic is not compared. */
+void rot_preflight_set_force_vermagic(struct rot_preflight *pf, bool force);
 
 /*
  * Every check that does not need the kernel to act: the file's own problem,
- * then signature, vermagic, already loaded, undefined symbols. Stops at the
- * first problem. Returns 0 (the verdict is in res) or -ENOMEM.
+ * then signature, class and machine, vermagic, already loaded, undefined
+ * symbols. Stops at the first problem. Returns 0 (the verdict is read with
+ * the accessors below, until the next check or rot_preflight_free()) or
+ * -ENOMEM.
  */
-int rot_preflight(const struct rot_modfile *mf, const struct rot_preflight_input *in,
-		  struct rot_preflight *res);
-void rot_preflight_release(struct rot_preflight *res);
+int rot_preflight_check(struct rot_preflight *pf, const struct rot_modfile *mf);
+enum rot_problem rot_preflight_problem(const struct rot_preflight *pf);
+/* See enum rot_problem; "" when the problem has none. */
+const char *rot_preflight_text(const struct rot_preflight *pf);
+const char *rot_preflight_text2(const struct rot_preflight *pf);
+/* ROT_PROBLEM_UNDEFINED_SYMBOLS: the undefined symbols nobody offers
+ * (valid while the modfile checked is). */
+size_t rot_preflight_missing_count(const struct rot_preflight *pf);
+const char *rot_preflight_missing(const struct rot_preflight *pf, size_t i);
+/* The signature, when one was looked at; else NULL. */
+const struct rot_sig_info *rot_preflight_sig(const struct rot_preflight *pf);
 
 /* ---- depmod's binary indexes, checked before libkmod reads them ---- */
 

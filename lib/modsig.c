@@ -9,9 +9,11 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dl-crypto.h"
+#include "internal.h"
 #include "keyring-internal.h"
 #include "modrot.h"
 
@@ -290,7 +292,7 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 	return parse_pkcs7(image + info->content_len, sig_len, info, out);
 }
 
-int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info *info)
+static int inspect_into(const void *image, size_t len, struct rot_sig_info *info)
 {
 	int err = dl_crypto();
 	if (err < 0)
@@ -362,8 +364,8 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	return oom ? -ENOMEM : 0;
 }
 
-int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
-		      struct rot_sig_info *info)
+static int verify_into(const struct rot_keyring *kr, const void *image, size_t len,
+		       struct rot_sig_info *info)
 {
 	int err = dl_crypto();
 	if (err < 0)
@@ -376,4 +378,62 @@ int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t le
 	CMS_ContentInfo_free(cms);
 	ERR_clear_error();
 	return err;
+}
+
+/* A new info, filled by inspect_into() or verify_into(): kr NULL inspects. */
+static int sig_info_new(const struct rot_keyring *kr, bool verify, const void *image, size_t len,
+			struct rot_sig_info **out)
+{
+	*out = NULL;
+	struct rot_sig_info *info = calloc(1, sizeof(*info));
+	if (!info)
+		return -ENOMEM;
+	int err = verify ? verify_into(kr, image, len, info) : inspect_into(image, len, info);
+	if (err < 0) {
+		free(info);
+		return err;
+	}
+	*out = info;
+	return 0;
+}
+
+int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info **out)
+{
+	return sig_info_new(NULL, false, image, len, out);
+}
+
+int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
+		      struct rot_sig_info **out)
+{
+	return sig_info_new(kr, true, image, len, out);
+}
+
+void rot_sig_info_free(struct rot_sig_info *info)
+{
+	free(info);
+}
+
+enum rot_sig_status rot_sig_info_status(const struct rot_sig_info *info)
+{
+	return info->status;
+}
+
+size_t rot_sig_info_content_len(const struct rot_sig_info *info)
+{
+	return info->content_len;
+}
+
+const char *rot_sig_info_signer(const struct rot_sig_info *info)
+{
+	return info->signer;
+}
+
+const char *rot_sig_info_key_id(const struct rot_sig_info *info)
+{
+	return info->key_id;
+}
+
+const char *rot_sig_info_detail(const struct rot_sig_info *info)
+{
+	return info->detail;
 }

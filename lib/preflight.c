@@ -75,10 +75,9 @@ static void kernel_vermagic(struct rot_kernel_facts *facts)
 	free(path);
 }
 
-int rot_kernel_facts_read(struct rot_kernel_facts *facts)
+static int facts_read(struct rot_kernel_facts *facts)
 {
 	struct utsname u;
-	memset(facts, 0, sizeof(*facts));
 	if (uname(&u) < 0)
 		return -errno;
 	snprintf(facts->release, sizeof(facts->release), "%s", u.release);
@@ -111,23 +110,85 @@ int rot_kernel_facts_read(struct rot_kernel_facts *facts)
 	return err == -ENOENT ? 0 : err;
 }
 
+int rot_kernel_facts_read(struct rot_kernel_facts **out)
+{
+	*out = NULL;
+	struct rot_kernel_facts *facts = calloc(1, sizeof(*facts));
+	if (!facts)
+		return -ENOMEM;
+	int err = facts_read(facts);
+	if (err < 0) {
+		free(facts);
+		return err;
+	}
+	*out = facts;
+	return 0;
+}
+
+void rot_kernel_facts_free(struct rot_kernel_facts *kf)
+{
+	free(kf);
+}
+
+const char *rot_kernel_facts_release(const struct rot_kernel_facts *kf)
+{
+	return kf->release;
+}
+
+int rot_kernel_facts_elf_class(const struct rot_kernel_facts *kf)
+{
+	return kf->elf_class;
+}
+
+int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf)
+{
+	return kf->elf_machine;
+}
+
+bool rot_kernel_facts_sig_support(const struct rot_kernel_facts *kf)
+{
+	return kf->sig_support;
+}
+
+bool rot_kernel_facts_sig_enforce(const struct rot_kernel_facts *kf)
+{
+	return kf->sig_enforce;
+}
+
+const char *rot_kernel_facts_vermagic(const struct rot_kernel_facts *kf)
+{
+	return kf->vermagic;
+}
+
+/* What the checks are given (set once), and the verdict of the last check. */
+struct rot_preflight {
+	/* in */
+	const struct rot_kernel_facts *kernel;
+	const struct rot_snapshot *snap;
+	const struct rot_symbols *kernel_symbols;
+	const struct rot_symbols *batch_symbols;
+	const struct rot_keyring *keyring;
+	bool force_vermagic;
+	/* out */
+	enum rot_problem problem;
+	char text[128];
+	char text2[128];
+	const char **missing; /* point into the modfile checked */
+	size_t nmissing;
+	struct rot_sig_info *sig;
+};
+
 /* *err: a signature that could not be checked (no memory) is no verdict:
  * with --verify, passing it would load what nobody verified. */
-static enum rot_problem check_signature(const struct rot_modfile *mf,
-					const struct rot_preflight_input *in,
-					struct rot_preflight *res, int *err_out)
+static enum rot_problem check_signature(const struct rot_modfile *mf, struct rot_preflight *pf,
+					int *err_out)
 {
-	if (!in->keyring && !in->kernel->sig_support)
+	if (!pf->keyring && !pf->kernel->sig_support)
 		return ROT_PROBLEM_NONE;
-	res->sig = calloc(1, sizeof(*res->sig));
-	if (!res->sig) {
-		*err_out = -ENOMEM;
-		return ROT_PROBLEM_NONE;
-	}
 	size_t len;
 	const void *image = rot_modfile_image(mf, &len);
-	int err = in->keyring ? rot_modsig_verify(in->keyring, image, len, res->sig)
-			      : rot_modsig_inspect(image, len, res->sig);
+	int err = pf->keyring ? rot_modsig_verify(pf->keyring, image, len, &pf->sig)
+			      : rot_modsig_inspect(image, len, &pf->sig);
 	if (err < 0) {
 		*err_out = err;
 		return ROT_PROBLEM_NONE;
@@ -135,8 +196,8 @@ static enum rot_problem check_signature(const struct rot_modfile *mf,
 	/* What a kernel with module signing refuses (module_sig_check in 6.1):
 	 * anything but a valid signature when it enforces, and a signature it
 	 * cannot even parse whether it enforces or not. */
-	bool strict = in->keyring || in->kernel->sig_enforce;
-	switch (res->sig->status) {
+	bool strict = pf->keyring || pf->kernel->sig_enforce;
+	switch (pf->sig->status) {
 	case ROT_SIG_VALID:
 		return ROT_PROBLEM_NONE;
 	case ROT_SIG_UNSIGNED:
@@ -166,13 +227,11 @@ static void set_text(char *dst, size_t size, const char *s, size_t len)
  * word ("6.1.0-sim SMP preempt mod_unload modversions "). Without the
  * kernel's own vermagic only the release can be compared.
  */
-static enum rot_problem check_vermagic(const struct rot_modfile *mf,
-				       const struct rot_preflight_input *in,
-				       struct rot_preflight *res)
+static enum rot_problem check_vermagic(const struct rot_modfile *mf, struct rot_preflight *pf)
 {
 	const char *vermagic = rot_modfile_vermagic(mf);
-	const char *kernel = in->kernel->vermagic;
-	if (in->force_vermagic || !vermagic)
+	const char *kernel = pf->kernel->vermagic;
+	if (pf->force_vermagic || !vermagic)
 		return ROT_PROBLEM_NONE;
 	size_t rl = strcspn(vermagic, " ");
 	if (rot_modfile_has_versions(mf)) {
@@ -181,78 +240,156 @@ static enum rot_problem check_vermagic(const struct rot_modfile *mf,
 		const char *flags = vermagic + rl, *kflags = kernel + strcspn(kernel, " ");
 		if (strcmp(flags, kflags) == 0)
 			return ROT_PROBLEM_NONE;
-		set_text(res->text, sizeof(res->text), vermagic, strlen(vermagic));
-		set_text(res->text2, sizeof(res->text2), kernel, strlen(kernel));
+		set_text(pf->text, sizeof(pf->text), vermagic, strlen(vermagic));
+		set_text(pf->text2, sizeof(pf->text2), kernel, strlen(kernel));
 		return ROT_PROBLEM_VERMAGIC_FLAGS;
 	}
-	bool same_release = rl == strlen(in->kernel->release) &&
-			    strncmp(vermagic, in->kernel->release, rl) == 0;
+	bool same_release = rl == strlen(pf->kernel->release) &&
+			    strncmp(vermagic, pf->kernel->release, rl) == 0;
 	if (!same_release) {
-		set_text(res->text, sizeof(res->text), vermagic, rl);
-		snprintf(res->text2, sizeof(res->text2), "%s", in->kernel->release);
+		set_text(pf->text, sizeof(pf->text), vermagic, rl);
+		snprintf(pf->text2, sizeof(pf->text2), "%s", pf->kernel->release);
 		return ROT_PROBLEM_VERMAGIC;
 	}
 	if (!kernel[0] || strcmp(vermagic, kernel) == 0)
 		return ROT_PROBLEM_NONE;
-	set_text(res->text, sizeof(res->text), vermagic, strlen(vermagic));
-	set_text(res->text2, sizeof(res->text2), kernel, strlen(kernel));
+	set_text(pf->text, sizeof(pf->text), vermagic, strlen(vermagic));
+	set_text(pf->text2, sizeof(pf->text2), kernel, strlen(kernel));
 	return ROT_PROBLEM_VERMAGIC_FLAGS;
 }
 
-static int check_symbols(const struct rot_modfile *mf, const struct rot_preflight_input *in,
-			 struct rot_preflight *res)
+static int check_symbols(const struct rot_modfile *mf, struct rot_preflight *pf)
 {
 	size_t n = rot_modfile_undefined_count(mf);
-	if (!in->kernel_symbols || n == 0)
+	if (!pf->kernel_symbols || n == 0)
 		return 0;
-	res->missing = calloc(n, sizeof(*res->missing));
-	if (!res->missing)
+	pf->missing = calloc(n, sizeof(*pf->missing));
+	if (!pf->missing)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const char *sym = rot_modfile_undefined(mf, i);
-		if (rot_symbols_has(in->kernel_symbols, sym) ||
-		    (in->batch_symbols && rot_symbols_has(in->batch_symbols, sym)))
+		if (rot_symbols_has(pf->kernel_symbols, sym) ||
+		    (pf->batch_symbols && rot_symbols_has(pf->batch_symbols, sym)))
 			continue;
-		res->missing[res->nmissing++] = sym;
+		pf->missing[pf->nmissing++] = sym;
 	}
-	if (res->nmissing)
-		res->problem = ROT_PROBLEM_UNDEFINED_SYMBOLS;
+	if (pf->nmissing)
+		pf->problem = ROT_PROBLEM_UNDEFINED_SYMBOLS;
 	return 0;
 }
 
-int rot_preflight(const struct rot_modfile *mf, const struct rot_preflight_input *in,
-		  struct rot_preflight *res)
+/* Forgets the last verdict. */
+static void verdict_clear(struct rot_preflight *pf)
 {
-	memset(res, 0, sizeof(*res));
-	res->problem = rot_modfile_problem(mf);
-	if (res->problem != ROT_PROBLEM_NONE)
+	free(pf->missing);
+	rot_sig_info_free(pf->sig);
+	pf->problem = ROT_PROBLEM_NONE;
+	pf->text[0] = pf->text2[0] = '\0';
+	pf->missing = NULL;
+	pf->nmissing = 0;
+	pf->sig = NULL;
+}
+
+int rot_preflight_new(const struct rot_kernel_facts *kernel, struct rot_preflight **out)
+{
+	*out = NULL;
+	if (!kernel)
+		return -EINVAL;
+	struct rot_preflight *pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		return -ENOMEM;
+	pf->kernel = kernel;
+	*out = pf;
+	return 0;
+}
+
+void rot_preflight_free(struct rot_preflight *pf)
+{
+	if (!pf)
+		return;
+	verdict_clear(pf);
+	free(pf);
+}
+
+void rot_preflight_set_snapshot(struct rot_preflight *pf, const struct rot_snapshot *snap)
+{
+	pf->snap = snap;
+}
+
+void rot_preflight_set_kernel_symbols(struct rot_preflight *pf, const struct rot_symbols *set)
+{
+	pf->kernel_symbols = set;
+}
+
+void rot_preflight_set_batch_symbols(struct rot_preflight *pf, const struct rot_symbols *set)
+{
+	pf->batch_symbols = set;
+}
+
+void rot_preflight_set_keyring(struct rot_preflight *pf, const struct rot_keyring *kr)
+{
+	pf->keyring = kr;
+}
+
+void rot_preflight_set_force_vermagic(struct rot_preflight *pf, bool force)
+{
+	pf->force_vermagic = force;
+}
+
+int rot_preflight_check(struct rot_preflight *pf, const struct rot_modfile *mf)
+{
+	verdict_clear(pf);
+	pf->problem = rot_modfile_problem(mf);
+	if (pf->problem != ROT_PROBLEM_NONE)
 		return 0;
 
-	const struct rot_kernel_facts *k = in->kernel;
+	const struct rot_kernel_facts *k = pf->kernel;
 	int err = 0;
-	if ((res->problem = check_signature(mf, in, res, &err)) != ROT_PROBLEM_NONE || err < 0)
+	if ((pf->problem = check_signature(mf, pf, &err)) != ROT_PROBLEM_NONE || err < 0)
 		return err;
 	if (k->elf_class && rot_modfile_elf_class(mf) != k->elf_class) {
-		res->problem = ROT_PROBLEM_WRONG_CLASS;
+		pf->problem = ROT_PROBLEM_WRONG_CLASS;
 		return 0;
 	}
 	if (k->elf_machine && rot_modfile_elf_machine(mf) != k->elf_machine) {
-		res->problem = ROT_PROBLEM_WRONG_MACHINE;
+		pf->problem = ROT_PROBLEM_WRONG_MACHINE;
 		return 0;
 	}
-	if ((res->problem = check_vermagic(mf, in, res)) != ROT_PROBLEM_NONE)
+	if ((pf->problem = check_vermagic(mf, pf)) != ROT_PROBLEM_NONE)
 		return 0;
-	if (in->snap && rot_snapshot_find_live(in->snap, rot_modfile_name(mf))) {
-		res->problem = ROT_PROBLEM_ALREADY_LOADED;
+	if (pf->snap && rot_snapshot_find_live(pf->snap, rot_modfile_name(mf))) {
+		pf->problem = ROT_PROBLEM_ALREADY_LOADED;
 		return 0;
 	}
-	return check_symbols(mf, in, res);
+	return check_symbols(mf, pf);
 }
 
-void rot_preflight_release(struct rot_preflight *res)
+enum rot_problem rot_preflight_problem(const struct rot_preflight *pf)
 {
-	free(res->missing);
-	free(res->sig);
-	res->missing = NULL;
-	res->sig = NULL;
+	return pf->problem;
+}
+
+const char *rot_preflight_text(const struct rot_preflight *pf)
+{
+	return pf->text;
+}
+
+const char *rot_preflight_text2(const struct rot_preflight *pf)
+{
+	return pf->text2;
+}
+
+size_t rot_preflight_missing_count(const struct rot_preflight *pf)
+{
+	return pf->nmissing;
+}
+
+const char *rot_preflight_missing(const struct rot_preflight *pf, size_t i)
+{
+	return i < pf->nmissing ? pf->missing[i] : NULL;
+}
+
+const struct rot_sig_info *rot_preflight_sig(const struct rot_preflight *pf)
+{
+	return pf->sig;
 }

@@ -22,7 +22,7 @@ void parse_error_clear(void)
 	last_error = (struct rot_parse_error){ 0 };
 }
 
-const struct rot_parse_error *rot_last_parse_error(void)
+const struct rot_parse_error *rot_parse_error_last(void)
 {
 	return last_error.file ? &last_error : NULL;
 }

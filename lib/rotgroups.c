@@ -71,7 +71,7 @@ size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name
 	return n;
 }
 
-int rot_rotting_of(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size)
+int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size)
 {
 	char *buf;
 	size_t len;

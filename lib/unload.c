@@ -104,7 +104,7 @@ void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned
 	/* Seen Loading, its SIZE counted init memory, freed since: ask what
 	 * the instance it left rotting holds. */
 	if (rot_module_state(live) == ROT_STATE_LOADING &&
-	    rot_rotting_of(name, &n, NULL, &newest) == 0)
+	    rot_name_rotting(name, &n, NULL, &newest) == 0)
 		size = newest;
 	seen->instances++;
 	seen->bytes += size;
@@ -170,7 +170,7 @@ static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 		res->bytes = seen->bytes;
 		return;
 	}
-	int err = rot_rotting_of(name, &left, &left_bytes, NULL);
+	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
 	if (err < 0) {
 		res->recount_err = err;
 		left = 0;
@@ -189,7 +189,7 @@ static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 {
 	size_t left;
 	uint64_t left_bytes;
-	int err = rot_rotting_of(name, &left, &left_bytes, NULL);
+	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
 	if (err < 0)
 		res->recount_err = err;
 	if (err < 0 || left == 0) {
@@ -200,10 +200,11 @@ static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 	res->kept_bytes = left_bytes;
 }
 
-int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
-		struct rot_reclaim_result *res)
+/* rot_reclaim() into a whole struct of this release's size. */
+static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		       struct rot_reclaim_result *res)
 {
-	*res = (struct rot_reclaim_result){ 0 };
+	*res = (struct rot_reclaim_result){ .size = sizeof(*res) };
 	/* A stock kernel would take revision 2's request for an unload. */
 	if (!rot_snapshot_has_rot(snap))
 		return -EOPNOTSUPP;
@@ -222,13 +223,14 @@ int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flag
 			.callbacks = req.callbacks,
 			.probes = req.probes,
 			.bytes = req.bytes,
+			.size = sizeof(*res),
 			.percpu = req.percpu,
 			.revision = 3,
 		};
 		/* the kernel counted both sides; only what the kept ones hold is ours to read */
 		if (res->kept) {
 			size_t left;
-			int err = rot_rotting_of(name, &left, &res->kept_bytes, NULL);
+			int err = rot_name_rotting(name, &left, &res->kept_bytes, NULL);
 			if (err < 0)
 				res->recount_err = err;
 		}
@@ -250,6 +252,17 @@ int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flag
 	return ret;
 }
 
+int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
+		struct rot_reclaim_result *res)
+{
+	if (!res || res->size < ROT_RECLAIM_RESULT_SIZE_0_1)
+		return -EINVAL;
+	struct rot_reclaim_result whole;
+	int ret = reclaim_run(snap, name, flags, &whole);
+	sized_copy_out(res, res->size, &whole, sizeof(whole));
+	return ret;
+}
+
 int rot_reclaim_checks(void)
 {
 	char *buf;
@@ -264,7 +277,7 @@ int rot_reclaim_checks(void)
 	return ret;
 }
 
-bool rot_module_is_builtin(const char *name)
+bool rot_name_is_builtin(const char *name)
 {
 	char path[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
 	struct stat st;

@@ -56,6 +56,37 @@ EOF
 	done
 }
 
+# Members of the public structs that are arrays ("NAME: signer[256]").
+struct_arrays() {
+	perl -0777 -ne 's{/\*.*?\*/}{}gs;
+		while (/struct\s+(rot_\w+)\s*\{(.*?)\}\s*;/gs) {
+			my ($n, $b) = ($1, $2);
+			print "$n: $1\n" while $b =~ /(\w+\s*\[[^\]]*\])\s*;/g;
+		}' "$@"
+}
+
+@test "no public struct has a fixed-size array: a longer answer would change its size" {
+	# The finder finds one where there is one.
+	printf 'struct rot_x {\n\tint a;\n\tchar signer[256]; /* x */\n};\n' >"$BATS_TEST_TMPDIR/x.h"
+	assert_equal "$(struct_arrays "$BATS_TEST_TMPDIR/x.h")" "rot_x: signer[256]"
+	assert_equal "$(struct_arrays "$top_srcdir/lib/modrot.h")" ""
+}
+
+@test "rot_module_* take a snapshot's module; rot_name_* take a name, not a module" {
+	run perl -0777 -ne 's{/\*.*?\*/}{}gs;
+		while (/\b(rot_(module|name)_\w+)\s*\(([^)]*)\)/g) {
+			my ($f, $o, $p) = ($1, $2, $3);
+			my $module = $p =~ /\bconst struct rot_module \*/;
+			my $named = $p =~ /^const char \*\w+/;
+			print "$f($p)\n" if ($o eq "module" ? !$module : ($module || !$named));
+			$n{$o}++;
+		}
+		END { print "counted no $_\n" for grep { !$n{$_} } qw(module name) }' \
+		"$top_srcdir/lib/modrot.h"
+	assert_success
+	assert_output ''
+}
+
 @test "the library prints nothing: no stdio output, syslog or error printing functions" {
 	run nm -D --undefined-only "$LIB"
 	assert_success

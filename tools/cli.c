@@ -556,7 +556,7 @@ const char *cli_strerror(int err)
 
 const char *cli_read_error(int err, char *buf, size_t len)
 {
-	const struct rot_parse_error *pe = err == -EPROTO ? rot_last_parse_error() : NULL;
+	const struct rot_parse_error *pe = err == -EPROTO ? rot_parse_error_last() : NULL;
 	if (!pe)
 		return cli_strerror(err);
 	snprintf(buf, len, "%s line %zu: %s", pe->file, pe->line, pe->reason);

@@ -109,7 +109,7 @@ const char *cli_strerror(int err);
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);
 
-/* Why an input file (rot_usage_read()'s) could not be read, in words:
+/* Why an input file (rot_usage_ctx_read()'s) could not be read, in words:
  * -EINVAL is "not a regular file" (a FIFO, a device), else strerror. */
 const char *cli_input_error(int err);
 

@@ -178,7 +178,7 @@ static int match_devices(struct batch *b)
 static bool delivered(const struct insmod_job *d)
 {
 	return d->result == JOB_LOADED || d->result == JOB_CHECKED ||
-	       (d->result == JOB_REFUSED && d->pf.problem == ROT_PROBLEM_ALREADY_LOADED) ||
+	       (d->result == JOB_REFUSED && d->problem == ROT_PROBLEM_ALREADY_LOADED) ||
 	       (d->result == JOB_FAILED && d->err == -EEXIST);
 }
 

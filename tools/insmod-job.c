@@ -56,8 +56,7 @@ const char *job_reason(const struct insmod_job *job)
 static void refuse(struct insmod_job *job, const struct insmod_env *env)
 {
 	char why[640];
-	words_for_problem(job->mf, &job->pf, &env->kernel, env->opts->keyring_path, why,
-			  sizeof(why));
+	words_for_problem(job->mf, job->pf, env->kernel, env->opts->keyring_path, why, sizeof(why));
 	job->result = JOB_REFUSED;
 	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path,
 		 why);
@@ -72,7 +71,7 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 
 	if (!env->rot)
 		return;
-	int err = rot_rotting_of(name, &after, NULL, &newest);
+	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
 		size_t used = strlen(job->message);
@@ -95,15 +94,16 @@ bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct 
 {
 	if (job->result != JOB_PENDING)
 		return false;
-	const struct rot_preflight_input in = {
-		.kernel = &env->kernel,
-		.snap = env->snap,
-		.kernel_symbols = env->kernel_symbols,
-		.batch_symbols = batch_symbols,
-		.keyring = env->keyring,
-		.force_vermagic = env->opts->load_flags & ROT_LOAD_FORCE_VERMAGIC,
-	};
-	int err = rot_preflight(job->mf, &in, &job->pf);
+	int err = rot_preflight_new(env->kernel, &job->pf);
+	if (err == 0) {
+		rot_preflight_set_snapshot(job->pf, env->snap);
+		rot_preflight_set_kernel_symbols(job->pf, env->kernel_symbols);
+		rot_preflight_set_batch_symbols(job->pf, batch_symbols);
+		rot_preflight_set_keyring(job->pf, env->keyring);
+		rot_preflight_set_force_vermagic(job->pf,
+						 env->opts->load_flags & ROT_LOAD_FORCE_VERMAGIC);
+		err = rot_preflight_check(job->pf, job->mf);
+	}
 	if (err < 0) {
 		job->result = JOB_REFUSED;
 		snprintf(job->message, sizeof(job->message), "could not insert module %s: %s",
@@ -112,10 +112,11 @@ bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct 
 	}
 	/* A format libkmod may read although modrot cannot look inside; not
 	 * under --verify, where what is loaded must be what was verified. */
-	if (job->pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION && !env->keyring &&
+	job->problem = rot_preflight_problem(job->pf);
+	if (job->problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION && !env->keyring &&
 	    rot_loader_can_read(loader, job->path))
-		job->pf.problem = ROT_PROBLEM_NONE;
-	if (job->pf.problem != ROT_PROBLEM_NONE) {
+		job->problem = ROT_PROBLEM_NONE;
+	if (job->problem != ROT_PROBLEM_NONE) {
 		refuse(job, env);
 		return false;
 	}
@@ -149,7 +150,8 @@ void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot
 
 void job_release(struct insmod_job *job)
 {
-	rot_preflight_release(&job->pf);
+	rot_preflight_free(job->pf);
+	job->pf = NULL;
 	rot_modfile_free(job->mf);
 	free(job->params);
 	free(job->deps);

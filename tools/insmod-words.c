@@ -53,17 +53,17 @@ static const char *machine_name(int m)
 static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
 {
 	struct outbuf o;
-	bool one = pf->nmissing == 1;
+	bool one = rot_preflight_missing_count(pf) == 1;
 
 	if (outbuf_init(&o, 256) < 0) {
 		snprintf(buf, len, "unknown symbols");
 		return;
 	}
 	outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
-	for (size_t i = 0; i < pf->nmissing; i++) {
+	for (size_t i = 0; i < rot_preflight_missing_count(pf); i++) {
 		if (i)
 			outbuf_puts(&o, ", ");
-		outbuf_puts(&o, pf->missing[i]);
+		outbuf_puts(&o, rot_preflight_missing(pf, i));
 	}
 	outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
 			    : " (neither the kernel nor a loaded module offers them)");
@@ -77,7 +77,7 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		       const struct rot_kernel_facts *kernel, const char *keyring_path, char *buf,
 		       size_t len)
 {
-	switch (pf->problem) {
+	switch (rot_preflight_problem(pf)) {
 	case ROT_PROBLEM_NONE:
 		snprintf(buf, len, "no problem");
 		break;
@@ -124,15 +124,16 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_WRONG_CLASS:
 		snprintf(buf, len, "a %s-bit module, and this kernel is %s-bit",
 			 rot_modfile_elf_class(mf) == ELFCLASS32 ? "32" : "64",
-			 kernel->elf_class == ELFCLASS32 ? "32" : "64");
+			 rot_kernel_facts_elf_class(kernel) == ELFCLASS32 ? "32" : "64");
 		break;
 	case ROT_PROBLEM_WRONG_MACHINE: {
 		const char *m = machine_name(rot_modfile_elf_machine(mf));
 		char num[32];
 		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
 		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
-			 machine_name(kernel->elf_machine) ? machine_name(kernel->elf_machine)
-							   : "another machine");
+			 machine_name(rot_kernel_facts_elf_machine(kernel))
+				 ? machine_name(rot_kernel_facts_elf_machine(kernel))
+				 : "another machine");
 		break;
 	}
 	case ROT_PROBLEM_WRONG_BYTE_ORDER:
@@ -166,13 +167,13 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_VERMAGIC:
 		snprintf(buf, len,
 			 "built for kernel %s, and this kernel is %s (--force-vermagic loads it anyway)",
-			 pf->text, pf->text2);
+			 rot_preflight_text(pf), rot_preflight_text2(pf));
 		break;
 	case ROT_PROBLEM_VERMAGIC_FLAGS:
 		snprintf(buf, len,
 			 "its vermagic \"%s\" is not this kernel's \"%s\" "
 			 "(--force-vermagic loads it anyway)",
-			 pf->text, pf->text2);
+			 rot_preflight_text(pf), rot_preflight_text2(pf));
 		break;
 	case ROT_PROBLEM_ALREADY_LOADED:
 		snprintf(buf, len, "Module already loaded (%s is live)", rot_modfile_name(mf));
@@ -187,7 +188,7 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 				 : "the module is not signed, and this kernel enforces signatures");
 		break;
 	case ROT_PROBLEM_BAD_SIGNATURE:
-		sig_describe_failure(pf->sig, keyring_path, buf, len);
+		sig_describe_failure(rot_preflight_sig(pf), keyring_path, buf, len);
 		break;
 	}
 }

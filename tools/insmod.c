@@ -552,6 +552,7 @@ int main(int argc, char *argv[])
 	rot_symbols_free(env.kernel_symbols);
 	rot_keyring_free(env.keyring);
 	rot_snapshot_free(env.snap);
+	rot_kernel_facts_free(env.kernel);
 	if (status != CLI_EXIT_OK)
 		return status;
 	if (out < 0 && out != -ENOMEM)

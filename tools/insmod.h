@@ -39,7 +39,7 @@ enum job_result {
 /* What every job of a run shares, read once. */
 struct insmod_env {
 	const struct insmod_opts *opts;
-	struct rot_kernel_facts kernel;
+	struct rot_kernel_facts *kernel;
 	struct rot_snapshot *snap;
 	struct rot_symbols *kernel_symbols;
 	struct rot_keyring *keyring;
@@ -52,7 +52,8 @@ struct insmod_job {
 	char *params;
 	struct rot_modfile *mf;
 	int read_err; /* rot_modfile_read()'s errno, when it failed */
-	struct rot_preflight pf;
+	struct rot_preflight *pf;
+	enum rot_problem problem; /* pf's verdict, as this run takes it */
 	enum job_result result;
 	bool cascaded;         /* SKIPPED only because a dependency was not loaded */
 	int err;               /* the kernel's errno when FAILED */

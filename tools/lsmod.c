@@ -263,7 +263,7 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 	if (!r->usage_ctx_read) {
 		r->usage_ctx_read = true;
 		char what[4096];
-		err = rot_usage_read(NULL, &r->usage_ctx, what, sizeof(what));
+		err = rot_usage_ctx_read(NULL, &r->usage_ctx, what, sizeof(what));
 		if (err < 0) {
 			if (err != -ENOMEM) {
 				cli_error("cannot tell which modules are in use: could not read %s: %s",
@@ -333,7 +333,7 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 		if (!rot_module_is_rotting(m)) {
 			/* Unreadable is not none: a count that could not be
 			 * made stops the listing with the reason. */
-			int err = rot_module_bound_devices(rot_module_name(m), &n);
+			int err = rot_name_bound_devices(rot_module_name(m), &n);
 			if (err < 0) {
 				if (err != -ENOMEM) {
 					cli_error("could not count the devices of %s: %s",
@@ -348,7 +348,7 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 	}
 	case COL_MOUNTS:
 	case COL_INUSE: {
-		struct rot_usage u;
+		struct rot_usage u = { .size = sizeof(u) };
 		int err = usage_of(r, m, &u);
 		if (err < 0)
 			return err;
@@ -478,7 +478,7 @@ int main(int argc, char *argv[])
 	}
 
 	err = o.table ? print_table(&o, &r) : print_kmod_layout(&o, &r);
-	rot_usage_close(r.usage_ctx);
+	rot_usage_ctx_free(r.usage_ctx);
 	rot_snapshot_free(snap);
 	rot_percpu_free(r.percpu);
 	free(r.percpu_of);

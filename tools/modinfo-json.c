@@ -54,15 +54,15 @@ static void json_params(struct json_writer *w, const struct modinfo_record *r)
 static void json_verify(struct json_writer *w, const struct modinfo_verify *v)
 {
 	json_open_object(w, JK_VERIFY);
-	json_bool(w, JK_VALID, v->checked && v->sig.status == ROT_SIG_VALID);
+	json_bool(w, JK_VALID, v->checked && rot_sig_info_status(v->sig) == ROT_SIG_VALID);
 	if (v->checked) {
-		json_string(w, JK_STATUS, sig_status_word(v->sig.status));
-		if (v->sig.signer[0])
-			json_string(w, JK_SIGNER, v->sig.signer);
+		json_string(w, JK_STATUS, sig_status_word(rot_sig_info_status(v->sig)));
+		if (rot_sig_info_signer(v->sig)[0])
+			json_string(w, JK_SIGNER, rot_sig_info_signer(v->sig));
 		else
 			json_null(w, JK_SIGNER);
-		if (v->sig.key_id[0])
-			json_string(w, JK_KEY_ID, v->sig.key_id);
+		if (rot_sig_info_key_id(v->sig)[0])
+			json_string(w, JK_KEY_ID, rot_sig_info_key_id(v->sig));
 		else
 			json_null(w, JK_KEY_ID);
 	} else {

@@ -172,8 +172,9 @@ static void put_extras(const struct modinfo_record *r, const struct modinfo_opts
 	}
 	if (r->verify.asked) {
 		extra[n].key = "verified";
-		extra[n++].value = r->verify.checked ? sig_status_word(r->verify.sig.status)
-						     : "not checked";
+		extra[n++].value = r->verify.checked
+					   ? sig_status_word(rot_sig_info_status(r->verify.sig))
+					   : "not checked";
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!o->field)

@@ -270,7 +270,6 @@ static void kernel_state_of(const struct modinfo_run *run, const char *name, boo
 static void verify_of(const struct modinfo_run *run, const char *filename, struct modinfo_verify *v)
 {
 	v->asked = true;
-	v->sig.status = ROT_SIG_MALFORMED;
 	if (!filename) {
 		snprintf(v->why, sizeof(v->why), "built into the kernel: no module file to verify");
 		return;
@@ -291,9 +290,8 @@ static void verify_of(const struct modinfo_run *run, const char *filename, struc
 		snprintf(v->why, sizeof(v->why), "out of memory while verifying");
 	} else {
 		v->checked = true;
-		if (v->sig.status != ROT_SIG_VALID)
-			sig_describe_failure(&v->sig, run->opts.keyring_path, v->why,
-					     sizeof(v->why));
+		if (rot_sig_info_status(v->sig) != ROT_SIG_VALID)
+			sig_describe_failure(v->sig, run->opts.keyring_path, v->why, sizeof(v->why));
 	}
 	rot_modfile_free(mf);
 }
@@ -358,10 +356,12 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		run->failures++;
 	}
 
-	if (r.verify.asked && (!r.verify.checked || r.verify.sig.status != ROT_SIG_VALID)) {
+	if (r.verify.asked &&
+	    (!r.verify.checked || rot_sig_info_status(r.verify.sig) != ROT_SIG_VALID)) {
 		cli_error("%s: %s", r.filename ? r.filename : r.name, r.verify.why);
 		run->failures++;
 	}
+	rot_sig_info_free(r.verify.sig);
 	kmod_module_info_free_list(info);
 }
 

@@ -36,9 +36,9 @@ struct modinfo_kernel {
 
 struct modinfo_verify {
 	bool asked;
-	bool checked; /* false: no image to check (builtin, unreadable) */
-	struct rot_sig_info sig;
-	char why[512]; /* when not valid: why, in words */
+	bool checked;             /* false: no image to check (builtin, unreadable) */
+	struct rot_sig_info *sig; /* when checked: the verdict (freed with the record) */
+	char why[512];            /* when not valid: why, in words */
 };
 
 struct modinfo_record {

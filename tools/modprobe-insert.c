@@ -138,24 +138,28 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	io.load_flags =
 		(r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
 		(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
-	struct insmod_env env = { .opts = &io, .kernel = *facts, .rot = r->rot };
+	/* percpu_preflight() reads no kernel facts: these are modprobe's own */
+	struct insmod_env env = { .opts = &io, .rot = r->rot };
 	struct insmod_job job = { .path = path, .mf = mf };
 	/* Already loaded needs no check: libkmod left loaded modules out of the plan. */
-	const struct rot_preflight_input in = {
-		.kernel = facts,
-		.kernel_symbols = ksyms,
-		.batch_symbols = batch,
-		.force_vermagic = io.load_flags & ROT_LOAD_FORCE_VERMAGIC,
-	};
-	int err = rot_preflight(mf, &in, &job.pf);
-	if (err < 0) /* the caller says it: could not check NAME */
+	int err = rot_preflight_new(facts, &job.pf);
+	if (err == 0) {
+		rot_preflight_set_kernel_symbols(job.pf, ksyms);
+		rot_preflight_set_batch_symbols(job.pf, batch);
+		rot_preflight_set_force_vermagic(job.pf, io.load_flags & ROT_LOAD_FORCE_VERMAGIC);
+		err = rot_preflight_check(job.pf, mf);
+	}
+	if (err < 0) { /* the caller says it: could not check NAME */
+		rot_preflight_free(job.pf);
 		return err;
+	}
+	job.problem = rot_preflight_problem(job.pf);
 	/* xz and zstd modrot reads itself; gzip only this libkmod can tell */
-	if (job.pf.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION)
-		job.pf.problem = ROT_PROBLEM_NONE;
-	if (job.pf.problem != ROT_PROBLEM_NONE) {
+	if (job.problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION)
+		job.problem = ROT_PROBLEM_NONE;
+	if (job.problem != ROT_PROBLEM_NONE) {
 		char why[640];
-		words_for_problem(mf, &job.pf, facts, NULL, why, sizeof(why));
+		words_for_problem(mf, job.pf, facts, NULL, why, sizeof(why));
 		mp_fail(r, -ENOEXEC, false,
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
 			name, why);
@@ -171,7 +175,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 			name, why);
 		err = -ENOEXEC; /* said: not the caller's out of memory */
 	}
-	rot_preflight_release(&job.pf);
+	rot_preflight_free(job.pf);
 	return err;
 }
 
@@ -308,7 +312,7 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 	buf[0] = '\0';
 	if (!r->rot)
 		return;
-	int err = rot_rotting_of(name, &after, NULL, &newest);
+	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
 		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", strerror(-err));

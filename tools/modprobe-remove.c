@@ -71,7 +71,7 @@ static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct 
 				  const struct rot_module *m, const bool *gone, char *why,
 				  size_t cap)
 {
-	struct rot_usage u;
+	struct rot_usage u = { .size = sizeof(u) };
 	int err = rot_module_usage(ctx, snap, m, gone, &u);
 	if (err < 0) {
 		/* devices that cannot be counted are not known to be none */
@@ -99,8 +99,8 @@ static int usage_inputs(struct modprobe_run *r, char *why, size_t cap)
 {
 	if (!r->usage_read) {
 		r->usage_read = true;
-		r->usage_err =
-			rot_usage_read(r->moddir, &r->usage, r->usage_what, sizeof(r->usage_what));
+		r->usage_err = rot_usage_ctx_read(r->moddir, &r->usage, r->usage_what,
+						  sizeof(r->usage_what));
 	}
 	if (r->usage_err < 0)
 		snprintf(why, cap, "could not read %s: %s",
@@ -149,7 +149,7 @@ static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *w
 		snprintf(why, cap, "could not read the module list: %s", strerror(-err));
 		return UNKNOWN;
 	}
-	err = rot_usage_read(r->moddir, &ctx, what, sizeof(what));
+	err = rot_usage_ctx_read(r->moddir, &ctx, what, sizeof(what));
 	if (err < 0) {
 		snprintf(why, cap, "could not read %s: %s", what[0] ? what : "its inputs",
 			 cli_input_error(err));
@@ -159,7 +159,7 @@ static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *w
 	const struct rot_module *m = rot_snapshot_find_live(snap, name);
 	if (m)
 		v = usage_verdict(ctx, snap, m, NULL, why, cap);
-	rot_usage_close(ctx);
+	rot_usage_ctx_free(ctx);
 	rot_snapshot_free(snap);
 	return v;
 }
@@ -191,7 +191,7 @@ static uint64_t live_size(struct modprobe_run *r, const char *name)
  * says it; unloaded: this run unloaded its live module since the snapshot. */
 static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 {
-	struct rot_reclaim_result o;
+	struct rot_reclaim_result o = { .size = sizeof(o) };
 	unsigned flags = (r->opts->force ? ROT_RECLAIM_FORCE : 0) |
 			 (unloaded ? ROT_RECLAIM_UNLOADED : 0);
 	int err = rot_reclaim(mp_snapshot(r), name, flags, &o);

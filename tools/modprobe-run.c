@@ -88,7 +88,7 @@ int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out)
 		r->facts_read = true;
 		r->facts_err = rot_kernel_facts_read(&r->facts);
 	}
-	*out = &r->facts;
+	*out = r->facts;
 	return r->facts_err;
 }
 

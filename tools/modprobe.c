@@ -517,8 +517,9 @@ int main(int argc, char *argv[])
 	code = cli_outcome_exit(&r.outcome);
 out:
 	rot_reclaim_unlock(lock);
-	rot_usage_close(r.usage);
+	rot_usage_ctx_free(r.usage);
 	rot_snapshot_free(r.snap);
+	rot_kernel_facts_free(r.facts);
 	free(r.gone);
 	free(r.tally);
 	if (r.ctx)

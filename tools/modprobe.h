@@ -63,7 +63,7 @@ struct modprobe_run {
 	int usage_err;         /* the rule's inputs could not be read: -errno */
 	char usage_what[4096]; /* and which of them */
 	bool reclaimed_any;
-	struct rot_kernel_facts facts;
+	struct rot_kernel_facts *facts;
 	int facts_err;
 	bool facts_read;
 	struct cli_outcome outcome;

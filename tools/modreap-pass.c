@@ -170,7 +170,9 @@ bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 {
 	const struct rot_group *g = &groups[i];
 	const struct reap_opts *o = r->opts;
-	struct rot_reclaim_result out = { .freed = (unsigned)g->instances, .bytes = g->bytes };
+	struct rot_reclaim_result out = { .size = sizeof(out),
+					  .freed = (unsigned)g->instances,
+					  .bytes = g->bytes };
 	int err = 0;
 
 	if (!o->dry_run)

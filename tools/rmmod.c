@@ -196,7 +196,7 @@ static void report_unload_error(struct rmmod_run *r, const char *name, const str
 {
 	switch (-err) {
 	case ENOENT:
-		if (rot_module_is_builtin(name))
+		if (rot_name_is_builtin(name))
 			failed(r, name, err, false, REASON_BUILTIN, "Module %s is builtin.", name);
 		else
 			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
@@ -320,7 +320,7 @@ static int unload_holders(struct rmmod_run *r, const struct rot_module *m, unsig
  * unloaded its live module since the snapshot). */
 static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bool was_live)
 {
-	struct rot_reclaim_result o;
+	struct rot_reclaim_result o = { .size = sizeof(o) };
 	bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
 	unsigned flags = (forced ? ROT_RECLAIM_FORCE : 0) | (unloaded ? ROT_RECLAIM_UNLOADED : 0);
 	int err = rot_reclaim(r->snap, name, flags, &o);
@@ -388,7 +388,7 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	bool *in = calloc(n + 1, sizeof(*in));
 	struct rot_usage_ctx *ctx = NULL;
 	char what[4096] = "";
-	int err = in ? rot_usage_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
+	int err = in ? rot_usage_ctx_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
@@ -416,11 +416,11 @@ static int unused_set(struct rmmod_run *r, bool **out)
 		       name, strerror(-err));
 		goto fail;
 	}
-	rot_usage_close(ctx);
+	rot_usage_ctx_free(ctx);
 	*out = in;
 	return 0;
 fail:
-	rot_usage_close(ctx);
+	rot_usage_ctx_free(ctx);
 	free(in);
 	return err;
 }

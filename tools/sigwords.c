@@ -6,10 +6,12 @@
 void sig_describe_failure(const struct rot_sig_info *sig, const char *keyring_path, char *buf,
 			  size_t len)
 {
-	const char *signer = sig && sig->signer[0] ? sig->signer : "an unnamed signer";
-	const char *key = sig && sig->key_id[0] ? sig->key_id : "unknown";
+	const char *signer = sig && rot_sig_info_signer(sig)[0] ? rot_sig_info_signer(sig)
+								: "an unnamed signer";
+	const char *key = sig && rot_sig_info_key_id(sig)[0] ? rot_sig_info_key_id(sig) : "unknown";
+	const char *detail = sig ? rot_sig_info_detail(sig) : "";
 
-	switch (sig ? sig->status : ROT_SIG_MALFORMED) {
+	switch (sig ? rot_sig_info_status(sig) : ROT_SIG_MALFORMED) {
 	case ROT_SIG_UNSIGNED:
 		snprintf(buf, len, "the module is not signed");
 		break;
@@ -19,18 +21,18 @@ void sig_describe_failure(const struct rot_sig_info *sig, const char *keyring_pa
 		break;
 	case ROT_SIG_BAD:
 		snprintf(buf, len, "the signature by %s (key %s) does not match the module%s%s",
-			 signer, key, sig->detail[0] ? ": " : "", sig->detail);
+			 signer, key, detail[0] ? ": " : "", detail);
 		break;
 	case ROT_SIG_UNCHECKED:
 		snprintf(buf, len, "the signature by %s (key %s) could not be checked%s%s", signer,
-			 key, sig->detail[0] ? ": OpenSSL: " : "", sig->detail);
+			 key, detail[0] ? ": OpenSSL: " : "", detail);
 		break;
 	case ROT_SIG_UNSUPPORTED:
 		snprintf(buf, len, "its signature is not PKCS#7, the only kind the kernel accepts");
 		break;
 	default:
-		snprintf(buf, len, "its signature trailer is malformed%s%s",
-			 sig && sig->detail[0] ? ": " : "", sig ? sig->detail : "");
+		snprintf(buf, len, "its signature trailer is malformed%s%s", detail[0] ? ": " : "",
+			 detail);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "modrot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,15 +50,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (len && img)
 		(void)img[len - 1];
 
+	/* By hand (internal.h): the simulated kernel's facts, whatever runs the fuzzer. */
 	struct rot_kernel_facts k = { .release = "6.1.0-sim", .elf_class = ELFCLASS64,
 				      .elf_machine = EM_X86_64, .sig_support = true,
 				      .vermagic = "6.1.0-sim SMP preempt mod_unload modversions " };
-	struct rot_preflight_input in = { .kernel = &k, .kernel_symbols = kernel_symbols };
-	struct rot_preflight res;
-	if (rot_preflight(mf, &in, &res) == 0) {
-		for (size_t i = 0; i < res.nmissing; i++)
-			touch(res.missing[i]);
-		rot_preflight_release(&res);
+	struct rot_preflight *pf;
+	if (rot_preflight_new(&k, &pf) == 0) {
+		rot_preflight_set_kernel_symbols(pf, kernel_symbols);
+		if (rot_preflight_check(pf, mf) == 0) {
+			touch(rot_preflight_text(pf));
+			touch(rot_preflight_text2(pf));
+			for (size_t i = 0; i < rot_preflight_missing_count(pf); i++)
+				touch(rot_preflight_missing(pf, i));
+		}
+		rot_preflight_free(pf);
 	}
 	rot_modfile_free(mf);
 	return 0;

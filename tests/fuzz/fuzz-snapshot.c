@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rot_snapshot *s;
 	if (rot_snapshot_parse(text, mlen, rot, rlen, &s) < 0) {
 		/* A refusal says where, within the input's lines. */
-		const struct rot_parse_error *pe = rot_last_parse_error();
+		const struct rot_parse_error *pe = rot_parse_error_last();
 		if (pe && (pe->line == 0 || !pe->reason || !pe->file))
 			abort();
 		return 0;

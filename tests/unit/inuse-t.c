@@ -60,7 +60,7 @@ static void a_mounted_type_marks_its_providers(void)
 				    "alias pci:v* modrot_unit_pci\n");
 	struct rot_usage_ctx *ctx = NULL;
 	char what[256] = "x";
-	int err = rot_usage_read(dir, &ctx, what, sizeof(what));
+	int err = rot_usage_ctx_read(dir, &ctx, what, sizeof(what));
 	is_int(err, 0, "the rule's inputs are read");
 	is_str(what, "", "nothing failed, nothing named");
 
@@ -68,7 +68,7 @@ static void a_mounted_type_marks_its_providers(void)
 				       "modrot_unit_second 4096 0 - Live 0x2000\n"
 				       "modrot_unit_other 4096 0 - Live 0x3000\n",
 				       "");
-	struct rot_usage u;
+	struct rot_usage u = { .size = sizeof(u) };
 	err = rot_module_usage(ctx, s, rot_snapshot_find_live(s, "modrot_unit_procfs"), NULL, &u);
 	is_int(err, 0, "usage of a provider");
 	ok(u.mounts >= 1, "a '-' in the alias's name is read as '_', and its mounts count");
@@ -83,7 +83,22 @@ static void a_mounted_type_marks_its_providers(void)
 	/* Without mounts considered (ctx NULL), the provider is unused. */
 	rot_module_usage(NULL, s, rot_snapshot_find_live(s, "modrot_unit_procfs"), NULL, &u);
 	ok(!rot_usage_in_use(&u), "ctx NULL considers no mounts");
-	rot_usage_close(ctx);
+
+	/* An extensible struct: a size below 0.1's is refused, untouched,
+	 * and the rule fails closed on it. */
+	struct rot_usage small;
+	memset(&small, 0, sizeof(small));
+	small.size = ROT_USAGE_SIZE_0_1 - 1;
+	small.mounts = 7;
+	is_int(rot_module_usage(ctx, s, rot_snapshot_find_live(s, "modrot_unit_other"), NULL,
+				&small),
+	       -EINVAL, "a usage struct too small for 0.1 is refused");
+	is_int(small.mounts, 7, "and left as it was");
+	small.mounts = 0;
+	ok(rot_usage_in_use(&small), "the rule cannot read it: in use, not unused");
+	is_int(rot_module_usage(ctx, s, rot_snapshot_find_live(s, "modrot_unit_other"), NULL, NULL),
+	       -EINVAL, "no struct is refused");
+	rot_usage_ctx_free(ctx);
 	rot_snapshot_free(s);
 }
 
@@ -94,11 +109,11 @@ static void unreadable_inputs_fail_closed(void)
 	char what[256];
 
 	remove_file("modules.alias");
-	is_int(rot_usage_read(dir, &ctx, what, sizeof(what)), 0, "no index at all: no providers");
-	rot_usage_close(ctx);
+	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), 0, "no index at all: no providers");
+	rot_usage_ctx_free(ctx);
 
 	write_file("modules.alias.bin", "");
-	is_int(rot_usage_read(dir, &ctx, what, sizeof(what)), -ENOENT,
+	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), -ENOENT,
 	       "modules.alias missing beside modules.alias.bin is an error");
 	ok(ctx == NULL, "and no context is returned");
 	ok(strstr(what, "/modules.alias") && !strstr(what, ".bin"), "the missing file is named: %s",
@@ -107,7 +122,7 @@ static void unreadable_inputs_fail_closed(void)
 	char path[256];
 	snprintf(path, sizeof(path), "%s/modules.alias", dir);
 	mkdir(path, 0700);
-	is_int(rot_usage_read(dir, &ctx, what, sizeof(what)), -EISDIR,
+	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), -EISDIR,
 	       "a directory where modules.alias should be");
 	remove_file("modules.alias");
 	remove_file("modules.alias.bin");
@@ -129,7 +144,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 {
 	write_file("modules.alias", "alias fs-proc modrot_unit_f\n");
 	struct rot_usage_ctx *ctx = NULL;
-	rot_usage_read(dir, &ctx, NULL, 0);
+	rot_usage_ctx_read(dir, &ctx, NULL, 0);
 	struct rot_snapshot *s = parse(rot_modules, "modrot_unit_b 4096 0 [rotting], Rotting 0x9000\n");
 	size_t n = rot_snapshot_live_count(s), at = 99;
 	bool *unused = calloc(n, sizeof(*unused));
@@ -149,7 +164,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 
 	/* lsmod's INUSE column and modprobe -r ask the rule for one module:
 	 * it agrees with the closure for a module held by nothing. */
-	struct rot_usage u;
+	struct rot_usage u = { .size = sizeof(u) };
 	rot_module_usage(ctx, s, rot_snapshot_find_live(s, "modrot_unit_b"), NULL, &u);
 	ok(rot_usage_in_use(&u), "alone, b is in use by its live holder c");
 	bool gone[16] = { false };
@@ -160,7 +175,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 	ok(!rot_usage_in_use(&u), "a rotting instance is used by nothing");
 
 	free(unused);
-	rot_usage_close(ctx);
+	rot_usage_ctx_free(ctx);
 	rot_snapshot_free(s);
 	remove_file("modules.alias");
 }

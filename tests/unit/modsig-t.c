@@ -25,7 +25,7 @@
 struct signer {
 	EVP_PKEY *key;
 	X509 *cert;
-	char skid[128]; /* as rot_sig_info.key_id spells it */
+	char skid[128]; /* as rot_sig_info_key_id() spells it */
 };
 
 struct blob {
@@ -191,21 +191,41 @@ static struct rot_keyring *load(const char *path)
 	return kr;
 }
 
-static struct rot_sig_info verify(const struct rot_keyring *kr, struct blob b)
+/* What a struct rot_sig_info told, read through its accessors and kept by value. */
+struct sig_seen {
+	enum rot_sig_status status;
+	size_t content_len;
+	char signer[256];
+	char key_id[128];
+	char detail[256];
+};
+
+static struct sig_seen seen_of(struct rot_sig_info *info)
 {
-	struct rot_sig_info info;
+	struct sig_seen s = { .status = rot_sig_info_status(info),
+			      .content_len = rot_sig_info_content_len(info) };
+	snprintf(s.signer, sizeof(s.signer), "%s", rot_sig_info_signer(info));
+	snprintf(s.key_id, sizeof(s.key_id), "%s", rot_sig_info_key_id(info));
+	snprintf(s.detail, sizeof(s.detail), "%s", rot_sig_info_detail(info));
+	rot_sig_info_free(info);
+	return s;
+}
+
+static struct sig_seen verify(const struct rot_keyring *kr, struct blob b)
+{
+	struct rot_sig_info *info;
 	int err = rot_modsig_verify(kr, b.p, b.len, &info);
 	if (err < 0)
 		die("rot_modsig_verify failed");
-	return info;
+	return seen_of(info);
 }
 
-static struct rot_sig_info inspect(struct blob b)
+static struct sig_seen inspect(struct blob b)
 {
-	struct rot_sig_info info;
+	struct rot_sig_info *info;
 	if (rot_modsig_inspect(b.p, b.len, &info) < 0)
 		die("rot_modsig_inspect failed");
-	return info;
+	return seen_of(info);
 }
 
 static void set_up(void)
@@ -310,7 +330,7 @@ static void keyrings_load_pem_der_and_directories(void)
 
 static void inspect_names_the_signer_the_signature_names(void)
 {
-	struct rot_sig_info info = inspect(signed_ko);
+	struct sig_seen info = inspect(signed_ko);
 	is_int(info.status, ROT_SIG_VALID, "inspect: a sign-file trailer is well formed");
 	is_int(info.content_len, sizeof(module), "inspect: content_len is the module without the trailer");
 	is_str(info.signer, "modrot test signer", "inspect: signer is the issuer's CN");
@@ -326,7 +346,7 @@ static void a_keyring_signer_verifies(void)
 		{ "a keyring directory", ring_dir },
 	};
 	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
-		struct rot_sig_info info = verify(rings[i].kr, signed_ko);
+		struct sig_seen info = verify(rings[i].kr, signed_ko);
 		char what[128];
 		snprintf(what, sizeof(what), "VALID against %s", rings[i].what);
 		is_int(info.status, ROT_SIG_VALID, what);
@@ -342,7 +362,7 @@ static void a_subject_key_id_signature_verifies(void)
 	struct blob s = sign_like_sign_file(&mine, module, sizeof(module), CMS_USE_KEYID);
 	struct blob ko = signed_module(s);
 
-	struct rot_sig_info info = inspect(ko);
+	struct sig_seen info = inspect(ko);
 	is_str(info.key_id, mine.skid, "sign-file -k: inspect names the subject key id");
 	is_str(info.signer, "", "sign-file -k: a key id alone names nobody");
 
@@ -360,7 +380,7 @@ static void a_subject_key_id_signature_verifies(void)
 
 static void a_stranger_is_an_unknown_key(void)
 {
-	struct rot_sig_info info = verify(ring_other, signed_ko);
+	struct sig_seen info = verify(ring_other, signed_ko);
 	is_int(info.status, ROT_SIG_UNKNOWN_KEY, "UNKNOWN_KEY against an unrelated certificate");
 	is_str(info.signer, "modrot test signer", "the unknown signer's issuer CN is named");
 	is_str(info.key_id, "serial 1234abcd", "the unknown signer's serial is named");
@@ -371,7 +391,7 @@ static void a_changed_module_is_bad(void)
 {
 	struct blob ko = signed_module(sig);
 	ko.p[1000] ^= 0x01;
-	struct rot_sig_info info = verify(ring_pem, ko);
+	struct sig_seen info = verify(ring_pem, ko);
 	is_int(info.status, ROT_SIG_BAD, "one flipped module bit is BAD");
 	ok(info.detail[0] != '\0', "BAD carries OpenSSL's reason");
 	printf("# detail: %s\n", info.detail);
@@ -383,7 +403,7 @@ static void a_changed_module_is_bad(void)
 static void a_plain_module_is_unsigned(void)
 {
 	struct blob plain = { module, sizeof(module) };
-	struct rot_sig_info info = verify(ring_pem, plain);
+	struct sig_seen info = verify(ring_pem, plain);
 	is_int(info.status, ROT_SIG_UNSIGNED, "a module without trailer is UNSIGNED");
 	is_int(info.content_len, sizeof(module), "all of an unsigned module is content");
 	is_str(info.signer, "", "no signer");
@@ -393,7 +413,7 @@ static void a_plain_module_is_unsigned(void)
 
 static void expect_malformed(struct blob b, const char *what)
 {
-	struct rot_sig_info info = verify(ring_pem, b);
+	struct sig_seen info = verify(ring_pem, b);
 	is_int(info.status, ROT_SIG_MALFORMED, what);
 	if (info.status == ROT_SIG_MALFORMED && info.detail[0] == '\0')
 		ok(0, "MALFORMED says why");
@@ -501,7 +521,7 @@ static void other_signature_types_are_unsupported(void)
 	struct trailer_head head = pkcs7_head;
 	head.id_type = 1;
 	struct blob ko = append_trailer(module, sizeof(module), sig, head, (uint32_t)sig.len);
-	struct rot_sig_info info = verify(ring_pem, ko);
+	struct sig_seen info = verify(ring_pem, ko);
 	is_int(info.status, ROT_SIG_UNSUPPORTED, "id_type 1 (PKEY_ID_X509) is UNSUPPORTED");
 	is_int(info.content_len, sizeof(module), "UNSUPPORTED still knows where the module ends");
 	is_int(inspect(ko).status, ROT_SIG_UNSUPPORTED, "inspect says UNSUPPORTED too");
@@ -519,9 +539,13 @@ static void hostile_trailers_never_crash(void)
 	for (uint32_t n = 0; n <= ko.len + 2; n++) {
 		unsigned char be[4] = { n >> 24, n >> 16, n >> 8, n };
 		memcpy(len_field, be, 4);
-		struct rot_sig_info info;
-		errors += rot_modsig_verify(ring_pem, ko.p, ko.len, &info) != 0;
-		bad_verdicts += (n == sig.len) != (info.status == ROT_SIG_VALID);
+		struct rot_sig_info *info;
+		int err = rot_modsig_verify(ring_pem, ko.p, ko.len, &info);
+		errors += err != 0;
+		if (err == 0) {
+			bad_verdicts += (n == sig.len) != (rot_sig_info_status(info) == ROT_SIG_VALID);
+			rot_sig_info_free(info);
+		}
 	}
 	is_int(errors, 0, "every sig_len: no error return");
 	is_int(bad_verdicts, 0, "every sig_len: VALID only for the true one");
@@ -532,12 +556,16 @@ static void hostile_trailers_never_crash(void)
 	for (size_t i = 0; i < sig.len; i++) {
 		ko = copy_of(signed_ko.p, signed_ko.len);
 		ko.p[sizeof(module) + i] ^= 0xff;
-		struct rot_sig_info info;
-		errors += rot_modsig_verify(ring_pem, ko.p, ko.len, &info) != 0;
-		if (info.status >= ROT_SIG_VALID && info.status <= ROT_SIG_UNCHECKED)
-			counts[info.status]++;
+		struct rot_sig_info *info;
+		int err = rot_modsig_verify(ring_pem, ko.p, ko.len, &info);
+		errors += err != 0;
+		enum rot_sig_status status = err == 0 ? rot_sig_info_status(info) : ROT_SIG_MALFORMED;
+		if (err == 0 && status >= ROT_SIG_VALID && status <= ROT_SIG_UNCHECKED)
+			counts[status]++;
 		else
 			bad_verdicts++;
+		if (err == 0)
+			rot_sig_info_free(info);
 		free(ko.p);
 	}
 	is_int(errors, 0, "every flipped PKCS#7 byte: no error return");
@@ -584,7 +612,7 @@ static void the_sign_module_helper_signs_like_sign_file(void)
 	is_int(system(cmd), 0, "sign-module.sh --make-ca makes a key that signs");
 	struct rot_keyring *kr = load(path_in("ca/cert.der"));
 	struct blob got = read_file(path_in("ca-signed.ko"));
-	struct rot_sig_info info = verify(kr, got);
+	struct sig_seen info = verify(kr, got);
 	is_int(info.status, ROT_SIG_VALID, "a module signed with the --make-ca key verifies");
 	is_str(info.signer, "modrot test signer", "--make-ca's CN");
 	ok(strlen(info.key_id) == 40 && strncmp(info.key_id, "serial", 6) != 0,

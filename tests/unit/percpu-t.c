@@ -82,7 +82,7 @@ static void bad_lines_are_named(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int err;
 		struct rot_percpu *pc = parse(bad[i].text, &err);
-		const struct rot_parse_error *pe = rot_last_parse_error();
+		const struct rot_parse_error *pe = rot_parse_error_last();
 		ok(err == -EPROTO && !pc && pe && pe->line == bad[i].line && !strcmp(pe->reason, bad[i].reason) &&
 			   !strcmp(pe->file, "/proc/module_percpu"),
 		   "refused, line %zu: %s", bad[i].line, bad[i].reason);
@@ -91,7 +91,7 @@ static void bad_lines_are_named(void)
 	}
 	int err;
 	struct rot_percpu *pc = parse("reserve 8192 free 8192 largest 8192\n", &err);
-	ok(pc && rot_last_parse_error() == NULL, "a good parse clears the last error");
+	ok(pc && rot_parse_error_last() == NULL, "a good parse clears the last error");
 	rot_percpu_free(pc);
 }
 

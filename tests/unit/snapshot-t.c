@@ -124,7 +124,7 @@ static void refusals_name_the_file_line_and_reason(void)
 	int err;
 	struct rot_snapshot *s = parse("a 1 0 - Live 0x1000\n\nb 1 0 x Live 0x2000\n", NULL, &err);
 	ok(err == -EPROTO && !s, "a holder without its comma is refused");
-	const struct rot_parse_error *pe = rot_last_parse_error();
+	const struct rot_parse_error *pe = rot_parse_error_last();
 	ok(pe != NULL, "and the parser says where");
 	if (pe) {
 		is_str(pe->file, "/proc/modules", "the file");
@@ -133,13 +133,13 @@ static void refusals_name_the_file_line_and_reason(void)
 		       "the reason");
 	}
 	s = parse("a 1 0 - Live 0x1000\n", "a 1 0 [rotting], Rotting 0x10000000000000000\n", &err);
-	pe = rot_last_parse_error();
+	pe = rot_parse_error_last();
 	ok(err == -EPROTO && pe && strcmp(pe->file, "/proc/rotting_modules") == 0 && pe->line == 1,
 	   "a 65-bit address in /proc/rotting_modules line 1");
 	if (pe)
 		is_str(pe->reason, "the address does not fit 64 bits", "named as such");
 	s = parse("a 1 0 - Live 0x1000\n", NULL, &err);
-	ok(err == 0 && rot_last_parse_error() == NULL, "a good parse clears the last error");
+	ok(err == 0 && rot_parse_error_last() == NULL, "a good parse clears the last error");
 	rot_snapshot_free(s);
 
 	static const char *const bad[] = {
@@ -157,15 +157,15 @@ static void refusals_name_the_file_line_and_reason(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		s = NULL;
 		err = rot_snapshot_parse(bad[i], strlen(bad[i]), NULL, 0, &s);
-		ok(err == -EPROTO && !s && rot_last_parse_error(), "refused with a position: %.*s",
+		ok(err == -EPROTO && !s && rot_parse_error_last(), "refused with a position: %.*s",
 		   (int)strcspn(bad[i], "\n"), bad[i]);
 	}
 	/* A NUL byte would cut the name short for every reader after us. */
 	static const char nul[] = "ab\0cd 1 0 - Live 0x1\n";
 	s = NULL;
 	err = rot_snapshot_parse(nul, sizeof(nul) - 1, NULL, 0, &s);
-	ok(err == -EPROTO && !s && rot_last_parse_error() &&
-	   strcmp(rot_last_parse_error()->reason, "a NUL byte inside the line") == 0,
+	ok(err == -EPROTO && !s && rot_parse_error_last() &&
+	   strcmp(rot_parse_error_last()->reason, "a NUL byte inside the line") == 0,
 	   "a NUL byte inside a line is refused");
 }
 
@@ -203,8 +203,8 @@ static void a_huge_fan_in_sorts_fast_and_in_order(void)
 		p += sprintf(p, "h%zu,", i);
 	p += sprintf(p, " Live 0x1000\n");
 	err = rot_snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
-	ok(err == -EPROTO && rot_last_parse_error() &&
-	   strcmp(rot_last_parse_error()->reason, "more than 65535 holders") == 0,
+	ok(err == -EPROTO && rot_parse_error_last() &&
+	   strcmp(rot_parse_error_last()->reason, "more than 65535 holders") == 0,
 	   "65,536 holders are refused, not cut short");
 	free(text);
 }

@@ -110,6 +110,7 @@ static void a_stock_kernel_is_never_asked(void)
 	struct rot_snapshot *s = parse("delta 4096 0 - Live 0x4000\n", NULL);
 	struct rot_reclaim_result res;
 	memset(&res, 0xff, sizeof(res));
+	res.size = sizeof(res);
 	/* No syscall is made: the snapshot says stock before anything is asked. */
 	is_int(rot_reclaim(s, "delta", 0, &res), -EOPNOTSUPP,
 	       "a stock kernel would unload instead: refused");
@@ -120,6 +121,33 @@ static void a_stock_kernel_is_never_asked(void)
 	rot_snapshot_free(s);
 }
 
+/* The result is an extensible struct: the library writes only what the
+ * caller's size covers, and refuses a size older than any release. */
+static void the_result_size_is_checked(void)
+{
+	struct rot_snapshot *s = parse("delta 4096 0 - Live 0x4000\n", NULL);
+	struct rot_reclaim_result res;
+	memset(&res, 0xff, sizeof(res));
+	res.size = ROT_RECLAIM_RESULT_SIZE_0_1 - 1;
+	is_int(rot_reclaim(s, "delta", 0, &res), -EINVAL, "a size below 0.1's is refused");
+	ok(res.freed == ~0u && res.size == ROT_RECLAIM_RESULT_SIZE_0_1 - 1,
+	   "and nothing of the caller's struct is written");
+	is_int(rot_reclaim(s, "delta", 0, NULL), -EINVAL, "no result is refused too");
+
+	/* A caller built against a later release, with members this one lacks. */
+	struct {
+		struct rot_reclaim_result known;
+		uint64_t later;
+	} newer;
+	memset(&newer, 0xff, sizeof(newer));
+	newer.known.size = sizeof(newer);
+	is_int(rot_reclaim(s, "delta", 0, &newer.known), -EOPNOTSUPP,
+	       "a larger struct is accepted");
+	ok(newer.known.size == sizeof(newer) && newer.known.freed == 0 && newer.later == 0,
+	   "its size is kept, what it knows is filled, and what this release lacks is zeroed");
+	rot_snapshot_free(s);
+}
+
 int main(void)
 {
 	the_per_name_count_is_one_query();
@@ -127,5 +155,6 @@ int main(void)
 	freed_bytes_are_accounted();
 	the_unit_is_needed_only_beyond_what_was_seen();
 	a_stock_kernel_is_never_asked();
+	the_result_size_is_checked();
 	return tap_done();
 }
