@@ -40,8 +40,8 @@ const char *job_reason(const struct insmod_job *job)
 			return reason_for_errno(REASON_READ, job->read_err);
 		if (job->err)
 			return reason_for_errno(REASON_READ, job->err);
-		if (job->pf.problem != ROT_PROBLEM_NONE)
-			return reason_for_problem(job->pf.problem);
+		if (job->problem != ROT_PROBLEM_NONE)
+			return reason_for_problem(job->problem);
 		return REASON_OTHER;
 	case JOB_FAILED:
 		return job->percpu_short ? REASON_PERCPU_RESERVE
