@@ -521,6 +521,7 @@ out:
 	rot_snapshot_free(r.snap);
 	free(r.gone);
 	free(r.tally);
+	mp_forget_loaded_symbols(&r);
 	if (r.ctx)
 		kmod_unref(r.ctx);
 	free((void *)o.config_paths);

@@ -78,6 +78,8 @@ struct modprobe_run {
 	const char *path[MP_REMOVE_DEPTH_MAX];
 	size_t depth;
 	bool command_failed; /* an install command failed, and said so */
+	/* exported by the modules this run loaded; NULL after an install command */
+	struct rot_symbols *loaded_symbols;
 };
 
 struct mp_tally {
@@ -113,6 +115,10 @@ const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
 /* What the kernel enforces (release, ELF class, vermagic, signatures): read
  * once per run. Returns 0 or the negative errno of the first read. */
 int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out);
+
+/* Drops what the run knows of the symbols it loaded (a command may have
+ * unloaded them): the next plan reads /proc/kallsyms. */
+void mp_forget_loaded_symbols(struct modprobe_run *r);
 
 /* Loads name (a module or alias) and what it needs; extra: PARAM=VALUE from argv. */
 int mp_insert(struct modprobe_run *r, const char *name, const char *extra);
