@@ -101,12 +101,12 @@ static int enter(struct dump *w, uint32_t ref, size_t parent, const char *prefix
 			size_t e = w->len - p >= 4 ? str_end(w, p + 4) : 0;
 			if (!e)
 				return -EINVAL;
-			if (w->out) {
-				fputs(prefix, w->out);
-				fwrite(w->key, 1, w->key_len, w->out);
-				putc(' ', w->out);
-				fwrite(w->d + p + 4, 1, e - 1 - (p + 4), w->out);
-				putc('\n', w->out);
+			if (w->out) { /* locked once, by the writing walk */
+				fwrite_unlocked(prefix, 1, strlen(prefix), w->out);
+				fwrite_unlocked(w->key, 1, w->key_len, w->out);
+				putc_unlocked(' ', w->out);
+				fwrite_unlocked(w->d + p + 4, 1, e - 1 - (p + 4), w->out);
+				putc_unlocked('\n', w->out);
 			}
 			p = e;
 		}
@@ -169,10 +169,14 @@ int mp_dump_indexes_fast(const char *dir, FILE *out)
 		if (err == 0)
 			err = walk(&w[i], "alias ", stack);
 	}
+	if (err == 0)
+		flockfile(out);
 	for (size_t i = 0; err == 0 && i < 2; i++) {
 		w[i].out = out;
 		err = walk(&w[i], "alias ", stack);
 	}
+	if (w[0].out)
+		funlockfile(out);
 	for (size_t i = 0; i < 2; i++) {
 		free((void *)w[i].d);
 		free(w[i].key);
