@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "modrot.h"
@@ -19,11 +20,15 @@
 int proc_read_whole(const char *path, char **out, size_t *len);
 
 struct stat;
-/* Opens a file a user named for reading, without waiting (O_NONBLOCK,
- * then cleared) and only when fstat says it is regular: returns the
- * descriptor, -EINVAL when it is not regular (st says what it is), or
- * another negative errno. */
+/* Opens a file a user named for reading, without waiting (O_NONBLOCK)
+ * and only when fstat says it is regular: returns the descriptor, -EINVAL
+ * when it is not regular (st says what it is), or another negative errno.
+ * Read it with file_read(). */
 int file_open_regular(const char *path, struct stat *st);
+
+/* read(2), again after EINTR, and after EAGAIN with O_NONBLOCK cleared:
+ * a regular file opened by file_open_regular() reads as a blocking one. */
+ssize_t file_read(int fd, void *buf, size_t len);
 
 /* Records where a kernel file is malformed (see rot_parse_error_last());
  * returns -EPROTO. */

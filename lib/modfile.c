@@ -85,9 +85,7 @@ static int read_file(struct rot_modfile *mf)
 	}
 	size_t got = 0;
 	while (got < len) {
-		ssize_t n = read(fd, (char *)mf->raw + got, len - got);
-		if (n < 0 && errno == EINTR)
-			continue;
+		ssize_t n = file_read(fd, (char *)mf->raw + got, len - got);
 		if (n < 0) {
 			int err = -errno;
 			close(fd);

@@ -51,7 +51,7 @@ static void kernel_vermagic(struct rot_kernel_facts *facts)
 	if (fd < 0)
 		return;
 	char line[4096];
-	ssize_t n = read(fd, line, sizeof(line) - 1);
+	ssize_t n = file_read(fd, line, sizeof(line) - 1);
 	close(fd);
 	if (n <= 0)
 		return;

@@ -42,14 +42,28 @@ int file_open_regular(const char *path, struct stat *st)
 		close(fd);
 		return -EINVAL;
 	}
-	/* Reads of a regular file block as reads do, not fail with EAGAIN. */
-	int flags = fcntl(fd, F_GETFL);
-	if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
+	/* O_NONBLOCK stays: Linux reads regular files the same either way,
+	 * and file_read() clears it on the rare file system that answers
+	 * EAGAIN, so that the common case costs no fcntl calls. */
 	return fd;
+}
+
+ssize_t file_read(int fd, void *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return -1;
+		int flags = fcntl(fd, F_GETFL);
+		if (flags < 0 || !(flags & O_NONBLOCK))
+			return -1; /* EAGAIN from a blocking read: the caller's error */
+		if (fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0)
+			return -1;
+	}
 }
 
 int rot_file_check(const char *path, uint64_t limit)
@@ -94,9 +108,7 @@ static int read_fd_whole(int fd, size_t cap, size_t limit, char **out, size_t *l
 			buf = grown;
 			cap = grown_cap;
 		}
-		ssize_t n = read(fd, buf + used, cap - used - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
+		ssize_t n = file_read(fd, buf + used, cap - used - 1);
 		if (n < 0) {
 			int err = -errno;
 			free(buf);

@@ -5,7 +5,10 @@
  * the loads. Every module of the plan then goes through insmod's preflight
  * before the kernel sees any of them: on a rot kernel a module the kernel
  * refuses late, in its init, rots. Only a plan that passes whole is run,
- * by libkmod, exactly as kmod's modprobe runs it.
+ * as kmod's modprobe runs it: here, from the images preflight read, when
+ * it is plain insertions (planned once, each file read once); by libkmod's
+ * real run when it holds an install command, a gzip file libkmod alone
+ * reads, or a forced load (libkmod rewrites the image).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,8 +23,10 @@
 
 struct plan_step {
 	struct kmod_module *mod;
-	bool install; /* an install command runs instead */
-	bool acted;   /* the real run inserted it or ran its command (or tried) */
+	char *options;          /* libkmod's: modprobe.d's, and the command line's for the target */
+	struct rot_modfile *mf; /* read and preflighted: what the kernel is given */
+	bool install;           /* an install command runs instead */
+	bool acted;             /* the real run inserted it or ran its command (or tried) */
 };
 
 struct plan {
@@ -36,7 +41,6 @@ static struct plan *collecting;
 static void collect_step(struct kmod_module *m, bool install, const char *options)
 {
 	struct plan *p = collecting;
-	(void)options;
 	if (!p || p->oom)
 		return;
 	if (p->n == p->cap) {
@@ -49,13 +53,22 @@ static void collect_step(struct kmod_module *m, bool install, const char *option
 		p->v = v;
 		p->cap = cap;
 	}
-	p->v[p->n++] = (struct plan_step){ kmod_module_ref(m), install, false };
+	char *copy = strdup(options ? options : "");
+	if (!copy) {
+		p->oom = true;
+		return;
+	}
+	p->v[p->n++] =
+		(struct plan_step){ .mod = kmod_module_ref(m), .options = copy, .install = install };
 }
 
 static void plan_free(struct plan *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		kmod_module_unref(p->v[i].mod);
+		rot_modfile_free(p->v[i].mf);
+		free(p->v[i].options);
+	}
 	free(p->v);
 }
 
@@ -109,22 +122,41 @@ static unsigned probe_flags(const struct modprobe_opts *o)
 	return flags;
 }
 
-/* The undefined symbols of the plan's files that the kernel must offer. */
-static int plan_kernel_symbols(struct rot_modfile **mfs, size_t n, struct rot_symbols **out)
+/*
+ * The undefined symbols of the plan's files that the kernel must offer.
+ * When every one of them is exported by a module this run loaded itself
+ * (r->loaded_symbols), that set answers and /proc/kallsyms, which grows
+ * with every module loaded, is not read again: *borrowed is then true.
+ */
+static int plan_kernel_symbols(struct modprobe_run *r, const struct plan *plan,
+			       struct rot_symbols **out, bool *borrowed)
 {
 	size_t count = 0, k = 0;
 	*out = NULL;
-	for (size_t i = 0; i < n; i++)
-		count += mfs[i] ? rot_modfile_undefined_count(mfs[i]) : 0;
+	*borrowed = false;
+	for (size_t i = 0; i < plan->n; i++)
+		count += plan->v[i].mf ? rot_modfile_undefined_count(plan->v[i].mf) : 0;
 	if (!count)
 		return 0;
 	const char **wanted = malloc(count * sizeof(*wanted));
 	if (!wanted)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; mfs[i] && j < rot_modfile_undefined_count(mfs[i]); j++)
-			wanted[k++] = rot_modfile_undefined(mfs[i], j);
-	int err = rot_symbols_read_kallsyms(wanted, k, out);
+	bool all_known = r->loaded_symbols != NULL;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct rot_modfile *mf = plan->v[i].mf;
+		for (size_t j = 0; mf && j < rot_modfile_undefined_count(mf); j++) {
+			wanted[k] = rot_modfile_undefined(mf, j);
+			all_known = all_known && rot_symbols_has(r->loaded_symbols, wanted[k]);
+			k++;
+		}
+	}
+	int err = 0;
+	if (all_known) {
+		*out = r->loaded_symbols;
+		*borrowed = true;
+	} else {
+		err = rot_symbols_read_kallsyms(wanted, k, out);
+	}
 	free(wanted);
 	return err;
 }
@@ -190,7 +222,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	struct plan plan = { 0 };
 	const struct rot_kernel_facts *facts = NULL;
 	struct rot_symbols *ksyms = NULL, *batch = NULL;
-	struct rot_modfile **mfs = NULL;
+	bool ksyms_borrowed = false;
 	size_t failures_before = r->outcome.failures;
 	int err;
 
@@ -221,20 +253,20 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			cli_read_error(err, why, sizeof(why)));
 		goto out;
 	}
-	mfs = calloc(plan.n, sizeof(*mfs));
-	err = mfs ? rot_symbols_new(&batch) : -ENOMEM;
+	/* What earlier modules of the plan define: a plan of one has none. */
+	err = plan.n > 1 ? rot_symbols_new(&batch) : 0;
 	for (size_t i = 0; err == 0 && i < plan.n; i++) {
 		const char *path = kmod_module_get_path(plan.v[i].mod);
 		if (plan.v[i].install || !path)
 			continue;
-		err = rot_modfile_read(path, &mfs[i]);
+		err = rot_modfile_read(path, &plan.v[i].mf);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
 				strerror(-err));
 	}
 	if (err == 0) {
-		err = plan_kernel_symbols(mfs, plan.n, &ksyms);
+		err = plan_kernel_symbols(r, &plan, &ksyms, &ksyms_borrowed);
 		/* As insmod: without kallsyms (CONFIG_KALLSYMS off, a restricted
 		 * reader) the kernel checks symbols itself; any other failure to
 		 * read it is said below, and nothing is loaded. */
@@ -250,12 +282,13 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		}
 	}
 	for (size_t i = 0; err == 0 && i < plan.n; i++) {
-		if (!mfs[i])
+		const struct rot_modfile *mf = plan.v[i].mf;
+		if (!mf)
 			continue;
-		err = preflight_one(r, facts, mfs[i], kmod_module_get_path(plan.v[i].mod),
+		err = preflight_one(r, facts, plan.v[i].mf, kmod_module_get_path(plan.v[i].mod),
 				    kmod_module_get_name(plan.v[i].mod), ksyms, batch);
-		for (size_t d = 0; err == 0 && d < rot_modfile_defined_count(mfs[i]); d++)
-			err = rot_symbols_add(batch, rot_modfile_defined(mfs[i], d));
+		for (size_t d = 0; batch && err == 0 && d < rot_modfile_defined_count(mf); d++)
+			err = rot_symbols_add(batch, rot_modfile_defined(mf, d));
 	}
 	/* a plan that does not run is never silent: what was not said above */
 	if (err < 0 && r->outcome.failures == failures_before)
@@ -263,10 +296,8 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			"could not check '%s' before loading it: %s; nothing was loaded",
 			kmod_module_get_name(mod), strerror(-err));
 out:
-	for (size_t i = 0; mfs && i < plan.n; i++)
-		rot_modfile_free(mfs[i]);
-	free(mfs);
-	rot_symbols_free(ksyms);
+	if (!ksyms_borrowed)
+		rot_symbols_free(ksyms);
 	rot_symbols_free(batch);
 	if (err == 0)
 		*out = plan; /* the caller checks the real run against it */
@@ -359,11 +390,92 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			cli_errno_hint(err), rot);
 }
 
+/*
+ * Whether the checked plan can be run here, from the files already read,
+ * rather than by libkmod's real run (which would plan and read again):
+ * plain insertions of files modrot reads (not gzip), with nothing forced.
+ */
+static bool plan_runs_here(const struct plan *plan, unsigned flags)
+{
+	if (flags & (KMOD_PROBE_FORCE_VERMAGIC | KMOD_PROBE_FORCE_MODVERSION | KMOD_PROBE_DRY_RUN))
+		return false;
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->v[i].install || !plan->v[i].mf ||
+		    rot_modfile_problem(plan->v[i].mf) != ROT_PROBLEM_NONE)
+			return false;
+	return plan->n > 0;
+}
+
+/* Whether libkmod's real run would hold a failure of m against the
+ * target: the target and its dependencies must load, its softdeps may fail. */
+static bool step_required(struct kmod_module *target, const struct kmod_list *deps,
+			  struct kmod_module *m)
+{
+	const struct kmod_list *l;
+	if (!strcmp(kmod_module_get_name(m), kmod_module_get_name(target)))
+		return true;
+	kmod_list_foreach(l, deps)
+	{
+		struct kmod_module *d = kmod_module_get_module(l);
+		bool same = !strcmp(kmod_module_get_name(d), kmod_module_get_name(m));
+		kmod_module_unref(d);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* The symbols the modules this run loaded export: later plans check
+ * against them before reading /proc/kallsyms. Best effort: a set that
+ * cannot grow is dropped, and kallsyms read as before. */
+static void note_loaded_symbols(struct modprobe_run *r, const struct rot_modfile *mf)
+{
+	int err = r->loaded_symbols ? 0 : rot_symbols_new(&r->loaded_symbols);
+	for (size_t d = 0; err == 0 && d < rot_modfile_defined_count(mf); d++)
+		err = rot_symbols_add(r->loaded_symbols, rot_modfile_defined(mf, d));
+	if (err < 0)
+		mp_forget_loaded_symbols(r);
+}
+
+/*
+ * Runs a plan plan_runs_here() accepted as libkmod's real run runs it:
+ * in order, each with its options, printed first with -v; "already
+ * loaded" is no failure (a module loaded meanwhile) unless --first-time
+ * names the target; a softdep's failure is passed over; any other failure
+ * ends the plan. The kernel gets the image preflight checked.
+ */
+static int run_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned flags,
+		    struct plan *plan)
+{
+	struct kmod_list *deps = kmod_module_get_dependencies(mod);
+	int err = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		struct plan_step *p = &plan->v[i];
+		if (r->show)
+			print_action(p->mod, false, p->options);
+		p->acted = true;
+		err = rot_loader_load(NULL, kmod_module_get_path(p->mod), p->mf, p->options, 0);
+		if (err == 0)
+			note_loaded_symbols(r, p->mf);
+		bool target = !strcmp(kmod_module_get_name(p->mod), kmod_module_get_name(mod));
+		if (err == -EEXIST && target && (flags & KMOD_PROBE_FAIL_ON_LOADED))
+			break;
+		if (err == -EEXIST || !step_required(mod, deps, p->mod))
+			err = 0;
+		else if (err < 0)
+			break;
+	}
+	kmod_module_unref_list(deps);
+	return err;
+}
+
 /* libkmod's hook for an install command ($CMDLINE_OPTS already replaced):
  * libkmod's own runner takes a command killed by a signal for success. */
 static int run_install(struct kmod_module *m, const char *cmd, void *data)
 {
 	struct modprobe_run *r = data;
+	/* a command may unload what this run loaded */
+	mp_forget_loaded_symbols(r);
 	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd);
 	if (err < 0)
 		r->command_failed = true;
@@ -400,7 +512,11 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			err = (flags & KMOD_PROBE_DRY_RUN)
 				      ? 0
 				      : preflight_plan(r, mod, flags, extra, &plan);
-			if (err == 0) {
+			if (err == 0 && plan_runs_here(&plan, flags)) {
+				err = run_plan(r, mod, flags, &plan);
+				if (err < 0)
+					report_insert_error(r, mod, err);
+			} else if (err == 0) {
 				r->command_failed = false;
 				acting = &plan;
 				acting_shows = r->show;

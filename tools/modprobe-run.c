@@ -117,3 +117,9 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances)
 	snprintf(t[r->ntally].name, sizeof(t[r->ntally].name), "%s", name);
 	t[r->ntally++].instances = instances;
 }
+
+void mp_forget_loaded_symbols(struct modprobe_run *r)
+{
+	rot_symbols_free(r->loaded_symbols);
+	r->loaded_symbols = NULL;
+}

@@ -48,6 +48,8 @@ static int dump_indexes(struct modprobe_run *r)
 	int err = cli_flush_stdout();
 	if (err < 0)
 		return err; /* said at exit, once */
+	if (mp_dump_indexes_fast(kmod_get_dirname(r->ctx), stdout) == 0)
+		return cli_flush_stdout();
 	int fd = memfd_create("modprobe-indexes", MFD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;

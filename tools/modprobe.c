@@ -522,6 +522,7 @@ out:
 	rot_kernel_facts_free(r.facts);
 	free(r.gone);
 	free(r.tally);
+	mp_forget_loaded_symbols(&r);
 	if (r.ctx)
 		kmod_unref(r.ctx);
 	free((void *)o.config_paths);

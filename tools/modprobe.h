@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "modrot.h"
@@ -78,6 +79,8 @@ struct modprobe_run {
 	const char *path[MP_REMOVE_DEPTH_MAX];
 	size_t depth;
 	bool command_failed; /* an install command failed, and said so */
+	/* exported by the modules this run loaded; NULL after an install command */
+	struct rot_symbols *loaded_symbols;
 };
 
 struct mp_tally {
@@ -114,11 +117,20 @@ const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
  * once per run. Returns 0 or the negative errno of the first read. */
 int mp_kernel_facts(struct modprobe_run *r, const struct rot_kernel_facts **out);
 
+/* Drops what the run knows of the symbols it loaded (a command may have
+ * unloaded them): the next plan reads /proc/kallsyms. */
+void mp_forget_loaded_symbols(struct modprobe_run *r);
+
 /* Loads name (a module or alias) and what it needs; extra: PARAM=VALUE from argv. */
 int mp_insert(struct modprobe_run *r, const char *name, const char *extra);
 
 /* Unloads name (a module or alias) and the dependencies it leaves unused. */
 int mp_remove(struct modprobe_run *r, const char *name);
+
+/* Writes the alias and symbol indexes of dir to out as kmod_dump_index()
+ * would (modprobe-dump.c); -EINVAL when an image is not depmod's, or
+ * another -errno: nothing is written then, and libkmod is asked instead. */
+int mp_dump_indexes_fast(const char *dir, FILE *out);
 
 int mp_show_config(struct modprobe_run *r);
 int mp_show_modversions(struct modprobe_run *r, const char *path);
