@@ -19,30 +19,11 @@ static const char soname[] = "libkmod.so.2";
 static int state; /* 0: not tried, 1: open, -ELIBACC */
 static char why[256];
 
-/*
- * libkmod 30 brings libcrypto, and opened as its dependency libcrypto has
- * each of its thousands of references to its own functions looked up
- * through the program's scope (the program, a preload, libmodrot, libc)
- * before its own: a million instructions, a tenth of a module lookup.
- * Opened first and bound to itself (RTLD_DEEPBIND), it finds them at once,
- * and libkmod then takes the copy already loaded. Its calls into libc go
- * to libc directly, past a preload: the simulated kernel's concerns none
- * of them (it reads no kernel file). ASan refuses RTLD_DEEPBIND; a
- * libcrypto that cannot be opened here is libkmod's failure to tell.
- */
-static void crypto_bound_to_itself(void)
-{
-#if !defined(__SANITIZE_ADDRESS__)
-	(void)dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
-#endif
-}
-
 /* Contexts are made by the main thread, before any job starts: no lock. */
 int kmod_lazy_open(void)
 {
 	if (state)
 		return state > 0 ? 0 : state;
-	crypto_bound_to_itself();
 	/* RTLD_NOW: a library without one of the functions fails here, once. */
 	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	const char *err = h ? NULL : dlerror();
