@@ -946,6 +946,36 @@ static int index_match_text(struct xcheck *x, size_t i, const unsigned char *d, 
 	return err;
 }
 
+int index_confirms_text(const char *dir, const char *text_name)
+{
+	struct xcheck x = { .dir = dir };
+	char path[PATH_MAX];
+	unsigned char *bin;
+	const char *text;
+	size_t i = 0, len;
+	int err;
+
+	while (i < INDEX_COUNT && strcmp(text_names[i], text_name))
+		i++;
+	if (i == INDEX_COUNT)
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, index_names[i]) >= sizeof(path))
+		return -ENAMETOOLONG;
+	err = index_read_checked(path, &bin, &len);
+	if (err == -ENOENT)
+		return err;
+	if (err == 0) {
+		err = index_match_text(&x, i, bin, len, &text);
+		free(bin);
+		deptext_free(&x.dep);
+	}
+	/* What a read itself could not do is said as it is; anything else
+	 * (a text missing, a mismatch, a damaged index) confirms nothing. */
+	if (err == 0 || err == -ENOMEM || err == -EIO || err == -EACCES)
+		return err;
+	return -ESTALE;
+}
+
 struct rot_moddir {
 	char *original; /* the module directory asked for; NULL: libkmod's default */
 	char *private;  /* the view without the rejected indexes, or NULL */
