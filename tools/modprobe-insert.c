@@ -6,6 +6,11 @@
  * before the kernel sees any of them: on a rot kernel a module the kernel
  * refuses late, in its init, rots. Only a plan that passes whole is run,
  * by libkmod, exactly as kmod's modprobe runs it.
+ *
+ * libkmod reads each file again to load it. Right before it does, the
+ * file is read once more and must hold the image the preflight checked:
+ * an earlier step of the plan (an install command, say) that replaced it
+ * stops the run there, before the kernel sees the replacement.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,8 +25,9 @@
 
 struct plan_step {
 	struct kmod_module *mod;
-	bool install; /* an install command runs instead */
-	bool acted;   /* the real run inserted it or ran its command (or tried) */
+	bool install;           /* an install command runs instead */
+	bool acted;             /* the real run inserted it or ran its command (or tried) */
+	struct rot_modfile *mf; /* the image the preflight checked, or NULL */
 };
 
 struct plan {
@@ -49,13 +55,15 @@ static void collect_step(struct kmod_module *m, bool install, const char *option
 		p->v = v;
 		p->cap = cap;
 	}
-	p->v[p->n++] = (struct plan_step){ kmod_module_ref(m), install, false };
+	p->v[p->n++] = (struct plan_step){ kmod_module_ref(m), install, false, NULL };
 }
 
 static void plan_free(struct plan *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		kmod_module_unref(p->v[i].mod);
+		rot_modfile_free(p->v[i].mf);
+	}
 	free(p->v);
 }
 
@@ -66,12 +74,63 @@ static void print_action(struct kmod_module *m, bool install, const char *option
  * print_action has no user data either). */
 static struct plan *acting;
 static bool acting_shows;
+static struct modprobe_run *acting_run;
+
+/* Whether path still holds the image checked: -ESTALE when it holds
+ * another, else 0 or why it could not be read. */
+static int image_unchanged(const char *path, const struct rot_modfile *checked)
+{
+	struct rot_modfile *now;
+	size_t len, checked_len;
+	const void *image = NULL, *checked_image = rot_modfile_image(checked, &checked_len);
+	int err = rot_modfile_read(path, &now);
+	if (err < 0)
+		return err;
+	image = rot_modfile_image(now, &len);
+	if (!image || !checked_image || len != checked_len || memcmp(image, checked_image, len))
+		err = -ESTALE;
+	rot_modfile_free(now);
+	return err;
+}
+
+/*
+ * libkmod calls this right before it inserts m (or runs its install
+ * command). A file that no longer holds what was checked must not reach
+ * the kernel, and libkmod offers no way to stop its run but this: the
+ * failure is said and modprobe ends, what the plan loaded before it
+ * staying loaded (as after any failed step).
+ */
+static void refuse_if_replaced(const struct plan_step *step)
+{
+	const char *path = kmod_module_get_path(step->mod);
+	const char *name = kmod_module_get_name(step->mod);
+	if (step->install || !step->mf || !path)
+		return;
+	int err = image_unchanged(path, step->mf);
+	if (err == 0)
+		return;
+	if (err == -ESTALE)
+		mp_fail(acting_run, err, true,
+			"could not insert '%s': %s changed after it was checked (by an earlier "
+			"step of the plan, or meanwhile); not loaded, nor what follows it",
+			name, cli_moddir_shown(path));
+	else
+		mp_fail(acting_run, err, true,
+			"could not insert '%s': could not read %s again to load it: %s; not "
+			"loaded, nor what follows it",
+			name, cli_moddir_shown(path), strerror(-err));
+	fflush(stdout);
+	exit(cli_outcome_exit(&acting_run->outcome));
+}
 
 static void mark_action(struct kmod_module *m, bool install, const char *options)
 {
 	for (size_t i = 0; acting && i < acting->n; i++)
-		if (!strcmp(kmod_module_get_name(acting->v[i].mod), kmod_module_get_name(m)))
+		if (!strcmp(kmod_module_get_name(acting->v[i].mod), kmod_module_get_name(m))) {
+			if (!acting->v[i].acted)
+				refuse_if_replaced(&acting->v[i]);
 			acting->v[i].acted = true;
+		}
 	if (acting_shows)
 		print_action(m, install, options);
 }
@@ -259,6 +318,11 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			"could not check '%s' before loading it: %s; nothing was loaded",
 			kmod_module_get_name(mod), strerror(-err));
 out:
+	/* the images checked, for the real run to hold the files to */
+	for (size_t i = 0; err == 0 && mfs && i < plan.n; i++) {
+		plan.v[i].mf = mfs[i];
+		mfs[i] = NULL;
+	}
 	for (size_t i = 0; mfs && i < plan.n; i++)
 		rot_modfile_free(mfs[i]);
 	free(mfs);
@@ -399,6 +463,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			if (err == 0) {
 				r->command_failed = false;
 				acting = &plan;
+				acting_run = r;
 				acting_shows = r->show;
 				kmod_trace_start();
 				err = kmod_module_probe_insert_module(mod, flags, extra,
@@ -406,6 +471,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 								      r->show || plan.n ? mark_action
 											: NULL);
 				acting = NULL;
+				acting_run = NULL;
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;
