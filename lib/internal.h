@@ -138,4 +138,11 @@ enum rot_compression compression_detect(const void *buf, size_t len);
  */
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
 		     size_t *out_len);
+
+/*
+ * Decodes a whole xz or zstd stream without keeping it, in constant
+ * memory: 0 when it decompresses to at most limit bytes; -EFBIG past it;
+ * -EBADMSG, -ENODATA, -ENOMEM as decompress_whole().
+ */
+int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit);
 #endif

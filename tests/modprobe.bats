@@ -729,3 +729,15 @@ kernel taint: none -> R (8)"
 	assert_output ''
 	is_live mtfs_tools
 }
+
+@test "a decompression bomb in the tree is refused in bounded memory, nothing loaded" {
+	local cap='' before
+	[ "$MODROT_SANITIZED" = no ] && cap='ulimit -v 400000;'
+	head -c 600M /dev/zero | zstd -q -1 -c >"$K/root/lib/modules/6.1.0-sim/kernel/fs/mtfs_tools.ko.zst"
+	before=$(kernel_state)
+	run --separate-stderr bash -c "$cap"' "$@"' bash timeout 60 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" mtfs_tools
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mtfs_tools': larger than 512 MiB, more than any module; nothing was loaded (the kernel never saw it)"
+	assert_equal "$(kernel_state)" "$before"
+}
