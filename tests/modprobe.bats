@@ -741,3 +741,38 @@ kernel taint: none -> R (8)"
 	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mtfs_tools': larger than 512 MiB, more than any module; nothing was loaded (the kernel never saw it)"
 	assert_equal "$(kernel_state)" "$before"
 }
+
+# libkmod reads every NAME.conf of a configuration directory to its end:
+# kmod's modprobe waits on a FIFO there for ever and reads /dev/zero until
+# memory runs out. Refused before libkmod sees them, whether named by -C,
+# found in a -C directory, or passed down in MODPROBE_OPTIONS.
+@test "-C naming, or a -C directory holding, a FIFO or a device is refused before libkmod reads it" {
+	local d=$BATS_TEST_TMPDIR/conf before kind
+	before=$(kernel_state)
+	for kind in fifo zero; do
+		rm -rf "$d" && mkdir "$d"
+		echo 'options mt_extra x=1' >"$d/ok.conf"
+		case $kind in
+		fifo) mkfifo "$d/bad.conf" ;;
+		zero) ln -s /dev/zero "$d/bad.conf" ;;
+		esac
+		local what='a fifo'
+		[ "$kind" = zero ] && what='a character device'
+		run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$d" mt_extra
+		assert_failure 1
+		assert_equal "$stderr" "modprobe: ERROR: $d/bad.conf: $what, not a configuration file; nothing done"
+		run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$d/bad.conf" mt_extra
+		assert_failure 2
+		assert_equal "$stderr" "modprobe: ERROR: -C $d/bad.conf: $what, not a configuration file or directory"
+		run --separate-stderr timeout 20 "$SIM" run "$K" -- env MODPROBE_OPTIONS="-C $d" "$MODPROBE" -r mt_extra
+		assert_failure 1
+		assert_equal "$stderr" "modprobe: ERROR: $d/bad.conf: $what, not a configuration file; nothing done"
+		assert_equal "$(kernel_state)" "$before"
+	done
+	# what libkmod does not read (no .conf, a dot file) is no concern
+	rm "$d/bad.conf"
+	mkfifo "$d/README" "$d/.hidden.conf"
+	run timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$d" mt_extra
+	assert_success
+	is_live mt_extra
+}

@@ -95,6 +95,15 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
  * ends a run without -a (as kmod's LOG_CRIT does), unless -q; either is
  * printed unless -q.
  */
+/* modprobe.d as libkmod will read it (modprobe-config.c). A -C path that
+ * exists must be a file or a directory: -EINVAL, said, otherwise. */
+int mp_config_path_check(const char *path);
+/* Every file libkmod will read in the configuration directories (those
+ * of -C, or libkmod's defaults when paths is NULL) is a regular file:
+ * -EINVAL, said, for the first that is not (libkmod would wait on a FIFO
+ * for ever, read a device until memory runs out). */
+int mp_config_dirs_check(const char *const *paths);
+
 void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
