@@ -325,3 +325,12 @@ fails_closed_after() {
 	assert_output "modprobe: ERROR: Module mt_extra is in use: a mtfs file system is mounted on /srv."
 	assert_equal "$(kernel_state)" "$before"
 }
+
+@test "modprobe -r and lsmod fail closed as rmmod --unused does on each input missing, a directory, a FIFO, endless or too big" {
+	local input kind
+	for input in /proc/self/mounts "$MT/modules.alias"; do
+		for kind in missing dir fifo zero huge; do
+			fails_closed_after "spoil \"\$K/root$input\" $kind" "could not read $input: $(reason_of "$kind")"
+		done
+	done
+}
