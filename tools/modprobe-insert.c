@@ -137,15 +137,24 @@ static void mark_action(struct kmod_module *m, bool install, const char *options
 
 static void print_action(struct kmod_module *m, bool install, const char *options)
 {
+	const char *path = kmod_module_get_path(m);
 	if (install) {
-		printf("install %s %s\n", kmod_module_get_install_commands(m), options);
+		fputs("install ", stdout);
+		mp_put_text(kmod_module_get_install_commands(m));
+	} else if (path) {
+		fputs("insmod ", stdout);
+		mp_put_text(cli_moddir_shown(path));
+	} else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN) {
+		fputs("builtin ", stdout);
+		mp_put_text(kmod_module_get_name(m));
+		putchar('\n');
+		return;
+	} else {
 		return;
 	}
-	const char *path = kmod_module_get_path(m);
-	if (path)
-		printf("insmod %s %s\n", cli_moddir_shown(path), options);
-	else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN)
-		printf("builtin %s\n", kmod_module_get_name(m));
+	putchar(' ');
+	mp_put_text(options);
+	putchar('\n');
 }
 
 static unsigned probe_flags(const struct modprobe_opts *o)
@@ -453,7 +462,8 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 		if (o->lookup_only) {
-			printf("%s\n", kmod_module_get_name(mod));
+			mp_put_text(kmod_module_get_name(mod));
+			putchar('\n');
 			err = 0;
 		} else {
 			struct plan plan = { 0 };

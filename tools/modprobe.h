@@ -104,6 +104,13 @@ int mp_config_path_check(const char *path);
  * for ever, read a device until memory runs out). */
 int mp_config_dirs_check(const char *const *paths);
 
+/* Text from modprobe.d, an index or a module on kmod's standard output:
+ * as it is, unless it holds a control byte or is not UTF-8 (which no
+ * script parsing kmod's output expects, and a terminal would obey); then
+ * escaped whole by the one sanitiser, backslashes too, so that the
+ * escapes cannot be mistaken for text. */
+void mp_put_text(const char *s);
+
 void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
