@@ -4,6 +4,11 @@
  * plain image. Preflight needs that image too, so it is decompressed here
  * with the libraries' streaming APIs, which tell a truncated stream from a
  * corrupt one.
+ *
+ * A few kilobytes can decompress to gigabytes, and a stream need not say
+ * how large it is. So a stream is first decoded into a small scratch
+ * buffer and only counted: one that goes past the limit is refused in
+ * constant memory, and only one that fits is decoded again, whole.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -169,12 +174,103 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out,
 	return 0;
 }
 
+#define SCRATCH_SIZE (64u * 1024)
+
+/* Decodes the xz stream into scratch, counting: -EFBIG past limit. */
+static int count_xz(const void *in, size_t len, size_t limit, unsigned char *scratch)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	int err = 0;
+
+	if (xz_declared_size(in, len) > limit)
+		return -EFBIG;
+	if (lzma_stream_decoder(&s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = len;
+	for (;;) {
+		s.next_out = scratch;
+		s.avail_out = SCRATCH_SIZE;
+		lzma_ret r = lzma_code(&s, LZMA_FINISH);
+		if (s.total_out > limit) {
+			err = -EFBIG;
+			break;
+		}
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r == LZMA_OK)
+			continue;
+		/* what unxz() says of the same stream */
+		err = r == LZMA_BUF_ERROR ? -ENODATA : r == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG;
+		break;
+	}
+	lzma_end(&s);
+	return err;
+}
+
+/* Decodes the zstd stream into scratch, counting: -EFBIG past limit. */
+static int count_zstd(const void *in, size_t len, size_t limit, unsigned char *scratch)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, len, 0 };
+	uint64_t total = 0;
+	int err = 0;
+
+	if (!ds)
+		return -ENOMEM;
+	unsigned long long size = ZSTD_getFrameContentSize(in, len);
+	if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR && size > limit)
+		err = -EFBIG;
+	while (err == 0) {
+		ZSTD_outBuffer ob = { scratch, SCRATCH_SIZE, 0 };
+		size_t hint = ZSTD_decompressStream(ds, &ob, &ib);
+		total += ob.pos;
+		if (ZSTD_isError(hint))
+			err = -EBADMSG;
+		else if (total > limit)
+			err = -EFBIG;
+		else if (hint == 0 && ib.pos == ib.size)
+			break;
+		else if (ib.pos == ib.size && ob.pos < ob.size)
+			err = -ENODATA;
+	}
+	ZSTD_freeDStream(ds);
+	return err;
+}
+
+int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit)
+{
+	unsigned char *scratch;
+	int err;
+
+	switch (c) {
+	case ROT_COMP_XZ:
+		err = dl_lzma();
+		break;
+	case ROT_COMP_ZSTD:
+		err = dl_zstd();
+		break;
+	default:
+		return -EPROTONOSUPPORT;
+	}
+	if (err < 0)
+		return err;
+	if (!(scratch = malloc(SCRATCH_SIZE)))
+		return -ENOMEM;
+	err = c == ROT_COMP_XZ ? count_xz(in, len, limit, scratch)
+			       : count_zstd(in, len, limit, scratch);
+	free(scratch);
+	return err;
+}
+
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
 		     size_t *out_len)
 {
 	unsigned char *buf = NULL;
-	int err;
+	int err = decompressed_size_check(c, in, len, limit);
 
+	if (err < 0)
+		return err;
 	switch (c) {
 	case ROT_COMP_XZ:
 		err = dl_lzma();

@@ -30,13 +30,20 @@ static bool is_dot(const char *name)
 }
 
 /* Symlinks in one driver directory, but "module", which points back.
- * A driver gone meanwhile has none; a directory that cannot be read
- * (no memory, say) is an error, not a count of zero. */
+ * A driver gone meanwhile has none: the kernel removes the module's link
+ * to it first, so the entry is gone too. An entry that stays but is no
+ * directory (a file, a FIFO, a link leading nowhere) or a directory that
+ * cannot be read (no memory, say) is an error, not a count of zero. */
 static int devices_of_driver(const char *path, size_t *n)
 {
 	DIR *d = opendir(path);
-	if (!d)
-		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	if (!d) {
+		int err = errno;
+		struct stat st;
+		if (err == ENOENT && lstat(path, &st) < 0 && errno == ENOENT)
+			return 0;
+		return err == ENOENT ? -ENOTDIR : -err;
+	}
 	errno = 0;
 	for (struct dirent *e; (e = readdir(d)); errno = 0) {
 		if (is_dot(e->d_name) || strcmp(e->d_name, "module") == 0)

@@ -72,6 +72,15 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
  * when it can: failures only lose the saving. */
 void index_cache_store(const struct index_cache *c);
 
+/* ---- the indexes against their texts (modindex.c) ---- */
+
+/* Whether depmod's binary index made from text_name in dir (for
+ * "modules.alias", modules.alias.bin) holds exactly what the text holds:
+ * 0 when it does; -ENOENT without the binary index; -ESTALE when it holds
+ * something else, is damaged or empty, since then nothing confirms the
+ * text; -ENOMEM, or the -errno of a failed read. */
+int index_confirms_text(const char *dir, const char *text_name);
+
 /* ---- reclaim accounting (unload.c) ---- */
 
 /* What a run saw rot under a name before reclaiming it. */
@@ -172,4 +181,11 @@ enum rot_compression compression_detect(const void *buf, size_t len);
  */
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
 		     size_t *out_len);
+
+/*
+ * Decodes a whole xz or zstd stream without keeping it, in constant
+ * memory: 0 when it decompresses to at most limit bytes; -EFBIG past it;
+ * -EBADMSG, -ENODATA, -ENOMEM as decompress_whole().
+ */
+int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit);
 #endif

@@ -12,12 +12,21 @@
  * pass over that file; a type may have several providers, and each of
  * them is in use while the type is mounted.
  *
+ * A mount's type names the file system and, after a dot, its subtype
+ * (fuse.sshfs): the module provides the file system. An alias may be a
+ * pattern (fs-ext[234]), which modprobe matches as fnmatch() does.
+ *
  * The rule fails closed: an input it cannot read (the mount table, or the
  * text index while depmod's binary one exists) is an error, never "no
- * users", since the callers unload what the rule calls unused.
+ * users", since the callers unload what the rule calls unused. So is one
+ * that reads but cannot be right: a mount table that is empty (the proc
+ * mount it is read from is in it) or has a line without a type, a NUL
+ * inside either file (what follows it would go unseen), and a text index
+ * the binary one does not confirm (cut short, or not depmod's).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +45,7 @@ struct mount_entry {
 
 /* One `alias fs-TYPE NAME` line of a mounted TYPE. */
 struct provider {
-	const char *type; /* the mount's, in mounts_text */
+	const char *type; /* the alias's TYPE (maybe a pattern), in alias_text */
 	char *name;       /* normalised, in alias_text */
 };
 
@@ -57,7 +66,8 @@ struct rot_usage_ctx {
  * Reads a regular file whole, up to USAGE_INPUT_MAX. Anything else (a
  * directory, a FIFO that would block or read as empty, a device such as
  * /dev/zero that never ends) cannot be an input of the rule: -EINVAL
- * (-EISDIR for a directory), -EFBIG for one too big.
+ * (-EISDIR for a directory), -EFBIG for one too big, -EBADMSG for one
+ * with a NUL inside.
  */
 static int input_read(const char *path, char **out)
 {
@@ -104,10 +114,14 @@ static int input_read(const char *path, char **out)
 			used += (size_t)n;
 	}
 	close(fd);
+	if (!err && buf && memchr(buf, '\0', used))
+		err = -EBADMSG;
 	if (err) {
 		free(buf);
 		return err;
 	}
+	if (!buf && !(buf = malloc(1)))
+		return -ENOMEM;
 	buf[used] = '\0';
 	*out = buf;
 	return 0;
@@ -123,6 +137,8 @@ static bool mount_fields(char *line, char **target, char **type)
 	return *type != NULL;
 }
 
+/* -EBADMSG for a table that is not the kernel's: empty, or a line
+ * without a type. */
 static int mounts_parse(struct rot_usage_ctx *c)
 {
 	size_t cap = 0;
@@ -130,7 +146,7 @@ static int mounts_parse(struct rot_usage_ctx *c)
 	     l = strtok_r(NULL, "\n", &save)) {
 		char *target, *type;
 		if (!mount_fields(l, &target, &type))
-			continue;
+			return -EBADMSG;
 		if (c->n == cap) {
 			size_t ncap = cap ? cap * 2 : 16;
 			struct mount_entry *nv = realloc(c->v, ncap * sizeof(*nv));
@@ -141,7 +157,22 @@ static int mounts_parse(struct rot_usage_ctx *c)
 		}
 		c->v[c->n++] = (struct mount_entry){ .type = type, .target = target };
 	}
-	return 0;
+	return c->n ? 0 : -EBADMSG;
+}
+
+/* Whether a mount of type mounted (maybe TYPE.SUBTYPE) is of the file
+ * system an alias fs-TYPE names. */
+static bool fs_type_is(const char *mounted, const char *alias_type)
+{
+	char base[256];
+	size_t n = strcspn(mounted, ".");
+	if (!fnmatch(alias_type, mounted, 0))
+		return true;
+	if (!mounted[n] || n >= sizeof(base))
+		return false;
+	memcpy(base, mounted, n);
+	base[n] = '\0';
+	return !fnmatch(alias_type, base, 0);
 }
 
 /* `alias fs-TYPE NAME` lines: every provider of each mounted TYPE. */
@@ -162,10 +193,9 @@ static int providers_find(struct rot_usage_ctx *c)
 		for (char *p = name; *p; p++)
 			if (*p == '-')
 				*p = '_';
-		const char *mounted = NULL;
+		bool mounted = false;
 		for (size_t i = 0; i < c->n && !mounted; i++)
-			if (!strcmp(c->v[i].type, type))
-				mounted = c->v[i].type;
+			mounted = fs_type_is(c->v[i].type, type);
 		if (!mounted)
 			continue;
 		if (c->np == cap) {
@@ -176,7 +206,7 @@ static int providers_find(struct rot_usage_ctx *c)
 			c->p = np;
 			cap = ncap;
 		}
-		c->p[c->np++] = (struct provider){ mounted, name };
+		c->p[c->np++] = (struct provider){ type, name };
 	}
 	return 0;
 }
@@ -185,34 +215,43 @@ static int providers_find(struct rot_usage_ctx *c)
 static bool provides(const struct rot_usage_ctx *c, const char *name, const char *type)
 {
 	for (size_t i = 0; i < c->np; i++)
-		if (!strcmp(c->p[i].type, type) && !strcmp(c->p[i].name, name))
+		if (!strcmp(c->p[i].name, name) && fs_type_is(type, c->p[i].type))
 			return true;
 	return false;
 }
 
-static int index_path(const char *moddir, const char *file, char *path, size_t cap)
+/* The module directory: moddir, or the running kernel's. */
+static int moddir_path(const char *moddir, char *path, size_t cap)
 {
 	struct utsname u;
 	if (moddir)
-		return snprintf(path, cap, "%s/%s", moddir, file) < (int)cap ? 0 : -ENAMETOOLONG;
+		return snprintf(path, cap, "%s", moddir) < (int)cap ? 0 : -ENAMETOOLONG;
 	if (uname(&u) < 0)
 		return -errno;
-	return snprintf(path, cap, "/lib/modules/%s/%s", u.release, file) < (int)cap ? 0
-										     : -ENAMETOOLONG;
+	return snprintf(path, cap, "/lib/modules/%s", u.release) < (int)cap ? 0 : -ENAMETOOLONG;
 }
 
 /* The text index, or none at all: without modules.alias and its binary
  * twin no module is known to provide a type. The text file missing beside
- * the binary one is an index half gone, which tells nothing. */
+ * the binary one is an index half gone, which tells nothing; so is a text
+ * the binary one does not confirm (-ESTALE). */
 static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, size_t cap)
 {
-	char path[4096], bin[4096];
-	int err = index_path(moddir, "modules.alias", path, sizeof(path));
+	char dir[4096 - sizeof("/modules.alias.bin")], path[4096];
+	int err = moddir_path(moddir, dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/modules.alias", err ? "" : dir);
 	if (err == 0)
 		err = input_read(path, &c->alias_text);
-	if (err == -ENOENT && index_path(moddir, "modules.alias.bin", bin, sizeof(bin)) == 0 &&
-	    access(bin, F_OK) < 0 && errno == ENOENT)
-		return 0;
+	if (err == 0) {
+		err = index_confirms_text(dir, "modules.alias");
+		if (err == -ENOENT)
+			err = 0;
+	} else if (err == -ENOENT) {
+		snprintf(path, sizeof(path), "%s/modules.alias.bin", dir);
+		if (access(path, F_OK) < 0 && errno == ENOENT)
+			return 0;
+		snprintf(path, sizeof(path), "%s/modules.alias", dir);
+	}
 	if (err < 0 && what)
 		snprintf(what, cap, "%s", path);
 	return err;
@@ -230,10 +269,10 @@ int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *wha
 	if (!c)
 		return -ENOMEM;
 	err = input_read(mounts, &c->mounts_text);
-	if (err < 0 && what)
-		snprintf(what, cap, "%s", mounts);
 	if (!err)
 		err = mounts_parse(c);
+	if (err < 0 && what)
+		snprintf(what, cap, "%s", mounts);
 	if (!err && c->n)
 		err = alias_read(c, moddir, what, cap);
 	if (!err && c->alias_text)

@@ -372,6 +372,20 @@ int rot_modfile_read(const char *path, struct rot_modfile **out)
 	return examine(mf, out);
 }
 
+int rot_modfile_check(const char *path)
+{
+	char *buf;
+	size_t len;
+	int err = rot_file_read(path, ROT_MODFILE_MAX, &buf, &len);
+	if (err < 0)
+		return err;
+	enum rot_compression c = compression_detect(buf, len);
+	if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD)
+		err = decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
+	free(buf);
+	return err;
+}
+
 int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
 {
 	struct rot_modfile *mf = modfile_new(path);

@@ -946,6 +946,48 @@ static int index_match_text(struct xcheck *x, size_t i, const unsigned char *d, 
 	return err;
 }
 
+int index_confirms_text(const char *dir, const char *text_name)
+{
+	struct xcheck x = { .dir = dir };
+	char path[PATH_MAX];
+	unsigned char *bin;
+	const char *text;
+	size_t i = 0, len;
+	int err;
+
+	while (i < INDEX_COUNT && strcmp(text_names[i], text_name))
+		i++;
+	if (i == INDEX_COUNT)
+		return -EINVAL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, index_names[i]) >= sizeof(path))
+		return -ENAMETOOLONG;
+	/* A verdict rot_moddir_open() kept says every index matched its text,
+	 * this one too, as long as none of the ten files changed since. */
+	struct index_cache *cache = malloc(sizeof(*cache));
+	const char *files[2 * INDEX_COUNT];
+	for (size_t k = 0; k < INDEX_COUNT; k++) {
+		files[k] = index_names[k];
+		files[INDEX_COUNT + k] = text_names[k];
+	}
+	bool kept = cache && index_cache_begin(cache, dir, files, 2 * INDEX_COUNT) == 1;
+	free(cache);
+	if (kept)
+		return 0;
+	err = index_read_checked(path, &bin, &len);
+	if (err == -ENOENT)
+		return err;
+	if (err == 0) {
+		err = index_match_text(&x, i, bin, len, &text);
+		free(bin);
+		deptext_free(&x.dep);
+	}
+	/* What a read itself could not do is said as it is; anything else
+	 * (a text missing, a mismatch, a damaged index) confirms nothing. */
+	if (err == 0 || err == -ENOMEM || err == -EIO || err == -EACCES)
+		return err;
+	return -ESTALE;
+}
+
 struct rot_moddir {
 	char *original; /* the module directory asked for; NULL: libkmod's default */
 	char *private;  /* the view without the rejected indexes, or NULL */

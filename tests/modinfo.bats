@@ -246,3 +246,25 @@ setup() {
 		refute_output --partial "$(printf '\033')"
 	done
 }
+
+# A few kilobytes that decompress to 600 MiB, with no size in the stream:
+# refused in constant memory (the address space is capped below what
+# decompressing it would take, where no sanitizer reserves its own).
+@test "modinfo refuses a decompression bomb (xz, zstd) in bounded memory, text and -J" {
+	local b=$BATS_TEST_TMPDIR/bomb cap=''
+	[ "$MODROT_SANITIZED" = no ] && cap='ulimit -v 400000;'
+	head -c 600M /dev/zero | zstd -q -1 -c >"$b.ko.zst"
+	head -c 600M /dev/zero | xz -0 -T1 -c >"$b.ko.xz"
+	local f
+	for f in "$b.ko.zst" "$b.ko.xz"; do
+		run --separate-stderr bash -c "$cap"' "$@"' bash timeout 60 "$SIM" run "$K" -- "$MODINFO" "$f"
+		assert_failure 1
+		assert_output "filename:       $f"
+		assert_equal "$stderr" "modinfo: ERROR: bomb: could not read the module's information from $f: it decompresses to more than 512 MiB, more than any module"
+		run --separate-stderr bash -c "$cap"' "$@"' bash timeout 60 "$SIM" run "$K" -- "$MODINFO" -J "$f"
+		assert_failure 1
+		assert_equal "$(jq -c .modules <<<"$output")" '[]'
+		assert_equal "$stderr" "modinfo: ERROR: bomb: could not read the module's information from $f: it decompresses to more than 512 MiB, more than any module"
+	done
+	assert_equal "$(kernel_state | grep -v '^#')" "taint 0"
+}

@@ -684,3 +684,95 @@ kernel taint would go: none -> R (8)"
 kernel taint: none -> R (8)"
 	assert_equal "$(rotting_count)" 0
 }
+
+# An install command of an earlier step of the plan (a pre-softdep, run
+# after the module's dependencies and before the module) replaces the
+# module's file after the preflight checked it: the replacement (mt_fail,
+# whose init fails and would rot) never reaches the kernel, plain, xz or
+# zstd. The steps before it are loaded, as after any failed step.
+@test "a module file replaced between the preflight and its load is not loaded: plain, xz and zstd" {
+	local target evil conf dir=/lib/modules/6.1.0-sim/kernel/fs
+	for target in mt_fscore.ko mtfs.ko.xz mtfs_tools.ko.zst; do
+		kernel_new rot
+		modtree_install
+		evil=$BATS_TEST_TMPDIR/evil-$target
+		case $target in
+		*.xz) xz -c "$K/root/lib/modules/6.1.0-sim/kernel/misc/mt_fail.ko" >"$evil" ;;
+		*.zst) zstd -q -c "$K/root/lib/modules/6.1.0-sim/kernel/misc/mt_fail.ko" >"$evil" ;;
+		*) cp "$K/root/lib/modules/6.1.0-sim/kernel/misc/mt_fail.ko" "$evil" ;;
+		esac
+		conf=$BATS_TEST_TMPDIR/swap.conf
+		cat >"$conf" <<-CONF
+			softdep ${target%%.*} pre: mt_extra
+			install mt_extra cp $evil $K/root$dir/$target && $MODPROBE -C $conf --ignore-install mt_extra
+		CONF
+		run --separate-stderr on_kernel "$MODPROBE" -C "$conf" "${target%%.*}"
+		assert_failure 1
+		assert_equal "$stderr" "modprobe: ERROR: could not insert '${target%%.*}': $dir/$target changed after it was checked (by an earlier step of the plan, or meanwhile); not loaded, nor what follows it"
+		run kernel_state
+		refute_output --partial mt_fail
+		refute_line --regexp "^live ${target%%.*} "
+		assert_line --regexp '^live mt_extra '
+	done
+}
+
+@test "a module file rewritten with the same image (recompressed) between the checks loads" {
+	local conf=$BATS_TEST_TMPDIR/same.conf f=$K/root/lib/modules/6.1.0-sim/kernel/fs/mtfs_tools.ko.zst
+	zstd -q -d -c "$f" | xz -c >"$BATS_TEST_TMPDIR/same.xz"
+	zstd -q -d -c "$f" | zstd -q -19 -c >"$BATS_TEST_TMPDIR/same.zst"
+	cat >"$conf" <<-CONF
+		softdep mtfs_tools pre: mt_extra
+		install mt_extra cp $BATS_TEST_TMPDIR/same.zst $f && $MODPROBE -C $conf --ignore-install mt_extra
+	CONF
+	run on_kernel "$MODPROBE" -C "$conf" mtfs_tools
+	assert_success
+	assert_output ''
+	is_live mtfs_tools
+}
+
+@test "a decompression bomb in the tree is refused in bounded memory, nothing loaded" {
+	local cap='' before
+	[ "$MODROT_SANITIZED" = no ] && cap='ulimit -v 400000;'
+	head -c 600M /dev/zero | zstd -q -1 -c >"$K/root/lib/modules/6.1.0-sim/kernel/fs/mtfs_tools.ko.zst"
+	before=$(kernel_state)
+	run --separate-stderr bash -c "$cap"' "$@"' bash timeout 60 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" mtfs_tools
+	assert_failure 1
+	assert_output ''
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mtfs_tools': larger than 512 MiB, more than any module; nothing was loaded (the kernel never saw it)"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+# libkmod reads every NAME.conf of a configuration directory to its end:
+# kmod's modprobe waits on a FIFO there for ever and reads /dev/zero until
+# memory runs out. Refused before libkmod sees them, whether named by -C,
+# found in a -C directory, or passed down in MODPROBE_OPTIONS.
+@test "-C naming, or a -C directory holding, a FIFO or a device is refused before libkmod reads it" {
+	local d=$BATS_TEST_TMPDIR/conf before kind
+	before=$(kernel_state)
+	for kind in fifo zero; do
+		rm -rf "$d" && mkdir "$d"
+		echo 'options mt_extra x=1' >"$d/ok.conf"
+		case $kind in
+		fifo) mkfifo "$d/bad.conf" ;;
+		zero) ln -s /dev/zero "$d/bad.conf" ;;
+		esac
+		local what='a fifo'
+		[ "$kind" = zero ] && what='a character device'
+		run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$d" mt_extra
+		assert_failure 1
+		assert_equal "$stderr" "modprobe: ERROR: $d/bad.conf: $what, not a configuration file; nothing done"
+		run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$d/bad.conf" mt_extra
+		assert_failure 2
+		assert_equal "$stderr" "modprobe: ERROR: -C $d/bad.conf: $what, not a configuration file or directory"
+		run --separate-stderr timeout 20 "$SIM" run "$K" -- env MODPROBE_OPTIONS="-C $d" "$MODPROBE" -r mt_extra
+		assert_failure 1
+		assert_equal "$stderr" "modprobe: ERROR: $d/bad.conf: $what, not a configuration file; nothing done"
+		assert_equal "$(kernel_state)" "$before"
+	done
+	# what libkmod does not read (no .conf, a dot file) is no concern
+	rm "$d/bad.conf"
+	mkfifo "$d/README" "$d/.hidden.conf"
+	run timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$d" mt_extra
+	assert_success
+	is_live mt_extra
+}

@@ -140,3 +140,27 @@ ESCAPED='d\x1b\x0d\x07\xff'
 	run is_live delta
 	assert_failure
 }
+
+# kmod's modprobe prints modprobe.d's options and install commands raw on
+# standard output (-D, -n -v, -c): a terminal obeys what they hold. Text
+# with a control byte is escaped; plain text stays byte for byte kmod's.
+@test "modprobe -D, -n -v and -c escape control bytes from modprobe.d, and leave plain text as kmod prints it" {
+	load helpers/modtree
+	modtree_install
+	local conf=$BATS_TEST_TMPDIR/esc.conf before
+	printf 'options mt_extra x=\033]0;pwn\007 y=ok\ninstall mt_inst /bin/true \033[2J\n' >"$conf"
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$top_builddir/tools/modprobe" -C "$conf" -D mt_extra
+	assert_success
+	assert_output 'insmod /lib/modules/6.1.0-sim/kernel/sound/mt_extra.ko x=\x1b]0;pwn\x07 y=ok '
+	run --separate-stderr on_kernel "$top_builddir/tools/modprobe" -C "$conf" -n -v mt_inst
+	assert_success
+	assert_output 'install /bin/true \x1b[2J '
+	run --separate-stderr on_kernel "$top_builddir/tools/modprobe" -C "$conf" -c
+	assert_success
+	assert_line 'options mt_extra x=\x1b]0;pwn\x07 y=ok'
+	assert_line 'install mt_inst /bin/true \x1b[2J'
+	assert_equal "$(kernel_state)" "$before"
+	run on_kernel "$top_builddir/tools/modprobe" -C "$MODTREE_CONF" -D mt_net
+	assert_equal "$output" "$(on_kernel /sbin/modprobe -C "$MODTREE_CONF" -D mt_net)"
+}

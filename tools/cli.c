@@ -565,7 +565,16 @@ const char *cli_read_error(int err, char *buf, size_t len)
 
 const char *cli_input_error(int err)
 {
-	return err == -EINVAL ? "not a regular file" : cli_strerror(err);
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file";
+	case -EBADMSG:
+		return "malformed (empty, a NUL byte, or a line without a type)";
+	case -ESTALE:
+		return "not what its binary index holds (run depmod)";
+	default:
+		return cli_strerror(err);
+	}
 }
 
 const char *cli_file_kind(uint64_t mode)

@@ -309,17 +309,25 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 	 * file it could not read. */
 	if (!field || strcmp(field, "filename")) {
 		/* libkmod opens the file itself and would wait on a FIFO for ever,
-		 * or read a device to the end of memory: only a regular file of a
-		 * module's size gets that far. */
-		err = r.filename ? rot_file_check(r.filename, ROT_MODFILE_MAX) : 0;
+		 * read a device to the end of memory, or decompress a bomb into
+		 * all of it: only a regular file of a module's size, compressed
+		 * or not, gets that far. What libkmod can say itself (corrupt or
+		 * cut-short data, no library to decompress) it says. */
+		err = r.filename ? rot_modfile_check(r.filename) : 0;
+		if (err == -EBADMSG || err == -ENODATA || err == -ELIBACC)
+			err = 0;
 		if (err < 0) {
 			char why[128];
+			const char *what =
+				err == -EFBIG && rot_file_check(r.filename, ROT_MODFILE_MAX) == 0
+					? "it decompresses to more than 512 MiB, more than any module"
+					: cli_file_error(err, r.filename, ROT_MODFILE_MAX, why,
+							 sizeof(why));
 			r.unreadable = true;
 			if (!run->opts.json)
 				(void)modinfo_text_print(&r, &run->opts);
 			cli_error("%s: could not read the module's information from %s: %s", r.name,
-				  r.filename,
-				  cli_file_error(err, r.filename, ROT_MODFILE_MAX, why, sizeof(why)));
+				  r.filename, what);
 			run->failures++;
 			return;
 		}

@@ -9,6 +9,11 @@
  * it is plain insertions (planned once, each file read once); by libkmod's
  * real run when it holds an install command, a gzip file libkmod alone
  * reads, or a forced load (libkmod rewrites the image).
+ *
+ * libkmod's real run reads each file again to load it. Right before it
+ * does, the file is read once more and must hold the image the preflight
+ * checked: an earlier step of the plan (an install command, say) that
+ * replaced it stops the run there, before the kernel sees the replacement.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -79,27 +84,87 @@ static void print_action(struct kmod_module *m, bool install, const char *option
  * print_action has no user data either). */
 static struct plan *acting;
 static bool acting_shows;
+static struct modprobe_run *acting_run;
+
+/* Whether path still holds the image checked: -ESTALE when it holds
+ * another, else 0 or why it could not be read. */
+static int image_unchanged(const char *path, const struct rot_modfile *checked)
+{
+	struct rot_modfile *now;
+	size_t len, checked_len;
+	const void *image = NULL, *checked_image = rot_modfile_image(checked, &checked_len);
+	int err = rot_modfile_read(path, &now);
+	if (err < 0)
+		return err;
+	image = rot_modfile_image(now, &len);
+	if (!image || !checked_image || len != checked_len || memcmp(image, checked_image, len))
+		err = -ESTALE;
+	rot_modfile_free(now);
+	return err;
+}
+
+/*
+ * libkmod calls this right before it inserts m (or runs its install
+ * command). A file that no longer holds what was checked must not reach
+ * the kernel, and libkmod offers no way to stop its run but this: the
+ * failure is said and modprobe ends, what the plan loaded before it
+ * staying loaded (as after any failed step).
+ */
+static void refuse_if_replaced(const struct plan_step *step)
+{
+	const char *path = kmod_module_get_path(step->mod);
+	const char *name = kmod_module_get_name(step->mod);
+	if (step->install || !step->mf || !path)
+		return;
+	int err = image_unchanged(path, step->mf);
+	if (err == 0)
+		return;
+	if (err == -ESTALE)
+		mp_fail(acting_run, err, true,
+			"could not insert '%s': %s changed after it was checked (by an earlier "
+			"step of the plan, or meanwhile); not loaded, nor what follows it",
+			name, cli_moddir_shown(path));
+	else
+		mp_fail(acting_run, err, true,
+			"could not insert '%s': could not read %s again to load it: %s; not "
+			"loaded, nor what follows it",
+			name, cli_moddir_shown(path), strerror(-err));
+	fflush(stdout);
+	exit(cli_outcome_exit(&acting_run->outcome));
+}
 
 static void mark_action(struct kmod_module *m, bool install, const char *options)
 {
 	for (size_t i = 0; acting && i < acting->n; i++)
-		if (!strcmp(kmod_module_get_name(acting->v[i].mod), kmod_module_get_name(m)))
+		if (!strcmp(kmod_module_get_name(acting->v[i].mod), kmod_module_get_name(m))) {
+			if (!acting->v[i].acted)
+				refuse_if_replaced(&acting->v[i]);
 			acting->v[i].acted = true;
+		}
 	if (acting_shows)
 		print_action(m, install, options);
 }
 
 static void print_action(struct kmod_module *m, bool install, const char *options)
 {
+	const char *path = kmod_module_get_path(m);
 	if (install) {
-		printf("install %s %s\n", kmod_module_get_install_commands(m), options);
+		fputs("install ", stdout);
+		mp_put_text(kmod_module_get_install_commands(m));
+	} else if (path) {
+		fputs("insmod ", stdout);
+		mp_put_text(cli_moddir_shown(path));
+	} else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN) {
+		fputs("builtin ", stdout);
+		mp_put_text(kmod_module_get_name(m));
+		putchar('\n');
+		return;
+	} else {
 		return;
 	}
-	const char *path = kmod_module_get_path(m);
-	if (path)
-		printf("insmod %s %s\n", cli_moddir_shown(path), options);
-	else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN)
-		printf("builtin %s\n", kmod_module_get_name(m));
+	putchar(' ');
+	mp_put_text(options);
+	putchar('\n');
 }
 
 static unsigned probe_flags(const struct modprobe_opts *o)
@@ -505,7 +570,8 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
 		if (o->lookup_only) {
-			printf("%s\n", kmod_module_get_name(mod));
+			mp_put_text(kmod_module_get_name(mod));
+			putchar('\n');
 			err = 0;
 		} else {
 			struct plan plan = { 0 };
@@ -519,6 +585,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			} else if (err == 0) {
 				r->command_failed = false;
 				acting = &plan;
+				acting_run = r;
 				acting_shows = r->show;
 				kmod_trace_start();
 				err = kmod_module_probe_insert_module(mod, flags, extra,
@@ -526,6 +593,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 								      r->show || plan.n ? mark_action
 											: NULL);
 				acting = NULL;
+				acting_run = NULL;
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;

@@ -34,7 +34,9 @@ static void show(struct modprobe_run *r, const char *word, const char *text)
 {
 	if (!r->show)
 		return;
-	printf("%s %s\n", word, text);
+	printf("%s ", word);
+	mp_put_text(text);
+	putchar('\n');
 	cli_flush_stdout();
 }
 

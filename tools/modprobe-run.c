@@ -123,3 +123,34 @@ void mp_forget_loaded_symbols(struct modprobe_run *r)
 	rot_symbols_free(r->loaded_symbols);
 	r->loaded_symbols = NULL;
 }
+
+/* Whether s holds a control byte (C0, DEL, C1) or is not valid UTF-8. */
+static bool needs_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		size_t len = cli_utf8_len(p + i, n - i);
+		if (len == 0 || p[i] < 0x20 || p[i] == 0x7f || (p[i] == 0xc2 && p[i + 1] < 0xa0))
+			return true;
+		i += len;
+	}
+	return false;
+}
+
+void mp_put_text(const char *s)
+{
+	if (!s)
+		return;
+	if (!needs_escape(s)) {
+		fputs(s, stdout);
+		return;
+	}
+	char *safe = cli_safe_dup(s);
+	if (!safe) {
+		cli_output_failed(-ENOMEM);
+		return;
+	}
+	fputs(safe, stdout);
+	free(safe);
+}

@@ -108,11 +108,13 @@ int mp_show_config(struct modprobe_run *r)
 			err = kmod_lost();
 			if (err < 0)
 				break;
-			printf("%s %s", kinds[i].word, kmod_config_iter_get_key(it));
-			if (value)
-				printf(" %s\n", value);
-			else
-				putchar('\n');
+			printf("%s ", kinds[i].word);
+			mp_put_text(kmod_config_iter_get_key(it));
+			if (value) {
+				putchar(' ');
+				mp_put_text(value);
+			}
+			putchar('\n');
 		}
 		if (it) /* libkmod's free does not take NULL */
 			kmod_config_iter_free_iter(it);
@@ -150,7 +152,9 @@ static int show_crcs(struct modprobe_run *r, const char *path, bool exports)
 					  : kmod_module_version_get_symbol(l);
 		uint64_t crc = exports ? kmod_module_symbol_get_crc(l)
 				       : kmod_module_version_get_crc(l);
-		printf("0x%08" PRIx64 "\t%s\n", crc, sym);
+		printf("0x%08" PRIx64 "\t", crc);
+		mp_put_text(sym);
+		putchar('\n');
 	}
 	if (exports)
 		kmod_module_symbols_free_list(list);

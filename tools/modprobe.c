@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -302,6 +303,8 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			o->dry_run = true;
 			break;
 		case 'C': {
+			if (mp_config_path_check(optarg) < 0)
+				exit(CLI_EXIT_USAGE);
 			const char **v = realloc(o->config_paths, (o->nconfig + 2) * sizeof(*v));
 			if (!v) {
 				cli_error("out of memory");
@@ -360,6 +363,8 @@ static int context_new(struct modprobe_run *r)
 			 o->kversion ? o->kversion : u.release);
 		dirname = buf;
 	}
+	if (mp_config_dirs_check(o->config_paths) < 0)
+		return -EINVAL;
 	if (cli_moddir_open(dirname, &dirname) < 0)
 		return -ENOMEM;
 	/* libkmod's own lines (a bad modprobe.d line, say) go through the

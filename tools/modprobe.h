@@ -98,6 +98,22 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
  * ends a run without -a (as kmod's LOG_CRIT does), unless -q; either is
  * printed unless -q.
  */
+/* modprobe.d as libkmod will read it (modprobe-config.c). A -C path that
+ * exists must be a file or a directory: -EINVAL, said, otherwise. */
+int mp_config_path_check(const char *path);
+/* Every file libkmod will read in the configuration directories (those
+ * of -C, or libkmod's defaults when paths is NULL) is a regular file:
+ * -EINVAL, said, for the first that is not (libkmod would wait on a FIFO
+ * for ever, read a device until memory runs out). */
+int mp_config_dirs_check(const char *const *paths);
+
+/* Text from modprobe.d, an index or a module on kmod's standard output:
+ * as it is, unless it holds a control byte or is not UTF-8 (which no
+ * script parsing kmod's output expects, and a terminal would obey); then
+ * escaped whole by the one sanitiser, backslashes too, so that the
+ * escapes cannot be mistaken for text. */
+void mp_put_text(const char *s);
+
 void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
