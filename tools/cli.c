@@ -314,6 +314,14 @@ static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 		fprintf(stderr, "%s: %s\n", progname, msg);
 }
 
+void cli_fatal(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, "FATAL", fmt, ap);
+	va_end(ap);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;

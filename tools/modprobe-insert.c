@@ -156,7 +156,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	if (job.pf.problem != ROT_PROBLEM_NONE) {
 		char why[640];
 		words_for_problem(mf, &job.pf, facts, NULL, why, sizeof(why));
-		mp_fail(r, -ENOEXEC, false,
+		mp_fail(r, -ENOEXEC, MP_ERROR,
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
 			name, why);
 		err = -ENOEXEC;
@@ -166,7 +166,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	if (!err && !percpu_preflight(&job, &env)) {
 		size_t skip = strlen("could not insert module ") + strlen(path) + 2;
 		const char *why = strlen(job.message) > skip ? job.message + skip : job.message;
-		mp_fail(r, job.err < 0 ? job.err : -ENOMEM, false,
+		mp_fail(r, job.err < 0 ? job.err : -ENOMEM, MP_ERROR,
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
 			name, why);
 		err = -ENOEXEC; /* said: not the caller's out of memory */
@@ -201,7 +201,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	/* Nothing to plan (loaded, blacklisted) or an error the real run will tell. */
 	if (plan.oom) {
 		plan_free(&plan);
-		mp_fail(r, -ENOMEM, false,
+		mp_fail(r, -ENOMEM, MP_ERROR,
 			"could not check '%s' before loading it: %s; nothing was loaded",
 			kmod_module_get_name(mod), strerror(ENOMEM));
 		return -ENOMEM;
@@ -213,7 +213,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	err = plan.oom ? -ENOMEM : mp_kernel_facts(r, &facts);
 	if (err < 0) {
 		char why[256];
-		mp_fail(r, err, false, "could not read what the kernel enforces: %s",
+		mp_fail(r, err, MP_ERROR, "could not read what the kernel enforces: %s",
 			cli_read_error(err, why, sizeof(why)));
 		goto out;
 	}
@@ -225,7 +225,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			continue;
 		err = rot_modfile_read(path, &mfs[i]);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
-			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
+			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
 				strerror(-err));
 	}
@@ -239,7 +239,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			ksyms = NULL;
 		} else if (err < 0 && err != -ENOMEM) {
 			char why[256];
-			mp_fail(r, err, false,
+			mp_fail(r, err, MP_ERROR,
 				"could not insert '%s': could not read the kernel's symbols "
 				"(/proc/kallsyms): %s; nothing was loaded",
 				kmod_module_get_name(mod), cli_read_error(err, why, sizeof(why)));
@@ -255,7 +255,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	}
 	/* a plan that does not run is never silent: what was not said above */
 	if (err < 0 && r->outcome.failures == failures_before)
-		mp_fail(r, err, false,
+		mp_fail(r, err, MP_ERROR,
 			"could not check '%s' before loading it: %s; nothing was loaded",
 			kmod_module_get_name(mod), strerror(-err));
 out:
@@ -287,12 +287,12 @@ static int plan_check(struct modprobe_run *r, struct kmod_module *mod, const str
 		    state == KMOD_MODULE_BUILTIN)
 			continue; /* loaded meanwhile (an install command) */
 		if (state >= 0 || state == -ENOENT)
-			mp_fail(r, -ENOENT, false,
+			mp_fail(r, -ENOENT, MP_ERROR,
 				"could not insert '%s' and all it needs: libkmod passed over '%s' "
 				"without a word",
 				kmod_module_get_name(mod), kmod_module_get_name(p->mod));
 		else
-			mp_fail(r, state, false, "could not tell whether '%s' was loaded: %s",
+			mp_fail(r, state, MP_ERROR, "could not tell whether '%s' was loaded: %s",
 				kmod_module_get_name(p->mod), strerror(-state));
 		return state < 0 ? state : -ENOENT;
 	}
@@ -331,7 +331,7 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	char rot[256];
 
 	if (err == -EEXIST) {
-		mp_fail(r, err, false, "could not insert '%s': Module already in kernel", name);
+		mp_fail(r, err, MP_ERROR, "could not insert '%s': Module already in kernel", name);
 		return;
 	}
 	/* The module that failed is the one named, or a dependency of it. */
@@ -346,12 +346,12 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	}
 	kmod_module_unref_list(deps);
 	if (err == -ENOENT)
-		mp_fail(r, err, false,
+		mp_fail(r, err, MP_ERROR,
 			"could not insert '%s': Unknown symbol in module, or unknown parameter "
 			"(see dmesg)%s",
 			name, rot);
 	else
-		mp_fail(r, err, false, "could not insert '%s': %s%s%s", name, strerror(-err),
+		mp_fail(r, err, MP_ERROR, "could not insert '%s': %s%s%s", name, strerror(-err),
 			cli_errno_hint(err), rot);
 }
 
@@ -378,11 +378,12 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	int lost = kmod_lost();
 	if (lost < 0) {
 		kmod_module_unref_list(list);
-		mp_fail(r, lost, true, "could not look up %s: %s", alias, strerror(-lost));
+		mp_fail(r, lost, MP_FATAL, "could not look up %s: %s", alias, strerror(-lost));
 		return lost;
 	}
 	if (err < 0 || !list) {
-		mp_fail(r, -ENOENT, true, "Module %s not found in directory %s", alias, r->moddir);
+		mp_fail(r, -ENOENT, MP_FATAL, "Module %s not found in directory %s", alias,
+			r->moddir);
 		return -ENOENT;
 	}
 	kmod_list_foreach(l, list)
@@ -420,7 +421,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 					 * load, or a list entry, options or dependency
 					 * it could not make: not all was done */
 					err = lost;
-					mp_fail(r, err, false,
+					mp_fail(r, err, MP_ERROR,
 						"could not insert '%s' and all it needs: %s",
 						kmod_module_get_name(mod), strerror(-err));
 				} else if (err < 0 && !r->command_failed) {

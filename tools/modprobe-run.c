@@ -16,7 +16,7 @@
 
 #include "modprobe.h"
 
-void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
+void mp_fail(struct modprobe_run *r, int err, enum mp_level level, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -26,17 +26,22 @@ void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cli_error("%s", msg);
 	/* kmod's LOG_CRIT ends the run; with -a it is a warning */
-	if (fatal && !r->opts->all)
+	if (level == MP_FATAL && !r->opts->all) {
+		cli_fatal("%s", msg);
 		r->stopped = true;
+	} else if (level == MP_ERROR) {
+		cli_error("%s", msg);
+	} else {
+		cli_warn("%s", msg);
+	}
 }
 
 bool mp_name_refused(struct modprobe_run *r, const char *name)
 {
 	int err = rot_alias_check(name);
 	if (err < 0)
-		mp_fail(r, err, true,
+		mp_fail(r, err, MP_FATAL,
 			"Module %.40s... is no module name or alias: %zu bytes, and an alias "
 			"has at most %d",
 			name, strlen(name), ROT_ALIAS_MAX);
@@ -45,12 +50,16 @@ bool mp_name_refused(struct modprobe_run *r, const char *name)
 
 int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd)
 {
+	/* kmod's modprobe runs remove commands and reports their failure
+	 * itself, as it reports a name; libkmod runs install commands, and
+	 * its word is ERROR */
+	enum mp_level level = strcmp(type, "remove") ? MP_ERROR : MP_FATAL;
 	setenv("MODPROBE_MODULE", name, 1);
 	int status = system(cmd);
 	int err = errno;
 	unsetenv("MODPROBE_MODULE");
 	if (status == -1) {
-		mp_fail(r, -err, false, "could not run the %s command of %s: %s", type, name,
+		mp_fail(r, -err, level, "could not run the %s command of %s: %s", type, name,
 			strerror(err));
 		return -err;
 	}
@@ -58,12 +67,12 @@ int mp_run_command(struct modprobe_run *r, const char *type, const char *name, c
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		const char *abbrev = sigabbrev_np(sig);
-		mp_fail(r, -EINTR, false, "the %s command of %s was killed by signal %d (SIG%s: %s)",
+		mp_fail(r, -EINTR, level, "the %s command of %s was killed by signal %d (SIG%s: %s)",
 			type, name, sig, abbrev ? abbrev : "?", strsignal(sig));
 		return -EINTR;
 	}
 	if (WEXITSTATUS(status)) {
-		mp_fail(r, -EIO, false, "Error running %s command for %s: exit status %d", type,
+		mp_fail(r, -EIO, level, "Error running %s command for %s: exit status %d", type,
 			name, WEXITSTATUS(status));
 		return -EIO;
 	}

@@ -408,7 +408,8 @@ static void run(struct modprobe_run *r, char **args, int nargs)
 	} else {
 		char *params = params_join(args + 1, (size_t)nargs - 1);
 		if (!params && nargs > 1) {
-			mp_fail(r, -ENOMEM, false, "could not gather module options: out of memory");
+			mp_fail(r, -ENOMEM, MP_ERROR,
+				"could not gather module options: out of memory");
 			return;
 		}
 		mp_insert(r, args[0], params);
