@@ -88,6 +88,20 @@ queries_on_this_kernel() {
 	compare_query -n -v -a mtnet mtsound mtfs_tools
 	compare_query -n -v -a mtnet nosuchmodule mt_core
 	compare_query -n -v -q nosuchmodule
+	# -q silences -v's actions, from the command line or MODPROBE_OPTIONS;
+	# -D still prints them, and five -v after -q are verbose again
+	# shellcheck disable=SC2086
+	compare_query -a -n -v -q $NAMES
+	# shellcheck disable=SC2086
+	compare_query -a -n -q -v $NAMES
+	# shellcheck disable=SC2086
+	MODPROBE_OPTIONS=-q compare_query -a -n -v $NAMES
+	# shellcheck disable=SC2086
+	MODPROBE_OPTIONS="-v -q" compare_query -a -n $NAMES
+	compare_query -n -q -v -v -v -v mtnet
+	compare_query -n -q -v -v -v -v -v mtnet
+	compare_query -D -q -a mtnet mt_snd
+	compare_query -n -v -q -r mtnet
 	compare_query -D -a mt_snd mt_net
 	for f in $(cd "$K/root/lib/modules/6.1.0-sim" && find kernel -name '*.ko*' | sort); do
 		compare_query --show-exports "/lib/modules/6.1.0-sim/$f"
@@ -130,6 +144,10 @@ report() {
 		compare_query -n -v -r --first-time "$n"
 	done
 	compare_query -n -v -r -a mt_net mt_codec nosuchmodule mtfs
+	# shellcheck disable=SC2086
+	compare_query -n -v -r -a -q $NAMES
+	# shellcheck disable=SC2086
+	MODPROBE_OPTIONS=-q compare_query -n -v -r -a $NAMES
 	report
 }
 

@@ -294,6 +294,46 @@ remove-command mt_inst"
 	assert_equal "$(rotting_count)" 0
 }
 
+@test "-q silences -n -v's actions and libkmod's own lines, from the command line or MODPROBE_OPTIONS; five -v after it are verbose again, as kmod's" {
+	local before
+	printf 'bogus\033]0;title\007 x\nalias\n' > "$BATS_TEST_TMPDIR/bad.conf"
+	bad() { on_kernel "$MODPROBE" -C "$MODTREE_CONF" -C "$BATS_TEST_TMPDIR/bad.conf" "$@"; }
+	before=$(kernel_state)
+	# without -q: libkmod's lines, sanitised, with modrot's prefix
+	run --separate-stderr bad -n -v -a mtnet mtsound
+	assert_success
+	assert_equal "${#lines[@]}" 8
+	assert_equal "$stderr" "modprobe: ERROR: libkmod: kmod_config_parse: $BATS_TEST_TMPDIR/bad.conf line 1: ignoring bad line starting with 'bogus\x1b]0;title\x07'
+modprobe: ERROR: libkmod: kmod_config_parse: $BATS_TEST_TMPDIR/bad.conf line 2: ignoring bad line starting with 'alias'"
+	for args in "-n -v -q" "-n -q -v" "-q -n -v -v -v -v"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr bad $args -a mtnet mtsound nosuchmodule
+		assert_failure 1
+		assert_equal "$output" ''
+		assert_equal "$stderr" ''
+		# shellcheck disable=SC2086
+		MODPROBE_OPTIONS=-q run --separate-stderr bad ${args/-q/} -a mtnet mtsound nosuchmodule
+		assert_failure 1
+		assert_equal "$output" ''
+		assert_equal "$stderr" ''
+	done
+	run --separate-stderr bad -n -q -v -v -v -v -v -a mtnet mtsound
+	assert_success
+	assert_equal "${#lines[@]}" 8
+	assert_equal "${#stderr_lines[@]}" 2
+	# -D prints what it is asked for, -q or not
+	run --separate-stderr bad -D -q mtnet
+	assert_success
+	assert_equal "${#lines[@]}" 5
+	assert_equal "$stderr" ''
+	assert_equal "$(kernel_state)" "$before"
+	# and a real load under -q loads, silently
+	MODPROBE_OPTIONS=-q run --separate-stderr bad -v mtnet
+	assert_success
+	assert_equal "$output$stderr" ''
+	is_live mt_net
+}
+
 @test "-q keeps a rot kernel's notices quiet too" {
 	mp mtnet
 	run --separate-stderr mp -q -r -v mtnet

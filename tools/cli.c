@@ -296,6 +296,11 @@ bool cli_is_verbose(void)
 	return verbosity > 0;
 }
 
+int cli_verbosity(void)
+{
+	return verbosity;
+}
+
 static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 {
 	/* Messages carry names from argv, module files and kernel files: the
@@ -348,7 +353,7 @@ void cli_notice(const char *fmt, ...)
 
 void cli_info(const char *fmt, ...)
 {
-	if (!verbosity)
+	if (!verbosity || quiet)
 		return;
 	va_list ap;
 	va_start(ap, fmt);

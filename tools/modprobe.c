@@ -246,7 +246,7 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, verbosity_at_quiet = 0;
 
 	for (int before = optind;
 	     (c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1;
@@ -324,6 +324,7 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			break;
 		case 'q':
 			o->quiet = true;
+			verbosity_at_quiet = cli_verbosity();
 			if (!inherited)
 				env_append("-q");
 			break;
@@ -332,6 +333,12 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			break;
 		}
 	}
+	/* kmod's -q takes its verbosity from the default (warnings) down to
+	 * nothing at all, and each -v after it raises it one step: it takes
+	 * five to be louder than the default, and so verbose, again. Until
+	 * then -q silences -v too: -n -v -q prints no action. */
+	if (o->quiet && cli_verbosity() - verbosity_at_quiet >= 5)
+		o->quiet = false;
 	/* -v is counted by the CLI helper, never returned: an inherited one
 	 * shows in the words MODPROBE_OPTIONS gave */
 	bool inherited_verbose = false;
@@ -492,7 +499,7 @@ int main(int argc, char *argv[])
 		code = CLI_EXIT_PARTIAL;
 		goto out;
 	}
-	r.show = o.show_depends || cli_is_verbose();
+	r.show = o.show_depends || (cli_is_verbose() && !o.quiet);
 	r.talk = !o.quiet && (cli_is_verbose() || isatty(STDERR_FILENO));
 	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
 	    !o.show_depends) {
