@@ -329,7 +329,7 @@ rot_scenario() {
 	assert_line --regexp '^rotting mt_codec '  # unloaded with codec.0 bound
 	"$SIM" run "$ka" -- cat /proc/mounts | grep -q ' /srv mtfs '
 
-	run "$SIM" run "$kb" -- "$MODPROBE" -C "$kb/root/etc/modprobe.d" -r -v -a mtfs_tools mt_snd
+	run "$SIM" run "$kb" -- "$MODPROBE" --bytes -C "$kb/root/etc/modprobe.d" -r -v -a mtfs_tools mt_snd
 	assert_success
 	assert_output --partial "rmmod mtfs_tools"
 	assert_output --partial "mtfs_tools now rots: 1920 bytes stay allocated"

@@ -16,7 +16,8 @@ setup() {
 	modtree_install
 }
 
-mp() { on_kernel "$MODPROBE" -C "$MODTREE_CONF" "$@"; }
+# --bytes: the exact bytes, to hold against the simulator's
+mp() { on_kernel "$MODPROBE" --bytes -C "$MODTREE_CONF" "$@"; }
 
 # A tree with modules preflight refuses, beside the usual ones.
 bad_tree() {

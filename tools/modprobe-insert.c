@@ -17,6 +17,7 @@
 #include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
+#include "sizewords.h"
 
 struct plan_step {
 	struct kmod_module *mod;
@@ -318,10 +319,9 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 	if (after <= before)
 		return;
 	mp_rot_account(r, name, after - before);
-	snprintf(buf, cap,
-		 "; its init failed and its %" PRIu64
-		 " bytes now rot ('rmmod --reclaim %s' frees them)",
-		 newest, name);
+	char size[SIZE_WORDS_MAX];
+	snprintf(buf, cap, "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
+		 size_words(newest, "bytes", size), name);
 }
 
 /* kmod's words for what the kernel answered, and what it left rotting */

@@ -20,6 +20,7 @@
 #include "kmodlog.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
+#include "sizewords.h"
 
 #define RM_HOLDERS 0x1
 #define RM_IGNORE_BUILTIN 0x2
@@ -272,12 +273,14 @@ static void report_rot(struct modprobe_run *r, const char *name)
 	}
 	if (!r->talk)
 		return;
+	char words[SIZE_WORDS_MAX];
+	size_words(size, "bytes", words);
 	if (r->opts->dry_run)
-		cli_notice("%s would rot: %" PRIu64 " bytes would stay allocated", name, size);
+		cli_notice("%s would rot: %s would stay allocated", name, words);
 	else
-		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated; "
+		cli_notice("%s now rots: %s stay allocated; "
 			   "'rmmod --reclaim %s' frees them and taints the kernel",
-			   name, size, name);
+			   name, words, name);
 }
 
 static unsigned long long now_msec(void)

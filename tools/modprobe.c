@@ -22,6 +22,7 @@
 #include "moddir-check.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
+#include "sizewords.h"
 
 static void help(void)
 {
@@ -69,6 +70,7 @@ static void help(void)
 	       "  -s, --syslog             report to syslog instead of stderr\n"
 	       "  -q, --quiet              report nothing\n"
 	       "  -v, --verbose            print what is done, and what rots\n"
+	       "      --bytes              sizes of what rots in bytes, not as 4.9K, 1.2M\n"
 	       "  -h, --help               show this help\n"
 	       "  -V, --version            show the version\n",
 	       cli_progname());
@@ -213,7 +215,8 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		OPT_MODVERSIONS,
 		OPT_REMOVE_HOLDERS,
 		OPT_EXPORTS,
-		OPT_RECLAIM
+		OPT_RECLAIM,
+		OPT_BYTES
 	};
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -242,6 +245,7 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		{ "set-version", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		{ "bytes", no_argument, NULL, OPT_BYTES },
 		CLI_OPTIONS_SYSLOG_VERBOSE,
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
@@ -330,6 +334,9 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			break;
 		case OPT_RECLAIM:
 			o->reclaim = true;
+			break;
+		case OPT_BYTES:
+			size_words_set_bytes(true);
 			break;
 		}
 	}
@@ -438,13 +445,13 @@ static void summarise(struct modprobe_run *r, struct run_taint *taint)
 			report_taint_change(taint->before, taint->after, o->dry_run);
 		return;
 	}
+	char size[SIZE_WORDS_MAX];
 	if (r->rotted && r->talk && !o->reclaim)
-		cli_notice("%zu %s %s: %" PRIu64 " bytes", r->rotted,
-			   r->rotted == 1 ? "module" : "modules",
+		cli_notice("%zu %s %s: %s", r->rotted, r->rotted == 1 ? "module" : "modules",
 			   o->dry_run       ? "would rot"
 			   : r->rotted == 1 ? "now rots"
 					    : "now rot",
-			   r->rotted_bytes);
+			   size_words(r->rotted_bytes, "bytes", size));
 }
 
 /*
