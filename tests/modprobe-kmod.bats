@@ -244,7 +244,9 @@ mt_core
 # kmod's level words, where the run ends and where it goes on: a name not
 # found or in use ends a run with FATAL, and is a WARNING under -a; a
 # remove command that fails is kmod's FATAL too, an install command's
-# failure (libkmod's) an ERROR. Compared with the output, status and state.
+# failure (libkmod's) an ERROR, and no failure of the run when the module
+# is only a soft dependency (mt_extra of mt_snd and mt_net). Compared with
+# the output, status and state.
 LEVELS_SEQUENCE="
 nosuchmodule
 nosuchmodule mt_core
@@ -270,10 +272,16 @@ mt_fail
 "
 
 @test "stock: kmod's level words (FATAL, ERROR, WARNING), where the run ends and where -a goes on" {
-	printf '%s\n' "remove mt_fscore /bin/false" "install mt_codec /bin/false" >> "$MODTREE_CONF"
+	printf '%s\n' "remove mt_fscore /bin/false" "install mt_codec /bin/false" \
+		"install mt_extra /bin/false" >> "$MODTREE_CONF"
 	sequence stock <<<"$LEVELS_SEQUENCE
 mt_snd
--a mt_codec mt_core"
+-a mt_codec mt_core
+mtnet
+-a mt_dash mt_extra
+mt_extra
+-q mt_snd
+-q mt_extra"
 	report
 	assert [ "$cases" -ge 20 ]
 }

@@ -355,13 +355,37 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			cli_errno_hint(err), rot);
 }
 
+/* The module being probed: it and its dependencies are what the load
+ * needs; the rest of the plan is soft dependencies. */
+static struct kmod_module *probing;
+
+/* As libkmod counts it ("required"): the module named, or one of its
+ * dependencies. A soft dependency's failure libkmod passes over. */
+static bool required(struct kmod_module *m)
+{
+	const char *name = kmod_module_get_name(m);
+	if (!probing || !strcmp(name, kmod_module_get_name(probing)))
+		return true;
+	bool found = false;
+	struct kmod_list *deps = kmod_module_get_dependencies(probing), *l;
+	kmod_list_foreach(l, deps)
+	{
+		struct kmod_module *dep = kmod_module_get_module(l);
+		found |= !strcmp(name, kmod_module_get_name(dep));
+		kmod_module_unref(dep);
+	}
+	kmod_module_unref_list(deps);
+	return found;
+}
+
 /* libkmod's hook for an install command ($CMDLINE_OPTS already replaced):
  * libkmod's own runner takes a command killed by a signal for success. */
 static int run_install(struct kmod_module *m, const char *cmd, void *data)
 {
 	struct modprobe_run *r = data;
-	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd);
-	if (err < 0)
+	bool soft = !required(m);
+	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd, soft);
+	if (err < 0 && !soft)
 		r->command_failed = true;
 	return err;
 }
@@ -400,6 +424,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			if (err == 0) {
 				r->command_failed = false;
 				acting = &plan;
+				probing = mod;
 				acting_shows = r->show;
 				kmod_trace_start();
 				err = kmod_module_probe_insert_module(mod, flags, extra,
@@ -407,6 +432,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 								      r->show || plan.n ? mark_action
 											: NULL);
 				acting = NULL;
+				probing = NULL;
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;

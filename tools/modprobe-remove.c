@@ -364,7 +364,7 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 	}
 	*o = '\0';
 	show(r, "remove", cmd);
-	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd);
+	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd, false);
 	free(cmd);
 	return ret;
 }

@@ -48,35 +48,41 @@ bool mp_name_refused(struct modprobe_run *r, const char *name)
 	return err < 0;
 }
 
-int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd)
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd,
+		   bool soft)
 {
 	/* kmod's modprobe runs remove commands and reports their failure
 	 * itself, as it reports a name; libkmod runs install commands, and
 	 * its word is ERROR */
 	enum mp_level level = strcmp(type, "remove") ? MP_ERROR : MP_FATAL;
+	char msg[512];
+	int err = 0;
 	setenv("MODPROBE_MODULE", name, 1);
 	int status = system(cmd);
-	int err = errno;
+	int saved = errno;
 	unsetenv("MODPROBE_MODULE");
 	if (status == -1) {
-		mp_fail(r, -err, level, "could not run the %s command of %s: %s", type, name,
-			strerror(err));
-		return -err;
-	}
-	/* a shell that ran the command in its place dies of the command's signal */
-	if (WIFSIGNALED(status)) {
+		err = -saved;
+		snprintf(msg, sizeof(msg), "could not run the %s command of %s: %s", type, name,
+			 strerror(saved));
+	} else if (WIFSIGNALED(status)) {
+		/* a shell that ran the command in its place dies of its signal */
 		int sig = WTERMSIG(status);
 		const char *abbrev = sigabbrev_np(sig);
-		mp_fail(r, -EINTR, level, "the %s command of %s was killed by signal %d (SIG%s: %s)",
-			type, name, sig, abbrev ? abbrev : "?", strsignal(sig));
-		return -EINTR;
+		err = -EINTR;
+		snprintf(msg, sizeof(msg),
+			 "the %s command of %s was killed by signal %d (SIG%s: %s)", type, name,
+			 sig, abbrev ? abbrev : "?", strsignal(sig));
+	} else if (WEXITSTATUS(status)) {
+		err = -EIO;
+		snprintf(msg, sizeof(msg), "Error running %s command for %s: exit status %d", type,
+			 name, WEXITSTATUS(status));
 	}
-	if (WEXITSTATUS(status)) {
-		mp_fail(r, -EIO, level, "Error running %s command for %s: exit status %d", type,
-			name, WEXITSTATUS(status));
-		return -EIO;
-	}
-	return 0;
+	if (err && soft && !r->opts->quiet)
+		cli_error("%s", msg);
+	else if (err && !soft)
+		mp_fail(r, err, level, "%s", msg);
+	return err;
 }
 
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)

@@ -112,8 +112,11 @@ bool mp_name_refused(struct modprobe_run *r, const char *name);
 /* Runs an install or remove command (type) of module name, as kmod does
  * (sh -c, MODPROBE_MODULE set). A command that exits non-zero or is killed
  * by a signal fails: said (a remove command's as MP_FATAL, an install
- * command's as MP_ERROR, as kmod), and -errno. */
-int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd);
+ * command's as MP_ERROR, as kmod), and -errno. soft: the module is only a
+ * soft dependency of what is loaded, whose failure kmod says and passes
+ * over: said, but no failure of the run. */
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd,
+		   bool soft);
 
 /* The snapshot of the kernel, read once (NULL when it cannot be read). */
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);
