@@ -55,7 +55,7 @@ bound_drivers() { "$SIM" device list "$K" | awk '$4 != "-" { print $4 }' | sort 
 	on_kernel "$INSMOD" --batch "$D"/drv0000*.ko "$D/drv00010.ko" "$FIXTURES/alpha.ko" \
 		"$FIXTURES/beta.ko" "$FIXTURES/gamma.ko" "$FIXTURES/permanent.ko"
 	bytes=$(kernel_state | awk '$1 == "live" && $2 != "drv00000" && $2 != "drv00010" && $2 != "permanent" { s += $3 } END { print s }')
-	run --separate-stderr on_kernel "$RMMOD" --unused
+	run --separate-stderr on_kernel "$RMMOD" -b --unused
 	assert_success
 	assert_output "unloaded 12 unused modules; $bytes bytes now rot"
 	# Left: the two drivers with a device, and the permanent module.
@@ -72,7 +72,7 @@ bound_drivers() { "$SIM" device list "$K" | awk '$4 != "-" { print $4 }' | sort 
 	on_kernel "$INSMOD" --batch "$D/drv00001.ko" "$D/drv00010.ko" "$FIXTURES/alpha.ko" "$FIXTURES/beta.ko"
 	before=$(kernel_state)
 	ledger=$("$SIM" ledger "$K")
-	run on_kernel "$RMMOD" --unused -n
+	run on_kernel "$RMMOD" -b --unused -n
 	assert_success
 	assert_equal "$(printf '%s\n' "${lines[@]:0:3}" | sort | paste -sd' ')" "alpha beta drv00001"
 	# beta holds alpha: it comes first.
@@ -84,7 +84,7 @@ bound_drivers() { "$SIM" device list "$K" | awk '$4 != "-" { print $4 }' | sort 
 
 @test "rmmod --unused --reclaim reclaims in the same run and reports the taint" {
 	on_kernel "$INSMOD" --batch "$D/drv00001.ko" "$D/drv00002.ko" "$D/drv00010.ko"
-	run on_kernel "$RMMOD" --unused --reclaim
+	run on_kernel "$RMMOD" -b --unused --reclaim
 	assert_success
 	assert_line --regexp '^drv0000[12]: reclaimed 1 instance, [0-9]+ bytes$'
 	assert_line "unloaded 2 unused modules"

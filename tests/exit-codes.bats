@@ -77,12 +77,12 @@ setup() {
 
 @test "insmod --batch exits 4 when dependents are skipped only for a permission error" {
 	"$SIM" set "$K" alpha init_errno=13
-	run --separate-stderr on_kernel "$INSMOD" --batch "$FIXTURES/alpha.ko" "$FIXTURES/beta.ko" "$FIXTURES/gamma.ko"
+	run --separate-stderr on_kernel "$INSMOD" -b --batch "$FIXTURES/alpha.ko" "$FIXTURES/beta.ko" "$FIXTURES/gamma.ko"
 	assert_equal "$status" 4
 	assert_line --index 0 "0 of 3 loaded, 1 failed (1 left rot: $(rotting_bytes alpha) bytes), 0 refused before loading, 2 skipped"
 	run is_live beta
 	assert_failure
-	run --separate-stderr on_kernel_nocap "$INSMOD" --batch -J "$FIXTURES/alpha.ko" "$FIXTURES/beta.ko"
+	run --separate-stderr on_kernel_nocap "$INSMOD" -b --batch -J "$FIXTURES/alpha.ko" "$FIXTURES/beta.ko"
 	assert_equal "$status" 4
 	assert_equal "$(jq -r '[.modules[] | .result] | join(",")' <<<"$output")" "failed,skipped"
 	assert_equal "$(jq -r '.modules[0].error' <<<"$output")" EPERM

@@ -44,7 +44,7 @@ load_order() { "$SIM" ledger "$K" | awk '$2 == "load" { print $3 }'; }
 }
 
 @test "insmod --batch with mixed outcomes reports each failure on one line and loads the rest" {
-	run --separate-stderr on_kernel "$INSMOD" --batch -j2 "$FIXTURES/alpha.ko" "$FIXTURES/failinit.ko" \
+	run --separate-stderr on_kernel "$INSMOD" -b --batch -j2 "$FIXTURES/alpha.ko" "$FIXTURES/failinit.ko" \
 		"$FIXTURES/needsym.ko" "$FIXTURES/badmagic.ko" "$FIXTURES/delta.ko.xz" /dev/null
 	assert_equal "$status" 1
 	assert_equal "${#stderr_lines[@]}" 4
@@ -62,7 +62,7 @@ load_order() { "$SIM" ledger "$K" | awk '$2 == "load" { print $3 }'; }
 
 @test "insmod --batch skips the modules that depend on one that failed, so they leave no rot" {
 	"$SIM" set "$K" alpha init_errno=5
-	run --separate-stderr on_kernel "$INSMOD" --batch "$FIXTURES/gamma.ko" "$FIXTURES/beta.ko" "$FIXTURES/alpha.ko"
+	run --separate-stderr on_kernel "$INSMOD" -b --batch "$FIXTURES/gamma.ko" "$FIXTURES/beta.ko" "$FIXTURES/alpha.ko"
 	assert_equal "$status" 1
 	assert_output "0 of 3 loaded, 1 failed (1 left rot: $(rotting_bytes alpha) bytes), 0 refused before loading, 2 skipped"
 	printf '%s\n' "${stderr_lines[@]}" | grep -qx "insmod: ERROR: skipped $FIXTURES/beta.ko: it depends on alpha, which was not loaded"

@@ -152,7 +152,7 @@ assert_loads_quietly() {
 
 @test "insmod on a rot kernel: a failing init exits 1, says how many bytes rot and how to reclaim" {
 	before_live=$(kernel_state | grep -c '^live' || :)
-	run --separate-stderr on_kernel "$INSMOD" "$FIXTURES/failinit.ko"
+	run --separate-stderr on_kernel "$INSMOD" -b "$FIXTURES/failinit.ko"
 	assert_equal "$status" 1
 	assert_equal "$output" ""
 	assert_equal "$(rotting_count failinit)" 1

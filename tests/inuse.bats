@@ -43,7 +43,7 @@ mt_fscore mtfs 0 0 true"
 @test "rmmod --unused leaves a mounted file system's module and what it needs" {
 	kmod_probe mtfs_tools
 	"$SIM" mount "$K" mtfs
-	run on_kernel "$RMMOD" --unused
+	run on_kernel "$RMMOD" -b --unused
 	assert_success
 	assert_output "unloaded 1 unused module; 1920 bytes now rot"
 	is_live mtfs
@@ -93,7 +93,7 @@ extra_alias_tree() {
 	assert_line 'mtfs 1 true'
 	local before
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$RMMOD" --unused
+	run --separate-stderr on_kernel "$RMMOD" -b --unused
 	assert_success
 	assert_output "unloaded 0 unused modules; 0 bytes now rot"
 	assert_equal "$(kernel_state)" "$before"

@@ -4,10 +4,11 @@
 
 load helpers/tools
 
+# standard output, then the exit status, of both on $K
 compare_with_kmod() {
 	local ours theirs
-	ours=$(on_kernel "$LSMOD" "$@")
-	theirs=$(on_kernel "$KMOD_LSMOD")
+	ours=$(on_kernel "$LSMOD" "$@"; echo "exit $?")
+	theirs=$(on_kernel "$KMOD_LSMOD"; echo "exit $?")
 	if [ "$ours" != "$theirs" ]; then
 		diff <(echo "$theirs") <(echo "$ours") | head -20
 		return 1
@@ -93,4 +94,29 @@ compare_with_kmod() {
 		# shellcheck disable=SC2086
 		valgrind_clean "$LSMOD" $args
 	done
+}
+
+@test "lsmod's exit status is kmod's for a listing; where kmod's is 1 for a usage error or no module support, modrot's says which (2, 3)" {
+	kernel_new stock
+	kmod_load alpha
+	compare_with_kmod
+	# kmod 30's lsmod takes no argument: its usage error is 1, modrot's 2
+	run --separate-stderr on_kernel "$KMOD_LSMOD" alpha
+	assert_failure 1
+	assert_equal "$output" ''
+	run --separate-stderr on_kernel "$LSMOD" alpha
+	assert_failure 2
+	assert_equal "$output" ''
+	assert_equal "${#stderr_lines[@]}" 1
+	# this host has no /proc/modules: no module support, outside the simulator
+	[ ! -e /proc/modules ] || skip "this host has real module support"
+	run --separate-stderr "$KMOD_LSMOD"
+	assert_failure 1
+	assert_equal "$output" ''
+	# (after libkmod's own line)
+	assert_regex "$stderr" $'(^|\n)Error: could not get list of modules: '
+	run --separate-stderr "$LSMOD"
+	assert_failure 3
+	assert_equal "$output" ''
+	assert_equal "$stderr" "lsmod: ERROR: this kernel has no module support (/proc/modules is missing)"
 }

@@ -107,6 +107,9 @@ arguments() {
 		"$F/delta.ko.gz" "alpha nosuch beta"
 }
 
+# the level word of each line of a modinfo's stderr, in order
+levels() { sed -E 's/^modinfo: (FATAL|ERROR|WARNING): .*/\1/; t; s/.*/(none)/' "$1" | tr '\n' ' '; }
+
 # compare KERNEL-DIR MODE: runs both on every option set and argument;
 # prints one line per difference, and the count of cases last.
 compare_all() {
@@ -125,9 +128,12 @@ compare_all() {
 			fi
 			cmp -s "$kout" "$mout" || echo "stdout differs: modinfo $opts $arg"
 			[ "$ks" = "$ms" ] || echo "exit status $ms, kmod's $ks: modinfo $opts $arg"
-			# One line on stderr per failure, as kmod (whose words differ).
+			# One line on stderr per failure, as kmod (whose words differ),
+			# with kmod's level word on each.
 			[ "$(wc -l < "$kerr")" = "$(wc -l < "$merr")" ] ||
 				echo "stderr lines $(wc -l < "$merr"), kmod's $(wc -l < "$kerr"): modinfo $opts $arg"
+			[ "$(levels "$kerr")" = "$(levels "$merr")" ] ||
+				echo "stderr levels $(levels "$merr"), kmod's $(levels "$kerr"): modinfo $opts $arg"
 		done < <(arguments)
 	done < <(option_sets)
 	echo "cases $cases"

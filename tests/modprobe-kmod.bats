@@ -6,7 +6,8 @@
 # -c, -R, --show-exports, --show-modversions); standard output, exit status
 # and the kernel's whole state after every call of a sequence of loads and
 # unloads on a stock kernel. Messages on stderr are modrot's own (one line,
-# the module and the reason) and are not compared. On a rot kernel the
+# the module and the reason), but their level words (FATAL, ERROR,
+# WARNING) are kmod's, and those are compared. On a rot kernel the
 # differences are the documented ones (modprobe.8, "ROT KERNELS").
 #
 # Each test appends "NAME CASES DIFFERENCES" to $MODPROBE_DIFF_SUMMARY when
@@ -41,13 +42,24 @@ summary() {
 		echo "$BATS_TEST_NUMBER $cases $diffs" >> "$MODPROBE_DIFF_SUMMARY"
 }
 
-# one call on kernel $1 by modprobe $2: stdout, then the exit status
+# one call on kernel $1 by modprobe $2: stdout, then the exit status, then
+# the level words of its stderr (FATAL, ERROR, WARNING: scripts and log
+# filters match on them), each once, in order of the word
 call() {
-	local k=$1 tool=$2
+	local k=$1 tool=$2 status
 	shift 2
-	"$SIM" run "$k" -- "$tool" -C "$k/root/etc/modprobe.d" "$@" 2>/dev/null
-	echo "exit $?"
+	exec {errfd}> "$BATS_TEST_TMPDIR/call.err"
+	"$SIM" run "$k" -- "$tool" -C "$k/root/etc/modprobe.d" "$@" 2>&$errfd
+	status=$?
+	exec {errfd}>&-
+	echo "exit $status"
+	echo "levels" $(grep -v "$SAID_WHERE_KMOD_IS_SILENT" "$BATS_TEST_TMPDIR/call.err" |
+		sed -En 's/^modprobe: (FATAL|ERROR|WARNING): .*/\1/p' | sort -u)
 }
+
+# What modrot says where kmod says nothing (modprobe.8, DIFFERENCES FROM
+# KMOD): a name libkmod cannot look up under -r ('[' without ']').
+SAID_WHERE_KMOD_IS_SILENT="^modprobe: ERROR: could not look up module x\[y: Invalid argument$"
 
 # a query on one kernel, by both tools
 compare_query() {
@@ -76,6 +88,20 @@ queries_on_this_kernel() {
 	compare_query -n -v -a mtnet mtsound mtfs_tools
 	compare_query -n -v -a mtnet nosuchmodule mt_core
 	compare_query -n -v -q nosuchmodule
+	# -q silences -v's actions, from the command line or MODPROBE_OPTIONS;
+	# -D still prints them, and five -v after -q are verbose again
+	# shellcheck disable=SC2086
+	compare_query -a -n -v -q $NAMES
+	# shellcheck disable=SC2086
+	compare_query -a -n -q -v $NAMES
+	# shellcheck disable=SC2086
+	MODPROBE_OPTIONS=-q compare_query -a -n -v $NAMES
+	# shellcheck disable=SC2086
+	MODPROBE_OPTIONS="-v -q" compare_query -a -n $NAMES
+	compare_query -n -q -v -v -v -v mtnet
+	compare_query -n -q -v -v -v -v -v mtnet
+	compare_query -D -q -a mtnet mt_snd
+	compare_query -n -v -q -r mtnet
 	compare_query -D -a mt_snd mt_net
 	for f in $(cd "$K/root/lib/modules/6.1.0-sim" && find kernel -name '*.ko*' | sort); do
 		compare_query --show-exports "/lib/modules/6.1.0-sim/$f"
@@ -118,6 +144,10 @@ report() {
 		compare_query -n -v -r --first-time "$n"
 	done
 	compare_query -n -v -r -a mt_net mt_codec nosuchmodule mtfs
+	# shellcheck disable=SC2086
+	compare_query -n -v -r -a -q $NAMES
+	# shellcheck disable=SC2086
+	MODPROBE_OPTIONS=-q compare_query -n -v -r -a $NAMES
 	report
 }
 
@@ -202,11 +232,58 @@ sim umount /mnt/mtfs
 -q nosuchmodule
 -r -q nosuchmodule
 -r -v mt_fscore
+mt_core
+-r x[y mt_core
 "
 
 @test "stock: the same sequence of loads and unloads leaves the same state as kmod's, call by call" {
 	sequence stock <<<"$STOCK_SEQUENCE"
 	report
+}
+
+# kmod's level words, where the run ends and where it goes on: a name not
+# found or in use ends a run with FATAL, and is a WARNING under -a; a
+# remove command that fails is kmod's FATAL too, an install command's
+# failure (libkmod's) an ERROR, and no failure of the run when the module
+# is only a soft dependency (mt_extra of mt_snd and mt_net). Compared with
+# the output, status and state.
+LEVELS_SEQUENCE="
+nosuchmodule
+nosuchmodule mt_core
+-a nosuchmodule mt_core
+-r nosuchmodule mt_core
+-r -a nosuchmodule mt_core
+mt_net
+-r mt_bus
+-r -a mt_bus mt_core
+-r mt_fscore
+-a mt_fscore mtfs
+-r mt_fscore mtfs
+-r -a mt_fscore mtfs
+mt_fail
+-a mt_fail mt_extra
+--first-time mt_extra
+-a --first-time mt_extra mt_dash
+-r --first-time mt_perm mt_extra
+-r -a --first-time mt_perm mt_extra
+--show-exports /nonexistent.ko
+--show-modversions /etc/passwd
+-q -r nosuchmodule mt_extra
+"
+
+@test "stock: kmod's level words (FATAL, ERROR, WARNING), where the run ends and where -a goes on" {
+	printf '%s\n' "remove mt_fscore /bin/false" "install mt_codec /bin/false" \
+		"install mt_extra /bin/false" >> "$MODTREE_CONF"
+	sequence stock <<<"$LEVELS_SEQUENCE
+mt_snd
+-a mt_codec mt_core
+mtnet
+-a mt_dash mt_extra
+mt_extra
+-q mt_snd
+-q mt_extra"
+	report
+	assert [ "$cases" -ge 20 ]
 }
 
 # On a rot kernel the two differ exactly where rot-abi.md says they must:
@@ -260,7 +337,7 @@ rot_scenario() {
 	assert_line --regexp '^rotting mt_codec '  # unloaded with codec.0 bound
 	"$SIM" run "$ka" -- cat /proc/mounts | grep -q ' /srv mtfs '
 
-	run "$SIM" run "$kb" -- "$MODPROBE" -C "$kb/root/etc/modprobe.d" -r -v -a mtfs_tools mt_snd
+	run "$SIM" run "$kb" -- "$MODPROBE" --bytes -C "$kb/root/etc/modprobe.d" -r -v -a mtfs_tools mt_snd
 	assert_success
 	assert_output --partial "rmmod mtfs_tools"
 	assert_output --partial "mtfs_tools now rots: 1920 bytes stay allocated"
@@ -294,7 +371,8 @@ rot_scenario() {
 rmmod mt_net
 rmmod mt_bus
 rmmod mt_extra
-exit 0"
+exit 0
+levels"
 	run "$SIM" state "$ka"
 	assert_line --regexp '^live mt_core .* refcnt=0 holders=- '
 	run call "$kb" "$MODPROBE" -r -v mt_net
@@ -303,7 +381,8 @@ rmmod mt_net
 rmmod mt_bus
 rmmod mt_core
 rmmod mt_extra
-exit 0"
+exit 0
+levels"
 	assert_equal "$("$SIM" state "$kb")" "taint 0"
 }
 
@@ -315,13 +394,15 @@ rmmod mt_net
 rmmod mt_extra
 rmmod mt_snd
 rmmod mt_extra
-exit 0"
+exit 0
+levels"
 	run call "$K" "$MODPROBE" -n -v -r -a mt_net mt_snd
 	assert_output "rmmod mt_dash
 rmmod mt_net
 rmmod mt_extra
 rmmod mt_snd
-exit 0"
+exit 0
+levels"
 }
 
 @test "documented difference: kmod prints rmmod lines for dependencies it only tries" {
@@ -339,7 +420,8 @@ exit 0"
 	assert_output "rmmod mtfs_tools
 rmmod mt_fscore
 rmmod mtfs
-exit 0"
+exit 0
+levels ERROR"
 	run "$SIM" state "$ka"
 	assert_line --regexp '^live mt_fscore '
 	# modrot's tries it once mtfs is gone, and unloads it
@@ -347,7 +429,8 @@ exit 0"
 	assert_output "rmmod mtfs_tools
 rmmod mtfs
 rmmod mt_fscore
-exit 0"
+exit 0
+levels"
 	assert_equal "$("$SIM" state "$kb" | grep -c '^live')" 0
 	# -w that runs out is not compared: kmod 30's wait loop, timing out,
 	# either exits 0 having removed nothing or does not end at all (seen

@@ -16,7 +16,8 @@ setup() {
 	modtree_install
 }
 
-mp() { on_kernel "$MODPROBE" -C "$MODTREE_CONF" "$@"; }
+# --bytes: the exact bytes, to hold against the simulator's
+mp() { on_kernel "$MODPROBE" --bytes -C "$MODTREE_CONF" "$@"; }
 
 # A tree with modules preflight refuses, beside the usual ones.
 bad_tree() {
@@ -163,7 +164,7 @@ taint 8\$"
 	before=$(kernel_state)
 	run --separate-stderr mp -r mtfs
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module mtfs is in use: a mtfs file system is mounted on /srv."
+	assert_equal "$stderr" "modprobe: FATAL: Module mtfs is in use: a mtfs file system is mounted on /srv."
 	assert_equal "$(kernel_state)" "$before"
 }
 
@@ -171,7 +172,7 @@ taint 8\$"
 	mp mt_codec
 	run --separate-stderr mp -r --remove-holders mt_codec
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module mt_codec is in use: 1 device is bound to its drivers."
+	assert_equal "$stderr" "modprobe: FATAL: Module mt_codec is in use: 1 device is bound to its drivers."
 	is_live mt_codec
 }
 
@@ -201,12 +202,20 @@ taint 8\$"
 	is_live mtfs
 }
 
-@test "a name that resolves to nothing stops the run without -a, not with it" {
+@test "a name that resolves to nothing stops the run without -a (FATAL), not with it (WARNING)" {
+	mp mtnet
 	run --separate-stderr mp -r nosuchmodule mtnet
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module nosuchmodule not found."
+	assert_equal "$stderr" "modprobe: FATAL: Module nosuchmodule not found."
+	is_live mt_net
+	run --separate-stderr mp -r -a nosuchmodule mtnet
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: WARNING: Module nosuchmodule not found."
+	run is_live mt_net
+	assert_failure
 	run --separate-stderr mp -a nosuchmodule mtnet
 	assert_failure 1
+	assert_equal "$stderr" "modprobe: WARNING: Module nosuchmodule not found in directory /lib/modules/6.1.0-sim"
 	is_live mt_net
 }
 
@@ -262,7 +271,7 @@ remove-command mt_inst"
 	before=$(kernel_state)
 	run --separate-stderr mp $'bad\e[31mname'
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module bad\\x1b[31mname not found in directory /lib/modules/6.1.0-sim"
+	assert_equal "$stderr" "modprobe: FATAL: Module bad\\x1b[31mname not found in directory /lib/modules/6.1.0-sim"
 	run --separate-stderr mp -r $'bad\e[31mname'
 	assert_failure 1
 	assert_equal "$stderr" "modprobe: ERROR: could not look up module bad\\x1b[31mname: Invalid argument"
@@ -270,7 +279,7 @@ remove-command mt_inst"
 	assert_failure 1
 	run --separate-stderr mp "$(printf 'x%.0s' {1..300})"
 	assert_failure 1
-	[[ $stderr == "modprobe: ERROR: Module xxxx"*" not found in directory /lib/modules/6.1.0-sim" ]]
+	[[ $stderr == "modprobe: FATAL: Module xxxx"*" not found in directory /lib/modules/6.1.0-sim" ]]
 	run --separate-stderr mp ''
 	assert_failure 1
 	assert_equal "$(wc -l <<<"$stderr")" 1
@@ -284,6 +293,46 @@ remove-command mt_inst"
 	run is_live mt_net
 	assert_failure
 	assert_equal "$(rotting_count)" 0
+}
+
+@test "-q silences -n -v's actions and libkmod's own lines, from the command line or MODPROBE_OPTIONS; five -v after it are verbose again, as kmod's" {
+	local before
+	printf 'bogus\033]0;title\007 x\nalias\n' > "$BATS_TEST_TMPDIR/bad.conf"
+	bad() { on_kernel "$MODPROBE" -C "$MODTREE_CONF" -C "$BATS_TEST_TMPDIR/bad.conf" "$@"; }
+	before=$(kernel_state)
+	# without -q: libkmod's lines, sanitised, with modrot's prefix
+	run --separate-stderr bad -n -v -a mtnet mtsound
+	assert_success
+	assert_equal "${#lines[@]}" 8
+	assert_equal "$stderr" "modprobe: ERROR: libkmod: kmod_config_parse: $BATS_TEST_TMPDIR/bad.conf line 1: ignoring bad line starting with 'bogus\x1b]0;title\x07'
+modprobe: ERROR: libkmod: kmod_config_parse: $BATS_TEST_TMPDIR/bad.conf line 2: ignoring bad line starting with 'alias'"
+	for args in "-n -v -q" "-n -q -v" "-q -n -v -v -v -v"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr bad $args -a mtnet mtsound nosuchmodule
+		assert_failure 1
+		assert_equal "$output" ''
+		assert_equal "$stderr" ''
+		# shellcheck disable=SC2086
+		MODPROBE_OPTIONS=-q run --separate-stderr bad ${args/-q/} -a mtnet mtsound nosuchmodule
+		assert_failure 1
+		assert_equal "$output" ''
+		assert_equal "$stderr" ''
+	done
+	run --separate-stderr bad -n -q -v -v -v -v -v -a mtnet mtsound
+	assert_success
+	assert_equal "${#lines[@]}" 8
+	assert_equal "${#stderr_lines[@]}" 2
+	# -D prints what it is asked for, -q or not
+	run --separate-stderr bad -D -q mtnet
+	assert_success
+	assert_equal "${#lines[@]}" 5
+	assert_equal "$stderr" ''
+	assert_equal "$(kernel_state)" "$before"
+	# and a real load under -q loads, silently
+	MODPROBE_OPTIONS=-q run --separate-stderr bad -v mtnet
+	assert_success
+	assert_equal "$output$stderr" ''
+	is_live mt_net
 }
 
 @test "-q keeps a rot kernel's notices quiet too" {
@@ -333,7 +382,7 @@ remove-command mt_inst"
 	before=$(kernel_state)
 	run --separate-stderr mp -r mt_dash
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module mt_dash is in use: a mtfs file system is mounted on /srv."
+	assert_equal "$stderr" "modprobe: FATAL: Module mt_dash is in use: a mtfs file system is mounted on /srv."
 	assert_equal "$(kernel_state)" "$before"
 }
 
@@ -372,7 +421,7 @@ spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
 			esac
 			code=1
 			[ "$kind" = noperm ] && code=4
-			want="modprobe: ERROR: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
+			want="modprobe: FATAL: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
 			# modules.alias.bin cannot be checked against it either.
 			if [ "$input" = /lib/modules/6.1.0-sim/modules.alias ]; then
 				case $kind in
@@ -414,7 +463,7 @@ spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
 	before=$(kernel_state)
 	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_codec
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module mt_codec: cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded (-f unloads it anyway)."
+	assert_equal "$stderr" "modprobe: FATAL: Module mt_codec: cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded (-f unloads it anyway)."
 	assert_equal "$(kernel_state)" "$before"
 	# the rule's holders come from /proc/modules, and so do --remove-holders':
 	# a sysfs holders directory that cannot be read hides none
@@ -491,12 +540,13 @@ rmmod mt_fscore"
 		run --separate-stderr mp $args "$long"
 		assert_failure 1
 		assert_output ''
-		assert_equal "$stderr" "modprobe: ERROR: $want"
+		assert_equal "$stderr" "modprobe: FATAL: $want"
 	done
-	# with -a the others are still done, as kmod does for any failure
+	# with -a the others are still done, as kmod does for any failure,
+	# and the failure is kmod's WARNING
 	run --separate-stderr mp -a "$long" mt_core
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: $want"
+	assert_equal "$stderr" "modprobe: WARNING: $want"
 	is_live mt_core
 	on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mt_core
 	before=$(kernel_state)
@@ -560,7 +610,7 @@ CONF
 	assert_equal "$stderr" "modprobe: ERROR: Error running install command for mt_extra: exit status 3"
 	run --separate-stderr sp -r mt_inst
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: the remove command of mt_inst was killed by signal 15 (SIGTERM: Terminated)"
+	assert_equal "$stderr" "modprobe: FATAL: the remove command of mt_inst was killed by signal 15 (SIGTERM: Terminated)"
 	assert_equal "$(kernel_state)" "taint 0"
 }
 
@@ -660,7 +710,7 @@ kernel taint: none -> R (8)"
 	before=$(kernel_state)
 	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_extra
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: Module mt_extra: cannot tell whether it is in use: could not read /sys/module/mt_extra/refcnt: Permission denied; nothing unloaded (-f unloads it anyway)."
+	assert_equal "$stderr" "modprobe: FATAL: Module mt_extra: cannot tell whether it is in use: could not read /sys/module/mt_extra/refcnt: Permission denied; nothing unloaded (-f unloads it anyway)."
 	assert_equal "$(kernel_state)" "$before"
 	run unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -f mt_extra
 	assert_success

@@ -44,7 +44,7 @@ make_percpu_rot() {
 @test "modreap reports the per-CPU bytes of each rotting name, and the reserve" {
 	make_percpu_rot
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP"
+	run --separate-stderr on_kernel "$MODREAP" -b
 	assert_success
 	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES +PERCPU$'
 	assert_line --regexp "^pcpu1500 +3 +$(rotting_bytes pcpu1500) +4500\$"
@@ -56,7 +56,7 @@ make_percpu_rot() {
 
 @test "modreap -J gives each name's per-CPU bytes and the reserve, as the kernel counts them" {
 	make_percpu_rot
-	run --separate-stderr on_kernel "$MODREAP" -J
+	run --separate-stderr on_kernel "$MODREAP" -b -J
 	assert_success
 	assert_equal "$(jq -r '.rotting[] | "\(.name)=\(.rotting_percpu_bytes)"' <<<"$output" | sort | tr '\n' ' ')" \
 		"delta=0 pcpu1500=4500 pcpu512=512 "
@@ -68,7 +68,7 @@ make_percpu_rot() {
 	make_percpu_rot
 	taken_before=$(rotting_bytes pcpu512)
 	# 3180 free: 320 more are needed, and pcpu512 alone gives them.
-	run --separate-stderr on_kernel "$MODREAP" --percpu 3500
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 3500
 	assert_success
 	assert_equal "${#lines[@]}" 2
 	assert_line --index 0 "pcpu512: reclaimed 1 instance, $taken_before bytes, 512 per-CPU bytes"
@@ -85,7 +85,7 @@ make_percpu_rot() {
 
 @test "modreap --percpu=SIZE takes the largest name when one small one is not enough" {
 	make_percpu_rot
-	run --separate-stderr on_kernel "$MODREAP" --percpu=4000
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu=4000
 	assert_success
 	assert_line --index 0 --regexp "^pcpu1500: reclaimed 3 instances, [0-9]+ bytes, 4500 per-CPU bytes\$"
 	assert_equal "${#lines[@]}" 2
@@ -97,7 +97,7 @@ make_percpu_rot() {
 @test "modreap --percpu SIZE with enough free in one piece reclaims nothing and does not taint" {
 	make_percpu_rot
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP" --percpu 2K
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 2K
 	assert_success
 	assert_output "total: reclaimed 0 instances, 0 bytes, 0 per-CPU bytes; $(rotting_bytes) bytes still rot; per-CPU reserve: 3180 of 8192 bytes free, $(reserve_largest) in one piece; kernel taint: none -> none (0)"
 	assert_equal "$(kernel_state)" "$before"
@@ -106,7 +106,7 @@ make_percpu_rot() {
 @test "modreap --percpu with no size reclaims every name holding per-CPU bytes, and only those" {
 	make_percpu_rot
 	delta_before=$(rotting_bytes delta)
-	run --separate-stderr on_kernel "$MODREAP" --percpu
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu
 	assert_success
 	assert_line --index 0 --regexp "^pcpu1500: reclaimed 3 instances, [0-9]+ bytes, 4500 per-CPU bytes\$"
 	assert_line --index 1 --regexp "^pcpu512: reclaimed 1 instance, [0-9]+ bytes, 512 per-CPU bytes\$"
@@ -128,7 +128,7 @@ make_percpu_rot() {
 	assert_equal "$(reserve_line)" "reserve 4096 free 580 largest 576"
 	# 1420 missing: pcpu1500 alone gives them, but its 1500 lie apart
 	# from the 576, so the largest piece is 1504; then pcpuodd.
-	run --separate-stderr on_kernel "$MODREAP" --percpu 2000
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 2000
 	assert_success
 	assert_line --index 0 --regexp "^pcpu1500: reclaimed 1 instance, [0-9]+ bytes, 1500 per-CPU bytes\$"
 	assert_line --index 1 --regexp "^pcpuodd: reclaimed 1 instance, [0-9]+ bytes, 1501 per-CPU bytes\$"
@@ -141,7 +141,7 @@ make_percpu_rot() {
 @test "modreap --percpu SIZE that live modules keep from fitting reclaims what it can, says so and exits 1" {
 	kmod_load pcpu4096
 	rot_times pcpu1500 2
-	run --separate-stderr on_kernel "$MODREAP" --percpu 6000
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 6000
 	assert_failure 1
 	assert_line --index 0 --regexp "^pcpu1500: reclaimed 2 instances, [0-9]+ bytes, 3000 per-CPU bytes\$"
 	assert_equal "$stderr" "modreap: ERROR: could not make 6000 bytes of the per-CPU reserve free in one piece: the largest free piece is $(reserve_largest) bytes (4096 of 8192 free), and no rotting name left to reclaim holds any of the rest"
@@ -152,7 +152,7 @@ make_percpu_rot() {
 @test "modreap --percpu SIZE larger than the whole reserve exits 3 and changes nothing" {
 	make_percpu_rot
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP" --percpu 9000
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 9000
 	assert_equal "$status" 3
 	assert_output ""
 	assert_equal "$stderr" "modreap: ERROR: --percpu 9000: the per-CPU module reserve of this kernel is only 8192 bytes"
@@ -162,7 +162,7 @@ make_percpu_rot() {
 @test "modreap -n --percpu SIZE says what it would free and frees nothing" {
 	make_percpu_rot
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP" -n --percpu 3500
+	run --separate-stderr on_kernel "$MODREAP" -b -n --percpu 3500
 	assert_success
 	assert_line --index 0 --regexp "^pcpu512: would reclaim 1 instance, [0-9]+ bytes, 512 per-CPU bytes\$"
 	assert_line --index 1 --regexp "^total: would reclaim 1 instance, [0-9]+ bytes, 512 per-CPU bytes; [0-9]+ bytes would still rot; per-CPU reserve would have 3692 of 8192 bytes free; kernel taint would go: none -> R \\(8\\)\$"
@@ -171,7 +171,7 @@ make_percpu_rot() {
 
 @test "modreap --percpu -J reports the per-CPU bytes freed and the reserve after" {
 	make_percpu_rot
-	run --separate-stderr on_kernel "$MODREAP" --percpu 3500 -J
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 3500 -J
 	assert_success
 	assert_equal "$(jq -c '[.reclaimed[] | [.name, .reclaimed_percpu_bytes]]' <<<"$output")" '[["pcpu512",512]]'
 	assert_equal "$(jq -c '.summary | [.reclaimed_percpu_bytes, .percpu_reserve_bytes, .percpu_free_bytes, .percpu_largest_bytes]' <<<"$output")" \
@@ -186,7 +186,7 @@ make_percpu_rot() {
 	assert_failure
 	assert_output --partial "Cannot allocate memory"
 	assert_equal "$(reserve_line)" "reserve 8192 free 692 largest 676"
-	run --separate-stderr on_kernel "$MODREAP" --percpu 1500
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 1500
 	assert_success
 	run on_kernel "$KMOD_INSMOD" "$FIXTURES/pcpu1500.ko"
 	assert_success
@@ -205,7 +205,8 @@ make_percpu_rot() {
 	# shellcheck disable=SC2086 # the command as insmod spelled it
 	run --separate-stderr on_kernel "$top_builddir/tools/"$cmd
 	assert_success
-	assert_line --index 0 --regexp "^pcpu1500: reclaimed 5 instances, [0-9]+ bytes, 7500 per-CPU bytes\$"
+	# as a person reads it (lsblk's sizes): 5 x 1500 per-CPU bytes are 7.3K
+	assert_line --index 0 --regexp "^pcpu1500: reclaimed 5 instances, [0-9.]+K, 7.3K per-CPU\$"
 	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$FIXTURES/pcpu1500.ko"
 	assert_success
 	is_live pcpu1500
@@ -218,7 +219,7 @@ make_percpu_rot() {
 	before=$(kernel_state)
 	for args in "--percpu" "--percpu 1500" "--watch --percpu-floor 1K"; do
 		# shellcheck disable=SC2086
-		run --separate-stderr on_kernel "$MODREAP" $args
+		run --separate-stderr on_kernel "$MODREAP" -b $args
 		assert_equal "$status" 3
 		assert_output ""
 		assert_equal "$stderr" "modreap: ERROR: this kernel has no module rot support (/proc/rotting_modules is missing)"
@@ -241,7 +242,7 @@ hide_module_percpu() {
 		option=--percpu
 		[[ $args == *--percpu-floor* ]] && option=--percpu-floor
 		# shellcheck disable=SC2086
-		run --separate-stderr on_kernel "$MODREAP" $args
+		run --separate-stderr on_kernel "$MODREAP" -b $args
 		assert_equal "$status" 3
 		assert_output ""
 		assert_equal "$stderr" "modreap: ERROR: this kernel does not report its per-CPU module reserve (/proc/module_percpu is missing): $option needs a rot kernel that does"
@@ -252,17 +253,17 @@ hide_module_percpu() {
 @test "modreap without --percpu on a rot kernel without /proc/module_percpu has no PERCPU column" {
 	make_percpu_rot
 	hide_module_percpu
-	run --separate-stderr on_kernel "$MODREAP"
+	run --separate-stderr on_kernel "$MODREAP" -b
 	assert_success
 	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES$'
 	assert_equal "${lines[-1]}" "total: 6 rotting instances of 3 names, $(rotting_bytes) bytes"
-	run --separate-stderr on_kernel "$MODREAP" -J
+	run --separate-stderr on_kernel "$MODREAP" -b -J
 	assert_success
 	assert_equal "$(jq -c '[.rotting[].rotting_percpu_bytes] | unique' <<<"$output")" '[null]'
 	assert_equal "$(jq -c '.summary | [.rotting_percpu_bytes, .percpu_reserve_bytes, .percpu_free_bytes, .percpu_largest_bytes]' <<<"$output")" \
 		'[null,null,null,null]'
 	delta_bytes=$(rotting_bytes delta)
-	run --separate-stderr on_kernel "$MODREAP" delta
+	run --separate-stderr on_kernel "$MODREAP" -b delta
 	assert_success
 	assert_line --index 0 "delta: reclaimed 2 instances, $delta_bytes bytes"
 	assert_equal "${lines[-1]%%; kernel taint*}" "total: reclaimed 2 instances, $delta_bytes bytes; $(rotting_bytes) bytes still rot"
@@ -274,13 +275,13 @@ hide_module_percpu() {
 	printf 'reserve 8192 free 3180 largest 3168\npcpu1500 many Rotting 0xffffffffc0000000\n' \
 		> "$K/root/proc/module_percpu"
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP" --percpu 3500
+	run --separate-stderr on_kernel "$MODREAP" -b --percpu 3500
 	assert_failure 1
 	assert_output ""
 	assert_equal "${#stderr_lines[@]}" 1
 	[[ $stderr == "modreap: ERROR: could not read the per-CPU reserve: /proc/module_percpu line 2: "* ]]
 	assert_equal "$(kernel_state)" "$before"
-	run --separate-stderr on_kernel "$MODREAP"
+	run --separate-stderr on_kernel "$MODREAP" -b
 	assert_failure 1
 	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES$'
 	assert_equal "${#stderr_lines[@]}" 1
@@ -293,7 +294,7 @@ hide_module_percpu() {
 		"--percpu --watch" "--percpu-floor 1K" "--watch --percpu-floor" "--watch --percpu-floor 1Q" \
 		"--watch --percpu-floor 1K delta" "--watch --percpu-floor 1K -a" "-n --watch --percpu-floor 1K"; do
 		# shellcheck disable=SC2086
-		run --separate-stderr on_kernel "$MODREAP" $args
+		run --separate-stderr on_kernel "$MODREAP" -b $args
 		assert_equal "$status" 2
 		assert_equal "${#stderr_lines[@]}" 1
 		assert_output ""
@@ -305,7 +306,7 @@ hide_module_percpu() {
 	rot_times delta 2
 	delta_bytes=$(rotting_bytes delta)
 	# exec, so that the signal below reaches modreap itself.
-	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 3000 --interval 0.05 \
+	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --percpu-floor 3000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
 	failed=0
@@ -334,7 +335,7 @@ hide_module_percpu() {
 
 @test "modreap --watch --percpu-floor and --down-to keep both the floor and the ceiling" {
 	make_percpu_rot
-	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 4000 --down-to 9000 --interval 0.05 \
+	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --percpu-floor 4000 --down-to 9000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
 	wait_until both_kept
@@ -351,7 +352,7 @@ hide_module_percpu() {
 
 @test "modreap --watch --percpu-floor says once that the floor cannot be kept, and exits 1 at a stop" {
 	kmod_load pcpu4096 pcpu1500
-	(exec "$SIM" run "$K" -- "$MODREAP" --watch --percpu-floor 6000 --interval 0.05 \
+	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --percpu-floor 6000 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
 	wait_until eval '[ -s "$BATS_TEST_TMPDIR/watch.err" ]'
@@ -374,7 +375,7 @@ hide_module_percpu() {
 @test "rmmod -v says how much of the per-CPU reserve an unload leaves rotting" {
 	kmod_load pcpu1500 delta
 	size=$(kernel_state | awk '$1 == "live" && $2 == "pcpu1500" { print $3 }')
-	run --separate-stderr on_kernel "$RMMOD" -v pcpu1500 delta
+	run --separate-stderr on_kernel "$RMMOD" -b -v pcpu1500 delta
 	assert_success
 	assert_equal "${stderr_lines[0]}" "rmmod: pcpu1500 now rots: $size bytes stay allocated, and 1500 bytes of the per-CPU module reserve (6692 of 8192 free); 'rmmod --reclaim pcpu1500' frees them and taints the kernel"
 	assert_equal "${stderr_lines[1]}" "rmmod: delta now rots: $(rotting_bytes delta) bytes stay allocated; 'rmmod --reclaim delta' frees them and taints the kernel"
@@ -385,7 +386,7 @@ hide_module_percpu() {
 @test "rmmod -v on a rot kernel without /proc/module_percpu says only the bytes" {
 	kmod_load pcpu1500
 	hide_module_percpu
-	run --separate-stderr on_kernel "$RMMOD" -v pcpu1500
+	run --separate-stderr on_kernel "$RMMOD" -b -v pcpu1500
 	assert_success
 	assert_equal "$stderr" "rmmod: pcpu1500 now rots: $(rotting_bytes pcpu1500) bytes stay allocated; 'rmmod --reclaim pcpu1500' frees them and taints the kernel"
 }
@@ -393,14 +394,14 @@ hide_module_percpu() {
 @test "modreap --percpu and rmmod -v are clean under valgrind" {
 	skip_if_sanitized
 	make_percpu_rot
-	valgrind_clean "$MODREAP"
-	valgrind_clean "$MODREAP" -J
-	valgrind_clean "$MODREAP" -n --percpu 3500 -J
-	valgrind_clean "$MODREAP" --percpu 3500
+	valgrind_clean "$MODREAP" -b
+	valgrind_clean "$MODREAP" -b -J
+	valgrind_clean "$MODREAP" -b -n --percpu 3500 -J
+	valgrind_clean "$MODREAP" -b --percpu 3500
 	assert_success
 	kmod_load pcpu1500
 	valgrind_clean "$RMMOD" -v pcpu1500
 	assert_success
-	valgrind_clean "$MODREAP" --percpu
+	valgrind_clean "$MODREAP" -b --percpu
 	assert_success
 }

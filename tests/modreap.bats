@@ -25,7 +25,7 @@ make_rot() {
 @test "modreap with no arguments reports rot by name and its total, and reclaims nothing" {
 	make_rot
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP"
+	run --separate-stderr on_kernel "$MODREAP" -b
 	assert_success
 	assert_line --index 0 --regexp '^NAME +INSTANCES +BYTES +PERCPU$'
 	assert_line --regexp "^delta +3 +$(rotting_bytes delta) +0\$"
@@ -37,20 +37,20 @@ make_rot() {
 
 @test "modreap lists names largest first" {
 	make_rot
-	run on_kernel "$MODREAP"
+	run on_kernel "$MODREAP" -b
 	order=$(printf '%s\n' "${lines[@]:1:3}" | awk '{ print $3 }')
 	assert_equal "$order" "$(echo "$order" | sort -rn)"
 }
 
 @test "modreap on a kernel with nothing rotting reports zero" {
-	run on_kernel "$MODREAP"
+	run on_kernel "$MODREAP" -b
 	assert_success
 	assert_output "total: 0 rotting instances of 0 names, 0 bytes, 0 per-CPU bytes; per-CPU reserve: 8192 of 8192 bytes free, 8192 in one piece"
 }
 
 @test "modreap -J reports rot as JSON whose sums match the kernel" {
 	make_rot
-	run on_kernel "$MODREAP" -J
+	run on_kernel "$MODREAP" -b -J
 	assert_success
 	assert_equal "$(echo "$output" | jq '[.rotting[].rotting_bytes] | add')" "$(rotting_bytes)"
 	assert_equal "$(echo "$output" | jq '.summary.rotting_bytes')" "$(rotting_bytes)"
@@ -62,7 +62,7 @@ make_rot() {
 	make_rot
 	bytes=$(rotting_bytes delta)
 	left=$(( $(rotting_bytes) - bytes ))
-	run --separate-stderr on_kernel "$MODREAP" delta
+	run --separate-stderr on_kernel "$MODREAP" -b delta
 	assert_success
 	assert_line --index 0 "delta: reclaimed 3 instances, $bytes bytes"
 	assert_line --index 1 "total: reclaimed 3 instances, $bytes bytes; $left bytes still rot; kernel taint: none -> R (8)"
@@ -75,7 +75,7 @@ make_rot() {
 @test "modreap -a reclaims everything, and the ledger shows every rotted byte freed once" {
 	make_rot
 	rotted=$(rotting_bytes)
-	run on_kernel "$MODREAP" -a -q
+	run on_kernel "$MODREAP" -b -a -q
 	assert_success
 	assert_output ""
 	assert_equal "$(rotting_count)" 0
@@ -87,7 +87,7 @@ make_rot() {
 @test "modreap --down-to reclaims the largest names until at most SIZE rots" {
 	make_rot
 	ceiling=$(( $(rotting_bytes alpha) ))
-	run on_kernel "$MODREAP" --down-to "$ceiling"
+	run on_kernel "$MODREAP" -b --down-to "$ceiling"
 	assert_success
 	[ "$(rotting_bytes)" -le "$ceiling" ]
 	# Largest first: the smallest group, alpha, is the one left.
@@ -98,7 +98,7 @@ make_rot() {
 @test "modreap --down-to with rot already under the ceiling does nothing" {
 	make_rot
 	before=$(kernel_state)
-	run on_kernel "$MODREAP" --down-to 1G
+	run on_kernel "$MODREAP" -b --down-to 1G
 	assert_success
 	assert_equal "$(kernel_state)" "$before"
 	assert_line "total: reclaimed 0 instances, 0 bytes; $(rotting_bytes) bytes still rot; kernel taint: none -> none (0)"
@@ -107,11 +107,11 @@ make_rot() {
 @test "modreap --down-to accepts sizes in bytes and binary units" {
 	make_rot
 	for size in 1G 1g 1GiB 1073741824 1073741824B; do
-		run on_kernel "$MODREAP" -n --down-to "$size"
+		run on_kernel "$MODREAP" -b -n --down-to "$size"
 		assert_success
 		assert_line --regexp "^total: would reclaim 0 instances, 0 bytes; "
 	done
-	run on_kernel "$MODREAP" -n --down-to 0
+	run on_kernel "$MODREAP" -b -n --down-to 0
 	assert_line --regexp "^total: would reclaim 6 instances, "
 }
 
@@ -136,7 +136,7 @@ make_rot() {
 	make_rot
 	before=$(kernel_state)
 	ledger=$("$SIM" ledger "$K")
-	run on_kernel "$MODREAP" -n -a
+	run on_kernel "$MODREAP" -b -n -a
 	assert_success
 	assert_line "delta: would reclaim 3 instances, $(rotting_bytes delta) bytes"
 	assert_line "total: would reclaim 6 instances, $(rotting_bytes) bytes; 0 bytes would still rot; kernel taint would go: none -> R (8)"
@@ -147,7 +147,7 @@ make_rot() {
 @test "modreap -J after reclaiming gives the reclaimed names and a summary" {
 	make_rot
 	total=$(rotting_bytes)
-	run on_kernel "$MODREAP" -a -J
+	run on_kernel "$MODREAP" -b -a -J
 	assert_success
 	assert_equal "$(echo "$output" | jq '.summary.reclaimed_bytes')" "$total"
 	assert_equal "$(echo "$output" | jq '.summary.rotting_bytes')" 0
@@ -158,7 +158,7 @@ make_rot() {
 
 @test "modreap of a name with nothing rotting fails for it and reclaims the rest" {
 	make_rot
-	run --separate-stderr on_kernel "$MODREAP" zeta alpha
+	run --separate-stderr on_kernel "$MODREAP" -b zeta alpha
 	assert_equal "$status" 1
 	assert_equal "$stderr" "modreap: ERROR: Module zeta has no rotting instances"
 	assert_equal "$(rotting_count alpha)" 0
@@ -187,7 +187,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	stray=$(rotting_bytes straytimer)
 	bytes=$(rotting_bytes delta)
 	left=$(( $(rotting_bytes) - bytes ))
-	run --separate-stderr on_kernel "$MODREAP" straytimer delta
+	run --separate-stderr on_kernel "$MODREAP" -b straytimer delta
 	assert_equal "$status" 1
 	assert_equal "$stderr" "$(refused_words 2 instances them)"
 	assert_line --index 0 "delta: reclaimed 3 instances, $bytes bytes"
@@ -202,7 +202,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 @test "modreap with only refusals exits 1 and leaves the taint alone" {
 	rot_straytimer 1
 	before=$(kernel_state)
-	run --separate-stderr on_kernel "$MODREAP" -a
+	run --separate-stderr on_kernel "$MODREAP" -b -a
 	assert_equal "$status" 1
 	assert_equal "$stderr" "$(refused_words 1 instance it)"
 	assert_output "total: reclaimed 0 instances, 0 bytes; $(rotting_bytes) bytes still rot; 1 instance still in use; kernel taint: none -> none (0)"
@@ -214,7 +214,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	rot_straytimer 2
 	total=$(rotting_bytes)
 	stray=$(rotting_bytes straytimer)
-	run --separate-stderr on_kernel "$MODREAP" -a -J
+	run --separate-stderr on_kernel "$MODREAP" -b -a -J
 	assert_equal "$status" 1
 	assert_equal "$(jq '.summary.kept_instances' <<< "$output")" 2
 	assert_equal "$(jq '.summary.failures' <<< "$output")" 1
@@ -228,13 +228,13 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	make_rot
 	rot_straytimer 2
 	stray=$(rotting_bytes straytimer)
-	run --separate-stderr on_kernel "$MODREAP" --force straytimer
+	run --separate-stderr on_kernel "$MODREAP" -b --force straytimer
 	assert_success
 	assert_equal "$stderr" ""
 	assert_line --index 0 "straytimer: reclaimed 2 instances, $stray bytes"
 	assert_equal "$(rotting_count straytimer)" 0
 	assert_equal "$(taint)" 8
-	run on_kernel "$MODREAP" -f -a -J
+	run on_kernel "$MODREAP" -b -f -a -J
 	assert_success
 	assert_equal "$(jq '.summary.kept_instances' <<< "$output")" 0
 	assert_equal "$(rotting_count)" 0
@@ -247,7 +247,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 	kmod_unload delta alpha
 	stray=$(rotting_bytes straytimer)
 	ceiling=$(( stray + $(rotting_bytes alpha) ))
-	run --separate-stderr on_kernel "$MODREAP" --down-to "$ceiling"
+	run --separate-stderr on_kernel "$MODREAP" -b --down-to "$ceiling"
 	assert_equal "$status" 1
 	assert_equal "$stderr" "$(refused_words 4 instances them)"
 	assert_line --index 0 --regexp '^delta: reclaimed 1 instance, [0-9]+ bytes$'
@@ -271,7 +271,7 @@ delta_reaped() {
 
 @test "modreap --watch asks for a refused name once, and again only when it changes" {
 	rot_straytimer 2
-	(exec "$SIM" run "$K" -- "$MODREAP" --watch --down-to 0 --interval 0.05 \
+	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --down-to 0 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
 	# A pass refuses straytimer; a later one reclaims delta and must not ask again.
@@ -309,7 +309,7 @@ delta_reaped() {
 	kmod_unload alpha
 	before=$(kernel_state)
 	for force in "" --force; do
-		run --separate-stderr on_kernel "$MODREAP" $force -a
+		run --separate-stderr on_kernel "$MODREAP" -b $force -a
 		assert_equal "$status" 1
 		assert_equal "$output" "total: reclaimed 0 instances, 0 bytes; $(rotting_bytes) bytes still rot; 2 instances still in use; kernel taint: none -> none (0)"
 		assert_line --index 0 --partial "still rot"
@@ -332,7 +332,7 @@ modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins"
 	"$SIM" hold "$K" delta work 3
 	kmod_unload delta
 	rot_straytimer 1
-	run --separate-stderr on_kernel "$MODREAP" -a -J
+	run --separate-stderr on_kernel "$MODREAP" -b -a -J
 	assert_equal "$status" 1
 	# the errors are still said, one a name, as without -J
 	assert_equal "$(sort <<< "$stderr")" "modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins, 3 work items pointing into it; 'modreap --force delta' stops the timers and work left in it
@@ -350,7 +350,7 @@ $(refused_words 1 instance it)"
 	kmod_load delta
 	"$SIM" pin "$K" delta
 	kmod_unload delta
-	run --separate-stderr on_kernel "$MODREAP" -a
+	run --separate-stderr on_kernel "$MODREAP" -b -a
 	assert_equal "$status" 1
 	assert_equal "$stderr" "modreap: ERROR: straytimer: 1 rotting instance still in use (an armed timer, queued work or a probe points into it); not reclaimed; 'modreap --force straytimer' frees it anyway, at the risk of a crash"
 	assert_line --index 0 --regexp '^delta: reclaimed 1 instance, [0-9]+ bytes$'
@@ -364,7 +364,7 @@ taint 8\$"
 	make_rot
 	rot_straytimer 2
 	total=$(rotting_bytes)
-	run --separate-stderr on_kernel "$MODREAP" -a -J
+	run --separate-stderr on_kernel "$MODREAP" -b -a -J
 	assert_success
 	assert_equal "$(jq '.summary.reclaimed_instances' <<< "$output")" 8
 	assert_equal "$(jq '.summary.reclaimed_bytes' <<< "$output")" "$total"
@@ -378,7 +378,7 @@ taint 8\$"
 	before=$(kernel_state)
 	for args in "" "-a" "--down-to 1M"; do
 		# shellcheck disable=SC2086
-		run --separate-stderr on_kernel "$MODREAP" $args
+		run --separate-stderr on_kernel "$MODREAP" -b $args
 		assert_equal "$status" 3
 		assert_equal "$stderr" "modreap: ERROR: this kernel has no module rot support (/proc/rotting_modules is missing)"
 	done
@@ -388,9 +388,9 @@ taint 8\$"
 @test "modreap without CAP_SYS_MODULE can report but reclaiming exits 4" {
 	make_rot
 	before=$(kernel_state)
-	run on_kernel_nocap "$MODREAP"
+	run on_kernel_nocap "$MODREAP" -b
 	assert_success
-	run --separate-stderr on_kernel_nocap "$MODREAP" delta
+	run --separate-stderr on_kernel_nocap "$MODREAP" -b delta
 	assert_equal "$status" 4
 	assert_equal "$stderr" "modreap: ERROR: could not reclaim module delta: Operation not permitted (this needs CAP_SYS_MODULE, and module loading must not be disabled)"
 	assert_equal "$(kernel_state)" "$before"
@@ -401,7 +401,7 @@ taint 8\$"
 	before=$(kernel_state)
 	# Without the stop it would log the same refusal every 0.1 s until killed.
 	run --separate-stderr timeout 20 "$SIM" run "$K" --nocap -- \
-		"$MODREAP" --watch --down-to 0 --interval 0.1
+		"$MODREAP" -b --watch --down-to 0 --interval 0.1
 	assert_equal "$status" 4
 	assert_equal "${stderr_lines[-1]}" "modreap: ERROR: stopped watching: reclaiming needs CAP_SYS_MODULE"
 	names=$(kernel_state | awk '$1 == "rotting" { print $2 }' | sort -u | wc -l)
@@ -416,7 +416,7 @@ taint 8\$"
 	for args in "-a delta" "--down-to 1M -a" "--watch" "--down-to 12Q" "--down-to -1" \
 		"--watch --down-to 1M --interval 0" "--interval 2" "-J -q" "--bogus" "-f" "--force -J"; do
 		# shellcheck disable=SC2086
-		run --separate-stderr on_kernel "$MODREAP" $args
+		run --separate-stderr on_kernel "$MODREAP" -b $args
 		assert_equal "$status" 2
 		assert_equal "${#stderr_lines[@]}" 1
 		assert_output ""
@@ -428,7 +428,7 @@ taint 8\$"
 	ceiling=$(( 3 * $(kmod_load delta; live_size delta) ))
 	kmod_unload delta
 	# exec, so that the signal below reaches modreap itself.
-	(exec "$SIM" run "$K" -- "$MODREAP" --watch --down-to "$ceiling" --interval 0.05 \
+	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --down-to "$ceiling" --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out") &
 	reaper=$!
 	# Another process probes and unloads, leaving rot each time.
@@ -460,9 +460,9 @@ taint 8\$"
 @test "two modreap processes racing never free an instance twice or miscount" {
 	"$SIM" populate "$K" --live 0 --rotting 400 --seed 11
 	rotted=$(rotting_bytes)
-	on_kernel "$MODREAP" -a -J > "$BATS_TEST_TMPDIR/a.json" &
+	on_kernel "$MODREAP" -b -a -J > "$BATS_TEST_TMPDIR/a.json" &
 	a=$!
-	on_kernel "$MODREAP" -a -J > "$BATS_TEST_TMPDIR/b.json" &
+	on_kernel "$MODREAP" -b -a -J > "$BATS_TEST_TMPDIR/b.json" &
 	b=$!
 	wait "$a"
 	wait "$b"
@@ -475,16 +475,16 @@ taint 8\$"
 @test "modreap is clean under valgrind: report, JSON, dry run and reclaim" {
 	skip_if_sanitized
 	make_rot
-	valgrind_clean "$MODREAP"
-	valgrind_clean "$MODREAP" -J
-	valgrind_clean "$MODREAP" -n -a -J
-	valgrind_clean "$MODREAP" zeta delta
+	valgrind_clean "$MODREAP" -b
+	valgrind_clean "$MODREAP" -b -J
+	valgrind_clean "$MODREAP" -b -n -a -J
+	valgrind_clean "$MODREAP" -b zeta delta
 	assert_failure 1
-	valgrind_clean "$MODREAP" --down-to 1K
+	valgrind_clean "$MODREAP" -b --down-to 1K
 	assert_success
 	rot_straytimer 2
-	valgrind_clean "$MODREAP" -a -J
+	valgrind_clean "$MODREAP" -b -a -J
 	assert_failure 1
-	valgrind_clean "$MODREAP" --force straytimer
+	valgrind_clean "$MODREAP" -b --force straytimer
 	assert_success
 }

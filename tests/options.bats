@@ -52,8 +52,8 @@ table_options()
 @test "table_options reads a table as getopt would (rmmod)" {
 	run table_options rmmod
 	assert_success
-	assert_output "$(printf '%s\n' --dry-run --force --help --json --reclaim --remove-holders \
-		--syslog --unused --verbose --version -J -V -f -h -n -s -v | LC_ALL=C sort)"
+	assert_output "$(printf '%s\n' --bytes --dry-run --force --help --json --reclaim --remove-holders \
+		--syslog --unused --verbose --version -J -V -b -f -h -n -s -v | LC_ALL=C sort)"
 }
 
 @test "every tool's --help lists every option of its getopt table, and no other" {
@@ -146,8 +146,9 @@ refused()
 	run table_entries modreap
 	assert_line --index 0 "all no_argument 'a'"
 	assert_line --index 2 "percpu optional_argument OPT_PERCPU"
-	assert_line --index 10 "help no_argument 'h'"
-	assert_equal "${#lines[@]}" 12
+	assert_line --index 9 "bytes no_argument 'b'"
+	assert_line --index 11 "help no_argument 'h'"
+	assert_equal "${#lines[@]}" 13
 	# --percpu is an option's whole name, so not ambiguous beside --percpu-floor
 	run possibilities modreap percpu
 	assert_output ''

@@ -93,17 +93,17 @@ ESCAPED='d\x1b\x0d\x07\xff'
 
 @test "modreap and rmmod --unused -n show rotting and live hostile names escaped" {
 	on_kernel "$INSMOD" "$E/evil.ko"
-	run --separate-stderr on_kernel "$RMMOD" --unused -n
+	run --separate-stderr on_kernel "$RMMOD" -b --unused -n
 	assert_success
 	assert_line --index 0 "$ESCAPED"
 	assert_no_control_bytes "$output"
 	kmod_unload "$(printf 'd\033\r\a\377')"
 	assert_equal "$(rotting_count)" 1
-	run --separate-stderr on_kernel "$MODREAP"
+	run --separate-stderr on_kernel "$MODREAP" -b
 	assert_success
 	assert_line --index 1 --regexp "^$(printf '%s' "$ESCAPED" | sed 's/\\/\\\\/g') +1 +[0-9]+ +0$"
 	assert_no_control_bytes "$output"
-	run --separate-stderr on_kernel "$MODREAP" -a
+	run --separate-stderr on_kernel "$MODREAP" -b -a
 	assert_success
 	assert_line --index 0 --regexp "^$(printf '%s' "$ESCAPED" | sed 's/\\/\\\\/g'): reclaimed 1 instance, [0-9]+ bytes$"
 	assert_no_control_bytes "$output"

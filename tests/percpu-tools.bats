@@ -111,16 +111,16 @@ reserve_line() { on_kernel head -n1 /proc/module_percpu; }
 
 @test "insmod --batch counts refusals and failures for want of reserve, in text and JSON" {
 	kernel_new rot --percpu-reserve 1624
-	on_kernel "$INSMOD" "$FIXTURES/pcpuodd.ko"
-	run --separate-stderr on_kernel "$INSMOD" --batch -j1 "$FIXTURES/pcpu512.ko" "$FIXTURES/pcpualign.ko" \
+	on_kernel "$INSMOD" -b "$FIXTURES/pcpuodd.ko"
+	run --separate-stderr on_kernel "$INSMOD" -b --batch -j1 "$FIXTURES/pcpu512.ko" "$FIXTURES/pcpualign.ko" \
 		"$FIXTURES/delta.ko" "$FIXTURES/failinit.ko"
 	assert_equal "$status" 1
 	assert_output "1 of 4 loaded, 2 failed (1 left rot: $(rotting_bytes failinit) bytes; 1 for want of per-CPU reserve), 1 refused before loading (1 for want of per-CPU reserve), 0 skipped"
 	assert_equal "$(wc -l <<<"$stderr")" 3
 	is_live delta
 	kernel_new rot --percpu-reserve 1624
-	on_kernel "$INSMOD" "$FIXTURES/pcpuodd.ko"
-	run --separate-stderr on_kernel "$INSMOD" --batch -j1 -J "$FIXTURES/pcpu512.ko" "$FIXTURES/pcpualign.ko" \
+	on_kernel "$INSMOD" -b "$FIXTURES/pcpuodd.ko"
+	run --separate-stderr on_kernel "$INSMOD" -b --batch -j1 -J "$FIXTURES/pcpu512.ko" "$FIXTURES/pcpualign.ko" \
 		"$FIXTURES/delta.ko"
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""

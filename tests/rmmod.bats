@@ -26,7 +26,7 @@ setup() {
 @test "rmmod -v says how many bytes stay allocated and how to reclaim them" {
 	kmod_load delta
 	size=$(live_size delta)
-	run --separate-stderr on_kernel "$RMMOD" -v delta
+	run --separate-stderr on_kernel "$RMMOD" -b -v delta
 	assert_success
 	assert_equal "$stderr" "rmmod: delta now rots: $size bytes stay allocated; 'rmmod --reclaim delta' frees them and taints the kernel"
 }
@@ -179,7 +179,7 @@ setup() {
 	kmod_unload delta
 	kmod_load delta
 	bytes=$(( $(rotting_bytes delta) + $(live_size delta) ))
-	run --separate-stderr on_kernel "$RMMOD" --reclaim delta
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim delta
 	assert_success
 	assert_line --index 0 "delta: reclaimed 2 instances, $bytes bytes"
 	assert_line --index 1 "kernel taint: none -> R (8)"
@@ -196,7 +196,7 @@ setup() {
 	kmod_unload alpha
 	kmod_load alpha beta
 	rotted=$(rotting_bytes alpha)
-	run --separate-stderr on_kernel "$RMMOD" --reclaim alpha
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim alpha
 	assert_equal "$status" 1
 	assert_equal "$stderr" "rmmod: ERROR: Module alpha is in use by: beta"
 	assert_line --index 0 "alpha: reclaimed 1 instance, $rotted bytes"
@@ -253,7 +253,7 @@ refused_words_rev2() { # NAME N INSTANCE(S) IT|THEM
 	kmod_unload straytimer
 	kmod_load straytimer
 	size=$(live_size straytimer)
-	run --separate-stderr on_kernel "$RMMOD" --reclaim straytimer
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim straytimer
 	assert_equal "$status" 1
 	assert_line --index 0 "straytimer: reclaimed 2 instances, $((2 * size)) bytes"
 	assert_line --index 1 "kernel taint: none -> R (8)"
@@ -292,7 +292,7 @@ taint 8\$"
 	"$SIM" hold "$K" delta timer
 	size=$(live_size delta)
 	kmod_unload delta
-	run --separate-stderr on_kernel "$RMMOD" --reclaim -f delta
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim -f delta
 	assert_equal "$status" 1
 	assert_line --index 0 "delta: reclaimed 1 instance, $size bytes"
 	assert_line --index 1 "kernel taint: none -> R (8)"
@@ -325,7 +325,7 @@ taint 8\$"
 	kmod_load delta
 	"$SIM" pin "$K" delta
 	kmod_unload delta
-	run --separate-stderr on_kernel "$RMMOD" --reclaim straytimer delta
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim straytimer delta
 	assert_equal "$status" 1
 	assert_line --index 0 --regexp '^delta: reclaimed 1 instance, [0-9]+ bytes$'
 	assert_equal "$stderr" "$(refused_words_rev2 straytimer 2 instances them)"
@@ -356,7 +356,7 @@ taint 8\$"
 	rot_straytimer
 	kmod_load straytimer
 	bytes=$(( $(rotting_bytes straytimer) + $(live_size straytimer) ))
-	run --separate-stderr on_kernel "$RMMOD" --reclaim -f straytimer
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim -f straytimer
 	assert_success
 	assert_equal "$stderr" ""
 	assert_line --index 0 "straytimer: reclaimed 3 instances, $bytes bytes"
@@ -368,7 +368,7 @@ taint 8\$"
 @test "rmmod --reclaim on a kernel that does not check (rot_reclaim_checks N) frees everything" {
 	kernel_new rot --reclaim-checks n
 	rot_straytimer
-	run --separate-stderr on_kernel "$RMMOD" --reclaim straytimer
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim straytimer
 	assert_success
 	assert_line --index 0 --regexp '^straytimer: reclaimed 2 instances, [0-9]+ bytes$'
 	assert_equal "$(kernel_state)" "taint 8"
@@ -394,10 +394,10 @@ taint 8\$"
 	racer=$!
 	: > "$BATS_TEST_TMPDIR/out"
 	while kill -0 "$racer" 2> /dev/null; do
-		on_kernel "$RMMOD" --reclaim delta >> "$BATS_TEST_TMPDIR/out" 2> /dev/null || true
+		on_kernel "$RMMOD" -b --reclaim delta >> "$BATS_TEST_TMPDIR/out" 2> /dev/null || true
 	done
 	wait "$racer"
-	on_kernel "$RMMOD" --reclaim delta >> "$BATS_TEST_TMPDIR/out" 2> /dev/null || true
+	on_kernel "$RMMOD" -b --reclaim delta >> "$BATS_TEST_TMPDIR/out" 2> /dev/null || true
 	assert_equal "$(rotting_count delta)" 0
 	said=$(awk '/^delta: reclaimed/ { n += $3 } END { print n + 0 }' "$BATS_TEST_TMPDIR/out")
 	freed=$("$SIM" ledger "$K" | grep -c ' reclaim delta ')
@@ -420,12 +420,12 @@ taint 8\$"
 	kmod_unload delta
 	kmod_load delta
 	bytes=$(( $(rotting_bytes delta) + $(live_size delta) ))
-	run --separate-stderr on_kernel "$RMMOD" --reclaim delta
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim delta
 	assert_success
 	assert_line --index 0 "delta: reclaimed 2 instances, $bytes bytes"
 	assert_equal "$(kernel_state)" "taint 8"
 	rot_straytimer
-	run --separate-stderr on_kernel "$RMMOD" --reclaim -f straytimer
+	run --separate-stderr on_kernel "$RMMOD" -b --reclaim -f straytimer
 	assert_success
 	assert_equal "$stderr" ""
 	assert_line --index 0 --regexp '^straytimer: reclaimed 2 instances, [0-9]+ bytes$'

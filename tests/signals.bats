@@ -188,7 +188,7 @@ settled() {
 	for sig in INT TERM; do
 		kmod_load delta
 		kmod_unload delta
-		start "$MODREAP" --watch --down-to 0 --interval 0.1
+		start "$MODREAP" -b --watch --down-to 0 --interval 0.1
 		wait_until eval '[ "$(rotting_count)" -eq 0 ]'
 		stop_with "$sig"
 		[ "$status" -eq "$([ "$sig" = INT ] && echo 130 || echo 143)" ]
@@ -218,7 +218,7 @@ settled() {
 @test "SIGINT during rmmod --unused: the summary counts what was unloaded, exit 130" {
 	gate_exit delta params oot
 	kmod_load delta params oot
-	start "$RMMOD" --unused
+	start "$RMMOD" -b --unused
 	wait_state ' Unloading '
 	stop_with INT
 	[ "$status" -eq 130 ]

@@ -296,6 +296,11 @@ bool cli_is_verbose(void)
 	return verbosity > 0;
 }
 
+int cli_verbosity(void)
+{
+	return verbosity;
+}
+
 static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 {
 	/* Messages carry names from argv, module files and kernel files: the
@@ -312,6 +317,14 @@ static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 		fprintf(stderr, "%s: %s: %s\n", progname, prefix, msg);
 	else
 		fprintf(stderr, "%s: %s\n", progname, msg);
+}
+
+void cli_fatal(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vlog(LOG_CRIT, "FATAL", fmt, ap);
+	va_end(ap);
 }
 
 void cli_error(const char *fmt, ...)
@@ -340,7 +353,7 @@ void cli_notice(const char *fmt, ...)
 
 void cli_info(const char *fmt, ...)
 {
-	if (!verbosity)
+	if (!verbosity || quiet)
 		return;
 	va_list ap;
 	va_start(ap, fmt);

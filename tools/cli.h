@@ -2,7 +2,7 @@
 /*
  * The one CLI helper every modrot tool uses: option parsing that turns
  * getopt's complaints into one line and exit 2, messages in kmod's
- * "prog: ERROR: ..." form (to stderr or syslog), and the exit codes of
+ * "prog: LEVEL: ..." forms (to stderr or syslog), and the exit codes of
  * docs/architecture.md.
  */
 #ifndef MODROT_CLI_H
@@ -63,11 +63,19 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 /* Prints "prog: ERROR: MESSAGE" and exits CLI_EXIT_USAGE. */
 noreturn void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * kmod's three levels, each "prog: LEVEL: MESSAGE": FATAL for a failure
+ * that ends the run (kmod's modprobe stops there; the caller stops), ERROR
+ * for one the run goes on after, WARNING for what it reports and goes
+ * past (also kmod's word for a per-item failure under modprobe -a). No
+ * tool writes a level word itself.
+ */
+void cli_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Always printed: "prog: MESSAGE". */
 void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Printed only with -v. */
+/* Printed only with -v, and not when quiet. */
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -82,11 +90,14 @@ void cli_output_failed(int err);
 int cli_flush_stdout(void);
 
 void cli_set_syslog(bool on);
-/* Quiet: libkmod's own lines (kmodlog.h) are not printed (modprobe -q). */
+/* Quiet: libkmod's own lines (kmodlog.h) and cli_info()'s are not
+ * printed (modprobe -q). */
 void cli_set_quiet(bool on);
 bool cli_is_quiet(void);
 void cli_more_verbose(void);
 bool cli_is_verbose(void);
+/* How many -v so far (cli_next_option() counts them as it meets them). */
+int cli_verbosity(void);
 
 /* "lsmod (modrot) 0.1" */
 void cli_print_version(void);

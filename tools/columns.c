@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "columns.h"
+#include "sizewords.h"
 
 size_t columns_parse(const char *list, const struct column_info *cols, size_t ncols,
 		     int ids[COLUMNS_MAX])
@@ -126,6 +127,16 @@ void listing_u64(struct listing *l, size_t col, uint64_t v)
 	char num[24];
 	snprintf(num, sizeof(num), "%" PRIu64, v);
 	text_cell(l, col, num);
+}
+
+void listing_size(struct listing *l, size_t col, uint64_t bytes)
+{
+	if (l->json) {
+		listing_u64(l, col, bytes);
+		return;
+	}
+	char cell[SIZE_WORDS_MAX];
+	text_cell(l, col, size_cell(bytes, cell));
 }
 
 void listing_i64(struct listing *l, size_t col, int64_t v)

@@ -66,6 +66,8 @@ int listing_start(struct listing *l, const struct column_info *cols, const int *
 int listing_row(struct listing *l);
 void listing_str(struct listing *l, size_t col, const char *s);
 void listing_u64(struct listing *l, size_t col, uint64_t v);
+/* A size: the human form (or, -b, the bytes) in a table, the bytes in JSON. */
+void listing_size(struct listing *l, size_t col, uint64_t bytes);
 void listing_i64(struct listing *l, size_t col, int64_t v);
 void listing_bool(struct listing *l, size_t col, bool v);
 /* Unknown (not empty): JSON null, an empty text cell ("-" in raw). */

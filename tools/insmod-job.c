@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "insmod.h"
 #include "reasons.h"
+#include "sizewords.h"
 
 void job_read(struct insmod_job *job)
 {
@@ -83,10 +84,10 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 		return;
 	job->rot_bytes = newest;
 	size_t used = strlen(job->message);
+	char size[SIZE_WORDS_MAX];
 	snprintf(job->message + used, sizeof(job->message) - used,
-		 "; its init failed and its %" PRIu64
-		 " bytes now rot ('rmmod --reclaim %s' frees them)",
-		 newest, name);
+		 "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
+		 size_words(newest, "bytes", size), name);
 }
 
 bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,

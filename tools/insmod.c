@@ -18,6 +18,7 @@
 #include "jsonwrt.h"
 #include "reclaim-report.h"
 #include "stopsignal.h"
+#include "sizewords.h"
 
 static void help(void)
 {
@@ -40,6 +41,7 @@ static void help(void)
 	       "      --match-devices      load only the modules whose aliases match a\n"
 	       "                           present device; implies --batch\n"
 	       "  -j, --jobs N             load on N threads (default: number of CPUs)\n"
+	       "  -b, --bytes              sizes in bytes, not as 4.9K, 1.2M\n"
 	       "  -J, --json               one JSON record per module, and a summary\n"
 	       "  -s, --syslog             report errors to syslog instead of stderr\n"
 	       "  -v, --verbose            report each module loaded\n"
@@ -80,6 +82,7 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		{ "match-devices", no_argument, NULL, OPT_MATCH_DEVICES },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "bytes", no_argument, NULL, 'b' },
 		CLI_OPTIONS_SYSLOG_VERBOSE,
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
@@ -87,7 +90,7 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 	int c;
 
 	/* Options end at the file: what follows it are module parameters. */
-	while ((c = cli_next_option(argc, argv, "+fj:JsvhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts)) != -1) {
 		switch (c) {
 		case 'f':
 			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC | ROT_LOAD_FORCE_MODVERSION;
@@ -117,6 +120,9 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 			break;
 		case 'j':
 			o->jobs = parse_jobs(optarg);
+			break;
+		case 'b':
+			size_words_set_bytes(true);
 			break;
 		case 'J':
 			o->json = true;
@@ -424,9 +430,10 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		printf(", %zu skipped", t->skipped);
 	} else {
 		printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
+		char size[SIZE_WORDS_MAX];
 		if (t->rotted)
-			printf(" (%zu left rot: %" PRIu64 " bytes%s", t->rotted, t->rot_bytes,
-			       t->failed_percpu ? "" : ")");
+			printf(" (%zu left rot: %s%s", t->rotted,
+			       size_words(t->rot_bytes, "bytes", size), t->failed_percpu ? "" : ")");
 		percpu_note(t->failed_percpu, t->rotted ? "; " : "(", ")");
 		printf(", %zu refused before loading", t->refused);
 		percpu_note(t->refused_percpu, "(", ")");

@@ -74,8 +74,8 @@ int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param 
 			continue;
 		const char *colon = strchr(value, ':');
 		if (!colon) {
-			cli_warn("%s: ignoring \"%s=%s\": no ':' after the parameter's name",
-				 r->name, key, value);
+			cli_error("%s: ignoring \"%s=%s\": no ':' after the parameter's name",
+				  r->name, key, value);
 			continue;
 		}
 		size_t namelen = colon - value, restlen = strlen(colon + 1);

@@ -25,6 +25,7 @@
 #include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
+#include "sizewords.h"
 
 struct plan_step {
 	struct kmod_module *mod;
@@ -120,12 +121,12 @@ static void refuse_if_replaced(const struct plan_step *step)
 	if (err == 0)
 		return;
 	if (err == -ESTALE)
-		mp_fail(acting_run, err, true,
+		mp_fail(acting_run, err, MP_ERROR,
 			"could not insert '%s': %s changed after it was checked (by an earlier "
 			"step of the plan, or meanwhile); not loaded, nor what follows it",
 			name, cli_moddir_shown(path));
 	else
-		mp_fail(acting_run, err, true,
+		mp_fail(acting_run, err, MP_ERROR,
 			"could not insert '%s': could not read %s again to load it: %s; not "
 			"loaded, nor what follows it",
 			name, cli_moddir_shown(path), strerror(-err));
@@ -257,7 +258,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	if (job.problem != ROT_PROBLEM_NONE) {
 		char why[640];
 		words_for_problem(mf, job.pf, facts, NULL, why, sizeof(why));
-		mp_fail(r, -ENOEXEC, false,
+		mp_fail(r, -ENOEXEC, MP_ERROR,
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
 			name, why);
 		err = -ENOEXEC;
@@ -267,7 +268,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	if (!err && !percpu_preflight(&job, &env)) {
 		size_t skip = strlen("could not insert module ") + strlen(path) + 2;
 		const char *why = strlen(job.message) > skip ? job.message + skip : job.message;
-		mp_fail(r, job.err < 0 ? job.err : -ENOMEM, false,
+		mp_fail(r, job.err < 0 ? job.err : -ENOMEM, MP_ERROR,
 			"could not insert '%s': %s; nothing was loaded (the kernel never saw it)",
 			name, why);
 		err = -ENOEXEC; /* said: not the caller's out of memory */
@@ -302,7 +303,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	/* Nothing to plan (loaded, blacklisted) or an error the real run will tell. */
 	if (plan.oom) {
 		plan_free(&plan);
-		mp_fail(r, -ENOMEM, false,
+		mp_fail(r, -ENOMEM, MP_ERROR,
 			"could not check '%s' before loading it: %s; nothing was loaded",
 			kmod_module_get_name(mod), strerror(ENOMEM));
 		return -ENOMEM;
@@ -314,7 +315,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	err = plan.oom ? -ENOMEM : mp_kernel_facts(r, &facts);
 	if (err < 0) {
 		char why[256];
-		mp_fail(r, err, false, "could not read what the kernel enforces: %s",
+		mp_fail(r, err, MP_ERROR, "could not read what the kernel enforces: %s",
 			cli_read_error(err, why, sizeof(why)));
 		goto out;
 	}
@@ -326,7 +327,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			continue;
 		err = rot_modfile_read(path, &plan.v[i].mf);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
-			mp_fail(r, err, false, "could not insert '%s': could not read %s: %s",
+			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
 				strerror(-err));
 	}
@@ -340,7 +341,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 			ksyms = NULL;
 		} else if (err < 0 && err != -ENOMEM) {
 			char why[256];
-			mp_fail(r, err, false,
+			mp_fail(r, err, MP_ERROR,
 				"could not insert '%s': could not read the kernel's symbols "
 				"(/proc/kallsyms): %s; nothing was loaded",
 				kmod_module_get_name(mod), cli_read_error(err, why, sizeof(why)));
@@ -357,7 +358,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	}
 	/* a plan that does not run is never silent: what was not said above */
 	if (err < 0 && r->outcome.failures == failures_before)
-		mp_fail(r, err, false,
+		mp_fail(r, err, MP_ERROR,
 			"could not check '%s' before loading it: %s; nothing was loaded",
 			kmod_module_get_name(mod), strerror(-err));
 out:
@@ -387,12 +388,12 @@ static int plan_check(struct modprobe_run *r, struct kmod_module *mod, const str
 		    state == KMOD_MODULE_BUILTIN)
 			continue; /* loaded meanwhile (an install command) */
 		if (state >= 0 || state == -ENOENT)
-			mp_fail(r, -ENOENT, false,
+			mp_fail(r, -ENOENT, MP_ERROR,
 				"could not insert '%s' and all it needs: libkmod passed over '%s' "
 				"without a word",
 				kmod_module_get_name(mod), kmod_module_get_name(p->mod));
 		else
-			mp_fail(r, state, false, "could not tell whether '%s' was loaded: %s",
+			mp_fail(r, state, MP_ERROR, "could not tell whether '%s' was loaded: %s",
 				kmod_module_get_name(p->mod), strerror(-state));
 		return state < 0 ? state : -ENOENT;
 	}
@@ -418,10 +419,9 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 	if (after <= before)
 		return;
 	mp_rot_account(r, name, after - before);
-	snprintf(buf, cap,
-		 "; its init failed and its %" PRIu64
-		 " bytes now rot ('rmmod --reclaim %s' frees them)",
-		 newest, name);
+	char size[SIZE_WORDS_MAX];
+	snprintf(buf, cap, "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
+		 size_words(newest, "bytes", size), name);
 }
 
 /* kmod's words for what the kernel answered, and what it left rotting */
@@ -431,7 +431,7 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	char rot[256];
 
 	if (err == -EEXIST) {
-		mp_fail(r, err, false, "could not insert '%s': Module already in kernel", name);
+		mp_fail(r, err, MP_ERROR, "could not insert '%s': Module already in kernel", name);
 		return;
 	}
 	/* The module that failed is the one named, or a dependency of it. */
@@ -446,12 +446,12 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	}
 	kmod_module_unref_list(deps);
 	if (err == -ENOENT)
-		mp_fail(r, err, false,
+		mp_fail(r, err, MP_ERROR,
 			"could not insert '%s': Unknown symbol in module, or unknown parameter "
 			"(see dmesg)%s",
 			name, rot);
 	else
-		mp_fail(r, err, false, "could not insert '%s': %s%s%s", name, strerror(-err),
+		mp_fail(r, err, MP_ERROR, "could not insert '%s': %s%s%s", name, strerror(-err),
 			cli_errno_hint(err), rot);
 }
 
@@ -534,6 +534,22 @@ static int run_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned fl
 	return err;
 }
 
+/* The module being probed by libkmod's real run: it and its dependencies
+ * are what the load needs; the rest of the plan is soft dependencies. */
+static struct kmod_module *probing;
+
+/* As libkmod counts it ("required"), in its real run: a soft dependency's
+ * failure libkmod passes over. */
+static bool required(struct kmod_module *m)
+{
+	if (!probing)
+		return true;
+	struct kmod_list *deps = kmod_module_get_dependencies(probing);
+	bool found = step_required(probing, deps, m);
+	kmod_module_unref_list(deps);
+	return found;
+}
+
 /* libkmod's hook for an install command ($CMDLINE_OPTS already replaced):
  * libkmod's own runner takes a command killed by a signal for success. */
 static int run_install(struct kmod_module *m, const char *cmd, void *data)
@@ -541,8 +557,9 @@ static int run_install(struct kmod_module *m, const char *cmd, void *data)
 	struct modprobe_run *r = data;
 	/* a command may unload what this run loaded */
 	mp_forget_loaded_symbols(r);
-	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd);
-	if (err < 0)
+	bool soft = !required(m);
+	int err = mp_run_command(r, "install", kmod_module_get_name(m), cmd, soft);
+	if (err < 0 && !soft)
 		r->command_failed = true;
 	return err;
 }
@@ -559,11 +576,12 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	int lost = kmod_lost();
 	if (lost < 0) {
 		kmod_module_unref_list(list);
-		mp_fail(r, lost, true, "could not look up %s: %s", alias, strerror(-lost));
+		mp_fail(r, lost, MP_FATAL, "could not look up %s: %s", alias, strerror(-lost));
 		return lost;
 	}
 	if (err < 0 || !list) {
-		mp_fail(r, -ENOENT, true, "Module %s not found in directory %s", alias, r->moddir);
+		mp_fail(r, -ENOENT, MP_FATAL, "Module %s not found in directory %s", alias,
+			r->moddir);
 		return -ENOENT;
 	}
 	kmod_list_foreach(l, list)
@@ -586,6 +604,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 				r->command_failed = false;
 				acting = &plan;
 				acting_run = r;
+				probing = mod;
 				acting_shows = r->show;
 				kmod_trace_start();
 				err = kmod_module_probe_insert_module(mod, flags, extra,
@@ -594,6 +613,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 											: NULL);
 				acting = NULL;
 				acting_run = NULL;
+				probing = NULL;
 				/* positive: blacklisted, which is no error */
 				if (err > 0)
 					err = 0;
@@ -608,7 +628,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 					 * load, or a list entry, options or dependency
 					 * it could not make: not all was done */
 					err = lost;
-					mp_fail(r, err, false,
+					mp_fail(r, err, MP_ERROR,
 						"could not insert '%s' and all it needs: %s",
 						kmod_module_get_name(mod), strerror(-err));
 				} else if (err < 0 && !r->command_failed) {

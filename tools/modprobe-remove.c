@@ -20,6 +20,7 @@
 #include "kmodlog.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
+#include "sizewords.h"
 
 #define RM_HOLDERS 0x1
 #define RM_IGNORE_BUILTIN 0x2
@@ -198,7 +199,7 @@ static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 			 (unloaded ? ROT_RECLAIM_UNLOADED : 0);
 	int err = rot_reclaim(mp_snapshot(r), name, flags, &o);
 	if (err < 0 && err != -EBUSY) {
-		mp_fail(r, err, false, "could not reclaim module %s: %s%s", name, strerror(-err),
+		mp_fail(r, err, MP_ERROR, "could not reclaim module %s: %s%s", name, strerror(-err),
 			cli_errno_hint(err));
 		return;
 	}
@@ -212,7 +213,7 @@ static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 		refused_message(msg, sizeof(msg), name, &o, "modprobe -r --reclaim -f",
 				r->opts->force);
 		cli_flush_stdout();
-		mp_fail(r, -EBUSY, false, "%s", msg);
+		mp_fail(r, -EBUSY, MP_ERROR, "%s", msg);
 	}
 }
 
@@ -274,12 +275,14 @@ static void report_rot(struct modprobe_run *r, const char *name)
 	}
 	if (!r->talk)
 		return;
+	char words[SIZE_WORDS_MAX];
+	size_words(size, "bytes", words);
 	if (r->opts->dry_run)
-		cli_notice("%s would rot: %" PRIu64 " bytes would stay allocated", name, size);
+		cli_notice("%s would rot: %s would stay allocated", name, words);
 	else
-		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated; "
+		cli_notice("%s now rots: %s stay allocated; "
 			   "'rmmod --reclaim %s' frees them and taints the kernel",
-			   name, size, name);
+			   name, words, name);
 }
 
 static unsigned long long now_msec(void)
@@ -327,16 +330,17 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 					 ? in_use_now(r, name, why, sizeof(why))
 					 : UNUSED;
 		if (v == IN_USE)
-			mp_fail(r, err, false, "could not remove '%s': still in use after %llu ms%s",
-				name, r->opts->wait_msec, why);
+			mp_fail(r, err, MP_ERROR,
+				"could not remove '%s': still in use after %llu ms%s", name,
+				r->opts->wait_msec, why);
 		else if (v == UNKNOWN)
-			mp_fail(r, err, false,
+			mp_fail(r, err, MP_ERROR,
 				"could not remove '%s': cannot tell whether it is in use after %llu "
 				"ms: %s; not unloaded (-f unloads it anyway)",
 				name, r->opts->wait_msec, why);
 		else
-			mp_fail(r, err, false, "could not remove '%s': %s%s", name, strerror(-err),
-				cli_errno_hint(err));
+			mp_fail(r, err, MP_ERROR, "could not remove '%s': %s%s", name,
+				strerror(-err), cli_errno_hint(err));
 		return err;
 	}
 	mark_gone(r, name);
@@ -362,7 +366,7 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 	}
 	*o = '\0';
 	show(r, "remove", cmd);
-	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd);
+	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd, false);
 	free(cmd);
 	return ret;
 }
@@ -383,7 +387,7 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 	if (lost < 0) {
 		/* a list cut short would leave the rest loaded, unsaid */
 		kmod_module_unref_list(deps);
-		mp_fail(r, lost, false, "could not remove what '%s' left unused: %s",
+		mp_fail(r, lost, MP_ERROR, "could not remove what '%s' left unused: %s",
 			kmod_module_get_name(mod), strerror(-lost));
 		return;
 	}
@@ -405,7 +409,8 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 		}
 	}
 	if (!done && n)
-		mp_fail(r, -ENOMEM, false, "could not remove what '%s' left unused: out of memory",
+		mp_fail(r, -ENOMEM, MP_ERROR,
+			"could not remove what '%s' left unused: out of memory",
 			kmod_module_get_name(mod));
 	free(done);
 	kmod_module_unref_list(deps);
@@ -458,7 +463,7 @@ static bool path_enter(struct modprobe_run *r, const char *name)
 		return false;
 	}
 	if (r->depth == MP_REMOVE_DEPTH_MAX) {
-		mp_fail(r, -ELOOP, true,
+		mp_fail(r, -ELOOP, MP_FATAL,
 			"could not remove '%s': softdeps and holders nest deeper than %d modules",
 			name, MP_REMOVE_DEPTH_MAX);
 		return false;
@@ -497,7 +502,7 @@ static int remove_holders(struct modprobe_run *r, struct kmod_module *mod)
 		struct kmod_module *h;
 		int err = kmod_module_new_from_name(r->ctx, rot_module_holder(m, i), &h);
 		if (err < 0) {
-			mp_fail(r, err, false, "could not remove the holders of '%s': %s",
+			mp_fail(r, err, MP_ERROR, "could not remove the holders of '%s': %s",
 				kmod_module_get_name(mod), strerror(-err));
 			return err;
 		}
@@ -525,8 +530,8 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		if (err == 0)
 			err = kmod_lost();
 		if (err < 0) {
-			/* nothing is removed then: a failure, not a warning */
-			mp_fail(r, err, false, "could not get softdeps of '%s': %s", name,
+			/* nothing is removed then: a failure, in kmod's word */
+			mp_fail(r, err, MP_WARNING, "could not get softdeps of '%s': %s", name,
 				strerror(-err));
 			return err;
 		}
@@ -539,7 +544,7 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		if (state < 0 && state != -ENOENT) {
 			/* an initstate that could not be read is no "not loaded" */
 			err = state;
-			mp_fail(r, err, true, "could not tell whether '%s' is loaded: %s", name,
+			mp_fail(r, err, MP_FATAL, "could not tell whether '%s' is loaded: %s", name,
 				strerror(-err));
 			goto out;
 		}
@@ -548,14 +553,14 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 				goto out;
 			if (o->first_time) {
 				err = -ENOENT;
-				mp_fail(r, err, true, "Module %s is not in kernel.", name);
+				mp_fail(r, err, MP_FATAL, "Module %s is not in kernel.", name);
 			}
 			goto out;
 		}
 		if (state == KMOD_MODULE_BUILTIN) {
 			if (!(flags & RM_IGNORE_BUILTIN)) {
 				err = -ENOENT;
-				mp_fail(r, err, true, "Module %s is builtin.", name);
+				mp_fail(r, err, MP_FATAL, "Module %s is builtin.", name);
 			}
 			goto out;
 		}
@@ -573,12 +578,12 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 							      : in_use(r, mod, why, sizeof(why));
 	if (v == IN_USE) {
 		err = -EBUSY;
-		mp_fail(r, err, true, "Module %s is in use%s.", name, why);
+		mp_fail(r, err, MP_FATAL, "Module %s is in use%s.", name, why);
 		goto out;
 	}
 	if (v == UNKNOWN && !o->force) {
 		err = -EBUSY;
-		mp_fail(r, err, true,
+		mp_fail(r, err, MP_FATAL,
 			"Module %s: cannot tell whether it is in use: %s; nothing unloaded "
 			"(-f unloads it anyway).",
 			name, why);
@@ -608,7 +613,7 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	/* A rule that cannot be evaluated unloads nothing, softdeps included. */
 	if (r->rot && !r->opts->force && !r->opts->show_depends &&
 	    usage_inputs(r, why, sizeof(why)) < 0) {
-		mp_fail(r, r->usage_err, true,
+		mp_fail(r, r->usage_err, MP_FATAL,
 			"could not remove '%s': cannot tell what is in use: %s; nothing unloaded "
 			"(-f unloads anyway)",
 			alias, why);
@@ -619,13 +624,15 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	if (err == 0)
 		err = kmod_lost();
 	if (err < 0) {
-		/* libkmod refuses a name it cannot normalise ('[' without ']') */
-		mp_fail(r, err, true, "could not look up module %s: %s", alias, strerror(-err));
+		/* libkmod refuses a name it cannot normalise ('[' without ']'):
+		 * kmod says nothing and goes on to the next name, modrot says
+		 * why and goes on too */
+		mp_fail(r, err, MP_ERROR, "could not look up module %s: %s", alias, strerror(-err));
 		return err;
 	}
 	if (!list) {
 		err = -ENOENT;
-		mp_fail(r, err, true, "Module %s not found.", alias);
+		mp_fail(r, err, MP_FATAL, "Module %s not found.", alias);
 	}
 	kmod_list_foreach(l, list)
 	{

@@ -16,7 +16,7 @@
 
 #include "modprobe.h"
 
-void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
+void mp_fail(struct modprobe_run *r, int err, enum mp_level level, const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -26,48 +26,63 @@ void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cli_error("%s", msg);
 	/* kmod's LOG_CRIT ends the run; with -a it is a warning */
-	if (fatal && !r->opts->all)
+	if (level == MP_FATAL && !r->opts->all) {
+		cli_fatal("%s", msg);
 		r->stopped = true;
+	} else if (level == MP_ERROR) {
+		cli_error("%s", msg);
+	} else {
+		cli_warn("%s", msg);
+	}
 }
 
 bool mp_name_refused(struct modprobe_run *r, const char *name)
 {
 	int err = rot_alias_check(name);
 	if (err < 0)
-		mp_fail(r, err, true,
+		mp_fail(r, err, MP_FATAL,
 			"Module %.40s... is no module name or alias: %zu bytes, and an alias "
 			"has at most %d",
 			name, strlen(name), ROT_ALIAS_MAX);
 	return err < 0;
 }
 
-int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd)
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd,
+		   bool soft)
 {
+	/* kmod's modprobe runs remove commands and reports their failure
+	 * itself, as it reports a name; libkmod runs install commands, and
+	 * its word is ERROR */
+	enum mp_level level = strcmp(type, "remove") ? MP_ERROR : MP_FATAL;
+	char msg[512];
+	int err = 0;
 	setenv("MODPROBE_MODULE", name, 1);
 	int status = system(cmd);
-	int err = errno;
+	int saved = errno;
 	unsetenv("MODPROBE_MODULE");
 	if (status == -1) {
-		mp_fail(r, -err, false, "could not run the %s command of %s: %s", type, name,
-			strerror(err));
-		return -err;
-	}
-	/* a shell that ran the command in its place dies of the command's signal */
-	if (WIFSIGNALED(status)) {
+		err = -saved;
+		snprintf(msg, sizeof(msg), "could not run the %s command of %s: %s", type, name,
+			 strerror(saved));
+	} else if (WIFSIGNALED(status)) {
+		/* a shell that ran the command in its place dies of its signal */
 		int sig = WTERMSIG(status);
 		const char *abbrev = sigabbrev_np(sig);
-		mp_fail(r, -EINTR, false, "the %s command of %s was killed by signal %d (SIG%s: %s)",
-			type, name, sig, abbrev ? abbrev : "?", strsignal(sig));
-		return -EINTR;
+		err = -EINTR;
+		snprintf(msg, sizeof(msg),
+			 "the %s command of %s was killed by signal %d (SIG%s: %s)", type, name,
+			 sig, abbrev ? abbrev : "?", strsignal(sig));
+	} else if (WEXITSTATUS(status)) {
+		err = -EIO;
+		snprintf(msg, sizeof(msg), "Error running %s command for %s: exit status %d", type,
+			 name, WEXITSTATUS(status));
 	}
-	if (WEXITSTATUS(status)) {
-		mp_fail(r, -EIO, false, "Error running %s command for %s: exit status %d", type,
-			name, WEXITSTATUS(status));
-		return -EIO;
-	}
-	return 0;
+	if (err && soft && !r->opts->quiet)
+		cli_error("%s", msg);
+	else if (err && !soft)
+		mp_fail(r, err, level, "%s", msg);
+	return err;
 }
 
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r)

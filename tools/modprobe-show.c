@@ -53,7 +53,7 @@ static int dump_indexes(struct modprobe_run *r)
 	int fd = memfd_create("modprobe-indexes", MFD_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
+		mp_fail(r, err, MP_ERROR, "could not dump the module indexes of %s: %s", r->moddir,
 			strerror(-err));
 		return err;
 	}
@@ -65,13 +65,13 @@ static int dump_indexes(struct modprobe_run *r)
 	if (err >= 0)
 		err = kmod_lost();
 	if (err < 0)
-		mp_fail(r, err, false, "could not dump the module indexes of %s: %s", r->moddir,
+		mp_fail(r, err, MP_ERROR, "could not dump the module indexes of %s: %s", r->moddir,
 			strerror(-err));
 	else {
 		bool write_failed = false;
 		err = copy_to_stdout(fd, &write_failed);
 		if (err < 0 && !write_failed) /* a write error is said at exit, once */
-			mp_fail(r, err, false, "could not dump the module indexes of %s: %s",
+			mp_fail(r, err, MP_ERROR, "could not dump the module indexes of %s: %s",
 				r->moddir, strerror(-err));
 	}
 	close(fd);
@@ -119,7 +119,7 @@ int mp_show_config(struct modprobe_run *r)
 		if (it) /* libkmod's free does not take NULL */
 			kmod_config_iter_free_iter(it);
 		if (err < 0) {
-			mp_fail(r, err, false, "could not show the configuration: %s",
+			mp_fail(r, err, MP_ERROR, "could not show the configuration: %s",
 				strerror(-err));
 			return err;
 		}
@@ -136,12 +136,12 @@ static int show_crcs(struct modprobe_run *r, const char *path, bool exports)
 	int err = kmod_module_new_from_path(r->ctx, path, &mod);
 
 	if (err < 0) {
-		mp_fail(r, err, true, "Module %s not found.", path);
+		mp_fail(r, err, MP_FATAL, "Module %s not found.", path);
 		return err;
 	}
 	err = exports ? kmod_module_get_symbols(mod, &list) : kmod_module_get_versions(mod, &list);
 	if (err < 0) {
-		mp_fail(r, err, true, "could not get %s of %s: %s",
+		mp_fail(r, err, MP_FATAL, "could not get %s of %s: %s",
 			exports ? "symbols" : "modversions", path, strerror(-err));
 		kmod_module_unref(mod);
 		return err;

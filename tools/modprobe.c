@@ -23,6 +23,7 @@
 #include "moddir-check.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
+#include "sizewords.h"
 
 static void help(void)
 {
@@ -70,6 +71,7 @@ static void help(void)
 	       "  -s, --syslog             report to syslog instead of stderr\n"
 	       "  -q, --quiet              report nothing\n"
 	       "  -v, --verbose            print what is done, and what rots\n"
+	       "      --bytes              sizes of what rots in bytes, not as 4.9K, 1.2M\n"
 	       "  -h, --help               show this help\n"
 	       "  -V, --version            show the version\n",
 	       cli_progname());
@@ -214,7 +216,8 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		OPT_MODVERSIONS,
 		OPT_REMOVE_HOLDERS,
 		OPT_EXPORTS,
-		OPT_RECLAIM
+		OPT_RECLAIM,
+		OPT_BYTES
 	};
 	static const struct option longopts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -243,11 +246,12 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		{ "set-version", required_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
+		{ "bytes", no_argument, NULL, OPT_BYTES },
 		CLI_OPTIONS_SYSLOG_VERBOSE,
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, verbosity_at_quiet = 0;
 
 	for (int before = optind;
 	     (c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1;
@@ -327,14 +331,24 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			break;
 		case 'q':
 			o->quiet = true;
+			verbosity_at_quiet = cli_verbosity();
 			if (!inherited)
 				env_append("-q");
 			break;
 		case OPT_RECLAIM:
 			o->reclaim = true;
 			break;
+		case OPT_BYTES:
+			size_words_set_bytes(true);
+			break;
 		}
 	}
+	/* kmod's -q takes its verbosity from the default (warnings) down to
+	 * nothing at all, and each -v after it raises it one step: it takes
+	 * five to be louder than the default, and so verbose, again. Until
+	 * then -q silences -v too: -n -v -q prints no action. */
+	if (o->quiet && cli_verbosity() - verbosity_at_quiet >= 5)
+		o->quiet = false;
 	/* -v is counted by the CLI helper, never returned: an inherited one
 	 * shows in the words MODPROBE_OPTIONS gave */
 	bool inherited_verbose = false;
@@ -413,7 +427,8 @@ static void run(struct modprobe_run *r, char **args, int nargs)
 	} else {
 		char *params = params_join(args + 1, (size_t)nargs - 1);
 		if (!params && nargs > 1) {
-			mp_fail(r, -ENOMEM, false, "could not gather module options: out of memory");
+			mp_fail(r, -ENOMEM, MP_ERROR,
+				"could not gather module options: out of memory");
 			return;
 		}
 		mp_insert(r, args[0], params);
@@ -435,13 +450,13 @@ static void summarise(struct modprobe_run *r, struct run_taint *taint)
 			report_taint_change(taint->before, taint->after, o->dry_run);
 		return;
 	}
+	char size[SIZE_WORDS_MAX];
 	if (r->rotted && r->talk && !o->reclaim)
-		cli_notice("%zu %s %s: %" PRIu64 " bytes", r->rotted,
-			   r->rotted == 1 ? "module" : "modules",
+		cli_notice("%zu %s %s: %s", r->rotted, r->rotted == 1 ? "module" : "modules",
 			   o->dry_run       ? "would rot"
 			   : r->rotted == 1 ? "now rots"
 					    : "now rot",
-			   r->rotted_bytes);
+			   size_words(r->rotted_bytes, "bytes", size));
 }
 
 /*
@@ -496,7 +511,7 @@ int main(int argc, char *argv[])
 		code = CLI_EXIT_PARTIAL;
 		goto out;
 	}
-	r.show = o.show_depends || cli_is_verbose();
+	r.show = o.show_depends || (cli_is_verbose() && !o.quiet);
 	r.talk = !o.quiet && (cli_is_verbose() || isatty(STDERR_FILENO));
 	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
 	    !o.show_depends) {

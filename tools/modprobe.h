@@ -68,7 +68,7 @@ struct modprobe_run {
 	int facts_err;
 	bool facts_read;
 	struct cli_outcome outcome;
-	bool stopped; /* a fatal error without -a or -q: kmod stops the run there */
+	bool stopped; /* MP_FATAL without -a or -q: kmod stops the run there */
 	/* what this run's removals left rotting, and reclaimed */
 	size_t rotted;
 	uint64_t rotted_bytes;
@@ -94,9 +94,14 @@ size_t mp_rot_accounted(struct modprobe_run *r, const char *name);
 void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
 
 /*
- * kmod's two levels of failure. A fatal one (module not found, in use)
- * ends a run without -a (as kmod's LOG_CRIT does), unless -q; either is
- * printed unless -q.
+ * kmod's levels of failure, with kmod's words. MP_FATAL is what kmod's
+ * modprobe itself reports about a name (not found, not in kernel, in use,
+ * a remove command that failed): "FATAL:", and the run ends there, as
+ * kmod's LOG_CRIT ends it; under -a it is "WARNING:" and the run goes on.
+ * MP_ERROR is what kmod says with "ERROR:" and goes on after (could not
+ * insert, could not remove); MP_WARNING what it says with "WARNING:" (could
+ * not get softdeps). Each is a failure of the run, and none is printed
+ * with -q.
  */
 /* modprobe.d as libkmod will read it (modprobe-config.c). A -C path that
  * exists must be a file or a directory: -EINVAL, said, otherwise. */
@@ -114,17 +119,23 @@ int mp_config_dirs_check(const char *const *paths);
  * escapes cannot be mistaken for text. */
 void mp_put_text(const char *s);
 
-void mp_fail(struct modprobe_run *r, int err, bool fatal, const char *fmt, ...)
+enum mp_level { MP_ERROR, MP_FATAL, MP_WARNING };
+
+void mp_fail(struct modprobe_run *r, int err, enum mp_level level, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* A name libkmod must not see (too long to be a module name or alias):
- * said, as a fatal failure, and true. */
+ * said, as MP_FATAL, and true. */
 bool mp_name_refused(struct modprobe_run *r, const char *name);
 
 /* Runs an install or remove command (type) of module name, as kmod does
  * (sh -c, MODPROBE_MODULE set). A command that exits non-zero or is killed
- * by a signal fails: said, and -errno. */
-int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd);
+ * by a signal fails: said (a remove command's as MP_FATAL, an install
+ * command's as MP_ERROR, as kmod), and -errno. soft: the module is only a
+ * soft dependency of what is loaded, whose failure kmod says and passes
+ * over: said, but no failure of the run. */
+int mp_run_command(struct modprobe_run *r, const char *type, const char *name, const char *cmd,
+		   bool soft);
 
 /* The snapshot of the kernel, read once (NULL when it cannot be read). */
 const struct rot_snapshot *mp_snapshot(struct modprobe_run *r);

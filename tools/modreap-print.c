@@ -11,6 +11,7 @@
 #include "jsonwrt.h"
 #include "modreap.h"
 #include "reasons.h"
+#include "sizewords.h"
 
 /* The columns of rot by name; JSON keys say whether it rots or was reclaimed. */
 static const struct column_info rotting_cols[] = {
@@ -47,9 +48,9 @@ static int print_groups(const struct rot_group *g, const uint64_t *percpu, size_
 		err = listing_row(&l);
 		listing_str(&l, 0, g[i].name);
 		listing_u64(&l, 1, g[i].instances);
-		listing_u64(&l, 2, g[i].bytes);
+		listing_size(&l, 2, g[i].bytes);
 		if (percpu)
-			listing_u64(&l, 3, percpu[i]);
+			listing_size(&l, 3, percpu[i]);
 		else if (ncols == 4)
 			listing_unknown(&l, 3);
 	}
@@ -139,13 +140,15 @@ static int print_json(struct reap_run *r, const struct rot_group *g, const uint6
 /* "; per-CPU reserve: 692 of 8192 bytes free, 692 in one piece" */
 static void print_reserve_words(const struct reap_run *r, uint64_t free_bytes, bool predicted)
 {
+	char f[SIZE_WORDS_MAX], all[SIZE_WORDS_MAX], piece[SIZE_WORDS_MAX];
+	size_words(free_bytes, "", f);
+	size_words(rot_percpu_reserve(r->pc), "bytes", all);
 	if (predicted) {
-		printf("per-CPU reserve would have %" PRIu64 " of %" PRIu64 " bytes free",
-		       free_bytes, rot_percpu_reserve(r->pc));
+		printf("per-CPU reserve would have %s of %s free", f, all);
 		return;
 	}
-	printf("per-CPU reserve: %" PRIu64 " of %" PRIu64 " bytes free, %" PRIu64 " in one piece",
-	       free_bytes, rot_percpu_reserve(r->pc), rot_percpu_largest(r->pc));
+	printf("per-CPU reserve: %s of %s free, %s in one piece", f, all,
+	       size_words(rot_percpu_largest(r->pc), "", piece));
 }
 
 int reap_report(struct reap_run *r)
@@ -194,10 +197,11 @@ int reap_report(struct reap_run *r)
 	} else if (!r->opts->quiet) {
 		if (n)
 			err = print_groups(g, held, n, NULL, NULL);
-		printf("total: %zu rotting %s of %zu %s, %" PRIu64 " bytes", instances,
-		       instances_word(instances), n, n == 1 ? "name" : "names", bytes);
+		char size[SIZE_WORDS_MAX];
+		printf("total: %zu rotting %s of %zu %s, %s", instances, instances_word(instances),
+		       n, n == 1 ? "name" : "names", size_words(bytes, "bytes", size));
 		if (r->pc) {
-			printf(", %" PRIu64 " per-CPU bytes; ", percpu);
+			printf(", %s; ", size_words(percpu, "per-CPU bytes", size));
 			print_reserve_words(r, rot_percpu_free_bytes(r->pc), false);
 		}
 		putchar('\n');
@@ -280,11 +284,13 @@ int reap_print_summary(struct reap_run *r)
 		return 0;
 	/* Per-CPU words only where per-CPU bytes are what the run is about. */
 	bool percpu_words = r->pc && (r->percpu || percpu_mode(r->opts));
-	printf("total: %s %zu %s, %" PRIu64 " bytes", dry ? "would reclaim" : "reclaimed",
-	       r->instances, instances_word(r->instances), r->bytes);
+	char size[SIZE_WORDS_MAX];
+	printf("total: %s %zu %s, %s", dry ? "would reclaim" : "reclaimed", r->instances,
+	       instances_word(r->instances), size_words(r->bytes, "bytes", size));
 	if (percpu_words)
-		printf(", %" PRIu64 " per-CPU bytes", r->percpu);
-	printf("; %" PRIu64 " bytes %s rot; ", r->rot_left, dry ? "would still" : "still");
+		printf(", %s", size_words(r->percpu, "per-CPU bytes", size));
+	printf("; %s %s rot; ", size_words(r->rot_left, "bytes", size),
+	       dry ? "would still" : "still");
 	if (percpu_words) {
 		print_reserve_words(r, reserve_free_after(r), dry && r->percpu);
 		printf("; ");

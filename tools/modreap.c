@@ -21,6 +21,7 @@
 
 #include "modreap.h"
 #include "stopsignal.h"
+#include "sizewords.h"
 
 static void help(void)
 {
@@ -48,6 +49,7 @@ static void help(void)
 	       "                        with --watch: bytes of the per-CPU reserve to keep\n"
 	       "                        free in one piece\n"
 	       "      --interval SECS   how often --watch looks (default 1)\n"
+	       "  -b, --bytes           sizes in bytes, not as 4.9K, 1.2M\n"
 	       "  -J, --json            JSON output\n"
 	       "  -q, --quiet           print nothing but errors\n"
 	       "  -h, --help            show this help\n"
@@ -68,6 +70,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		{ "watch", no_argument, NULL, OPT_WATCH },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "json", no_argument, NULL, 'J' },
+		{ "bytes", no_argument, NULL, 'b' },
 		{ "quiet", no_argument, NULL, 'q' },
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
@@ -81,8 +84,11 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 
 	cli_exclusive_options(exclusive, 2);
 	o->interval = 1.0;
-	while ((c = cli_next_option(argc, argv, "afnJqhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "afnbJqhV", longopts)) != -1) {
 		switch (c) {
+		case 'b':
+			size_words_set_bytes(true);
+			break;
 		case 'a':
 			o->all = true;
 			break;

@@ -9,6 +9,7 @@
 #include "json-keys.h"
 #include "modrot.h"
 #include "reclaim-report.h"
+#include "sizewords.h"
 
 const char *instances_word(size_t n)
 {
@@ -30,11 +31,12 @@ void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool d
 void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
 			     bool dry_run)
 {
-	char safe[4 * ROT_NAME_MAX + 8];
-	printf("%s: %s %zu %s, %" PRIu64 " bytes", cli_safe(name, safe, sizeof(safe)),
-	       dry_run ? "would reclaim" : "reclaimed", instances, instances_word(instances), bytes);
+	char safe[4 * ROT_NAME_MAX + 8], size[SIZE_WORDS_MAX];
+	printf("%s: %s %zu %s, %s", cli_safe(name, safe, sizeof(safe)),
+	       dry_run ? "would reclaim" : "reclaimed", instances, instances_word(instances),
+	       size_words(bytes, "bytes", size));
 	if (percpu)
-		printf(", %" PRIu64 " per-CPU bytes", percpu);
+		printf(", %s", size_words(percpu, "per-CPU bytes", size));
 	putchar('\n');
 }
 

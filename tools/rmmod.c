@@ -23,6 +23,7 @@
 #include "outbuf.h"
 #include "reclaim-report.h"
 #include "stopsignal.h"
+#include "sizewords.h"
 
 struct rmmod_opts {
 	unsigned unload_flags;
@@ -82,6 +83,7 @@ static void help(void)
 	       "  -n, --dry-run          with --unused: list what would be unloaded, unload nothing\n"
 	       "      --reclaim          unload MODULE if live, then free all its rotting\n"
 	       "                         instances (taints the kernel R)\n"
+	       "  -b, --bytes            sizes in bytes, not as 4.9K, 1.2M\n"
 	       "  -J, --json             report what was done as JSON\n"
 	       "  -s, --syslog           report errors to syslog instead of stderr\n"
 	       "  -v, --verbose          say what each unload leaves behind\n"
@@ -281,16 +283,18 @@ static int unload_one(struct rmmod_run *r, const char *name)
 	if (r->opts->json)
 		return 0;
 	uint64_t percpu = m && r->percpu ? r->percpu[rot_snapshot_index_of(r->snap, m)] : 0;
+	char size[SIZE_WORDS_MAX], pcpu[SIZE_WORDS_MAX], f[SIZE_WORDS_MAX], all[SIZE_WORDS_MAX];
+	size_words(m ? rot_module_size(m) : 0, "bytes", size);
 	if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim && percpu)
-		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated, and %" PRIu64
-			   " bytes of the per-CPU module reserve (%" PRIu64 " of %" PRIu64
-			   " free); 'rmmod --reclaim %s' frees them and taints the kernel",
-			   name, rot_module_size(m), percpu, rot_percpu_free_bytes(r->pc),
-			   rot_percpu_reserve(r->pc), name);
+		cli_notice("%s now rots: %s stay allocated, and %s of the per-CPU module reserve "
+			   "(%s of %s free); 'rmmod --reclaim %s' frees them and taints the kernel",
+			   name, size, size_words(percpu, "bytes", pcpu),
+			   size_words(rot_percpu_free_bytes(r->pc), "", f),
+			   size_words(rot_percpu_reserve(r->pc), "", all), name);
 	else if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim)
-		cli_notice("%s now rots: %" PRIu64 " bytes stay allocated; "
+		cli_notice("%s now rots: %s stay allocated; "
 			   "'rmmod --reclaim %s' frees them and taints the kernel",
-			   name, m ? rot_module_size(m) : 0, name);
+			   name, size, name);
 	else
 		cli_info("%s unloaded", name);
 	return 0;
@@ -489,8 +493,10 @@ static void unload_unused(struct rmmod_run *r)
 	else
 		printf("unloaded %zu unused %s%s", unloaded, unloaded == 1 ? "module" : "modules",
 		       rot && !r->opts->reclaim ? "; " : "\n");
+	char size[SIZE_WORDS_MAX];
 	if (rot && !r->opts->reclaim)
-		printf("%" PRIu64 " bytes %s\n", bytes, r->opts->dry_run ? "would rot" : "now rot");
+		printf("%s %s\n", size_words(bytes, "bytes", size),
+		       r->opts->dry_run ? "would rot" : "now rot");
 out:
 	free(in);
 	free(seen);
@@ -584,6 +590,7 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		{ "remove-holders", no_argument, NULL, OPT_REMOVE_HOLDERS },
 		{ "reclaim", no_argument, NULL, OPT_RECLAIM },
 		{ "json", no_argument, NULL, 'J' },
+		{ "bytes", no_argument, NULL, 'b' },
 		CLI_OPTIONS_SYSLOG_VERBOSE,
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
@@ -594,8 +601,11 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 	int c;
 
 	cli_exclusive_options(exclusive, 1);
-	while ((c = cli_next_option(argc, argv, "fnJsvhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts)) != -1) {
 		switch (c) {
+		case 'b':
+			size_words_set_bytes(true);
+			break;
 		case 'J':
 			o->json = true;
 			break;

@@ -66,6 +66,7 @@ complete -c modreap -s f -l force -d 'Stop the timers and work left in the insta
 complete -c modreap -s n -l dry-run -n 'not __fish_seen_argument -l watch' -d 'Say what would be freed, free nothing'
 complete -c modreap -l watch -n 'not __fish_seen_argument -s n -l dry-run' -d 'Keep reclaiming whenever rot exceeds --down-to'
 complete -c modreap -l interval -x -d 'Seconds between --watch passes (default 1)'
+complete -c modreap -s b -l bytes -d 'Sizes in bytes, not as 4.9K, 1.2M'
 complete -c modreap -s J -l json -n 'not __fish_seen_argument -s J -l json -s q -l quiet' -d 'JSON output'
 complete -c modreap -s q -l quiet -n 'not __fish_seen_argument -s J -l json -s q -l quiet' -d 'Print nothing but errors'
 complete -c modreap -s h -l help -d 'Show help'

@@ -39,6 +39,7 @@ end
 complete -c rmmod -l unused -n 'not __fish_seen_argument -l remove-holders; and __rmmod_no_module_yet' -d 'Unload every live module that nothing uses'
 complete -c rmmod -s n -l dry-run -n __rmmod_no_module_yet -d 'With --unused: list what would be unloaded, unload nothing'
 complete -c rmmod -l reclaim -d 'Unload if live, then free its rotting instances (taints R)'
+complete -c rmmod -s b -l bytes -d 'Sizes in bytes, not as 4.9K, 1.2M'
 complete -c rmmod -s J -l json -d 'Report what was done as JSON'
 complete -c rmmod -s s -l syslog -d 'Report errors to syslog'
 complete -c rmmod -s v -l verbose -d 'Say what each unload leaves behind'

@@ -82,6 +82,19 @@ MODREAP=$top_builddir/tools/modreap
 live_size() { kernel_state | awk -v n="$1" '$1 == "live" && $2 == n { print $3 }'; }
 rotting_bytes() { kernel_state | awk -v n="${1:-}" '$1 == "rotting" && (n == "" || $2 == n) { s += $3 } END { print s + 0 }'; }
 rotting_count() { kernel_state | awk -v n="${1:-}" '$1 == "rotting" && (n == "" || $2 == n) { c++ } END { print c + 0 }'; }
+# A size as util-linux's lsblk prints it, the tools' text form (the
+# oracle, written apart from tools/sizewords.c): the largest power of 1024
+# not above it, the tenths rounded half up from the thousandths, no ".0".
+human_size() {
+	awk -v b="$1" 'BEGIN {
+		s = 0
+		while (s < 6 && b >= 1024 ^ (s + 1)) s++
+		w = int(b / 1024 ^ s); r = b - w * 1024 ^ s
+		t = int((int(r * 1000 / 1024 ^ s) + 50) / 100)
+		if (t == 10) { w++; t = 0 }
+		printf "%s%s\n", (t ? w "." t : w), substr("BKMGTPE", s + 1, 1)
+	}'
+}
 is_live() { kernel_state | awk -v n="$1" '$1 == "live" && $2 == n { f = 1 } END { exit !f }'; }
 taint() { kernel_state | awk '$1 == "taint" { print $2 }'; }
 

@@ -2,7 +2,9 @@
 /* The tools' output helpers: the sanitiser, the JSON writer, the module
  * name rules and the exit-code rule. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
@@ -10,6 +12,7 @@
 #include "modrot.h"
 #include "outbuf.h"
 #include "promlabel.h"
+#include "sizewords.h"
 #include "tap.h"
 
 static void sanitiser_escapes_what_a_terminal_obeys(void)
@@ -242,6 +245,54 @@ static void metrics_labels_are_injective(void)
 	is_int(prom_label_decode("a\\q", 3, out), -1, "an escape the format does not know is refused");
 }
 
+static void sizes_read_as_lsblk_prints_them(void)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *human;
+	} cases[] = {
+		{ 0, "0B" },
+		{ 1, "1B" },
+		{ 1023, "1023B" },
+		{ 1024, "1K" },
+		{ 1075, "1K" },   /* 1.0498K: 0.049 rounds down */
+		{ 1076, "1.1K" }, /* 1.0508K: 0.050 rounds up */
+		{ 1920, "1.9K" },
+		{ 2047, "2K" }, /* 1.999K: the tenths carry into the whole */
+		{ 3328, "3.3K" },
+		{ 5000, "4.9K" },
+		{ 81920, "80K" },
+		{ 1048575, "1024K" }, /* as lsblk: the carry does not change the letter */
+		{ 1048576, "1M" },
+		{ 1572864, "1.5M" },
+		{ UINT64_C(5) << 30, "5G" },
+		{ UINT64_C(1) << 40, "1T" },
+		{ UINT64_C(3) << 50, "3P" },
+		{ UINT64_C(1) << 60, "1E" },
+		{ UINT64_MAX, "16E" },
+	};
+	char buf[SIZE_WORDS_MAX];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "%" PRIu64 " bytes are %s", cases[i].bytes,
+			 cases[i].human);
+		is_str(size_human(cases[i].bytes, buf), cases[i].human, what);
+	}
+
+	size_words_set_bytes(false);
+	is_str(size_words(1920, "bytes", buf), "1.9K", "a size in words: the letter says bytes");
+	is_str(size_words(1500, "per-CPU bytes", buf), "1.5K per-CPU", "the other words stay");
+	is_str(size_words(692, "", buf), "692B", "no words");
+	is_str(size_cell(5000, buf), "4.9K", "a table cell");
+	size_words_set_bytes(true);
+	ok(size_words_bytes(), "-b is remembered");
+	is_str(size_words(1920, "bytes", buf), "1920 bytes", "-b: the bytes and the words");
+	is_str(size_words(1500, "per-CPU bytes", buf), "1500 per-CPU bytes", "-b: all the words");
+	is_str(size_words(692, "", buf), "692", "-b: the bare number");
+	is_str(size_cell(UINT64_MAX, buf), "18446744073709551615", "-b: a table cell");
+	size_words_set_bytes(false);
+}
+
 int main(void)
 {
 	sanitiser_escapes_what_a_terminal_obeys();
@@ -250,5 +301,6 @@ int main(void)
 	names_that_name_no_module_are_refused();
 	permission_failures_and_their_cascades_exit_4();
 	metrics_labels_are_injective();
+	sizes_read_as_lsblk_prints_them();
 	return tap_done();
 }

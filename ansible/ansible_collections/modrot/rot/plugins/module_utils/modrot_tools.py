@@ -145,12 +145,14 @@ def parse_json(text):
 
 
 def error_lines(tool, stderr):
-    """The tool's ERROR lines without the 'tool: ERROR: ' prefix."""
-    prefix = tool + ': ERROR: '
+    """The tool's lines without the 'tool: LEVEL: ' prefix (kmod's level
+    words: FATAL, ERROR, WARNING)."""
+    prefixes = tuple(tool + ': ' + level + ': ' for level in ('FATAL', 'ERROR', 'WARNING'))
     out = []
     for line in (stderr or '').splitlines():
         line = line.strip()
-        if line.startswith(prefix):
+        prefix = next((p for p in prefixes if line.startswith(p)), None)
+        if prefix:
             out.append(line[len(prefix):])
         elif line:
             out.append(line)
