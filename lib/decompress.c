@@ -6,9 +6,10 @@
  * corrupt one.
  *
  * A few kilobytes can decompress to gigabytes, and a stream need not say
- * how large it is. So a stream is first decoded into a small scratch
- * buffer and only counted: one that goes past the limit is refused in
- * constant memory, and only one that fits is decoded again, whole.
+ * how large it is. A stream that says is held to what it says; one that
+ * does not is first decoded into a small scratch buffer and only counted:
+ * one that goes past the limit is refused in constant memory, and only
+ * one that fits is decoded again, whole.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -263,27 +264,57 @@ int decompressed_size_check(enum rot_compression c, const void *in, size_t len, 
 	return err;
 }
 
+/* What a stream says it decompresses to (xz's index, zstd's frame
+ * header), or 0 when it does not say. */
+static uint64_t declared_size(enum rot_compression c, const void *in, size_t len)
+{
+	if (c == ROT_COMP_XZ)
+		return xz_declared_size(in, len);
+	unsigned long long size = ZSTD_getFrameContentSize(in, len);
+	return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
+}
+
+static int decode(enum rot_compression c, const void *in, size_t len, size_t limit,
+		  unsigned char **buf, size_t *out_len)
+{
+	return c == ROT_COMP_XZ ? unxz(in, len, limit, buf, out_len)
+				: unzstd(in, len, limit, buf, out_len);
+}
+
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
 		     size_t *out_len)
 {
 	unsigned char *buf = NULL;
-	int err = decompressed_size_check(c, in, len, limit);
+	int err;
 
-	if (err < 0)
-		return err;
 	switch (c) {
 	case ROT_COMP_XZ:
 		err = dl_lzma();
-		if (err == 0)
-			err = unxz(in, len, limit, &buf, out_len);
 		break;
 	case ROT_COMP_ZSTD:
 		err = dl_zstd();
-		if (err == 0)
-			err = unzstd(in, len, limit, &buf, out_len);
 		break;
 	default:
 		return -EPROTONOSUPPORT;
+	}
+	if (err < 0)
+		return err;
+	/*
+	 * A stream that says its size within the limit is decoded once, held
+	 * to what it says: memory stays within the declared size, and every
+	 * module depmod indexes says it. Only a stream that does not say, or
+	 * says less than it holds (several streams or frames), is counted
+	 * first, so that a bomb is refused without its memory.
+	 */
+	uint64_t declared = declared_size(c, in, len);
+	err = -EFBIG;
+	if (declared && declared <= limit)
+		/* one byte past it: the decoder needs room to see the end */
+		err = decode(c, in, len, (size_t)declared + 1, &buf, out_len);
+	if (err == -EFBIG) {
+		err = decompressed_size_check(c, in, len, limit);
+		if (err == 0)
+			err = decode(c, in, len, limit, &buf, out_len);
 	}
 	if (err == 0)
 		*out = buf;

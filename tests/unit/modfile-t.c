@@ -105,6 +105,7 @@ static void decompression_is_bounded(void)
 	unsigned char *zeros = calloc(1, n), *packed = malloc(n);
 	void *out;
 	size_t out_len, plen = 0;
+	int err_two;
 
 	lzma_easy_buffer_encode(0, LZMA_CHECK_CRC32, NULL, zeros, n, packed, &plen, n);
 	is_int(decompress_whole(ROT_COMP_XZ, packed, plen, 1 << 20, &out, &out_len), -EFBIG,
@@ -136,6 +137,26 @@ static void decompression_is_bounded(void)
 	       "xz: within the limit it decompresses");
 	is_int(out_len, n, "whole");
 	free(out);
+
+	/* Two streams (two frames): each says only its own size, so the
+	 * decoding held to what the last says falls back to counting. */
+	unsigned char *two = malloc(2 * n);
+	size_t one = 0;
+	lzma_easy_buffer_encode(0, LZMA_CHECK_CRC32, NULL, zeros, n / 4, two, &one, n);
+	memcpy(two + one, two, one);
+	err_two = decompress_whole(ROT_COMP_XZ, two, 2 * one, 8 << 20, &out, &out_len);
+	is_int(err_two, 0, "xz: two concatenated streams decompress");
+	is_int(err_two == 0 ? out_len : 0, n / 2, "xz: both streams, whole");
+	if (err_two == 0)
+		free(out);
+	one = ZSTD_compress(two, n, zeros, n / 4, 1);
+	memcpy(two + one, two, one);
+	err_two = decompress_whole(ROT_COMP_ZSTD, two, 2 * one, 8 << 20, &out, &out_len);
+	is_int(err_two, 0, "zstd: two frames decompress");
+	is_int(err_two == 0 ? out_len : 0, n / 2, "zstd: both frames, whole");
+	if (err_two == 0)
+		free(out);
+	free(two);
 
 	plen = ZSTD_compress(packed, n, zeros, n, 1);
 	is_int(decompress_whole(ROT_COMP_ZSTD, packed, plen, 1 << 20, &out, &out_len), -EFBIG,
