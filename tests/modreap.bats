@@ -10,13 +10,7 @@ setup() {
 
 # delta rots three times, alpha once, failinit twice (failed inits).
 make_rot() {
-	local i
-	for i in 1 2 3; do
-		kmod_load delta
-		kmod_unload delta
-	done
-	kmod_load alpha
-	kmod_unload alpha
+	rot_delta3_alpha1
 	on_kernel "$KMOD_INSMOD" "$FIXTURES/failinit.ko" || true
 	on_kernel "$KMOD_INSMOD" "$FIXTURES/failinit.ko" || true
 	assert_equal "$(rotting_count)" 6

@@ -21,15 +21,6 @@ setup() {
 	kernel_new rot
 }
 
-make_rot() {
-	local i
-	for i in 1 2 3; do
-		kmod_load delta
-		kmod_unload delta
-	done
-	kmod_load alpha
-	kmod_unload alpha
-}
 
 @test "the oracle is lsblk's rule: a few sizes by hand" {
 	assert_equal "$(human_size 0) $(human_size 512) $(human_size 1024) $(human_size 1920) $(human_size 2047) $(human_size 5000)" \
@@ -38,7 +29,7 @@ make_rot() {
 }
 
 @test "modreap's report: human sizes in the table and the total, -b the bytes, JSON the bytes" {
-	make_rot
+	rot_delta3_alpha1
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$MODREAP"
 	assert_success
@@ -52,13 +43,13 @@ make_rot() {
 	assert_equal "${lines[-1]}" "total: 4 rotting instances of 2 names, $(rotting_bytes) bytes, 0 per-CPU bytes; per-CPU reserve: 8192 of 8192 bytes free, 8192 in one piece"
 	run --separate-stderr on_kernel "$MODREAP" -J
 	assert_success
-	assert_equal "$(jq '.summary.bytes' <<<"$output")" "$(rotting_bytes)"
-	assert_equal "$(jq '[.rotting[].bytes] | add' <<<"$output")" "$(rotting_bytes)"
+	assert_equal "$(jq '.summary.rotting_bytes' <<<"$output")" "$(rotting_bytes)"
+	assert_equal "$(jq '[.rotting[].rotting_bytes] | add' <<<"$output")" "$(rotting_bytes)"
 	assert_equal "$(kernel_state)" "$before"
 }
 
 @test "modreap's reclaim lines and summary are human; -b gives the old bytes" {
-	make_rot
+	rot_delta3_alpha1
 	local delta alpha
 	delta=$(rotting_bytes delta)
 	alpha=$(rotting_bytes alpha)

@@ -59,6 +59,15 @@ kmod_unload() {
 	on_kernel "$KMOD_RMMOD" "$@"
 }
 
+# Rot by kmod's own tools: delta three times, alpha once.
+rot_delta3_alpha1() {
+	local i
+	for i in 1 2 3; do
+		kmod_load delta && kmod_unload delta || return
+	done
+	kmod_load alpha && kmod_unload alpha
+}
+
 # The simulated kernel's own view, to check that a call changed what it
 # should and nothing else.
 kernel_state() {
