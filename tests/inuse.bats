@@ -193,7 +193,7 @@ MT=/lib/modules/6.1.0-sim
 # (eval'd, K and M set), and checks each fails closed: its own message
 # naming the input (WANT, a regex), exit 1, the kernel unchanged.
 fails_closed_after() {
-	local spoil=$1 want=$2 tool before M
+	local spoil=$1 want=$2 tool before M level
 	for tool in rmmod modprobe lsmod; do
 		kernel_new rot
 		modtree_install
@@ -207,8 +207,11 @@ fails_closed_after() {
 		modprobe) run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mtfs_tools ;;
 		lsmod) run --separate-stderr timeout 20 "$SIM" run "$K" -- "$LSMOD" -o name,inuse ;;
 		esac
-		# modprobe warns first of the binary index it reads as missing
-		if [ "$status" -ne 1 ] || ! [[ "${stderr##*$'\n'}" =~ ^$tool:\ ERROR:\ .*$want ]] ||
+		# modprobe warns first of the binary index it reads as missing,
+		# and says FATAL of a name it must stop at, as kmod's does
+		level=ERROR
+		[ "$tool" != modprobe ] || level=FATAL
+		if [ "$status" -ne 1 ] || ! [[ "${stderr##*$'\n'}" =~ ^$tool:\ $level:\ .*$want ]] ||
 			[ "$(kernel_state)" != "$before" ] || [[ "$output" == *false* ]]; then
 			echo "$tool after '$spoil': exit $status (want 1)"
 			echo "  stderr: $stderr"
@@ -235,7 +238,7 @@ fails_closed_after() {
 }
 
 @test "a driver entry that stays but is no directory (a file, a FIFO, a dangling link) fails closed" {
-	local kind d before tool
+	local kind d before tool level
 	for kind in file fifo dangling; do
 		for tool in rmmod modprobe lsmod; do
 			kernel_new rot
@@ -254,7 +257,9 @@ fails_closed_after() {
 			modprobe) run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_codec ;;
 			lsmod) run --separate-stderr timeout 20 "$SIM" run "$K" -- "$LSMOD" -o name,devices,inuse ;;
 			esac
-			if [ "$status" -ne 1 ] || ! [[ "$stderr" == "$tool: ERROR: "*"mt_codec"*"Not a directory"* ]] ||
+			level=ERROR
+			[ "$tool" != modprobe ] || level=FATAL
+			if [ "$status" -ne 1 ] || ! [[ "$stderr" == "$tool: $level: "*"mt_codec"*"Not a directory"* ]] ||
 				[ "$(kernel_state)" != "$before" ]; then
 				echo "$tool, entry a $kind: exit $status (want 1)"
 				echo "  stderr: $stderr"
@@ -317,12 +322,12 @@ fails_closed_after() {
 	assert_line 'mt_extra 1 true'
 	local before
 	before=$(kernel_state)
-	run on_kernel "$RMMOD" --unused
+	run on_kernel "$RMMOD" -b --unused
 	assert_success
 	assert_output "unloaded 0 unused modules; 0 bytes now rot"
 	run on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mt_extra
 	assert_failure 1
-	assert_output "modprobe: ERROR: Module mt_extra is in use: a mtfs file system is mounted on /srv."
+	assert_output "modprobe: FATAL: Module mt_extra is in use: a mtfs file system is mounted on /srv."
 	assert_equal "$(kernel_state)" "$before"
 }
 
