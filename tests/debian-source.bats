@@ -94,3 +94,27 @@ EOF
 	done
 	[ -n "$v" ]
 }
+
+@test "the package build runs no tests and depends on nothing only the tests use; configure takes BATS=/bin/false" {
+	local deps
+	deps=$(sed -n '/^Build-Depends:/,/^[A-Z][-A-Za-z]*:/p' "$D/control" | sed '1s/^Build-Depends://;$d' |
+		tr ',' '\n' | sed 's/([^)]*)//; s/ //g' | grep -v '^$')
+	grep -qx debhelper-compat <<< "$deps"
+	# what only scripts/check.sh installs for the suite
+	local p
+	for p in bats bats-assert bats-support bats-file valgrind strace busybox zsh fish jq bc; do
+		run grep -qx -- "$p" <<< "$deps"
+		assert_failure
+	done
+	# dh_auto_test does nothing; configure gets a bats that fails loudly
+	run sed -n '/^override_dh_auto_test:/,/^$/p' "$D/rules"
+	assert_equal "${#lines[@]}" 1
+	run grep -E '^\s*dh_auto_configure -- BATS=/bin/false ' "$D/rules"
+	assert_success
+	# and configure accepts it without looking for bats
+	local b=$BATS_TEST_TMPDIR/build
+	mkdir "$b"
+	(cd "$b" && "$top_srcdir/configure" -q BATS=/bin/false) > "$BATS_TEST_TMPDIR/configure.log" 2>&1
+	run grep -x 'BATS = /bin/false' "$b/Makefile"
+	assert_success
+}
