@@ -118,3 +118,71 @@ EOF
 	run grep -x 'BATS = /bin/false' "$b/Makefile"
 	assert_success
 }
+
+# standin_tree USR: a package build tree whose debian/tmp holds modrot's
+# seven programs where debian/rules puts them (USR/bin, USR/sbin), and
+# debian/kmod-standin; prints its path.
+standin_tree() {
+	local w=$BATS_TEST_TMPDIR/pkg$1 t
+	mkdir -p "$w/debian/tmp$1/sbin" "$w/debian/tmp$1/bin"
+	cp "$D/kmod-standin" "$w/debian/"
+	for t in insmod rmmod modprobe modinfo modreap; do touch "$w/debian/tmp$1/sbin/$t"; done
+	for t in lsmod modrot-metrics; do touch "$w/debian/tmp$1/bin/$t"; done
+	echo "$w"
+}
+
+# check_kmod_wrappers DIR SBIN BIN: the NAME.kmod that kmod-standin wrote
+# under DIR run kmod's programs, as kmod's, on the simulated kernel.
+check_kmod_wrappers() {
+	local out=$1 S=$1$2 B=$1$3 t
+	run find "$out" -name '*.kmod' -printf '%P\n'
+	assert_equal "$(sort <<< "$output" | tr '\n' ' ')" \
+		"${3#/}/lsmod.kmod ${2#/}/insmod.kmod ${2#/}/lsmod.kmod ${2#/}/modinfo.kmod ${2#/}/modprobe.kmod ${2#/}/rmmod.kmod "
+	for t in insmod rmmod modprobe modinfo; do
+		run "$S/$t.kmod" --version
+		assert_success
+		assert_line --regexp '^kmod version [0-9]+'
+		run "$S/$t.kmod" --help
+		assert_success
+		assert_equal "$(sed -n 2p <<< "$output" | sed 's/^[[:space:]]*//' | cut -d' ' -f1-2)" "$t [options]"
+	done
+	kernel_new rot
+	run on_kernel "$S/insmod.kmod" "$FIXTURES/alpha.ko"
+	assert_success
+	"$SIM" state "$K" | grep -q '^live alpha '
+	run on_kernel "$S/modinfo.kmod" -F name "$FIXTURES/beta.ko"
+	assert_output beta
+	run on_kernel /bin/kmod list
+	local kmods=$output
+	for t in "$S/lsmod.kmod" "$B/lsmod.kmod"; do
+		run on_kernel "$t"
+		assert_output "$kmods"
+	done
+	assert_line --regexp '^alpha '
+	run on_kernel "$S/rmmod.kmod" alpha
+	assert_success
+	run "$SIM" state "$K"
+	refute_line --regexp '^live alpha '
+}
+
+@test "kmod's five programs work as NAME.kmod, on Debian 12's layout (/sbin, /bin) and 13's (/usr/sbin, /usr/bin)" {
+	local w
+	# the control: kmod's binary under a diverted link's name does nothing
+	ln -s /bin/kmod "$BATS_TEST_TMPDIR/rmmod.distrib"
+	run "$BATS_TEST_TMPDIR/rmmod.distrib" --help
+	assert_failure 254
+	# Debian 12: this machine's kmod
+	w=$(standin_tree "")
+	run env -C "$w" debian/kmod-standin replaced
+	assert_output "insmod, lsmod, modinfo, modprobe and rmmod"
+	env -C "$w" debian/kmod-standin wrappers "$w/out12"
+	check_kmod_wrappers "$w/out12" /sbin /bin
+	# Debian 13: kmod's files as trixie lists them (its programs under /usr)
+	w=$(standin_tree /usr)
+	printf '%s\n' /usr/bin/kmod /usr/bin/lsmod /usr/sbin/depmod /usr/sbin/insmod /usr/sbin/lsmod \
+		/usr/sbin/modinfo /usr/sbin/modprobe /usr/sbin/rmmod > "$w/kmod.list"
+	run env -C "$w" KMOD_FILES="$w/kmod.list" debian/kmod-standin usr
+	assert_output /usr
+	env -C "$w" KMOD_FILES="$w/kmod.list" debian/kmod-standin wrappers "$w/out13"
+	check_kmod_wrappers "$w/out13" /usr/sbin /usr/bin
+}
