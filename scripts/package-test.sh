@@ -143,8 +143,8 @@ check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb"
 dsc=$pkgdir/src/modrot_$version.dsc
 [ -f "$dsc" ] || fail "no $dsc"
 say "   $(basename "$dsc"), source $(stat -c %s "$pkgdir/src/modrot_$version.tar.xz") bytes"
-tar -tJf "$pkgdir/src/modrot_$version.tar.xz" | grep -q '/tests/fuzz/corpus/' &&
-	fail "the source package carries the fuzz corpus"
+tar -tJf "$pkgdir/src/modrot_$version.tar.xz" | grep -Eq '/tests/fuzz/(corpus|regress)/.' &&
+	fail "the source package carries the fuzz corpus or regression inputs"
 done_step
 
 step "lintian --pedantic (source and binary packages)"
