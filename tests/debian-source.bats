@@ -76,10 +76,8 @@ stanza() {
 
 # The programs make installs (bin_PROGRAMS and sbin_PROGRAMS), a line each.
 make_var_programs() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
-		-f Makefile -f - print-programs <<'EOF' | tr ' ' '\n' | sed -n 's|^tools/||p' | sort -u
-print-programs: ; @printf '%s\n' '$(bin_PROGRAMS) $(sbin_PROGRAMS)'
-EOF
+	{ make_var "$top_builddir" bin_PROGRAMS; make_var "$top_builddir" sbin_PROGRAMS; } |
+		tr ' ' '\n' | sed -n 's|^tools/||p' | sort -u
 }
 
 @test "README.Debian documents each unit and each setting of /etc/default/modrot" {

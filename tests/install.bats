@@ -15,14 +15,6 @@ build_make() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" "$@"
 }
 
-# make_var DIR VAR: a variable of the Makefile in DIR, expanded.
-make_var() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$1" \
-		-f Makefile -f - "print-$2" <<'EOF'
-print-%: ; @printf '%s\n' '$($*)'
-EOF
-}
-
 # The build tree's configuration, installed once into $DEST; and a second
 # build, configured as a distribution would with --program-prefix=modrot-,
 # installed into $PDEST.

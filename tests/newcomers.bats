@@ -7,15 +7,6 @@
 
 load helpers/tools
 
-# make's value of VAR in the build tree, on its own (not as a sub-make of
-# make check).
-make_var() {
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
-		-f Makefile -f - "print-$1" <<'EOF'
-print-%: ; @printf '%s\n' '$($*)'
-EOF
-}
-
 # The names in backquotes of the README's sentence "installs as kmod and
 # Debian do: ..." that come before "in $DIR".
 readme_programs_in() {
@@ -27,8 +18,8 @@ readme_programs_in() {
 
 @test "README: the install paths name all seven programs, each in the directory make install uses" {
 	local sbin bin
-	sbin=$(make_var sbin_PROGRAMS | tr ' ' '\n' | sed -n 's|^tools/||p' | LC_ALL=C sort)
-	bin=$(make_var bin_PROGRAMS | tr ' ' '\n' | sed -n 's|^tools/||p' | LC_ALL=C sort)
+	sbin=$(make_var "$top_builddir" sbin_PROGRAMS | tr ' ' '\n' | sed -n 's|^tools/||p' | LC_ALL=C sort)
+	bin=$(make_var "$top_builddir" bin_PROGRAMS | tr ' ' '\n' | sed -n 's|^tools/||p' | LC_ALL=C sort)
 	assert_equal "$(printf '%s\n' $sbin $bin | wc -l)" 7
 	assert_equal "$(readme_programs_in sbindir)" "$sbin"
 	assert_equal "$(readme_programs_in bindir)" "$bin"

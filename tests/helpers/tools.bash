@@ -124,3 +124,12 @@ valgrind_clean() {
 skip_if_sanitized() {
 	[ "$MODROT_SANITIZED" = no ] || skip "valgrind cannot run ASan builds; ASan checks this build"
 }
+
+# make_var DIR VAR: a variable of the Makefile in DIR, expanded (make run
+# on its own, not as a sub-make of the make check that runs the tests).
+make_var() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$1" \
+		-f Makefile -f - "print-$2" <<'EOF'
+print-%: ; @printf '%s\n' '$($*)'
+EOF
+}
