@@ -116,4 +116,10 @@ say "Two installer strategies on one machine: 300 driver modules, 34 devices"
 echo "probe everything and unload what found nothing (rmmod --unused), with and"
 echo "without modreap --watch --down-to 256K, against loading only what a present"
 echo "device matches (insmod --match-devices). The same devices end up bound:"
-"$top/bench/installer.sh" "$top/bench/results"
+# The benchmark's own set-up (its packages, the build it checks) says
+# itself on standard error: that goes to the set-up log, with the rest.
+if ! "$top/bench/installer.sh" "$top/bench/results" 2>>"$setup_log"; then
+	echo "the installer benchmark failed; the last lines of $setup_log:" >&2
+	tail -n 20 "$setup_log" >&2
+	exit 1
+fi

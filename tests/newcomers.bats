@@ -85,7 +85,8 @@ demo_tree() {
 		echo "full output" > "\$SETUP_LOG"
 		echo "$top_builddir"
 	EOF
-	printf '#!/bin/sh\necho "installer bench ran"\n' > "$T/bench/installer.sh"
+	printf '#!/bin/sh\necho "make: Nothing to be done for all." >&2\necho "installer bench ran"\n' \
+		> "$T/bench/installer.sh"
 	chmod +x "$T/scripts/setup.sh" "$T/bench/installer.sh"
 }
 
@@ -96,11 +97,22 @@ demo_tree() {
 	refute_output --partial $'\033'
 	assert_equal "${lines[0]}" "set-up: building ... done"
 	assert_equal "${lines[1]}" "set-up: ready (its log: $T/build-setup.log)"
-	assert_equal "$(cat "$T/build-setup.log")" "full output"
+	assert_equal "$(head -n1 "$T/build-setup.log")" "full output"
 	assert_line "== A simulated kernel with the module-rot ABI"
 	assert_line "\$ insmod $FIXTURES/params.ko 'label=hello world' count=3"
 	assert_line "hello world"
 	assert_line "installer bench ran"
+	# the benchmark's set-up talk goes to the set-up log
+	refute_output --partial "make: Nothing to be done"
+	run cat "$T/build-setup.log"
+	assert_line "make: Nothing to be done for all."
+	# a benchmark that fails: the demo fails, with the log's end
+	printf '#!/bin/sh\necho "gnuplot: oops" >&2\nexit 3\n' > "$T/bench/installer.sh"
+	run --separate-stderr sh "$T/scripts/demo.sh"
+	assert_failure 1
+	assert_equal "${stderr_lines[-3]}" "the installer benchmark failed; the last lines of $T/build-setup.log:"
+	assert_equal "${stderr_lines[-2]}" "full output"
+	assert_equal "${stderr_lines[-1]}" "gnuplot: oops"
 	# the control: on a terminal the headings are bold
 	run script -qec "TERM=xterm-256color sh '$T/scripts/demo.sh'" /dev/null
 	assert_output --partial $'\033[1m== A simulated kernel'
