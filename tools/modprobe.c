@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "insmod.h"
+#include "load.h"
 #include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
