@@ -31,7 +31,7 @@ for src in "$top"/lib/*.c "$top"/tools/cli.c "$top"/tools/outbuf.c "$top"/tools/
 	"$top"/tools/modinfo-text.c "$top"/tools/modinfo-json.c; do
 	o=$objs/$(basename "$src" .c).o
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$0" -nt "$o" ] ||
-		[ -n "$(find "$top/lib" "$top/tools/cli.h" -name '*.h' -newer "$o")" ]; then
+		[ -n "$(find "$top/lib" "$top"/tools/cli*.h -name '*.h' -newer "$o")" ]; then
 		# shellcheck disable=SC2086
 		$cc $cflags -c "$src" -o "$o"
 	fi
