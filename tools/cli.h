@@ -8,7 +8,8 @@
  *   cli-exit.h    exit codes and a run's outcome
  *   cli-errors.h  why something failed, in words
  *   cli-escape.h  the sanitiser for text from outside
- * A source includes the ones it uses; this header is all of them.
+ * A source includes the ones it uses; this header, all of them, is for
+ * cli.c, which implements every one.
  */
 #ifndef MODROT_CLI_H
 #define MODROT_CLI_H

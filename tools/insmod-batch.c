@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-escape.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "insmod.h"
 #include "progress.h"
 #include "stopsignal.h"

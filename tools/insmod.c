@@ -12,7 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "insmod.h"
 #include "json-keys.h"
 #include "jsonwrt.h"

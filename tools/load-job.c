@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-errors.h"
 #include "load.h"
 #include "reasons.h"
 #include "sizewords.h"

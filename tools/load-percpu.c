@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-errors.h"
 #include "load.h"
 
 #define NAMES_SHOWN 4

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cli-errors.h"
 #include "load-words.h"
 #include "outbuf.h"
 #include "sigwords.h"

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-errors.h"
+#include "cli-exit.h"
 #include "load.h"
 #include "kmodlog.h"
 #include "moddir-check.h"

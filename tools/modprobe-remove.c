@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli-errors.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "kmodlog.h"
 #include "modprobe.h"
 #include "reclaim-report.h"

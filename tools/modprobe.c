@@ -18,6 +18,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "load.h"
 #include "kmodlog.h"
 #include "moddir-check.h"

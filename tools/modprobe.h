@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli-exit.h"
 #include "modrot.h"
 
 struct modprobe_opts {
