@@ -545,7 +545,7 @@ out:
 	rot_usage_ctx_free(r.usage);
 	rot_snapshot_free(r.snap);
 	rot_kernel_facts_free(r.facts);
-	free(r.gone);
+	gone_marks_free(&r.gone);
 	free(r.tally);
 	mp_forget_loaded_symbols(&r);
 	if (r.ctx)
