@@ -8,8 +8,9 @@
  *   cli-exit.h    exit codes and a run's outcome
  *   cli-errors.h  why something failed, in words
  *   cli-escape.h  the sanitiser for text from outside
- * A source includes the ones it uses; this header, all of them, is for
- * cli.c, which implements every one.
+ * cli.c holds the state the run, messages and options share;
+ * cli-errors.c, cli-escape.c and cli-exit.c the rest. A source includes
+ * the headers it uses; this one includes them all.
  */
 #ifndef MODROT_CLI_H
 #define MODROT_CLI_H
