@@ -102,10 +102,11 @@ struct_arrays() {
 	done
 }
 
-@test "insmod's words depend on nothing else of insmod" {
-	run grep '#include "' "$top_srcdir/tools/insmod-words.c" "$top_srcdir/tools/insmod-words.h"
-	refute_output --partial 'insmod.h"'
-	refute_output --partial 'insmod-job'
-	run grep -c 'job_\|insmod_env\|insmod_job' "$top_srcdir/tools/insmod-words.c"
+@test "the load words depend on nothing else of the load jobs" {
+	run grep '#include "' "$top_srcdir/tools/load-words.c" "$top_srcdir/tools/load-words.h"
+	refute_output --partial 'load.h"'
+	refute_output --partial 'insmod'
+	refute_output --partial 'load-job'
+	run grep -c 'job_\|load_env\|load_job' "$top_srcdir/tools/load-words.c"
 	assert_output 0
 }

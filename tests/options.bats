@@ -20,7 +20,7 @@ tools_with_options()
 
 # The options getopt's table in tools/$1.c gives, one a line, sorted: each
 # long name of the option array (and of the CLI_OPTIONS_* macros of
-# tools/cli.h it lists), and each letter of the short-option string handed
+# tools/cli-opts.h it lists), and each letter of the short-option string handed
 # to cli_next_option.
 table_options()
 {
@@ -81,7 +81,7 @@ table_options()
 # --- what getopt refuses, as getopt users expect it told ---------------
 
 # Each entry of getopt's table in tools/$1.c, in table order, one a line:
-# NAME HAS_ARG VALUE (the CLI_OPTIONS_* macros of tools/cli.h expanded).
+# NAME HAS_ARG VALUE (the CLI_OPTIONS_* macros of tools/cli-opts.h expanded).
 table_entries()
 {
 	sed -nE '/struct option longopts\[\]/,/^\s*\};/{

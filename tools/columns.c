@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "cli-opts.h"
 #include "columns.h"
 #include "sizewords.h"
 

@@ -14,15 +14,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-escape.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "insmod.h"
 #include "progress.h"
 #include "stopsignal.h"
 
 struct batch {
-	struct insmod_job *jobs;
+	struct load_job *jobs;
 	size_t n;
-	const struct insmod_env *env;
+	const struct load_env *env;
 	atomic_size_t next_read;
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
@@ -63,9 +66,9 @@ static int name_only(const void *a, const void *b)
 	return strcmp(((const struct name_index *)a)->name, ((const struct name_index *)b)->name);
 }
 
-static int add_edge(struct insmod_job *jobs, size_t from, size_t to)
+static int add_edge(struct load_job *jobs, size_t from, size_t to)
 {
-	struct insmod_job *j = &jobs[from], *d = &jobs[to];
+	struct load_job *j = &jobs[from], *d = &jobs[to];
 	size_t *deps = realloc(j->deps, (j->ndeps + 1) * sizeof(*deps));
 	if (!deps)
 		return -ENOMEM;
@@ -124,7 +127,7 @@ static int build_order(struct batch *b)
 	return err;
 }
 
-static bool matches_a_device(const struct insmod_job *job, const struct rot_devices *devs)
+static bool matches_a_device(const struct load_job *job, const struct rot_devices *devs)
 {
 	const char *cursor = NULL, *alias;
 	while ((alias = rot_modfile_modinfo_next(job->mf, "alias", &cursor)))
@@ -160,7 +163,7 @@ static int match_devices(struct batch *b)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < b->n; i++) {
-		struct insmod_job *job = &b->jobs[i];
+		struct load_job *job = &b->jobs[i];
 		/* A file that cannot be read is reported, not silently unmatched. */
 		if (!job->mf || rot_modfile_problem(job->mf) != ROT_PROBLEM_NONE ||
 		    matches_a_device(job, devs))
@@ -175,24 +178,24 @@ static int match_devices(struct batch *b)
 }
 
 /* A dependency is there when this batch loaded it, or when it already was. */
-static bool delivered(const struct insmod_job *d)
+static bool delivered(const struct load_job *d)
 {
 	return d->result == JOB_LOADED || d->result == JOB_CHECKED ||
 	       (d->result == JOB_REFUSED && d->problem == ROT_PROBLEM_ALREADY_LOADED) ||
 	       (d->result == JOB_FAILED && d->err == -EEXIST);
 }
 
-static const char *undelivered_dependency(const struct batch *b, const struct insmod_job *job)
+static const char *undelivered_dependency(const struct batch *b, const struct load_job *job)
 {
 	for (size_t i = 0; i < job->ndeps; i++) {
-		const struct insmod_job *d = &b->jobs[job->deps[i]];
+		const struct load_job *d = &b->jobs[job->deps[i]];
 		if (!delivered(d))
 			return job_name(d);
 	}
 	return NULL;
 }
 
-static void announce(struct batch *b, const struct insmod_job *job)
+static void announce(struct batch *b, const struct load_job *job)
 {
 	if (b->env->opts->json)
 		return;
@@ -223,7 +226,7 @@ static void announce(struct batch *b, const struct insmod_job *job)
 	}
 }
 
-static void run_one(struct batch *b, struct insmod_job *job, struct rot_loader *loader)
+static void run_one(struct batch *b, struct load_job *job, struct rot_loader *loader)
 {
 	const char *dep = undelivered_dependency(b, job);
 	if (job->result == JOB_PENDING && dep) {
@@ -257,7 +260,7 @@ static void run_one(struct batch *b, struct insmod_job *job, struct rot_loader *
 static void break_cycle(struct batch *b)
 {
 	for (size_t i = 0; i < b->n; i++) {
-		struct insmod_job *job = &b->jobs[i];
+		struct load_job *job = &b->jobs[i];
 		if (job->result != JOB_PENDING || job->waiting == 0)
 			continue;
 		job->result = JOB_SKIPPED;
@@ -340,7 +343,7 @@ static int run_threads(struct batch *b, void *(*fn)(void *))
 }
 
 /* The union of every module's undefined symbols, looked up in one scan. */
-static int read_kernel_symbols(struct batch *b, struct insmod_env *env)
+static int read_kernel_symbols(struct batch *b, struct load_env *env)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < b->n; i++)
@@ -359,7 +362,7 @@ static int read_kernel_symbols(struct batch *b, struct insmod_env *env)
 	return err;
 }
 
-int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env)
+int batch_run(struct load_job *jobs, size_t n, struct load_env *env)
 {
 	struct batch b = { .jobs = jobs, .n = n, .env = env };
 	int err;

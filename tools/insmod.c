@@ -12,7 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "insmod.h"
 #include "json-keys.h"
 #include "jsonwrt.h"
@@ -215,7 +219,7 @@ static int read_stdin(char **out, size_t *len)
 
 /* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments
  * skipped. LIST is "-" (standard input) or a regular file. */
-static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
+static int read_list(const char *list, struct load_job **jobs, size_t *n)
 {
 	char *text;
 	size_t len;
@@ -236,13 +240,13 @@ static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
 		if (!*p || *p == '#')
 			continue;
 		size_t flen = strcspn(p, " \t");
-		struct insmod_job *grown = realloc(*jobs, (*n + 1) * sizeof(**jobs));
+		struct load_job *grown = realloc(*jobs, (*n + 1) * sizeof(**jobs));
 		if (!grown) {
 			err = -ENOMEM;
 			break;
 		}
 		*jobs = grown;
-		struct insmod_job *job = &(*jobs)[(*n)++];
+		struct load_job *job = &(*jobs)[(*n)++];
 		memset(job, 0, sizeof(*job));
 		char *params = p + flen + strspn(p + flen, " \t");
 		p[flen] = '\0';
@@ -258,7 +262,7 @@ static int read_list(const char *list, struct insmod_job **jobs, size_t *n)
 }
 
 static int make_jobs(const struct insmod_opts *o, int argc, char *argv[], int first,
-		     struct insmod_job **jobs, size_t *n)
+		     struct load_job **jobs, size_t *n)
 {
 	if (o->list_path) {
 		int err = read_list(o->list_path, jobs, n);
@@ -266,12 +270,12 @@ static int make_jobs(const struct insmod_opts *o, int argc, char *argv[], int fi
 			return err;
 	}
 	size_t files = o->batch ? (size_t)(argc - first) : (argc > first ? 1 : 0);
-	struct insmod_job *grown = realloc(*jobs, (*n + files + 1) * sizeof(**jobs));
+	struct load_job *grown = realloc(*jobs, (*n + files + 1) * sizeof(**jobs));
 	if (!grown)
 		return -ENOMEM;
 	*jobs = grown;
 	for (size_t i = 0; i < files; i++) {
-		struct insmod_job *job = &(*jobs)[(*n)++];
+		struct load_job *job = &(*jobs)[(*n)++];
 		memset(job, 0, sizeof(*job));
 		refuse_non_file(argv[first + (int)i]);
 		job->path = strdup(argv[first + (int)i]);
@@ -313,11 +317,11 @@ struct tally {
 	struct cli_outcome outcome;
 };
 
-static struct tally count(const struct insmod_job *jobs, size_t n)
+static struct tally count(const struct load_job *jobs, size_t n)
 {
 	struct tally t = { 0 };
 	for (size_t i = 0; i < n; i++) {
-		const struct insmod_job *j = &jobs[i];
+		const struct load_job *j = &jobs[i];
 		switch (j->result) {
 		case JOB_LOADED:
 			t.loaded++;
@@ -364,7 +368,7 @@ static struct tally count(const struct insmod_job *jobs, size_t n)
 }
 
 /* One record per module, then the summary (modrot(7) has the schema). */
-static int print_json(const struct insmod_job *jobs, size_t n, const struct tally *t, bool check,
+static int print_json(const struct load_job *jobs, size_t n, const struct tally *t, bool check,
 		      const struct run_taint *taint)
 {
 	struct json_writer w;
@@ -373,7 +377,7 @@ static int print_json(const struct insmod_job *jobs, size_t n, const struct tall
 		return err;
 	json_open_array(&w, JK_MODULES);
 	for (size_t i = 0; i < n; i++) {
-		const struct insmod_job *j = &jobs[i];
+		const struct load_job *j = &jobs[i];
 		int e = j->err ? j->err : j->read_err;
 		json_open_object(&w, NULL);
 		json_string(&w, JK_NAME, job_name(j));
@@ -445,7 +449,7 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 }
 
 /* Returns 0, or the exit code of a run that cannot start (each said in one line). */
-static enum cli_exit setup_env(struct insmod_env *env)
+static enum cli_exit setup_env(struct load_env *env)
 {
 	int err = rot_kernel_facts_read(&env->kernel);
 	if (err < 0) {
@@ -493,8 +497,8 @@ static enum cli_exit setup_env(struct insmod_env *env)
 int main(int argc, char *argv[])
 {
 	struct insmod_opts o = { 0 };
-	struct insmod_env env = { .opts = &o };
-	struct insmod_job *jobs = NULL;
+	struct load_env env = { .opts = &o };
+	struct load_job *jobs = NULL;
 	struct run_taint taint = { 0 };
 	size_t n = 0;
 

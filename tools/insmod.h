@@ -1,105 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * insmod's pieces: one module's way from file to kernel (insmod-job.c),
- * the words for what went wrong (insmod-words.h, which knows nothing of
- * these), and the parallel batch
- * (insmod-batch.c). insmod.c holds the options and main.
+ * insmod's own pieces: the parallel batch (insmod-batch.c) over the jobs
+ * of load.h, which modprobe shares. insmod.c holds the options and main.
  */
 #ifndef MODROT_INSMOD_H
 #define MODROT_INSMOD_H
 
-#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
-#include "insmod-words.h"
-#include "modrot.h"
-
-struct insmod_opts {
-	unsigned load_flags; /* ROT_LOAD_FORCE_* */
-	bool check_only;     /* --check: preflight and report, load nothing */
-	bool batch;
-	bool json;
-	bool match_devices; /* load only modules whose aliases match a present device */
-	unsigned jobs;
-	const char *keyring_path; /* --verify */
-	const char *list_path;    /* --from */
-};
-
-enum job_result {
-	JOB_PENDING,
-	JOB_LOADED,
-	JOB_CHECKED,   /* --check: preflight passed */
-	JOB_REFUSED,   /* preflight said no: the kernel was never asked */
-	JOB_FAILED,    /* the kernel said no */
-	JOB_SKIPPED,   /* a module of the batch it depends on was not loaded */
-	JOB_UNMATCHED, /* --match-devices: no present device needs it; not an error */
-};
-
-/* What every job of a run shares, read once. */
-struct insmod_env {
-	const struct insmod_opts *opts;
-	struct rot_kernel_facts *kernel;
-	struct rot_snapshot *snap;
-	struct rot_symbols *kernel_symbols;
-	struct rot_keyring *keyring;
-	bool rot;
-	bool err_told; /* batch_run's error was printed */
-};
-
-struct insmod_job {
-	const char *path;
-	char *params;
-	struct rot_modfile *mf;
-	int read_err; /* rot_modfile_read()'s errno, when it failed */
-	struct rot_preflight *pf;
-	enum rot_problem problem; /* pf's verdict, as this run takes it */
-	enum job_result result;
-	bool cascaded;         /* SKIPPED only because a dependency was not loaded */
-	int err;               /* the kernel's errno when FAILED */
-	uint64_t rot_bytes;    /* FAILED on a rot kernel: what the failed init left */
-	uint64_t percpu_bytes; /* the size of its per-CPU data (0: none) */
-	bool percpu_short;     /* REFUSED or FAILED for want of per-CPU reserve */
-	char message[768];     /* one line, without the "insmod: ERROR: " prefix */
-	/* batch ordering */
-	size_t *deps;
-	size_t ndeps;
-	size_t waiting; /* deps not yet finished */
-	size_t *dependents;
-	size_t ndependents;
-};
-
-/* Reads and inspects the file (no kernel involved). */
-void job_read(struct insmod_job *job);
-
-/*
- * Preflight a pending job. batch_symbols are the symbols modules of this
- * batch loaded before it define (may be NULL). Returns true when the job
- * is to be inserted; otherwise sets result and message (refused, or
- * checked under --check).
- */
-bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
-		   const struct rot_symbols *batch_symbols);
-
-/* Inserts a job job_preflight() passed. Sets result, err, rot_bytes and message. */
-void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader);
-
-void job_release(struct insmod_job *job);
-
-/* The JSON reason of a job that did not load or pass ("" otherwise). */
-const char *job_reason(const struct insmod_job *job);
-
-/* The module's name, or its file's basename when it could not be read. */
-const char *job_name(const struct insmod_job *job);
-
-/* insmod-percpu.c: whether the per-CPU reserve holds the module; refuses
- * the job (and returns false) when it cannot. */
-bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env);
-/* After a kernel ENOMEM: says so when the reserve is the cause. */
-void percpu_explain_enomem(struct insmod_job *job, const struct insmod_env *env);
+#include "load.h"
 
 /* The batch: reads every file, then loads in dependency order on opts->jobs
  * threads. Fills env->kernel_symbols from the modules' undefined symbols. */
-int batch_run(struct insmod_job *jobs, size_t n, struct insmod_env *env);
+int batch_run(struct load_job *jobs, size_t n, struct load_env *env);
 
 #endif

@@ -4,7 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-escape.h"
+#include "cli-run.h"
 #include "jsonwrt.h"
 
 void json_init(struct json_writer *w, struct outbuf *out)

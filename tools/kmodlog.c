@@ -9,7 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-msg.h"
 #include "kmod-lazy.h"
 #include "kmodlog.h"
 

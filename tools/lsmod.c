@@ -12,7 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-escape.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "columns.h"
 #include "json-keys.h"
 #include "modrot.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-msg.h"
 #include "moddir-check.h"
 #include "modrot.h"
 

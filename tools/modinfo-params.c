@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-msg.h"
 #include "modinfo.h"
 
 /*

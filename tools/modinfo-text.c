@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-escape.h"
 #include "modinfo.h"
 #include "outbuf.h"
 #include "sigwords.h"

@@ -15,7 +15,11 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "json-keys.h"
 #include "jsonwrt.h"
 #include "kmodlog.h"

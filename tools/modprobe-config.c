@@ -12,7 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-msg.h"
 #include "modprobe.h"
 
 /* libkmod 30's default directories (libkmod.c), and Debian's /lib one. */

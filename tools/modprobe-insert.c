@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insmod.h"
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "load.h"
 #include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
@@ -237,8 +239,8 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 		(r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
 		(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
 	/* percpu_preflight() reads no kernel facts: these are modprobe's own */
-	struct insmod_env env = { .opts = &io, .rot = r->rot };
-	struct insmod_job job = { .path = path, .mf = mf };
+	struct load_env env = { .opts = &io, .rot = r->rot };
+	struct load_job job = { .path = path, .mf = mf };
 	/* Already loaded needs no check: libkmod left loaded modules out of the plan. */
 	int err = rot_preflight_new(facts, &job.pf);
 	if (err == 0) {

@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli-errors.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "kmodlog.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
@@ -41,26 +44,27 @@ static void show(struct modprobe_run *r, const char *word, const char *text)
 	cli_flush_stdout();
 }
 
-static bool *gone_marks(struct modprobe_run *r)
+/* The gone marks, made when the snapshot is first read (none without one,
+ * or out of memory: lib takes none as nothing gone). */
+static const struct gone_marks *gone_marks(struct modprobe_run *r)
 {
-	if (!r->gone && mp_snapshot(r))
-		r->gone = calloc(rot_snapshot_count(r->snap) + 1, sizeof(*r->gone));
-	return r->gone;
+	if (!r->gone.marks && mp_snapshot(r))
+		gone_marks_init(&r->gone, r->snap);
+	return &r->gone;
 }
 
 static bool unloaded_by_run(struct modprobe_run *r, const char *name)
 {
-	const struct rot_snapshot *snap = r->gone ? r->snap : NULL;
+	const struct rot_snapshot *snap = r->gone.marks ? r->snap : NULL;
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	return m && r->gone[rot_snapshot_index_of(snap, m)];
+	return gone_marks_has(&r->gone, m);
 }
 
 static void mark_gone(struct modprobe_run *r, const char *name)
 {
 	const struct rot_module *m = r->snap ? rot_snapshot_find_live(r->snap, name) : NULL;
-	bool *gone = gone_marks(r);
-	if (m && gone)
-		gone[rot_snapshot_index_of(r->snap, m)] = true;
+	gone_marks(r);
+	gone_marks_set(&r->gone, m);
 }
 
 /*
@@ -129,12 +133,12 @@ static enum verdict in_use(struct modprobe_run *r, struct kmod_module *mod, char
 	}
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	bool *gone = gone_marks(r);
-	if (!m || (gone && gone[rot_snapshot_index_of(snap, m)]))
+	const struct gone_marks *gone = gone_marks(r);
+	if (!m || gone_marks_has(gone, m))
 		return UNUSED; /* not live: the unload will say so */
 	if (usage_inputs(r, why, cap) < 0)
 		return UNKNOWN;
-	return usage_verdict(r->usage, snap, m, gone, why, cap);
+	return usage_verdict(r->usage, snap, m, gone->marks, why, cap);
 }
 
 /* For -w: the rule on the kernel as it is now (a fresh snapshot and mount
@@ -177,7 +181,7 @@ static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, kmod_module_get_name(dep))
 					  : NULL;
-	if (!m || (r->gone && r->gone[rot_snapshot_index_of(snap, m)]))
+	if (!m || gone_marks_has(&r->gone, m))
 		return false;
 	return in_use(r, dep, why, sizeof(why)) == UNUSED;
 }

@@ -14,6 +14,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "cli-escape.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "modprobe.h"
 
 void mp_fail(struct modprobe_run *r, int err, enum mp_level level, const char *fmt, ...)

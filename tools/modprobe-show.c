@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cli-run.h"
 #include "kmodlog.h"
 #include "modprobe.h"
 

@@ -18,7 +18,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "insmod.h"
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
+#include "load.h"
 #include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
@@ -540,7 +545,7 @@ out:
 	rot_usage_ctx_free(r.usage);
 	rot_snapshot_free(r.snap);
 	rot_kernel_facts_free(r.facts);
-	free(r.gone);
+	gone_marks_free(&r.gone);
 	free(r.tally);
 	mp_forget_loaded_symbols(&r);
 	if (r.ctx)

@@ -17,7 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli-exit.h"
+#include "gone-marks.h"
 #include "modrot.h"
 
 struct modprobe_opts {
@@ -54,11 +55,11 @@ struct modprobe_run {
 	char moddir[4096];         /* the modules directory libkmod reads */
 	struct rot_snapshot *snap; /* read when first needed */
 	bool snap_read;
-	int snap_err; /* rot_snapshot_read()'s error, once read */
-	bool rot;     /* the kernel follows the rot ABI */
-	bool show;    /* print actions: -v, -n with -v, -D */
-	bool talk;    /* say what rots: -v, or stderr is a terminal */
-	bool *gone;   /* per snapshot index: unloaded (or, -n, would be) by this run */
+	int snap_err;                /* rot_snapshot_read()'s error, once read */
+	bool rot;                    /* the kernel follows the rot ABI */
+	bool show;                   /* print actions: -v, -n with -v, -D */
+	bool talk;                   /* say what rots: -v, or stderr is a terminal */
+	struct gone_marks gone;      /* unloaded (or, -n, would be) by this run; made with snap */
 	struct rot_usage_ctx *usage; /* the mount table, read when first needed */
 	bool usage_read;
 	int usage_err;         /* the rule's inputs could not be read: -errno */

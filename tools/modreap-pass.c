@@ -11,6 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "modreap.h"
 #include "stopsignal.h"
 

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
 #include "modreap.h"
 #include "reserve-pick.h"
 #include "stopsignal.h"

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-run.h"
 #include "columns.h"
 #include "json-keys.h"
 #include "jsonwrt.h"

@@ -19,6 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "modreap.h"
 #include "stopsignal.h"
 #include "sizewords.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli.h"
+#include "cli-exit.h"
 #include "modrot.h"
 #include "progress.h"
 #include "reclaim-report.h"

@@ -17,7 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 #include "modrot.h"
 #include "outbuf.h"
 #include "promlabel.h"

@@ -3,7 +3,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-run.h"
 #include "progress.h"
 
 /* Fewer steps than this finish before a bar would be read. */

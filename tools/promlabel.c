@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <string.h>
 
-#include "cli.h"
+#include "cli-escape.h"
 #include "outbuf.h"
 #include "promlabel.h"
 

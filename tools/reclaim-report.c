@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-escape.h"
+#include "cli-msg.h"
 #include "json-keys.h"
 #include "modrot.h"
 #include "reclaim-report.h"

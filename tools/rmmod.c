@@ -15,7 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-errors.h"
+#include "cli-escape.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
+#include "gone-marks.h"
 #include "json-keys.h"
 #include "jsonwrt.h"
 #include "reasons.h"
@@ -52,9 +58,9 @@ struct rmmod_record {
 struct rmmod_run {
 	const struct rmmod_opts *opts;
 	struct rot_snapshot *snap;
-	bool *gone;   /* per snapshot index: unloaded by this run */
-	bool *failed; /* per snapshot index: this run's unload of it failed */
-	bool talk;    /* say what rots: -v, or stderr is a terminal */
+	struct gone_marks gone; /* what this run unloaded */
+	bool *failed;           /* per snapshot index: this run's unload of it failed */
+	bool talk;              /* say what rots: -v, or stderr is a terminal */
 	/* To say what rots: per snapshot index, the per-CPU bytes each module
 	 * holds, and the reserve they come from. NULL when not read. */
 	struct rot_percpu *pc;
@@ -95,7 +101,7 @@ static void help(void)
 static const struct rot_module *find_present(const struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *m = rot_snapshot_find_live(r->snap, name);
-	if (m && r->gone[rot_snapshot_index_of(r->snap, m)])
+	if (gone_marks_has(&r->gone, m))
 		return NULL;
 	return m;
 }
@@ -258,17 +264,11 @@ static void read_percpu(struct rmmod_run *r)
 		rot_percpu_per_module(r->pc, r->snap, r->percpu);
 }
 
-static void mark_gone(struct rmmod_run *r, const struct rot_module *m)
-{
-	if (m)
-		r->gone[rot_snapshot_index_of(r->snap, m)] = true;
-}
-
 static int unload_one(struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *m = find_present(r, name);
 	/* what the snapshot already tells costs no syscall */
-	int err = rot_module_unload_check(r->snap, m, r->gone, r->opts->unload_flags);
+	int err = rot_module_unload_check(r->snap, m, r->gone.marks, r->opts->unload_flags);
 
 	if (err == 0)
 		err = rot_unload(name, r->opts->unload_flags);
@@ -278,7 +278,7 @@ static int unload_one(struct rmmod_run *r, const char *name)
 			r->failed[rot_snapshot_index_of(r->snap, m)] = true;
 		return err;
 	}
-	mark_gone(r, m);
+	gone_marks_set(&r->gone, m);
 	record(r, name, "unloaded", 0, REASON_NONE, 0, m ? rot_module_size(m) : 0, NULL);
 	if (r->opts->json)
 		return 0;
@@ -664,13 +664,13 @@ int main(int argc, char *argv[])
 	/* The taint change cannot be told: the reclaims can still be done. */
 	int taint_err = o.reclaim || o.json ? run_taint_before(&taint) : 0;
 
-	r.gone = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.gone));
+	int gone_err = gone_marks_init(&r.gone, r.snap);
 	r.failed = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.failed));
-	if (!r.gone || !r.failed) {
+	if (gone_err < 0 || !r.failed) {
 		cli_error("out of memory");
 		rot_reclaim_unlock(lock);
 		rot_snapshot_free(r.snap);
-		free(r.gone);
+		gone_marks_free(&r.gone);
 		free(r.failed);
 		free(names);
 		return CLI_EXIT_PARTIAL;
@@ -720,7 +720,7 @@ int main(int argc, char *argv[])
 	for (size_t i = 0; i < r.nrecords; i++)
 		free(r.records[i].message);
 	free(r.records);
-	free(r.gone);
+	gone_marks_free(&r.gone);
 	free(r.failed);
 	rot_snapshot_free(r.snap);
 	free(names);

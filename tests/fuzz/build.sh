@@ -3,7 +3,7 @@
 #
 # build.sh OUTDIR: builds the libFuzzer harnesses of tests/fuzz with clang
 # (-fsanitize=fuzzer,address,undefined) into OUTDIR/fuzz-NAME, compiling
-# lib/, the CLI helper (cli.c, outbuf.c, jsonwrt.c, sigwords.c, promlabel.c) and
+# lib/, the CLI helper (cli*.c, outbuf.c, jsonwrt.c, sigwords.c, promlabel.c) and
 # modinfo's record code (modinfo-params/text/json.c) into each with the same
 # instrumentation.
 # Module file decompression is capped at 8 MiB here (512 MiB in the
@@ -26,12 +26,12 @@ libs="$(pkg-config --libs $pkgs) -lpthread"
 
 objs=$out/obj
 mkdir -p "$objs"
-for src in "$top"/lib/*.c "$top"/tools/cli.c "$top"/tools/outbuf.c "$top"/tools/jsonwrt.c \
+for src in "$top"/lib/*.c "$top"/tools/cli*.c "$top"/tools/outbuf.c "$top"/tools/jsonwrt.c \
 	"$top"/tools/sigwords.c "$top"/tools/promlabel.c "$top"/tools/modinfo-params.c \
 	"$top"/tools/modinfo-text.c "$top"/tools/modinfo-json.c; do
 	o=$objs/$(basename "$src" .c).o
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$0" -nt "$o" ] ||
-		[ -n "$(find "$top/lib" "$top/tools/cli.h" -name '*.h' -newer "$o")" ]; then
+		[ -n "$(find "$top/lib" "$top"/tools/cli*.h -name '*.h' -newer "$o")" ]; then
 		# shellcheck disable=SC2086
 		$cc $cflags -c "$src" -o "$o"
 	fi

@@ -20,7 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-escape.h"
 #include "jsonwrt.h"
 #include "modinfo.h"
 #include "outbuf.h"

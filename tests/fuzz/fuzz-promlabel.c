@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli-escape.h"
 #include "outbuf.h"
 #include "promlabel.h"
 

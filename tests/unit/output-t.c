@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli.h"
+#include "cli-escape.h"
+#include "cli-exit.h"
 #include "jsonwrt.h"
 #include "modrot.h"
 #include "outbuf.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The words insmod uses for what stops a module, and kmod's way of joining
- * parameters. Depends on lib alone: the rest of insmod calls these, never
- * the other way round.
+ * The words insmod and modprobe use for what stops a module, and kmod's way
+ * of joining parameters. Depends on lib alone: the load jobs (load.h) call
+ * these, never the other way round.
  */
-#ifndef MODROT_INSMOD_WORDS_H
-#define MODROT_INSMOD_WORDS_H
+#ifndef MODROT_LOAD_WORDS_H
+#define MODROT_LOAD_WORDS_H
 
 #include <stddef.h>
 

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "insmod.h"
+#include "cli-errors.h"
+#include "load.h"
 #include "reasons.h"
 #include "sizewords.h"
 
-void job_read(struct insmod_job *job)
+void job_read(struct load_job *job)
 {
 	int err = rot_modfile_read(job->path, &job->mf);
 	if (err < 0) {
@@ -22,7 +22,7 @@ void job_read(struct insmod_job *job)
 	}
 }
 
-const char *job_name(const struct insmod_job *job)
+const char *job_name(const struct load_job *job)
 {
 	const char *name = job->mf ? rot_modfile_name(job->mf) : NULL;
 	if (name)
@@ -31,7 +31,7 @@ const char *job_name(const struct insmod_job *job)
 	return slash ? slash + 1 : job->path;
 }
 
-const char *job_reason(const struct insmod_job *job)
+const char *job_reason(const struct load_job *job)
 {
 	switch (job->result) {
 	case JOB_REFUSED:
@@ -54,7 +54,7 @@ const char *job_reason(const struct insmod_job *job)
 	}
 }
 
-static void refuse(struct insmod_job *job, const struct insmod_env *env)
+static void refuse(struct load_job *job, const struct load_env *env)
 {
 	char why[640];
 	words_for_problem(job->mf, job->pf, env->kernel, env->opts->keyring_path, why, sizeof(why));
@@ -64,7 +64,7 @@ static void refuse(struct insmod_job *job, const struct insmod_env *env)
 }
 
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
-static void note_rot(struct insmod_job *job, const struct insmod_env *env)
+static void note_rot(struct load_job *job, const struct load_env *env)
 {
 	size_t after;
 	uint64_t newest;
@@ -90,7 +90,7 @@ static void note_rot(struct insmod_job *job, const struct insmod_env *env)
 		 size_words(newest, "bytes", size), name);
 }
 
-bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader,
+bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_loader *loader,
 		   const struct rot_symbols *batch_symbols)
 {
 	if (job->result != JOB_PENDING)
@@ -130,7 +130,7 @@ bool job_preflight(struct insmod_job *job, const struct insmod_env *env, struct 
 	return true;
 }
 
-void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot_loader *loader)
+void job_insert(struct load_job *job, const struct load_env *env, struct rot_loader *loader)
 {
 	/* --verify inserts the very buffer it verified: libkmod would open the
 	 * path again, and a path can name other bytes by then. */
@@ -149,7 +149,7 @@ void job_insert(struct insmod_job *job, const struct insmod_env *env, struct rot
 	note_rot(job, env);
 }
 
-void job_release(struct insmod_job *job)
+void job_release(struct load_job *job)
 {
 	rot_preflight_free(job->pf);
 	job->pf = NULL;

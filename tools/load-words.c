@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* The words insmod uses for what stops a module. */
+/* The words insmod and modprobe use for what stops a module. */
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "insmod-words.h"
+#include "cli-errors.h"
+#include "load-words.h"
 #include "outbuf.h"
 #include "sigwords.h"
 

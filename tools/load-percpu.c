@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "insmod.h"
+#include "cli-errors.h"
+#include "load.h"
 
 #define NAMES_SHOWN 4
 
@@ -124,7 +124,7 @@ static struct rot_percpu *read_reserve(int *err)
 	return *err < 0 ? NULL : pc;
 }
 
-bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env)
+bool percpu_preflight(struct load_job *job, const struct load_env *env)
 {
 	uint64_t align, size = rot_modfile_percpu(job->mf, &align);
 	job->percpu_bytes = size;
@@ -157,7 +157,7 @@ bool percpu_preflight(struct insmod_job *job, const struct insmod_env *env)
 	return false;
 }
 
-void percpu_explain_enomem(struct insmod_job *job, const struct insmod_env *env)
+void percpu_explain_enomem(struct load_job *job, const struct load_env *env)
 {
 	uint64_t align, size = rot_modfile_percpu(job->mf, &align);
 	if (job->err != -ENOMEM || !size || !env->rot)

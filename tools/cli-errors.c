@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Why something failed, in words. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli-errors.h"
+#include "cli-msg.h"
+#include "modrot.h"
+
+enum cli_exit cli_snapshot_error(int err)
+{
+	if (err == -ENOENT) {
+		cli_error("this kernel has no module support (/proc/modules is missing)");
+		return CLI_EXIT_UNSUPPORTED;
+	}
+	char why[256];
+	cli_error("could not read the module list: %s", cli_read_error(err, why, sizeof(why)));
+	return cli_exit_for_errno(err);
+}
+
+const char *cli_strerror(int err)
+{
+	const char *lib = err == -ELIBACC ? rot_library_error() : NULL;
+	return lib ? lib : strerror(-err);
+}
+
+const char *cli_read_error(int err, char *buf, size_t len)
+{
+	const struct rot_parse_error *pe = err == -EPROTO ? rot_parse_error_last() : NULL;
+	if (!pe)
+		return cli_strerror(err);
+	snprintf(buf, len, "%s line %zu: %s", pe->file, pe->line, pe->reason);
+	return buf;
+}
+
+const char *cli_input_error(int err)
+{
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file";
+	case -EBADMSG:
+		return "malformed (empty, a NUL byte, or a line without a type)";
+	case -ESTALE:
+		return "not what its binary index holds (run depmod)";
+	default:
+		return cli_strerror(err);
+	}
+}
+
+const char *cli_file_kind(uint64_t mode)
+{
+	switch (mode) {
+	case S_IFDIR:
+		return "a directory";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFIFO:
+		return "a fifo";
+	case S_IFSOCK:
+		return "a socket";
+	default:
+		return "not a regular file";
+	}
+}
+
+const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf, size_t len)
+{
+	struct stat st;
+	if (err == -EINVAL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(buf, len, "%s, not a regular file", cli_file_kind(st.st_mode & S_IFMT));
+		return buf;
+	}
+	if (err == -EINVAL)
+		return "not a regular file";
+	if (err == -EFBIG) {
+		snprintf(buf, len, "too large: more than %llu MiB",
+			 (unsigned long long)(limit >> 20));
+		return buf;
+	}
+	return cli_strerror(err);
+}
+
+const char *cli_errno_hint(int err)
+{
+	if (err == -EPERM)
+		return " (this needs CAP_SYS_MODULE, and module loading must not be disabled)";
+	return "";
+}

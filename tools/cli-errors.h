@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Why something failed, in words: errno, a kernel file, an input file, a
+ * file's type, a failed snapshot.
+ */
+#ifndef MODROT_CLI_ERRORS_H
+#define MODROT_CLI_ERRORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli-exit.h"
+
+/* Reports a failed rot_snapshot_read() in one line; returns the exit code. */
+enum cli_exit cli_snapshot_error(int err);
+
+/* strerror(-err), but -ELIBACC names the library libmodrot could not open
+ * and why (rot_library_error()). */
+const char *cli_strerror(int err);
+
+/* Why a kernel file could not be read, in words: for a malformed file
+ * (-EPROTO) the file, the line and what is wrong, else strerror. */
+const char *cli_read_error(int err, char *buf, size_t len);
+
+/* Why an input file (rot_usage_ctx_read()'s) could not be read, in words:
+ * -EINVAL is "not a regular file" (a FIFO, a device), -EBADMSG a file
+ * that cannot be what it should (an empty mount table, a NUL byte),
+ * -ESTALE a text index its binary twin does not confirm, else strerror. */
+const char *cli_input_error(int err);
+
+/* What a file's type (st_mode & S_IFMT) is, in words: "a fifo",
+ * "a directory", "a character device", ... */
+const char *cli_file_kind(uint64_t mode);
+
+/* Why rot_file_read() or rot_file_check() refused path, in words:
+ * "a fifo, not a regular file", "larger than 16 MiB", or strerror. */
+const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf, size_t len);
+
+/* What to add after strerror() so a reader knows what to do ("" if nothing). */
+const char *cli_errno_hint(int err);
+
+#endif

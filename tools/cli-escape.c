@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The one sanitiser for text from outside on its way to a terminal. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-escape.h"
+
+size_t cli_utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, and past U+10FFFF. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Length of the printable UTF-8 sequence at s (n bytes left), or 0 for a
+ * byte to escape: C0 controls, DEL, the backslash, the C1 controls (U+0080
+ * to U+009F, which some terminals obey as escapes) and invalid UTF-8. */
+static size_t printable_utf8(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return c >= 0x20 && c < 0x7f && c != '\\' ? 1 : 0;
+	size_t len = cli_utf8_len(s, n);
+	if (len == 2 && c == 0xc2 && s[1] < 0xa0)
+		return 0;
+	return len;
+}
+
+/* Bytes of a word: any below 0x20, at or above 0x7f, or a backslash? The
+ * classic bit tricks (haszero, hasless) answer for eight bytes at once;
+ * they never miss one. */
+static bool word_needs_care(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t below_space = (w - ones * 0x20) & ~w & highs;
+	uint64_t del = w ^ (ones * 0x7f), backslash = w ^ (ones * '\\');
+	uint64_t is_del = (del - ones) & ~del & highs;
+	uint64_t is_backslash = (backslash - ones) & ~backslash & highs;
+	return ((w & highs) | below_space | is_del | is_backslash) != 0;
+}
+
+bool cli_text_is_safe(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	/* Plain ASCII, the common case, is checked a word at a time. */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		if (word_needs_care(w))
+			break;
+	}
+	/* The last few bytes as one word too, padded with a safe letter:
+	 * most names end in one (lsmod checks ten thousand a listing). */
+	if (i < n && n - i < 8) {
+		uint64_t w = 0x6161616161616161u;
+		memcpy(&w, p + i, n - i);
+		if (!word_needs_care(w))
+			return true;
+	}
+	while (i < n) {
+		size_t len = printable_utf8(p + i, n - i);
+		if (!len)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+static void put_escaped(struct outbuf *o, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < n;) {
+		size_t len = printable_utf8(p + i, n - i);
+		if (len) {
+			outbuf_put(o, s + i, len);
+			i += len;
+			continue;
+		}
+		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+		outbuf_put(o, esc, 4);
+		i++;
+	}
+}
+
+void cli_put_safe(struct outbuf *o, const char *s)
+{
+	size_t n = strlen(s);
+	if (cli_text_is_safe(s, n))
+		outbuf_put(o, s, n);
+	else
+		put_escaped(o, s, n);
+}
+
+char *cli_safe_dup(const char *s)
+{
+	size_t n = strlen(s);
+	if (cli_text_is_safe(s, n))
+		return strdup(s);
+	struct outbuf o;
+	if (outbuf_init(&o, n * 4 + 1) < 0)
+		return NULL;
+	put_escaped(&o, s, n);
+	outbuf_putc(&o, '\0');
+	if (outbuf_failed(&o)) {
+		outbuf_release(&o);
+		return NULL;
+	}
+	return o.buf;
+}
+
+const char *cli_safe(const char *s, char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), used = 0;
+	for (size_t i = 0; i < n;) {
+		size_t len = printable_utf8(p + i, n - i);
+		if (len ? used + len >= cap : used + 4 >= cap)
+			break;
+		if (len) {
+			memcpy(buf + used, s + i, len);
+			used += len;
+			i += len;
+			continue;
+		}
+		buf[used++] = '\\';
+		buf[used++] = 'x';
+		buf[used++] = hex[p[i] >> 4];
+		buf[used++] = hex[p[i] & 15];
+		i++;
+	}
+	buf[used] = '\0';
+	return buf;
+}

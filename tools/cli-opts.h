@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Options and arguments: getopt without getopt's messages (one line and
+ * exit 2), options that exclude each other, sizes, intervals and module
+ * names as typed.
+ */
+#ifndef MODROT_CLI_OPTS_H
+#define MODROT_CLI_OPTS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#include "modrot.h"
+
+/* The options that mean the same in every tool; list them in its table. */
+#define CLI_OPTIONS_HELP_VERSION                  \
+	{ "help", no_argument, NULL, 'h' },       \
+	{                                         \
+		"version", no_argument, NULL, 'V' \
+	}
+#define CLI_OPTIONS_SYSLOG_VERBOSE                \
+	{ "syslog", no_argument, NULL, 's' },     \
+	{                                         \
+		"verbose", no_argument, NULL, 'v' \
+	}
+
+/*
+ * getopt_long without getopt's own messages: an unknown option or a missing
+ * argument prints one line and exits CLI_EXIT_USAGE. -h/--help and
+ * -V/--version print and exit, -s/--syslog and -v/--verbose take effect
+ * here: the tool sees none of them. Returns -1 at the end of the options,
+ * like getopt_long.
+ */
+int cli_next_option(int argc, char *const argv[], const char *shortopts,
+		    const struct option *longopts);
+
+/* Prints "prog: ERROR: MESSAGE" and exits CLI_EXIT_USAGE. */
+noreturn void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Options that exclude each other, as util-linux's err_exclusive_options:
+ * each group lists option values (as cli_next_option returns them),
+ * ending with 0. Once set, cli_next_option refuses a second option of a
+ * group with "--a and --b exclude each other" and exit CLI_EXIT_USAGE.
+ */
+#define CLI_EXCLUSIVE_MAX 6
+/* At most 8 groups. */
+void cli_exclusive_options(const int (*groups)[CLI_EXCLUSIVE_MAX], size_t ngroups);
+
+/*
+ * Parses a size such as 16M, 512K, 1G or 4096 (bytes; K, M, G, T are
+ * powers of 1024, an optional trailing B or iB is accepted). Returns
+ * -EINVAL or -ERANGE.
+ */
+int cli_parse_size(const char *text, uint64_t *bytes);
+
+/* Parses an interval in seconds, a plain decimal (1, 0.5, 2.25) with
+ * 0 < SECS <= 86400. -EINVAL: not a number; -ERANGE: out of range. */
+int cli_parse_interval(const char *text, double *seconds);
+
+/*
+ * Module names as typed (or module file paths), normalised: '-' becomes
+ * '_', a path gives its basename without the extension. A bad one is a
+ * usage error: nothing has been done yet. The array is malloc'd.
+ */
+char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1];
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A tool's run from start to exit: its name, the descriptors it starts
+ * with, -V's line, and standard output closed and checked at exit, as
+ * util-linux's closestream does.
+ */
+#ifndef MODROT_CLI_RUN_H
+#define MODROT_CLI_RUN_H
+
+/*
+ * help prints the tool's --help text; it runs for -h/--help. Also makes
+ * sure descriptors 0, 1 and 2 are open (a closed one is filled with a
+ * descriptor on which writes fail, so no file the tool opens later takes
+ * its place), and registers the exit hook that closes standard output and
+ * error: a write to stdout that failed, there or through
+ * cli_output_failed(), prints one line and turns the exit status into
+ * CLI_EXIT_PARTIAL, as util-linux's closestream does; a failed stderr
+ * turns a success into CLI_EXIT_PARTIAL.
+ */
+void cli_init(const char *progname, void (*help)(void));
+const char *cli_progname(void);
+
+/* "lsmod (modrot) 0.1" */
+void cli_print_version(void);
+
+/*
+ * Output written past stdio (an outbuf bound to STDOUT_FILENO) failed with
+ * this negative errno: one line is printed, once, and the run exits
+ * CLI_EXIT_PARTIAL.
+ */
+void cli_output_failed(int err);
+
+/* fflush(stdout) that remembers why it failed, for the line at exit;
+ * returns 0 or the negative errno. Tools flush stdout through this. */
+int cli_flush_stdout(void);
+
+#endif

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Loading a module, as insmod and modprobe share it (tools/libcli.a): one
+ * module's way from file to kernel (load-job.c), whether the per-CPU
+ * reserve holds it (load-percpu.c), and the words for what went wrong
+ * (load-words.h, which knows nothing of these). insmod's own options are
+ * here too, because a job reads them; modprobe fills a zero set.
+ */
+#ifndef MODROT_LOAD_H
+#define MODROT_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "load-words.h"
+#include "modrot.h"
+
+struct insmod_opts {
+	unsigned load_flags; /* ROT_LOAD_FORCE_* */
+	bool check_only;     /* --check: preflight and report, load nothing */
+	bool batch;
+	bool json;
+	bool match_devices; /* load only modules whose aliases match a present device */
+	unsigned jobs;
+	const char *keyring_path; /* --verify */
+	const char *list_path;    /* --from */
+};
+
+enum job_result {
+	JOB_PENDING,
+	JOB_LOADED,
+	JOB_CHECKED,   /* --check: preflight passed */
+	JOB_REFUSED,   /* preflight said no: the kernel was never asked */
+	JOB_FAILED,    /* the kernel said no */
+	JOB_SKIPPED,   /* a module of the batch it depends on was not loaded */
+	JOB_UNMATCHED, /* --match-devices: no present device needs it; not an error */
+};
+
+/* What every job of a run shares, read once. */
+struct load_env {
+	const struct insmod_opts *opts;
+	struct rot_kernel_facts *kernel;
+	struct rot_snapshot *snap;
+	struct rot_symbols *kernel_symbols;
+	struct rot_keyring *keyring;
+	bool rot;
+	bool err_told; /* batch_run's error was printed */
+};
+
+struct load_job {
+	const char *path;
+	char *params;
+	struct rot_modfile *mf;
+	int read_err; /* rot_modfile_read()'s errno, when it failed */
+	struct rot_preflight *pf;
+	enum rot_problem problem; /* pf's verdict, as this run takes it */
+	enum job_result result;
+	bool cascaded;         /* SKIPPED only because a dependency was not loaded */
+	int err;               /* the kernel's errno when FAILED */
+	uint64_t rot_bytes;    /* FAILED on a rot kernel: what the failed init left */
+	uint64_t percpu_bytes; /* the size of its per-CPU data (0: none) */
+	bool percpu_short;     /* REFUSED or FAILED for want of per-CPU reserve */
+	char message[768];     /* one line, without the "insmod: ERROR: " prefix */
+	/* batch ordering */
+	size_t *deps;
+	size_t ndeps;
+	size_t waiting; /* deps not yet finished */
+	size_t *dependents;
+	size_t ndependents;
+};
+
+/* Reads and inspects the file (no kernel involved). */
+void job_read(struct load_job *job);
+
+/*
+ * Preflight a pending job. batch_symbols are the symbols modules of this
+ * batch loaded before it define (may be NULL). Returns true when the job
+ * is to be inserted; otherwise sets result and message (refused, or
+ * checked under --check).
+ */
+bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_loader *loader,
+		   const struct rot_symbols *batch_symbols);
+
+/* Inserts a job job_preflight() passed. Sets result, err, rot_bytes and message. */
+void job_insert(struct load_job *job, const struct load_env *env, struct rot_loader *loader);
+
+void job_release(struct load_job *job);
+
+/* The JSON reason of a job that did not load or pass ("" otherwise). */
+const char *job_reason(const struct load_job *job);
+
+/* The module's name, or its file's basename when it could not be read. */
+const char *job_name(const struct load_job *job);
+
+/* load-percpu.c: whether the per-CPU reserve holds the module; refuses
+ * the job (and returns false) when it cannot. */
+bool percpu_preflight(struct load_job *job, const struct load_env *env);
+/* After a kernel ENOMEM: says so when the reserve is the cause. */
+void percpu_explain_enomem(struct load_job *job, const struct load_env *env);
+
+#endif
