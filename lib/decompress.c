@@ -239,22 +239,26 @@ static int count_zstd(const void *in, size_t len, size_t limit, unsigned char *s
 	return err;
 }
 
+/* Opens the library that decodes c: 0, or why not (-EPROTONOSUPPORT for
+ * what modrot does not decode itself). */
+static int open_decoder(enum rot_compression c)
+{
+	switch (c) {
+	case ROT_COMP_XZ:
+		return dl_lzma();
+	case ROT_COMP_ZSTD:
+		return dl_zstd();
+	default:
+		return -EPROTONOSUPPORT;
+	}
+}
+
 int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit)
 {
 	unsigned char *scratch;
 	int err;
 
-	switch (c) {
-	case ROT_COMP_XZ:
-		err = dl_lzma();
-		break;
-	case ROT_COMP_ZSTD:
-		err = dl_zstd();
-		break;
-	default:
-		return -EPROTONOSUPPORT;
-	}
-	if (err < 0)
+	if ((err = open_decoder(c)) < 0)
 		return err;
 	if (!(scratch = malloc(SCRATCH_SIZE)))
 		return -ENOMEM;
@@ -287,17 +291,7 @@ int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t 
 	unsigned char *buf = NULL;
 	int err;
 
-	switch (c) {
-	case ROT_COMP_XZ:
-		err = dl_lzma();
-		break;
-	case ROT_COMP_ZSTD:
-		err = dl_zstd();
-		break;
-	default:
-		return -EPROTONOSUPPORT;
-	}
-	if (err < 0)
+	if ((err = open_decoder(c)) < 0)
 		return err;
 	/*
 	 * A stream that says its size within the limit is decoded once, held
