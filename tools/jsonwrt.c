@@ -134,15 +134,27 @@ static void begin_value(struct json_writer *w, const char *name)
 static void open_container(struct json_writer *w, const char *name, char open)
 {
 	begin_value(w, name);
+	/* Deeper than the writer tracks would close wrongly: the document is
+	 * refused as a whole (json_finish() says -E2BIG) instead of written
+	 * invalid. The tools' documents have a fixed shape, well within. */
+	if (w->depth == JSON_DEPTH_MAX) {
+		if (!w->out->err)
+			w->out->err = -E2BIG;
+		w->overflow++;
+		return;
+	}
 	outbuf_putc(w->out, open);
-	if (w->depth < JSON_DEPTH_MAX)
-		w->depth++;
+	w->depth++;
 	w->has_member[w->depth] = false;
 	w->closer[w->depth] = open == '{' ? '}' : ']';
 }
 
 static void close_container(struct json_writer *w, char close)
 {
+	if (w->overflow) {
+		w->overflow--;
+		return;
+	}
 	bool had = w->has_member[w->depth];
 	if (w->depth > 0)
 		w->depth--;

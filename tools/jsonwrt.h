@@ -26,6 +26,7 @@ struct json_writer {
 	bool has_member[JSON_DEPTH_MAX + 1]; /* per level: a comma goes before the next */
 	char closer[JSON_DEPTH_MAX + 1];     /* per level: '}' or ']' */
 	bool compact;                        /* one line: no breaks, no indentation */
+	unsigned overflow;                   /* containers opened past JSON_DEPTH_MAX */
 };
 
 void json_init(struct json_writer *w, struct outbuf *out);
@@ -33,8 +34,9 @@ void json_init(struct json_writer *w, struct outbuf *out);
 /*
  * A document on standard output: its own buffer bound to STDOUT_FILENO
  * and the top-level object opened. json_finish() closes the object,
- * writes out what is left and returns the first error (-ENOMEM, or the
- * write's errno), which the tool reports.
+ * writes out what is left and returns the first error (-ENOMEM, the
+ * write's errno, or -E2BIG for containers nested deeper than
+ * JSON_DEPTH_MAX, a bug of the tool's), which the tool reports.
  */
 int json_start_stdout(struct json_writer *w);
 /* The same; compact: the document is one line, for a stream of them. */

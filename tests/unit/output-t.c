@@ -110,6 +110,31 @@ static void json_writer_writes_valid_typed_json(void)
 	       "booleans, numbers, null and arrays");
 }
 
+/* Nesting past JSON_DEPTH_MAX is refused as a whole, never written with
+ * its closers wrong; at the limit the document is still whole. */
+static void json_writer_refuses_what_it_cannot_nest(void)
+{
+	for (unsigned extra = 0; extra <= 1; extra++) {
+		struct outbuf o;
+		struct json_writer w;
+		outbuf_init(&o, 64);
+		json_init(&w, &o);
+		json_open_object(&w, NULL);
+		for (unsigned i = 1; i < JSON_DEPTH_MAX + extra; i++)
+			json_open_array(&w, i == 1 ? "a" : NULL);
+		json_u64(&w, NULL, 1);
+		for (unsigned i = 1; i < JSON_DEPTH_MAX + extra; i++)
+			json_close_array(&w);
+		json_close_object(&w);
+		if (extra)
+			is_int(o.err, -E2BIG, "a container past JSON_DEPTH_MAX makes the document an error");
+		else
+			ok(o.err == 0 && w.depth == 0 && w.overflow == 0,
+			   "JSON_DEPTH_MAX levels are written whole");
+		outbuf_release(&o);
+	}
+}
+
 static const char *special_text;
 
 static void special(struct json_writer *w)
@@ -298,6 +323,7 @@ int main(void)
 {
 	sanitiser_escapes_what_a_terminal_obeys();
 	json_writer_writes_valid_typed_json();
+	json_writer_refuses_what_it_cannot_nest();
 	json_writer_escapes_wherever_the_byte_is();
 	names_that_name_no_module_are_refused();
 	permission_failures_and_their_cascades_exit_4();
