@@ -79,6 +79,19 @@ static uint64_t xz_declared_size(const unsigned char *in, size_t len)
 	return size;
 }
 
+/* Starts decoding an xz stream (several, concatenated): -EFBIG when its
+ * index declares more than limit. */
+static int xz_start(lzma_stream *s, const void *in, size_t len, size_t limit)
+{
+	if (xz_declared_size(in, len) > limit)
+		return -EFBIG;
+	if (lzma_stream_decoder(s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
+		return -ENOMEM;
+	s->next_in = in;
+	s->avail_in = len;
+	return 0;
+}
+
 static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, size_t *out_len)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
@@ -86,12 +99,8 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, s
 	size_t cap = 0;
 	int err = 0;
 
-	if (xz_declared_size(in, len) > limit)
-		return -EFBIG;
-	if (lzma_stream_decoder(&s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
-		return -ENOMEM;
-	s.next_in = in;
-	s.avail_in = len;
+	if ((err = xz_start(&s, in, len, limit)) < 0)
+		return err;
 	for (;;) {
 		if (s.avail_out == 0 && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
 			break;
@@ -183,12 +192,8 @@ static int count_xz(const void *in, size_t len, size_t limit, unsigned char *scr
 	lzma_stream s = LZMA_STREAM_INIT;
 	int err = 0;
 
-	if (xz_declared_size(in, len) > limit)
-		return -EFBIG;
-	if (lzma_stream_decoder(&s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
-		return -ENOMEM;
-	s.next_in = in;
-	s.avail_in = len;
+	if ((err = xz_start(&s, in, len, limit)) < 0)
+		return err;
 	for (;;) {
 		s.next_out = scratch;
 		s.avail_out = SCRATCH_SIZE;
