@@ -338,13 +338,18 @@ traversable() {
 # tmpfiles_root ROOT [CONF]: makes ROOT as a package install makes it: the
 # sysusers.d and tmpfiles.d files (CONF: another tmpfiles.d file) under
 # /usr/lib, systemd-sysusers run on them (over a copy of this system's
-# users, so that no id is taken twice), then the service's ExecStartPre
-# command on ROOT. systemd-tmpfiles resolves the ACL's user name with the
-# system's own user database, so it runs with ROOT's bound over it.
+# users less the metrics user, so that no id is taken twice and the user
+# is made), then the service's ExecStartPre command on ROOT.
+# systemd-tmpfiles resolves the ACL's user name with the system's own user
+# database, so it runs with ROOT's bound over it.
 tmpfiles_root() {
-	local root=$1 conf=${2:-$TMPFILES} pre
+	local root=$1 conf=${2:-$TMPFILES} pre f
 	mkdir -p "$root/etc" "$root/usr/lib/sysusers.d" "$root/usr/lib/tmpfiles.d"
-	cp /etc/passwd /etc/group "$root/etc/"
+	if [ ! -e "$root/etc/passwd" ]; then
+		for f in passwd group; do
+			grep -v "^$(metrics_user):" "/etc/$f" > "$root/etc/$f" || return
+		done
+	fi
 	cp "$SYSUSERS" "$root/usr/lib/sysusers.d/modrot.conf"
 	cp "$conf" "$root/usr/lib/tmpfiles.d/modrot.conf"
 	systemd-sysusers --root="$root" modrot.conf
