@@ -342,10 +342,11 @@ int main(int argc, char *argv[])
 		if (err == 0)
 			err = write_atomically(output, text, len, &no_create);
 		if (err < 0 && no_create) {
+			/* the directory: "." for a bare name, "/" for one in / */
 			const char *slash = strrchr(output, '/');
-			int dirlen = slash ? (int)(slash - output) : 1;
+			int dirlen = slash && slash != output ? (int)(slash - output) : 1;
 			cli_error("could not write %s: cannot create a file in %.*s: %s", output,
-				  dirlen ? dirlen : 1, slash ? output : ".", cli_strerror(err));
+				  dirlen, slash ? output : ".", cli_strerror(err));
 			status = CLI_EXIT_PARTIAL;
 		} else if (err < 0) {
 			char why[128];
