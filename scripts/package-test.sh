@@ -19,7 +19,10 @@
 #     simulated kernel of the build tree, checking output and the kernel's
 #     state, and comparing lsmod with kmod's; runs kmod's five programs
 #     under their .kmod names; builds a program against the installed
-#     modrot.h and libmodrot.pc and runs it there too;
+#     modrot.h and libmodrot.pc and runs it there too; checks that the
+#     postinst made the metrics service's user (_modrot-metrics) and its
+#     ACL entry on node_exporter's textfile directory, and runs the
+#     installed modrot-metrics as that user into it;
 #  6. removes modrot, checks kmod's files are back byte for byte, installs
 #     it again, purges everything and checks again;
 #  7. for Debian 13 (kmod in /usr/sbin and /usr/bin): makes a Debian 13
@@ -68,14 +71,15 @@ run() {
 	echo "\$ $*" >>"$log"
 	"$@" >>"$log" 2>&1 || fail "$* (exit $?)"
 }
-# Nothing is mounted in the roots (the simulated kernel serves /proc and
-# /sys, and the builds need neither), so removing them is safe.
+# Nothing stays mounted in the roots (the simulated kernel serves /proc and
+# /sys, the builds need neither, and with_proc's mount ends with its
+# command), so removing them is safe.
 trap 'rm -rf "$work/bookworm/root" "$work/trixie/root"' EXIT
 trap 'exit 130' INT TERM
 
 step "tools and build dependencies"
 "$top/scripts/need-packages.sh" dpkg-dev debhelper fakeroot lintian mmdebstrap \
-	debian-archive-keyring binutils gcc libc6-dev pkg-config >>"$log" 2>&1 || fail "installing the packaging tools"
+	debian-archive-keyring binutils gcc libc6-dev pkg-config acl >>"$log" 2>&1 || fail "installing the packaging tools"
 # What debian/control asks for, less version bounds and alternatives.
 unmet=$(cd "$top" && dpkg-checkbuilddeps 2>&1 | sed -n 's/.*Unmet build dependencies: //p' |
 	sed -e 's/([^)]*)//g' -e 's/|[^ ]*//g' -e 's/:any//g')
@@ -210,6 +214,14 @@ check_diverted() {
 	say "   $n diversions, each of kmod's files kept aside unchanged"
 }
 
+# with_proc CMD...: CMD with a /proc mounted in the root, in a mount
+# namespace of its own: the mount ends with CMD, so nothing stays mounted
+# in the root. systemd-tmpfiles, which the postinst runs, needs /proc.
+with_proc() {
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && exec "$@"' "$root" "$@"
+}
+
 # in_root CMD...: CMD inside the root, on the simulated kernel
 in_root() {
 	chroot "$root" /opt/simkernel/simkernel-guard /usr/bin/env \
@@ -221,6 +233,53 @@ expect_ok() {
 	echo "\$ $*" >>"$log"
 	out=$(in_root "$@" 2>&1) || fail "$* exited $?: $out"
 	echo "$out" >>"$log"
+}
+
+# as_metrics_user UID GID: the installed modrot-metrics, in the root on the
+# simulated kernel, as the service runs it: as UID:GID, no pointer visible.
+as_metrics_user() {
+	echo "\$ (as $1:$2) $B/modrot-metrics -o $textfile" >>"$log"
+	chroot --userspec="$1:$2" --groups="$2" "$root" /opt/simkernel/simkernel-guard /usr/bin/env \
+		SIMKERNEL_DIR=/opt/simkernel/k SIMKERNEL_NOCAP=1 LD_PRELOAD=/opt/simkernel/libsimkernel.so \
+		"$B/modrot-metrics" -o "$textfile"
+}
+
+# check_metrics_user USR: the postinst made the service's user
+# (sysusers.d) and gave it node_exporter's textfile directory through an
+# ACL entry (tmpfiles.d), the directory staying root's; the installed
+# modrot-metrics writes there as that user; a chmod masks the entry and
+# the service's ExecStartPre command restores it.
+check_metrics_user() {
+	unit=$root$1/lib/systemd/system/modrot-metrics.service
+	user=$(sed -n 's/^User=//p' "$unit")
+	[ "$user" = _modrot-metrics ] || fail "modrot-metrics.service runs as '$user'"
+	entry=$(chroot "$root" getent passwd "$user") || fail "no user $user after install"
+	echo "$entry" >>"$log"
+	uid=$(echo "$entry" | cut -d: -f3)
+	gid=$(echo "$entry" | cut -d: -f4)
+	if [ "$uid" -le 0 ] || [ "$uid" -ge 1000 ]; then fail "$user is not a system user (uid $uid)"; fi
+	case $entry in *:/usr/sbin/nologin) ;; *) fail "$user can log in: $entry" ;; esac
+	textfile=$(sed -n 's/^Environment=MODROT_METRICS_FILE=//p' "$unit")
+	dir=$root${textfile%/*}
+	[ "$(stat -c '%u %g' "$dir")" = "0 0" ] || fail "${textfile%/*} is not root's"
+	getfacl -n -p "$dir" >>"$log"
+	getfacl -n -p "$dir" | grep -qx "user:$uid:rwx" || fail "no ACL entry for $user on ${textfile%/*}"
+	getfacl -n -p "$dir" | grep -qx "mask::rwx" || fail "the ACL mask of ${textfile%/*} is not rwx"
+	# the lazy /proc files, rendered as root for a reader without pointers
+	expect_ok SIMKERNEL_NOCAP=1 cat /proc/modules /proc/rotting_modules /proc/module_percpu
+	as_metrics_user "$uid" "$gid" >>"$log" 2>&1 || fail "modrot-metrics as $user exited $?"
+	[ "$(stat -c '%u %a' "$root$textfile")" = "$uid 644" ] || fail "$textfile is not $user's, 0644"
+	grep -qx 'modrot_kernel_rot_supported 1' "$root$textfile" || fail "$textfile holds no metrics"
+	[ "$(ls -A "$dir")" = "${textfile##*/}" ] || fail "left in ${textfile%/*}: $(ls -A "$dir")"
+	chmod 0755 "$dir"
+	as_metrics_user "$uid" "$gid" >"$work/metrics.out" 2>&1 && fail "modrot-metrics wrote through a masked ACL entry"
+	grep -qx "modrot-metrics: ERROR: could not write $textfile: cannot create a file in ${textfile%/*}: Permission denied" \
+		"$work/metrics.out" || fail "a masked ACL entry is not one line: $(cat "$work/metrics.out")"
+	pre=$(sed -n 's/^ExecStartPre=+//p' "$unit")
+	# shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
+	run with_proc chroot "$root" $pre
+	as_metrics_user "$uid" "$gid" >>"$log" 2>&1 || fail "modrot-metrics as $user after the ExecStartPre command exited $?"
+	say "   $user (uid $uid) writes ${textfile##*/} in ${textfile%/*} (root's, ACL user:$user:rwx)"
 }
 
 # test_root SUITE USR: steps 4 to 6 in $root, with the packages in $out;
@@ -235,7 +294,7 @@ test_root() {
 	step "$suite: install the packages"
 	mkdir -p "$root/tmp/debs"
 	cp "$pkgdir"/*.deb "$root/tmp/debs/"
-	run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
+	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
 		"/tmp/debs/libmodrot1_${version}_$arch.deb" "/tmp/debs/libmodrot-dev_${version}_$arch.deb"
 	done_step
 
@@ -340,6 +399,10 @@ test_root() {
 	say "   insmod, lsmod (= kmod's output), rmmod, modreap, modprobe, modinfo ran in the root"
 	done_step
 
+	step "$suite: the metrics service's user and its textfile directory"
+	check_metrics_user "$2"
+	done_step
+
 	step "$suite: kmod's programs under their .kmod names"
 	for t in insmod rmmod modprobe modinfo; do
 		expect_ok "$S/$t.kmod" --version
@@ -385,7 +448,7 @@ test_root() {
 	done_step
 
 	step "$suite: install again, then purge"
-	run chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
+	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
 	check_diverted
 	run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
 	! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
@@ -425,9 +488,14 @@ for suite in $suites; do
 		pkgdir=$work/trixie
 		root=$pkgdir/root
 		mkdir -p "$pkgdir"
+		# The packages are built there, after the root is made: what they
+		# depend on beyond the build dependencies comes in now. systemd
+		# stands for what dh_installsysusers adds to modrot's Depends
+		# (systemd | systemd-standalone-sysusers | systemd-sysusers),
+		# as the first alternative does in the Debian 12 root.
 		step "trixie: mmdebstrap, a Debian 13 root with kmod and the build dependencies"
 		run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
-			--include="kmod,bash-completion,build-essential,fakeroot,$builddeps" trixie "$root" "$mirror"
+			--include="kmod,bash-completion,systemd,build-essential,fakeroot,$builddeps" trixie "$root" "$mirror"
 		done_step
 		step "trixie: dpkg-buildpackage -us -uc -b in the Debian 13 root"
 		copy_source "$root/build/modrot-$version"

@@ -93,6 +93,27 @@ make_var_programs() {
 	[ -n "$v" ]
 }
 
+@test "the package ships the metrics user's sysusers.d and tmpfiles.d files where the postinst applies them" {
+	local user
+	user=$(sed -n 's/^User=//p' "$top_srcdir/systemd/modrot-metrics.service.in")
+	[ -n "$user" ]
+	# dh_installsysusers is in the sequence only from compat 14
+	run grep -x ' dh-sequence-installsysusers,' "$D/control"
+	assert_success
+	run grep -x 'debhelper-compat (= 13),' <(sed 's/^ //' "$D/control")
+	assert_success
+	# configured to /usr/lib (systemd.pc is no build dependency), and installed
+	run grep -o -- '--with-\(sysusers\|tmpfiles\)dir=[^ ]*' "$D/rules"
+	assert_output $'--with-sysusersdir=/usr/lib/sysusers.d\n--with-tmpfilesdir=/usr/lib/tmpfiles.d'
+	run grep -x 'usr/lib/\(sysusers\|tmpfiles\).d' "$D/modrot.install"
+	assert_equal "${#lines[@]}" 2
+	# README.Debian names the user, the files and how to see the ACL
+	grep -qF "$user" "$D/README.Debian.in"
+	grep -qF /usr/lib/sysusers.d/modrot.conf "$D/README.Debian.in"
+	grep -qF /usr/lib/tmpfiles.d/modrot.conf "$D/README.Debian.in"
+	grep -qF "getfacl /var/lib/prometheus/node-exporter" "$D/README.Debian.in"
+}
+
 @test "the package build runs no tests and depends on nothing only the tests use; configure takes BATS=/bin/false" {
 	local deps
 	deps=$(sed -n '/^Build-Depends:/,/^[A-Z][-A-Za-z]*:/p' "$D/control" | sed '1s/^Build-Depends://;$d' |

@@ -171,7 +171,7 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	echo "old" > "$dir/modrot.prom"
 	run on_kernel "$METRICS" -o "$dir/missing/modrot.prom"
 	assert_failure 1
-	assert_output "modrot-metrics: ERROR: could not write $dir/missing/modrot.prom: No such file or directory"
+	assert_output "modrot-metrics: ERROR: could not write $dir/missing/modrot.prom: cannot create a file in $dir/missing: No such file or directory"
 	chmod a-w "$dir"
 	if [ ! -w "$dir" ]; then # root writes anyway
 		run on_kernel "$METRICS" -o "$dir/modrot.prom"

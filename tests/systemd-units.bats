@@ -20,6 +20,7 @@ test_units() {
 	mkdir -p "$dir" "$BATS_TEST_TMPDIR/etc/default"
 	for u in modrot-ceiling.service modrot-metrics.service; do
 		sed -e "s|@s\?bindir@|$top_builddir/tools|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR/etc|g" \
+			-e "s|@\(sysusers\|tmpfiles\)dir@|$UNITS/\1.d|g" \
 			-e 's,@\(modreap\|modrot-metrics\)@,\1,g' \
 			"$UNITS/$u.in" > "$dir/$u"
 	done
@@ -72,7 +73,7 @@ build_make() {
 }
 
 @test "make install puts the units in systemd.pc's unit directory, overridable, with the configured paths" {
-	local dest=$BATS_TEST_TMPDIR/dest unitdir sbindir sysconfdir
+	local dest=$BATS_TEST_TMPDIR/dest unitdir sbindir sysconfdir dir
 	unitdir=$(build_make -f Makefile -f - print-systemdsystemunitdir <<< 'print-%: ; @echo $($*)')
 	[ -n "$unitdir" ]
 	# systemd.pc's, unless configure was given one (make distcheck gives
@@ -80,8 +81,19 @@ build_make() {
 	if ! "$top_builddir/config.status" --config | grep -q -- --with-systemdsystemunitdir; then
 		assert_equal "$unitdir" "$(pkg-config --variable=systemdsystemunitdir systemd)"
 	fi
-	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA DESTDIR="$dest"
+	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA \
+		install-dist_sysusersDATA install-dist_tmpfilesDATA DESTDIR="$dest"
 	assert_success
+	# the metrics user and its ACL, where systemd-sysusers and
+	# systemd-tmpfiles look (systemd.pc's directories, unless configured)
+	local d
+	for d in sysusersdir tmpfilesdir; do
+		dir=$(build_make -f Makefile -f - "print-$d" <<< 'print-%: ; @echo $($*)')
+		if ! "$top_builddir/config.status" --config | grep -q -- "--with-$d"; then
+			assert_equal "$dir" "$(pkg-config --variable="$d" systemd)"
+		fi
+		cmp "$dest$dir/modrot.conf" "$UNITS/${d%dir}.d/modrot.conf"
+	done
 	sbindir=$(build_make -f Makefile -f - print-sbindir <<< 'print-%: ; @echo $($*)')
 	sysconfdir=$(build_make -f Makefile -f - print-sysconfdir <<< 'print-%: ; @echo $($*)')
 	assert_file_exist "$dest$unitdir/modrot-ceiling.service"
@@ -276,19 +288,166 @@ allowed_syscalls() {
 	assert_success
 }
 
-@test "the metrics service creates a missing textfile directory, keeps no capability, and may write only there" {
-	local unit=$UNITS/modrot-metrics.service.in default
+# The metrics service's user (sysusers.d) and the textfile directory's
+# lines (tmpfiles.d): "u NAME ..." and the "d" and "a+" lines' paths and
+# arguments.
+SYSUSERS=$UNITS/sysusers.d/modrot.conf
+TMPFILES=$UNITS/tmpfiles.d/modrot.conf
+metrics_user() { sed -n 's/^User=//p' "$UNITS/modrot-metrics.service.in"; }
+
+@test "the metrics service runs as its own system user, keeps no capability, and may write only in the textfile directory" {
+	local unit=$UNITS/modrot-metrics.service.in default dir user
 	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=//p' "$unit")
 	assert_equal "$default" /var/lib/prometheus/node-exporter/modrot.prom
-	# StateDirectory= is created under /var/lib (and made writable under
-	# ProtectSystem=strict): the default file's directory.
-	assert_equal "/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")" "${default%/*}"
+	dir=${default%/*}
+	user=$(metrics_user)
+	# a system user of sysusers.d, named as Debian names new ones
+	assert_equal "$user" _modrot-metrics
+	run grep -v '^#' "$SYSUSERS"
+	assert_output "u $user - \"modrot metrics for node_exporter\" / -"
+	# tmpfiles.d: the directory made when missing, its owner and mode left
+	# alone ("-"), and an ACL entry appended for the user
+	run grep -v '^#' "$TMPFILES"
+	assert_line --index 0 --regexp "^d +$dir - - - -\$"
+	assert_line --index 1 --regexp "^a\\+ +$dir - - - - u:$user:rwx,m::rwx\$"
+	assert_equal "${#lines[@]}" 2
+	# which the service applies (as root: "+") before each run, and the
+	# only place it may write
+	run grep -E '^(ExecStartPre|ReadWritePaths|ReadWriteDirectories|StateDirectory|LogsDirectory|CacheDirectory|DynamicUser)=' "$unit"
+	assert_output "ExecStartPre=+systemd-tmpfiles --create modrot.conf
+ReadWritePaths=-$dir"
 	run grep -x 'ProtectSystem=strict' "$unit"
 	assert_success
 	run grep -x 'CapabilityBoundingSet=' "$unit"
 	assert_success
-	run grep -E '^(ReadWritePaths|ReadWriteDirectories)=' "$unit"
-	assert_failure
+	run grep -x 'AmbientCapabilities=' "$unit"
+	assert_success
+}
+
+# traversable: every directory above the test's own may be passed through
+# by another user (bats makes its run directory 0700).
+traversable() {
+	local d=$BATS_TEST_TMPDIR
+	while [ "$d" != / ]; do
+		[ -n "$(find "$d" -maxdepth 0 -perm -o+x)" ] || chmod o+x "$d"
+		d=${d%/*}
+		d=${d:-/}
+	done
+}
+
+# tmpfiles_root ROOT [CONF]: makes ROOT as a package install makes it: the
+# sysusers.d and tmpfiles.d files (CONF: another tmpfiles.d file) under
+# /usr/lib, systemd-sysusers run on them (over a copy of this system's
+# users less the metrics user, so that no id is taken twice and the user
+# is made), then the service's ExecStartPre command on ROOT.
+# systemd-tmpfiles resolves the ACL's user name with the system's own user
+# database, so it runs with ROOT's bound over it.
+tmpfiles_root() {
+	local root=$1 conf=${2:-$TMPFILES} pre f
+	mkdir -p "$root/etc" "$root/usr/lib/sysusers.d" "$root/usr/lib/tmpfiles.d"
+	if [ ! -e "$root/etc/passwd" ]; then
+		for f in passwd group; do
+			grep -v "^$(metrics_user):" "/etc/$f" > "$root/etc/$f" || return
+		done
+	fi
+	cp "$SYSUSERS" "$root/usr/lib/sysusers.d/modrot.conf"
+	cp "$conf" "$root/usr/lib/tmpfiles.d/modrot.conf"
+	systemd-sysusers --root="$root" modrot.conf
+	pre=$(sed -n 's/^ExecStartPre=+//p' "$UNITS/modrot-metrics.service.in")
+	read -r -a pre <<< "$pre"
+	unshare -m sh -c 'mount --bind "$1/etc/passwd" /etc/passwd && mount --bind "$1/etc/group" /etc/group &&
+		shift && exec "$@"' sh "$root" "${pre[0]}" --root="$root" "${pre[@]:1}"
+}
+
+# as_metrics_user ROOT CMD...: CMD on the kernel as the service runs it:
+# as ROOT's metrics user, no capability, UMask=0077, no pointer visible.
+as_metrics_user() {
+	local root=$1 uid gid
+	shift
+	uid=$(awk -F: -v u="$(metrics_user)" '$1 == u { print $3 }' "$root/etc/passwd")
+	gid=$(awk -F: -v u="$(metrics_user)" '$1 == u { print $4 }' "$root/etc/passwd")
+	[ -n "$uid" ] && [ "$uid" -ne 0 ] || return 99
+	(umask 0077 && exec "$SIM" run "$K" --nocap -- setpriv --reuid="$uid" --regid="$gid" --clear-groups \
+		--inh-caps=-all --no-new-privs "$@")
+}
+
+@test "as its user, the metrics service writes into the directory its tmpfiles.d lines prepare; without the ACL it fails in one line" {
+	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root (setpriv, unshare)"
+	command -v getfacl > /dev/null || "$top_srcdir/scripts/need-packages.sh" acl
+	kernel_new rot
+	"$SIM" populate "$K" --live 4 --rotting 3 --seed 8
+	traversable
+	local root=$BATS_TEST_TMPDIR/root units user uid textdir before expected
+	user=$(metrics_user)
+	units=$(test_units)
+	textdir=$root/var/lib/prometheus/node-exporter
+
+	run tmpfiles_root "$root"
+	assert_success
+	assert_output --partial "Creating user '$user'"
+	refute_output --partial "ACL"
+	uid=$(awk -F: -v u="$user" '$1 == u { print $3 }' "$root/etc/passwd")
+	[ "$uid" -gt 0 ] && [ "$uid" -lt 1000 ] # a system user
+	# made as prometheus-node-exporter makes it: root's, 0755; and the user's entry
+	assert_equal "$(stat -c '%U %G' "$textdir")" "root root"
+	run getfacl -n -p "$textdir"
+	assert_line "user::rwx"
+	assert_line "user:$uid:rwx"
+	assert_line "mask::rwx"
+	assert_line "group::r-x"
+	assert_line "other::r-x"
+	# What root's earlier runs left is replaced.
+	echo old > "$textdir/modrot.prom"
+	echo "MODROT_METRICS_FILE=$textdir/modrot.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$units/modrot-metrics.service"
+	on_kernel_nocap cat /proc/modules /proc/rotting_modules /proc/module_percpu > /dev/null # rendered
+	# the user has no capability
+	run as_metrics_user "$root" grep '^CapEff:' /proc/self/status
+	assert_output --regexp '^CapEff:[[:space:]]+0+$'
+	before=$(kernel_state)
+	run as_metrics_user "$root" "${CMD[@]}"
+	assert_success
+	assert_output ""
+	expected=$(on_kernel_nocap "$top_builddir/tools/modrot-metrics")
+	assert_equal "$(cat "$textdir/modrot.prom")" "$expected"
+	# the user's file, readable by node_exporter's user; no temporary left;
+	# the directory still root's
+	assert_equal "$(stat -c '%u %a' "$textdir/modrot.prom")" "$uid 644"
+	assert_equal "$(ls -A "$textdir")" modrot.prom
+	assert_equal "$(stat -c '%U %G' "$textdir")" "root root"
+	assert_equal "$(kernel_state)" "$before"
+
+	# A chmod of the directory masks the entry; the next start puts it back.
+	chmod 0755 "$textdir"
+	run as_metrics_user "$root" "${CMD[@]}"
+	assert_failure 1
+	assert_output --partial "Permission denied"
+	run tmpfiles_root "$root"
+	assert_success
+	run as_metrics_user "$root" "${CMD[@]}"
+	assert_success
+	# A directory someone else owns stays theirs.
+	chown 65534:65534 "$textdir"
+	run tmpfiles_root "$root"
+	assert_success
+	assert_equal "$(stat -c '%u %g %a' "$textdir")" "65534 65534 775"
+
+	# Without the ACL line: one line naming the directory, exit 1, the
+	# old file and the kernel untouched.
+	local bare=$BATS_TEST_TMPDIR/bare
+	grep -v '^a+' "$TMPFILES" > "$BATS_TEST_TMPDIR/no-acl.conf"
+	run tmpfiles_root "$bare" "$BATS_TEST_TMPDIR/no-acl.conf"
+	assert_success
+	textdir=$bare/var/lib/prometheus/node-exporter
+	echo old > "$textdir/modrot.prom"
+	echo "MODROT_METRICS_FILE=$textdir/modrot.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	unit_command "$units/modrot-metrics.service"
+	run as_metrics_user "$bare" "${CMD[@]}"
+	assert_failure 1
+	assert_output "modrot-metrics: ERROR: could not write $textdir/modrot.prom: cannot create a file in $textdir: Permission denied"
+	assert_equal "$(cat "$textdir/modrot.prom")" old
+	assert_equal "$(ls -A "$textdir")" modrot.prom
+	assert_equal "$(kernel_state)" "$before"
 }
 
 @test "the metrics service writes the configured file, and promtool accepts it" {

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,8 +229,10 @@ static int check_target(const char *path)
 	return S_ISREG(st.st_mode) ? 0 : -EINVAL;
 }
 
-/* Replaces path with the text, through a temporary file beside it. */
-static int write_atomically(const char *path, const char *text, size_t len)
+/* Replaces path with the text, through a temporary file beside it. Sets
+ * *no_create when the directory refused the temporary file: then it is
+ * the directory, not the file, that needs write access. */
+static int write_atomically(const char *path, const char *text, size_t len, bool *no_create)
 {
 	const char *slash = strrchr(path, '/');
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
@@ -247,6 +250,7 @@ static int write_atomically(const char *path, const char *text, size_t len)
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		int err = -errno;
+		*no_create = true;
 		free(tmp);
 		return err;
 	}
@@ -333,10 +337,18 @@ int main(int argc, char *argv[])
 		status = CLI_EXIT_PARTIAL;
 	}
 	if (output) {
+		bool no_create = false;
 		err = check_target(output);
 		if (err == 0)
-			err = write_atomically(output, text, len);
-		if (err < 0) {
+			err = write_atomically(output, text, len, &no_create);
+		if (err < 0 && no_create) {
+			/* the directory: "." for a bare name, "/" for one in / */
+			const char *slash = strrchr(output, '/');
+			int dirlen = slash && slash != output ? (int)(slash - output) : 1;
+			cli_error("could not write %s: cannot create a file in %.*s: %s", output,
+				  dirlen, slash ? output : ".", cli_strerror(err));
+			status = CLI_EXIT_PARTIAL;
+		} else if (err < 0) {
 			char why[128];
 			cli_error("could not write %s: %s", output,
 				  cli_file_error(err, output, 0, why, sizeof(why)));
