@@ -29,9 +29,9 @@
  * What this cannot see: a namespace no process is in (kept by a bind
  * mount of its nsfs file or an open descriptor) has no /proc/PID to read
  * it through; nor do processes that are not in this PID namespace's
- * /proc. One mounted hidepid=2 (invisible) hides from a caller other than
- * root the processes it cannot ptrace: there the rule fails closed
- * (EACCES, naming /proc). A process whose root is not its namespace's
+ * /proc. One mounted hidepid=2 (invisible) or 4 (ptraceable) hides from a
+ * caller other than root the processes it cannot ptrace: there the rule
+ * fails closed (EACCES, naming /proc). A process whose root is not its namespace's
  * (chroot) sees only the mounts below its root: the first process read
  * for a namespace stands for all of it.
  */
@@ -150,8 +150,9 @@ static int pid_cmp(const void *a, const void *b)
 
 /*
  * Whether proc, as this process's table shows it mounted, hides from it
- * processes it cannot ptrace (hidepid=2, or invisible): those it cannot
- * list, nor tell were ever there. Root is taken to see them all.
+ * processes it cannot ptrace (hidepid=2 or invisible, 4 or ptraceable):
+ * those it cannot list, nor tell were ever there. Root is taken to see
+ * them all.
  */
 static bool processes_hidden(const char *proc, const char *self_text)
 {
@@ -167,9 +168,11 @@ static bool processes_hidden(const char *proc, const char *self_text)
 		const char *o = target + 1 + plen + 6;
 		while (*o && *o != ' ' && *o != '\n') {
 			size_t n = strcspn(o, ", \n");
-			if ((n == 9 && !strncmp(o, "hidepid=2", 9)) ||
-			    (n == 17 && !strncmp(o, "hidepid=invisible", 17)))
-				return true;
+			static const char *const hiding[] = { "hidepid=2", "hidepid=invisible",
+							      "hidepid=4", "hidepid=ptraceable" };
+			for (size_t i = 0; i < sizeof(hiding) / sizeof(hiding[0]); i++)
+				if (n == strlen(hiding[i]) && !strncmp(o, hiding[i], n))
+					return true;
 			o += n + (o[n] == ',');
 		}
 	}

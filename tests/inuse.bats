@@ -529,11 +529,11 @@ spoil_process() {
 	is_live mt_fscore
 }
 
-@test "/proc mounted hidepid=2 (invisible) hides processes from a caller other than root: the rule fails closed" {
+@test "/proc mounted hidepid=2 or 4 (invisible, ptraceable) hides processes from a caller other than root: the rule fails closed" {
 	command -v setpriv >/dev/null || skip "no setpriv"
 	mounted_in_container
 	local hide opt before
-	for opt in hidepid=2 hidepid=invisible; do
+	for opt in hidepid=2 hidepid=invisible hidepid=ptraceable; do
 		sed -i "s|^proc /proc proc rw,|proc /proc proc rw,$opt,|" "$K/root/proc/self/mounts"
 		hide="setpriv --reuid=65534 --regid=65534 --clear-groups"
 		chmod -R a+rX "$BATS_TEST_TMPDIR"
