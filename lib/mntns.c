@@ -219,7 +219,8 @@ static int pids_list(const char *proc, long **out, size_t *count)
 		free(v);
 		return err;
 	}
-	qsort(v, n, sizeof(*v), pid_cmp);
+	if (n)
+		qsort(v, n, sizeof(*v), pid_cmp);
 	*out = v;
 	*count = n;
 	return 0;
