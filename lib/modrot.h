@@ -380,10 +380,13 @@ struct rot_usage_ctx;
  * with the alias fs-TYPE provides TYPE. moddir NULL is /lib/modules/RELEASE
  * of the running kernel. Without an index (neither modules.alias nor
  * modules.alias.bin) no module is known to provide a type (not an error).
+ * A process whose link the caller may not read (another user's: EACCES)
+ * is read through its table, which anyone may read.
  * The rule fails closed: an input that cannot be read (missing, a
  * directory, not a regular file, over 64 MiB, unreadable, malformed, a
- * process's namespace link unreadable (EACCES without CAP_SYS_PTRACE over
- * it: run as root) or naming no mount namespace (-ENOLINK), and
+ * process's namespace link naming no mount namespace (-ENOLINK), /proc
+ * hiding processes from a caller other than root (hidepid=2 or 4:
+ * -EACCES, "/proc"), and
  * modules.alias missing beside modules.alias.bin) is -errno, never "no
  * users"; then what (cap bytes; may be NULL) gets the path of the input
  * that could not be read ("" when none: out of memory). Since 0.1, as

@@ -70,14 +70,15 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 	if (!(dir = sk_dir()))
 		return NULL;
 	if (path[1] == 'p') {
-		/* the listing of /proc: the processes procns.c made */
-		if (!strcmp(path, "/proc") || !strcmp(path, "/proc/"))
-			rel = "/proc";
-		else if (strncmp(path, "/proc/", 6))
+		if (strncmp(path, "/proc", 5))
 			return NULL;
-		const char *p = rel ? "" : path + 6;
-		if (rel)
-			;
+		const char *p = path + 5; /* "" or "/..." */
+		if (*p && *p != '/')
+			return NULL;
+		p += *p == '/';
+		rel = path;
+		if (!*p)
+			rel = "/proc"; /* its listing: the processes procns.c made */
 		else if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules"))
 			lazy = SIM_LAZY_PROC;
 		else if (!strcmp(p, "module_percpu"))
@@ -87,8 +88,6 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 		else if (strcmp(p, "sys/kernel/tainted") && strcmp(p, "cmdline") &&
 			 strcmp(p, "mounts") && !is_pid_file(p))
 			return NULL;
-		if (!rel)
-			rel = path;
 		if (lazy >= 0 && sk_nocap())
 			root = "root/.nocap";
 	} else if (path[1] == 's') {
