@@ -81,6 +81,45 @@ void index_cache_store(const struct index_cache *c);
  * text; -ENOMEM, or the -errno of a failed read. */
 int index_confirms_text(const char *dir, const char *text_name);
 
+/* ---- the in-use rule's inputs (inuse.c, mntns.c) ---- */
+
+/* No real mount table or modules.alias comes near this (Debian's whole
+ * modules.alias is about 1.5 MB): a bigger one is not an input but junk.
+ * The mount tables of all namespaces together get the same bound. */
+#define USAGE_INPUT_MAX (64u << 20)
+#define MNTNS_TOTAL_MAX USAGE_INPUT_MAX
+
+/* Reads a regular file whole, up to USAGE_INPUT_MAX, NUL-terminated:
+ * -EISDIR for a directory, -EINVAL for anything else not regular (a FIFO,
+ * a device), -EFBIG for one too big, -EBADMSG for one with a NUL inside. */
+int usage_input_read(const char *path, char **out);
+
+/* One mount namespace's table, as the process it was read through sees it. */
+struct mntns_table {
+	char *text;    /* its mounts file, whole */
+	long pid;      /* that process; 0 for this one (PROC/self) */
+	uint64_t hash; /* of text */
+};
+
+struct mntns_tables {
+	struct mntns_table *v;
+	size_t n;
+};
+
+/*
+ * The table of every distinct mount namespace with a process in proc
+ * ("/proc"): this process's first, then one per namespace not yet read,
+ * through the first process of it (by PID) whose table could be read;
+ * a process whose link is EACCES is read too, its table kept unless the
+ * same text was read already. Processes that exit meanwhile are passed
+ * over. -errno when a link or a
+ * table of a process still there cannot be read (-ENOLINK: a link that
+ * names no mount namespace; -EFBIG: the tables together over
+ * MNTNS_TOTAL_MAX), with what (cap bytes, may be NULL) naming it.
+ */
+int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size_t cap);
+void mntns_tables_free(struct mntns_tables *t);
+
 /* ---- reclaim accounting (unload.c) ---- */
 
 /* What a run saw rot under a name before reclaiming it. */

@@ -16,13 +16,17 @@
  * (fuse.sshfs): the module provides the file system. An alias may be a
  * pattern (fs-ext[234]), which modprobe matches as fnmatch() does.
  *
- * The rule fails closed: an input it cannot read (the mount table, or the
- * text index while depmod's binary one exists) is an error, never "no
- * users", since the callers unload what the rule calls unused. So is one
- * that reads but cannot be right: a mount table that is empty (the proc
- * mount it is read from is in it) or has a line without a type, a NUL
- * inside either file (what follows it would go unseen), and a text index
- * the binary one does not confirm (cut short, or not depmod's).
+ * The mounts are those of every mount namespace (mntns.c): a container's
+ * mount keeps the module busy as much as one of this process's.
+ *
+ * The rule fails closed: an input it cannot read (a mount table, a
+ * process's namespace link, or the text index while depmod's binary one
+ * exists) is an error, never "no users", since the callers unload what
+ * the rule calls unused. So is one that reads but cannot be right: this
+ * process's mount table empty (the proc mount it is read from is in it),
+ * a line without a type in any table, a NUL inside any input (what
+ * follows it would go unseen), and a text index the binary one does not
+ * confirm (cut short, or not depmod's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +45,7 @@
 struct mount_entry {
 	char *type;
 	char *target;
+	long pid; /* the process whose namespace has it; 0: this process's */
 };
 
 /* One `alias fs-TYPE NAME` line of a mounted TYPE. */
@@ -54,22 +59,16 @@ struct rot_usage_ctx {
 	size_t n;
 	struct provider *p;
 	size_t np;
-	char *mounts_text;
+	struct mntns_tables tables;
 	char *alias_text;
 };
 
-/* No real mount table or modules.alias comes near this (Debian's whole
- * modules.alias is about 1.5 MB): a bigger one is not an input but junk. */
-#define USAGE_INPUT_MAX (64u << 20)
-
 /*
- * Reads a regular file whole, up to USAGE_INPUT_MAX. Anything else (a
- * directory, a FIFO that would block or read as empty, a device such as
- * /dev/zero that never ends) cannot be an input of the rule: -EINVAL
- * (-EISDIR for a directory), -EFBIG for one too big, -EBADMSG for one
- * with a NUL inside.
+ * Anything but a regular file (a directory, a FIFO that would block or
+ * read as empty, a device such as /dev/zero that never ends) cannot be an
+ * input of the rule.
  */
-static int input_read(const char *path, char **out)
+int usage_input_read(const char *path, char **out)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
@@ -137,27 +136,47 @@ static bool mount_fields(char *line, char **target, char **type)
 	return *type != NULL;
 }
 
-/* -EBADMSG for a table that is not the kernel's: empty, or a line
- * without a type. */
-static int mounts_parse(struct rot_usage_ctx *c)
+/* -EBADMSG for a table that is not the kernel's: a line without a type,
+ * or this process's empty (another's reads empty only as it exits, and
+ * is passed over before this). */
+static int mounts_parse(struct rot_usage_ctx *c, const struct mntns_table *t, size_t *cap)
 {
-	size_t cap = 0;
-	for (char *save = NULL, *l = strtok_r(c->mounts_text, "\n", &save); l;
+	size_t before = c->n;
+	for (char *save = NULL, *l = strtok_r(t->text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
 		char *target, *type;
 		if (!mount_fields(l, &target, &type))
 			return -EBADMSG;
-		if (c->n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
+		if (c->n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 16;
 			struct mount_entry *nv = realloc(c->v, ncap * sizeof(*nv));
 			if (!nv)
 				return -ENOMEM;
 			c->v = nv;
-			cap = ncap;
+			*cap = ncap;
 		}
-		c->v[c->n++] = (struct mount_entry){ .type = type, .target = target };
+		c->v[c->n++] = (struct mount_entry){ .type = type, .target = target, .pid = t->pid };
 	}
-	return c->n ? 0 : -EBADMSG;
+	return c->n > before ? 0 : -EBADMSG;
+}
+
+/* Every namespace's table, read and parsed; what names the one that
+ * could not be. */
+static int mounts_read(struct rot_usage_ctx *c, char *what, size_t cap)
+{
+	size_t vcap = 0;
+	int err = mntns_tables_read("/proc", &c->tables, what, cap);
+	for (size_t i = 0; !err && i < c->tables.n; i++) {
+		const struct mntns_table *t = &c->tables.v[i];
+		err = mounts_parse(c, t, &vcap);
+		if (err == -EBADMSG && what) {
+			if (t->pid)
+				snprintf(what, cap, "/proc/%ld/mounts", t->pid);
+			else
+				snprintf(what, cap, "/proc/self/mounts");
+		}
+	}
+	return err;
 }
 
 /* Whether a mount of type mounted (maybe TYPE.SUBTYPE) is of the file
@@ -241,7 +260,7 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 	int err = moddir_path(moddir, dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/modules.alias", err ? "" : dir);
 	if (err == 0)
-		err = input_read(path, &c->alias_text);
+		err = usage_input_read(path, &c->alias_text);
 	if (err == 0) {
 		err = index_confirms_text(dir, "modules.alias");
 		if (err == -ENOENT)
@@ -259,7 +278,6 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 
 int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap)
 {
-	static const char mounts[] = "/proc/self/mounts";
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
 	int err;
 
@@ -268,11 +286,7 @@ int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *wha
 		what[0] = '\0';
 	if (!c)
 		return -ENOMEM;
-	err = input_read(mounts, &c->mounts_text);
-	if (!err)
-		err = mounts_parse(c);
-	if (err < 0 && what)
-		snprintf(what, cap, "%s", mounts);
+	err = mounts_read(c, what, cap);
 	if (!err && c->n)
 		err = alias_read(c, moddir, what, cap);
 	if (!err && c->alias_text)
@@ -291,7 +305,7 @@ void rot_usage_ctx_free(struct rot_usage_ctx *c)
 		return;
 	free(c->v);
 	free(c->p);
-	free(c->mounts_text);
+	mntns_tables_free(&c->tables);
 	free(c->alias_text);
 	free(c);
 }
@@ -327,6 +341,7 @@ static int usage_of(const struct rot_usage_ctx *c, const struct rot_snapshot *sn
 		if (!u->mounts++) {
 			u->mount_type = c->v[i].type;
 			u->mount_target = c->v[i].target;
+			u->mount_pid = c->v[i].pid;
 		}
 	}
 	return rot_name_bound_devices(name, &u->devices);

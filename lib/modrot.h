@@ -371,14 +371,22 @@ bool rot_devices_match(const struct rot_devices *devs, const char *pattern);
 struct rot_usage_ctx;
 
 /*
- * Reads the mount table (/proc/self/mounts) once and, for the types
+ * Reads the mount tables once, of every mount namespace a process is in
+ * (/proc/self/mounts, then /proc/PID/mounts of one process per other
+ * namespace, told apart by /proc/PID/ns/mnt; processes that exit
+ * meanwhile are passed over), and, for the types
  * mounted, which modules provide them: the `alias fs-TYPE NAME` lines of
  * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS); every module
  * with the alias fs-TYPE provides TYPE. moddir NULL is /lib/modules/RELEASE
  * of the running kernel. Without an index (neither modules.alias nor
  * modules.alias.bin) no module is known to provide a type (not an error).
+ * A process whose link the caller may not read (another user's: EACCES)
+ * is read through its table, which anyone may read.
  * The rule fails closed: an input that cannot be read (missing, a
- * directory, not a regular file, over 64 MiB, unreadable, and
+ * directory, not a regular file, over 64 MiB, unreadable, malformed, a
+ * process's namespace link naming no mount namespace (-ENOLINK), /proc
+ * hiding processes from a caller other than root (hidepid=2 or 4:
+ * -EACCES, "/proc"), and
  * modules.alias missing beside modules.alias.bin) is -errno, never "no
  * users"; then what (cap bytes; may be NULL) gets the path of the input
  * that could not be read ("" when none: out of memory). Since 0.1, as
@@ -401,9 +409,10 @@ struct rot_usage {
 	long refs;              /* stock kernel: references beyond holders; rot: 0 */
 	const char *mount_type; /* the first such mount, for messages (in ctx) */
 	const char *mount_target;
+	long mount_pid; /* the process in whose mount namespace it is; 0: the caller's */
 };
 /* The size of struct rot_usage in 0.1: the least the library accepts. */
-#define ROT_USAGE_SIZE_0_1 (offsetof(struct rot_usage, mount_target) + sizeof(const char *))
+#define ROT_USAGE_SIZE_0_1 (offsetof(struct rot_usage, mount_pid) + sizeof(long))
 
 /*
  * What uses the live module m. gone, when not NULL, marks by snapshot

@@ -27,7 +27,7 @@ sweep() {
 }
 
 @test "lsmod in every output mode survives a failed allocation, read or write" {
-	sweep 150 -s 2 -m '^lsmod(-o|-J-all|-r|-rotting|-stock-J)?$'
+	sweep 150 -s 2 -m '^lsmod(-o|-J-all|-r|-rotting|-stock-J|-inuse)?$'
 }
 
 @test "rmmod, plain, --reclaim and --unused, survives a failed allocation, read or write" {

@@ -339,3 +339,221 @@ fails_closed_after() {
 		done
 	done
 }
+
+# ---- mounts in other mount namespaces (lib/mntns.c) ----
+# A container, a service with PrivateMounts= or an `unshare -m` shell has
+# mounts no /proc/self/mounts shows: the rule reads /proc/PID/mounts of one
+# process per namespace (simkernel process, tests/simkernel/README.md).
+
+# mtfs_tools (so mtfs and mt_fscore) loaded; process 4242 in namespace
+# "ctr", where mtfs is mounted on /srv, and nowhere else.
+mounted_in_container() {
+	kmod_probe mtfs_tools
+	"$SIM" process "$K" 4242 --ns ctr
+	"$SIM" mount "$K" --ns ctr mtfs /dev/vdb /srv
+	run on_kernel cat /proc/self/mounts
+	refute_output --partial mtfs
+}
+
+@test "a file system mounted only in another mount namespace keeps its provider in use: lsmod, rmmod --unused, modprobe -r" {
+	mounted_in_container
+	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
+	assert_success
+	assert_output "mtfs_tools 0 false
+mtfs 1 true
+mt_fscore 0 true"
+	run on_kernel "$RMMOD" -b --unused
+	assert_success
+	assert_output "unloaded 1 unused module; 1920 bytes now rot"
+	is_live mtfs
+	is_live mt_fscore
+	local before
+	before=$(kernel_state)
+	run on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mtfs
+	assert_failure 1
+	assert_output "modprobe: FATAL: Module mtfs is in use: a mtfs file system is mounted on /srv in the mount namespace of process 4242."
+	assert_equal "$(kernel_state)" "$before"
+	# kmod's modprobe reads the reference count, which a rot kernel keeps at 0
+	"$SIM" umount "$K" --ns ctr /srv
+	run on_kernel "$RMMOD" --unused
+	assert_success
+	run is_live mtfs
+	assert_failure
+}
+
+@test "stock: a mount in another namespace is a reference too; the rule and the count agree" {
+	MODE=stock setup
+	mounted_in_container
+	run on_kernel "$LSMOD" -r -n -o name,refcnt,mounts,inuse
+	assert_line 'mtfs 2 1 true'
+	local before
+	before=$(kernel_state)
+	run on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mtfs
+	assert_failure 1
+	assert_output "modprobe: FATAL: Module mtfs is in use."
+	run on_kernel "$RMMOD" --unused
+	assert_output "unloaded 1 unused module"
+	is_live mtfs
+}
+
+@test "each mount namespace is read once, through its first process: the others of it are not opened" {
+	mounted_in_container
+	"$SIM" process "$K" 4243 --ns ctr
+	"$SIM" process "$K" 4244 --ns other
+	"$SIM" process "$K" 4245
+	local log=$BATS_TEST_TMPDIR/strace
+	# LeakSanitizer cannot run under ptrace
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
+		run on_kernel strace -f -qq -e trace=openat,open,readlink -o "$log" "$LSMOD" -r -n -o name,inuse
+	assert_success
+	assert_line 'mtfs true'
+	# one readlink per process, one table per namespace: self's (the
+	# initial one, which 4245 shares), ctr's through 4242, other's through 4244
+	run grep -c 'readlink(".*/proc/\(self\|[0-9]*\)/ns/mnt"' "$log"
+	assert_output 5
+	run grep -o 'open[a-z]*(.*/proc/[a-z0-9]*/mounts"' "$log"
+	assert_output --regexp '/proc/self/mounts"
+.*/proc/4242/mounts"
+.*/proc/4244/mounts"$'
+	assert_equal "${#lines[@]}" 3
+}
+
+@test "the others of a namespace are not read even when they could not be (the first one stands for it)" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mounted_in_container
+	"$SIM" process "$K" 4243 --ns ctr
+	chmod 000 "$K/root/proc/4243/mounts"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$LSMOD" -r -n -o name,inuse
+	assert_success
+	assert_line 'mtfs true'
+}
+
+@test "a process that exits during the scan is passed over; the next one of its namespace stands in" {
+	mounted_in_container
+	# 4242, ctr's first, exits between its link and its table; 4243
+	# (ctr too) is read instead. 4240 and 4241 exit at the other two
+	# moments, the only processes of namespaces of their own.
+	"$SIM" process "$K" 4243 --ns ctr
+	"$SIM" process "$K" 4242 --ns ctr --exiting mounts
+	"$SIM" process "$K" 4240 --ns gone1 --exiting link
+	"$SIM" process "$K" 4241 --ns gone2 --exiting empty
+	"$SIM" mount "$K" --ns gone2 mtfs /dev/vdc /x
+	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
+	assert_success
+	assert_line 'mtfs 1 true'
+	on_kernel "$RMMOD" mtfs_tools
+	run on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mtfs
+	assert_failure 1
+	assert_output "modprobe: FATAL: Module mtfs is in use: a mtfs file system is mounted on /srv in the mount namespace of process 4243."
+	# with 4243 gone too, ctr has nobody left: its mount keeps nothing
+	"$SIM" process "$K" 4243 --exit
+	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
+	assert_success
+	assert_line 'mtfs 0 false'
+}
+
+# Spoils process 4242's entry (namespace ctr, mtfs mounted there) as $1
+# says; the message's input and reason are $2.
+spoil_process() {
+	local p=$K/root/proc/4242
+	case $1 in
+	mounts-dir) rm "$p/mounts" && mkdir "$p/mounts" ;;
+	mounts-fifo) rm "$p/mounts" && mkfifo "$p/mounts" ;;
+	mounts-notype) echo '/dev/vdb /srv' >>"$p/mounts" ;;
+	mounts-nul) printf 'x /y mtfs rw 0 0\n\0' >>"$p/mounts" ;;
+	mounts-blank) printf '\n\n' >"$p/mounts" ;;
+	link-net) ln -sfn 'net:[4026532201]' "$p/ns/mnt" ;;
+	link-dir) rm "$p/ns/mnt" && mkdir "$p/ns/mnt" ;;
+	esac
+}
+
+@test "a namespace whose table or link cannot be read fails closed: rmmod --unused, modprobe -r and lsmod name it, nothing changes" {
+	local kind want
+	for kind in mounts-dir mounts-fifo mounts-notype mounts-nul mounts-blank link-net link-dir; do
+		case $kind in
+		mounts-dir) want='could not read /proc/4242/mounts: Is a directory' ;;
+		mounts-fifo) want='could not read /proc/4242/mounts: not a regular file' ;;
+		mounts-notype | mounts-nul | mounts-blank) want='could not read /proc/4242/mounts: malformed \(empty, a NUL byte, or a line without a type\)' ;;
+		link-net) want='could not read /proc/4242/ns/mnt: names no mount namespace \(not mnt:\[INODE\]\)' ;;
+		link-dir) want='could not read /proc/4242/ns/mnt: names no mount namespace \(not mnt:\[INODE\]\)' ;;
+		esac
+		fails_closed_after '"$SIM" process "$K" 4242 --ns ctr && "$SIM" mount "$K" --ns ctr mtfs /dev/vdc /x && spoil_process '"$kind" "$want"
+	done
+}
+
+@test "a process whose namespace link is not ours to read (EACCES) is read through its table; the same table twice counts once" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mounted_in_container
+	"$SIM" process "$K" 4243 --ns ctr
+	"$SIM" process "$K" 4244 --ns other
+	"$SIM" mount "$K" --ns other mtfs /dev/vdc /y
+	chmod 000 "$K/root/proc/4242/ns" "$K/root/proc/4243/ns" "$K/root/proc/4244/ns"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$LSMOD" -r -n -o name,mounts,inuse
+	assert_success
+	assert_line 'mtfs 2 true'
+	local before
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" mtfs_tools
+	assert_success
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mtfs
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: FATAL: Module mtfs is in use: a mtfs file system is mounted on /srv in the mount namespace of process 4242."
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused
+	assert_success
+	is_live mtfs
+}
+
+@test "a namespace's table the caller may not read (EACCES) fails closed, dry runs too; -f overrides it in modprobe -r" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	local input=/proc/4242/mounts before
+	mounted_in_container
+	chmod 000 "$K/root/proc/4242/mounts"
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused
+	assert_failure 4
+	assert_equal "$stderr" "rmmod: ERROR: cannot tell which modules are unused: could not read $input: Permission denied; nothing unloaded"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused -n
+	assert_failure 4
+	assert_equal "$stderr" "rmmod: ERROR: cannot tell which modules are unused: could not read $input: Permission denied; nothing unloaded"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$LSMOD" -o name,inuse
+	assert_failure
+	assert_equal "$stderr" "lsmod: ERROR: cannot tell which modules are in use: could not read $input: Permission denied"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -n mtfs_tools
+	assert_failure
+	assert_equal "$stderr" "modprobe: FATAL: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: Permission denied; nothing unloaded (-f unloads anyway)"
+	assert_equal "$(kernel_state)" "$before"
+	# -f: the module named goes; what it leaves, perhaps in use, stays
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -f mtfs_tools
+	assert_success
+	run is_live mtfs_tools
+	assert_failure
+	is_live mtfs
+	is_live mt_fscore
+}
+
+@test "/proc mounted hidepid=2 or 4 (invisible, ptraceable) hides processes from a caller other than root: the rule fails closed" {
+	command -v setpriv >/dev/null || skip "no setpriv"
+	mounted_in_container
+	local hide opt before
+	for opt in hidepid=2 hidepid=invisible hidepid=ptraceable; do
+		sed -i "s|^proc /proc proc rw,|proc /proc proc rw,$opt,|" "$K/root/proc/self/mounts"
+		hide="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		chmod -R a+rX "$BATS_TEST_TMPDIR"
+		local d=$BATS_TEST_TMPDIR
+		while [ "${#d}" -gt "${#BATS_RUN_TMPDIR}" ]; do d=${d%/*} && chmod a+x "$d"; done
+		on_kernel "$LSMOD" >/dev/null # rendered, for a reader who may not write it
+		run --separate-stderr "$SIM" run "$K" -- $hide "$LSMOD" -o name,inuse
+		assert_failure
+		assert_equal "$stderr" "lsmod: ERROR: cannot tell which modules are in use: could not read /proc: Permission denied"
+		before=$(kernel_state)
+		run --separate-stderr "$SIM" run "$K" -- $hide "$RMMOD" --unused -n
+		assert_failure 4
+		assert_equal "$stderr" "rmmod: ERROR: cannot tell which modules are unused: could not read /proc: Permission denied; nothing unloaded"
+		assert_equal "$(kernel_state)" "$before"
+		# root is taken to see every process
+		run on_kernel "$LSMOD" -r -n -o name,inuse
+		assert_success
+		assert_line 'mtfs true'
+		sed -i "s|,$opt,|,|" "$K/root/proc/self/mounts"
+	done
+}

@@ -780,6 +780,29 @@ kernel taint: none -> R (8)"
 	is_live mtfs_tools
 }
 
+# What libkmod loads is what was checked last: the check reads the file
+# through the descriptor libkmod opened to insert it (finit_module() gets
+# that descriptor), not the path again, so a file replaced after the check
+# is not what loads. Told by the trace: after the preflight's read, the
+# path is opened once more (libkmod's open, without O_NONBLOCK), the check
+# reads that descriptor from its start, and so does the kernel.
+@test "the check before libkmod's insert reads the descriptor libkmod inserts from, not the path again" {
+	command -v strace >/dev/null || skip "no strace"
+	local log=$BATS_TEST_TMPDIR/strace f=/lib/modules/6.1.0-sim/kernel/fs/mt_fscore.ko fd
+	# -f: libkmod's run, not modprobe's own, loads it
+	# LeakSanitizer cannot run under ptrace
+	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
+		run on_kernel strace -qq -e trace=openat,open,pread64 -o "$log" "$MODPROBE" -f -C "$MODTREE_CONF" mt_fscore
+	assert_success
+	is_live mt_fscore
+	run grep -c "open[a-z]*(.*$f\"" "$log"
+	assert_output 2
+	fd=$(grep "open[a-z]*(.*$f\"" "$log" | tail -1 | sed -n 's/.*O_RDONLY|O_CLOEXEC) = \([0-9]*\)$/\1/p')
+	[ -n "$fd" ]
+	run grep -c "^pread64($fd, \"\\\\177ELF.*, 0) = " "$log"
+	assert_output 2
+}
+
 @test "a decompression bomb in the tree is refused in bounded memory, nothing loaded" {
 	local cap='' before
 	[ "$MODROT_SANITIZED" = no ] && cap='ulimit -v 400000;'

@@ -125,3 +125,102 @@ freed=0 kept=1 why=pin pins=1 tasks=0 callbacks=0 probes=0 bytes=0 percpu=0"
 	run "$SIMKERNEL" mount "$K" mtfs
 	assert_failure 1
 }
+
+# ---- mount namespaces and the processes in them (README.md "Mounts") ----
+
+@test "/proc/self/ns/mnt names the initial namespace; /proc lists the processes made, each with its link and table" {
+	sim_create rot
+	run sim_run readlink /proc/self/ns/mnt
+	assert_output 'mnt:[4026531840]'
+	"$SIMKERNEL" process "$K" 4242 --ns ctr
+	"$SIMKERNEL" process "$K" 4243 --ns ctr
+	"$SIMKERNEL" process "$K" 4244 --ns other
+	"$SIMKERNEL" process "$K" 77
+	run sim_run sh -c 'ls /proc | grep -x "[0-9]*"'
+	assert_output "4242
+4243
+4244
+77"
+	run sim_run readlink /proc/4242/ns/mnt /proc/4243/ns/mnt /proc/4244/ns/mnt /proc/77/ns/mnt
+	assert_output 'mnt:[4026532200]
+mnt:[4026532200]
+mnt:[4026532201]
+mnt:[4026531840]'
+	run sim_run cat /proc/4242/mounts
+	assert_output "$(sim_run cat /proc/self/mounts)"
+	# the real processes are not there: a PID not made is no process
+	run sim_run readlink /proc/1/ns/mnt
+	assert_failure
+}
+
+@test "mount --ns shows only in that namespace's processes; umount --ns takes it away; both hold the module as any mount" {
+	sim_create rot
+	modtree_install
+	load_mtfs
+	"$SIMKERNEL" process "$K" 4242 --ns ctr
+	"$SIMKERNEL" process "$K" 77
+	run "$SIMKERNEL" mount "$K" --ns ctr mtfs /dev/vdb /srv
+	assert_success
+	run sim_run cat /proc/4242/mounts
+	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
+	local f
+	for f in /proc/mounts /proc/self/mounts /proc/77/mounts; do
+		run sim_run cat "$f"
+		refute_output --partial mtfs
+	done
+	# the same target in another namespace is another mount point
+	run "$SIMKERNEL" mount "$K" mtfs /dev/vdc /srv
+	assert_success
+	run "$SIMKERNEL" mount "$K" --ns ctr mtfs /dev/vdd /srv
+	assert_failure 1
+	assert_output "simkernel: mount: /srv is already a mount point"
+	run sim_state
+	assert_line --regexp '^live mtfs .* pins=2$'
+	# a process that enters ctr later sees what is mounted there
+	"$SIMKERNEL" process "$K" 4243 --ns ctr
+	run sim_run cat /proc/4243/mounts
+	assert_line '/dev/vdb /srv mtfs rw,relatime 0 0'
+	"$SIMKERNEL" umount "$K" --ns ctr /srv
+	run sim_run cat /proc/4242/mounts /proc/4243/mounts
+	refute_output --partial mtfs
+	run sim_state
+	assert_line --regexp '^live mtfs .* pins=1$'
+	run "$SIMKERNEL" umount "$K" --ns ctr /srv
+	assert_failure 1
+	assert_output "simkernel: umount: /srv: not mounted"
+	run "$SIMKERNEL" umount "$K" --ns nosuch /srv
+	assert_failure 1
+	sim_ledger_check
+}
+
+@test "process --exiting leaves what a process caught exiting leaves; --exit takes it away" {
+	sim_create rot
+	"$SIMKERNEL" process "$K" 10 --ns ctr --exiting link
+	"$SIMKERNEL" process "$K" 11 --ns ctr --exiting mounts
+	"$SIMKERNEL" process "$K" 12 --ns ctr --exiting empty
+	run sim_run readlink /proc/10/ns/mnt
+	assert_failure
+	run sim_run cat /proc/10/mounts
+	assert_failure
+	run sim_run readlink /proc/11/ns/mnt
+	assert_output 'mnt:[4026532200]'
+	run sim_run cat /proc/11/mounts
+	assert_failure
+	run sim_run cat /proc/12/mounts
+	assert_success
+	assert_output ''
+	"$SIMKERNEL" mount "$K" --ns ctr tmpfs tmpfs /t
+	run sim_run cat /proc/12/mounts
+	assert_output ''
+	"$SIMKERNEL" process "$K" 12 --exit
+	run sim_run sh -c 'ls /proc | grep -x "[0-9]*"'
+	assert_output "10
+11"
+	run "$SIMKERNEL" process "$K" 12 --exit
+	assert_failure 1
+	assert_output "simkernel: process: 12: no such process"
+	run "$SIMKERNEL" process "$K" 13 --exiting later
+	assert_failure 2
+	run "$SIMKERNEL" process "$K" 13 --ns 'a/b'
+	assert_failure 1
+}

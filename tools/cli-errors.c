@@ -44,6 +44,8 @@ const char *cli_input_error(int err)
 		return "malformed (empty, a NUL byte, or a line without a type)";
 	case -ESTALE:
 		return "not what its binary index holds (run depmod)";
+	case -ENOLINK:
+		return "names no mount namespace (not mnt:[INODE])";
 	default:
 		return cli_strerror(err);
 	}

@@ -25,7 +25,8 @@ const char *cli_read_error(int err, char *buf, size_t len);
 /* Why an input file (rot_usage_ctx_read()'s) could not be read, in words:
  * -EINVAL is "not a regular file" (a FIFO, a device), -EBADMSG a file
  * that cannot be what it should (an empty mount table, a NUL byte),
- * -ESTALE a text index its binary twin does not confirm, else strerror. */
+ * -ESTALE a text index its binary twin does not confirm, -ENOLINK a
+ * /proc/PID/ns/mnt that names no mount namespace, else strerror. */
 const char *cli_input_error(int err);
 
 /* What a file's type (st_mode & S_IFMT) is, in words: "a fifo",

@@ -16,10 +16,13 @@
  * replaced it stops the run there, before the kernel sees the replacement.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli-errors.h"
 #include "cli-exit.h"
@@ -89,21 +92,90 @@ static struct plan *acting;
 static bool acting_shows;
 static struct modprobe_run *acting_run;
 
+/* Whether now holds the image checked: -ESTALE when it holds another. */
+static int same_image(const struct rot_modfile *now, const struct rot_modfile *checked)
+{
+	size_t len, checked_len;
+	const void *image = rot_modfile_image(now, &len);
+	const void *checked_image = rot_modfile_image(checked, &checked_len);
+	if (!image || !checked_image || len != checked_len || memcmp(image, checked_image, len))
+		return -ESTALE;
+	return 0;
+}
+
 /* Whether path still holds the image checked: -ESTALE when it holds
  * another, else 0 or why it could not be read. */
 static int image_unchanged(const char *path, const struct rot_modfile *checked)
 {
 	struct rot_modfile *now;
-	size_t len, checked_len;
-	const void *image = NULL, *checked_image = rot_modfile_image(checked, &checked_len);
 	int err = rot_modfile_read(path, &now);
 	if (err < 0)
 		return err;
-	image = rot_modfile_image(now, &len);
-	if (!image || !checked_image || len != checked_len || memcmp(image, checked_image, len))
-		err = -ESTALE;
+	err = same_image(now, checked);
 	rot_modfile_free(now);
 	return err;
+}
+
+/* The same, of the file open as fd (read from its start, without moving
+ * its offset); path only names it. */
+static int fd_image_unchanged(int fd, const char *path, const struct rot_modfile *checked)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > ROT_MODFILE_MAX)
+		return -EFBIG;
+	size_t len = (size_t)st.st_size, got = 0;
+	char *buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -ESTALE; /* shorter than it says: changing */
+			free(buf);
+			return err;
+		}
+		got += (size_t)n;
+	}
+	struct rot_modfile *now;
+	int err = rot_modfile_parse(path, buf, len, &now);
+	free(buf);
+	if (err < 0)
+		return err;
+	err = same_image(now, checked);
+	rot_modfile_free(now);
+	return err;
+}
+
+/*
+ * Makes libkmod open m's file now, as its insert would, and returns the
+ * descriptor it opened, or -1 when it opened none (it held the file
+ * already). libkmod keeps one open file per module and inserts from it:
+ * finit_module() on that descriptor, or the image it decompressed from
+ * it, never the path again. So what is read through the descriptor is
+ * what the kernel gets, whatever the path names by then. libkmod's open
+ * takes the lowest free descriptor, which a pipe made and closed just
+ * before tells without a path (a test harness may trap every path).
+ */
+static int libkmod_file_fd(struct kmod_module *m)
+{
+	struct kmod_list *info = NULL;
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	close(p[0]);
+	close(p[1]);
+	/* its result does not matter: an ELF libkmod cannot read still
+	 * leaves the file open, and the insert reports what is wrong */
+	if (kmod_module_get_info(m, &info) >= 0)
+		kmod_module_info_free_list(info);
+	int flags = fcntl(p[0], F_GETFD);
+	return flags >= 0 && (flags & FD_CLOEXEC) ? p[0] : -1;
 }
 
 /*
@@ -111,7 +183,9 @@ static int image_unchanged(const char *path, const struct rot_modfile *checked)
  * command). A file that no longer holds what was checked must not reach
  * the kernel, and libkmod offers no way to stop its run but this: the
  * failure is said and modprobe ends, what the plan loaded before it
- * staying loaded (as after any failed step).
+ * staying loaded (as after any failed step). The file is checked as
+ * libkmod holds it open (libkmod_file_fd()); only when libkmod held it
+ * before this step is the path read again instead.
  */
 static void refuse_if_replaced(const struct plan_step *step)
 {
@@ -119,7 +193,8 @@ static void refuse_if_replaced(const struct plan_step *step)
 	const char *name = kmod_module_get_name(step->mod);
 	if (step->install || !step->mf || !path)
 		return;
-	int err = image_unchanged(path, step->mf);
+	int fd = libkmod_file_fd(step->mod);
+	int err = fd >= 0 ? fd_image_unchanged(fd, path, step->mf) : image_unchanged(path, step->mf);
 	if (err == 0)
 		return;
 	if (err == -ESTALE)

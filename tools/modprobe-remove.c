@@ -94,6 +94,10 @@ static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct 
 	else if (u.devices)
 		snprintf(why, cap, ": %zu %s bound to its drivers", u.devices,
 			 u.devices == 1 ? "device is" : "devices are");
+	else if (u.mounts && u.mount_pid)
+		snprintf(why, cap,
+			 ": a %s file system is mounted on %s in the mount namespace of process %ld",
+			 u.mount_type, u.mount_target, u.mount_pid);
 	else if (u.mounts)
 		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type,
 			 u.mount_target);

@@ -115,6 +115,11 @@ make_rot() {
 		{ echo "sweep.sh: could not build the module tree" >&2; exit 2; }
 	"$SIM" run "$d" -- /sbin/modprobe -C "$d/root/etc/modprobe.d/modtree.conf" mt_snd ||
 		{ echo "sweep.sh: could not load mt_snd" >&2; exit 2; }
+	# Processes in other mount namespaces, for the in-use rule to read:
+	# two in one ("ctr", which mounts a tmpfs), one in the initial one.
+	"$SIM" process "$d" 4242 --ns ctr && "$SIM" process "$d" 4243 --ns ctr &&
+		"$SIM" process "$d" 4244 && "$SIM" mount "$d" --ns ctr tmpfs tmpfs /ctr ||
+		{ echo "sweep.sh: could not make the namespaces" >&2; exit 2; }
 }
 
 make_stock() {
@@ -149,6 +154,7 @@ modes=(
 	"lsmod-rotting|rot|$L --rotting"
 	"lsmod-stock|stock|$L"
 	"lsmod-stock-J|stock|$L -J"
+	"lsmod-inuse|rot|$L -o name,mounts,inuse"
 	"rmmod|rot|$R gamma"
 	"rmmod-many|rot|$R gamma beta"
 	"rmmod-holders|rot|$R --remove-holders alpha"

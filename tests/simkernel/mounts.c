@@ -10,6 +10,10 @@
  * the types the base system has built in, and records it in DIR/mounts
  * (`SOURCE TARGET TYPE ID` lines, ID 0 for a built-in type). /proc/mounts
  * and /proc/self/mounts render the base system's mounts, then those.
+ * `mount --ns NAME` mounts in another mount namespace instead, recorded in
+ * DIR/mntns/NAME/mounts and shown only by the /proc/PID/mounts of the
+ * processes in it (procns.c); a new namespace starts with the base
+ * system's mounts.
  *
  * On a stock kernel a mount holds a reference on the module that provides
  * its type (get_fs_type() takes one), so that module cannot be unloaded;
@@ -101,28 +105,40 @@ static long provider(struct sim *s, const char *type)
 	return -ENODEV;
 }
 
-static char *mounts_read(struct sim *s)
+/* Where NS's table is recorded: DIR/mounts for the initial namespace
+ * (NULL), DIR/mntns/NAME/mounts for another. */
+static int table_path(const char *dir, const char *ns, char *path, size_t cap)
+{
+	char rel[128];
+	if (!ns)
+		snprintf(rel, sizeof(rel), "mounts");
+	else
+		snprintf(rel, sizeof(rel), "mntns/%s/mounts", ns);
+	return sim_path(path, cap, dir, rel) ? 0 : -ENAMETOOLONG;
+}
+
+static char *mounts_read(struct sim *s, const char *ns)
 {
 	char path[PATH_MAX];
-	sim_path(path, sizeof(path), s->dir, "mounts");
+	if (table_path(s->dir, ns, path, sizeof(path)))
+		return NULL;
 	char *text = sim_read_file(path, NULL);
 	return text ? text : strdup("");
 }
 
-static int mounts_publish(const char *dir, const char *table)
+/* NS's /proc/PID/mounts text: the base system's mounts, then its table. */
+static char *mounts_render(const char *table, size_t *len)
 {
-	char path[PATH_MAX];
 	size_t cap = sizeof(base_mounts) + strlen(table) * 2 + 64, n;
 	char *out = malloc(cap);
-	if (!out)
-		return -ENOMEM;
+	char *copy = strdup(table);
+	if (!out || !copy) {
+		free(out);
+		free(copy);
+		return NULL;
+	}
 	memcpy(out, base_mounts, sizeof(base_mounts) - 1);
 	n = sizeof(base_mounts) - 1;
-	char *copy = strdup(table);
-	if (!copy) {
-		free(out);
-		return -ENOMEM;
-	}
 	for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char src[256], target[PATH_MAX], type[64];
 		unsigned long id;
@@ -131,9 +147,28 @@ static int mounts_publish(const char *dir, const char *table)
 		n += (size_t)snprintf(out + n, cap - n, "%s %s %s rw,relatime 0 0\n", src, target, type);
 	}
 	free(copy);
+	*len = n;
+	return out;
+}
+
+char *sim_mounts_render(struct sim *s, const char *ns, size_t *len)
+{
+	char *table = mounts_read(s, ns);
+	char *out = table ? mounts_render(table, len) : NULL;
+	free(table);
+	return out;
+}
+
+static int mounts_publish(const char *dir, const char *ns, const char *table)
+{
+	char path[PATH_MAX];
+	size_t n;
+	char *out = mounts_render(table, &n);
+	if (!out)
+		return -ENOMEM;
 	int err = 0;
 	static const char *const files[] = { "root/proc/mounts", "root/proc/self/mounts" };
-	for (size_t i = 0; i < 2 && !err; i++) {
+	for (size_t i = 0; i < 2 && !err && !ns; i++) {
 		sim_path(path, sizeof(path), dir, files[i]);
 		if (i == 1) {
 			char d[PATH_MAX];
@@ -144,13 +179,16 @@ static int mounts_publish(const char *dir, const char *table)
 		if (!err)
 			err = sim_write_atomic(path, out, n);
 	}
+	if (!err)
+		err = sim_procs_publish(dir, ns, out, n);
 	free(out);
 	return err;
 }
 
 int sim_mounts_init(const char *dir)
 {
-	return mounts_publish(dir, "");
+	int err = mounts_publish(dir, NULL, "");
+	return err ? err : sim_procns_init(dir);
 }
 
 /*
@@ -184,7 +222,8 @@ static void mount_ref(struct sim *s, unsigned long id, int delta)
 	__atomic_add_fetch(&s->hdr->gen, 1, __ATOMIC_RELEASE);
 }
 
-int sim_mount(struct sim *s, const char *type, const char *source, const char *target)
+int sim_mount(struct sim *s, const char *ns, const char *type, const char *source,
+	      const char *target)
 {
 	if (!valid_word(type, 64) || !valid_word(source, 256) || !valid_word(target, PATH_MAX) ||
 	    target[0] != '/')
@@ -192,7 +231,11 @@ int sim_mount(struct sim *s, const char *type, const char *source, const char *t
 	long id = provider(s, type);
 	if (id < 0)
 		return (int)id;
-	char *table = mounts_read(s);
+	uint64_t ino;
+	int nserr = sim_mntns_ino(s->dir, ns, 1, &ino);
+	if (nserr)
+		return nserr;
+	char *table = mounts_read(s, ns);
 	if (!table)
 		return -ENOMEM;
 	char *copy = strdup(table);
@@ -211,10 +254,11 @@ int sim_mount(struct sim *s, const char *type, const char *source, const char *t
 	if (!err) {
 		snprintf(out, cap, "%s%s %s %s %ld\n", table, source, target, type, id);
 		char path[PATH_MAX];
-		sim_path(path, sizeof(path), s->dir, "mounts");
-		err = sim_write_atomic(path, out, strlen(out));
+		err = table_path(s->dir, ns, path, sizeof(path));
 		if (!err)
-			err = mounts_publish(s->dir, out);
+			err = sim_write_atomic(path, out, strlen(out));
+		if (!err)
+			err = mounts_publish(s->dir, ns, out);
 		if (!err)
 			mount_ref(s, (unsigned long)id, +1);
 	}
@@ -223,9 +267,13 @@ int sim_mount(struct sim *s, const char *type, const char *source, const char *t
 	return err;
 }
 
-int sim_umount(struct sim *s, const char *target)
+int sim_umount(struct sim *s, const char *ns, const char *target)
 {
-	char *table = mounts_read(s);
+	uint64_t ino;
+	int nserr = sim_mntns_ino(s->dir, ns, 0, &ino);
+	if (nserr)
+		return nserr == -ENOENT ? -EINVAL : nserr;
+	char *table = mounts_read(s, ns);
 	if (!table)
 		return -ENOMEM;
 	size_t cap = strlen(table) + 1, n = 0;
@@ -251,10 +299,11 @@ int sim_umount(struct sim *s, const char *target)
 	int err = found ? 0 : -EINVAL;
 	if (!err) {
 		char path[PATH_MAX];
-		sim_path(path, sizeof(path), s->dir, "mounts");
-		err = sim_write_atomic(path, out, n);
+		err = table_path(s->dir, ns, path, sizeof(path));
 		if (!err)
-			err = mounts_publish(s->dir, out);
+			err = sim_write_atomic(path, out, n);
+		if (!err)
+			err = mounts_publish(s->dir, ns, out);
 		if (!err)
 			mount_ref(s, gone, -1);
 	}

@@ -41,15 +41,21 @@ static int is_path(const char *path, const char *prefix, size_t n)
 	return !strncmp(path, prefix, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-/* PID/wchan: kernel.c's model of a load waiting for a name (only a
- * waiting load has the file; the scenarios' handshake reads it) */
-static int is_pid_wchan(const char *p)
+/*
+ * The per-process files the simulator serves, PID being digits or "self":
+ * PID/wchan, kernel.c's model of a load waiting for a name (only a waiting
+ * load has the file; the scenarios' handshake reads it), and PID/ns/mnt
+ * and PID/mounts, procns.c's processes and their mount namespaces.
+ */
+static int is_pid_file(const char *p)
 {
+	if (!strncmp(p, "self/", 5))
+		return !strcmp(p + 5, "ns/mnt") || !strcmp(p + 5, "mounts");
 	if (*p < '1' || *p > '9')
 		return 0;
 	while (*p >= '0' && *p <= '9')
 		p++;
-	return !strcmp(p, "/wchan");
+	return !strcmp(p, "/wchan") || !strcmp(p, "/ns/mnt") || !strcmp(p, "/mounts");
 }
 
 const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
@@ -64,19 +70,24 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 	if (!(dir = sk_dir()))
 		return NULL;
 	if (path[1] == 'p') {
-		if (strncmp(path, "/proc/", 6))
+		if (strncmp(path, "/proc", 5))
 			return NULL;
-		const char *p = path + 6;
-		if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules"))
+		const char *p = path + 5; /* "" or "/..." */
+		if (*p && *p != '/')
+			return NULL;
+		p += *p == '/';
+		rel = path;
+		if (!*p)
+			rel = "/proc"; /* its listing: the processes procns.c made */
+		else if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules"))
 			lazy = SIM_LAZY_PROC;
 		else if (!strcmp(p, "module_percpu"))
 			lazy = SIM_LAZY_PERCPU;
 		else if (!strcmp(p, "kallsyms"))
 			lazy = SIM_LAZY_KALLSYMS;
-		else if (strcmp(p, "sys/kernel/tainted") && strcmp(p, "cmdline") && strcmp(p, "mounts") &&
-			 strcmp(p, "self/mounts") && !is_pid_wchan(p))
+		else if (strcmp(p, "sys/kernel/tainted") && strcmp(p, "cmdline") &&
+			 strcmp(p, "mounts") && !is_pid_file(p))
 			return NULL;
-		rel = path;
 		if (lazy >= 0 && sk_nocap())
 			root = "root/.nocap";
 	} else if (path[1] == 's') {

@@ -228,8 +228,25 @@ int sim_devices_unbind(struct sim *s, struct sim_rec *r);
 /* mounts.c: file system types modules registered, and mounts */
 int sim_fstypes_register(struct sim *s, const struct sim_rec *r, const char *const *aliases);
 int sim_mounts_init(const char *dir);
-int sim_mount(struct sim *s, const char *type, const char *source, const char *target);
-int sim_umount(struct sim *s, const char *target);
+/* ns: the mount namespace's name, NULL for the initial one */
+int sim_mount(struct sim *s, const char *ns, const char *type, const char *source,
+	      const char *target);
+int sim_umount(struct sim *s, const char *ns, const char *target);
+/* NS's mounts as /proc/PID/mounts shows them (malloc'd, *len bytes) */
+char *sim_mounts_render(struct sim *s, const char *ns, size_t *len);
+
+/* procns.c: mount namespaces and the processes in them */
+#define SIM_MNTNS_INIT_INO 4026531840ull /* the initial namespace's inode */
+int sim_procns_init(const char *dir);
+/* NS's inode (NULL: the initial one); create makes a new NS; -ENOENT for
+ * one not made, -EINVAL for a name that cannot be one. */
+int sim_mntns_ino(const char *dir, const char *ns, int create, uint64_t *ino);
+/* Rewrites /proc/PID/mounts of each process in NS to text. */
+int sim_procs_publish(const char *dir, const char *ns, const char *text, size_t len);
+/* Process PID enters NS (stage NULL), exits ("exit"), or is caught exiting
+ * ("link": its ns/mnt gone; "mounts": its mounts gone; "empty": its mounts
+ * read empty). */
+int sim_process(struct sim *s, long pid, const char *ns, const char *stage);
 
 /* render.c: lazily rendered /proc files */
 int sim_render_lazy(struct sim *s, enum sim_lazy what);

@@ -33,8 +33,10 @@ static const char usage_text[] =
 	"       simkernel device add DIR BUS ID MODALIAS\n"
 	"       simkernel device add DIR --from FILE     (lines \"BUS ID MODALIAS\"; - is stdin)\n"
 	"       simkernel device list DIR\n"
-	"       simkernel mount DIR TYPE [SOURCE TARGET]\n"
-	"       simkernel umount DIR TARGET\n"
+	"       simkernel mount DIR [--ns NAME] TYPE [SOURCE TARGET]\n"
+	"       simkernel umount DIR [--ns NAME] TARGET\n"
+	"       simkernel process DIR PID [--ns NAME] [--exiting link|mounts|empty]\n"
+	"       simkernel process DIR PID --exit\n"
 	"       simkernel dmesg DIR              (the kernel log: reclaim's lines and audit records)\n"
 	"       simkernel kernfs-hash [--release R] NAME...   (\"HASH NAME\" lines, as R's kernel hashes)\n";
 
@@ -245,7 +247,7 @@ static int cmd_create(int argc, char **argv)
 		return die(dir, err);
 	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
 					    "syms", "config", "lock", "devices",
-					    "mounts", "fstypes", "percpu", "kmsg", "reclaim.lock" };
+					    "mounts", "mntns", "fstypes", "percpu", "kmsg", "reclaim.lock" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);
@@ -768,9 +770,27 @@ static int cmd_device(int argc, char **argv)
 	return usage();
 }
 
-/* mount DIR TYPE [SOURCE TARGET]: SOURCE defaults to TYPE, TARGET to /mnt/TYPE */
+/* "--ns NAME" right after DIR (argv[2]): NAME, NULL for the initial
+ * namespace ("init" names it too); argv and argc lose the two words. */
+static int ns_option(int *argc, char **argv, const char **ns)
+{
+	*ns = NULL;
+	if (*argc < 3 || strcmp(argv[2], "--ns"))
+		return 0;
+	if (*argc < 4)
+		return -1;
+	*ns = strcmp(argv[3], "init") ? argv[3] : NULL;
+	memmove(argv + 2, argv + 4, (size_t)(*argc - 4 + 1) * sizeof(*argv));
+	*argc -= 2;
+	return 0;
+}
+
+/* mount DIR [--ns NAME] TYPE [SOURCE TARGET]: SOURCE defaults to TYPE, TARGET to /mnt/TYPE */
 static int cmd_mount(int argc, char **argv)
 {
+	const char *ns;
+	if (ns_option(&argc, argv, &ns) < 0)
+		return usage();
 	if (argc != 3 && argc != 5)
 		return usage();
 	char target[PATH_MAX];
@@ -780,7 +800,7 @@ static int cmd_mount(int argc, char **argv)
 	int err = sim_open(&s, argv[1], 1);
 	if (err)
 		return die(argv[1], err);
-	err = sim_mount(&s, type, source, target);
+	err = sim_mount(&s, ns, type, source, target);
 	sim_close(&s);
 	if (err == -ENODEV) {
 		fprintf(stderr, "simkernel: mount: unknown filesystem type '%s'\n", type);
@@ -795,19 +815,59 @@ static int cmd_mount(int argc, char **argv)
 
 static int cmd_umount(int argc, char **argv)
 {
+	const char *ns;
+	if (ns_option(&argc, argv, &ns) < 0)
+		return usage();
 	if (argc != 3)
 		return usage();
 	struct sim s;
 	int err = sim_open(&s, argv[1], 1);
 	if (err)
 		return die(argv[1], err);
-	err = sim_umount(&s, argv[2]);
+	err = sim_umount(&s, ns, argv[2]);
 	sim_close(&s);
 	if (err == -EINVAL) {
 		fprintf(stderr, "simkernel: umount: %s: not mounted\n", argv[2]);
 		return 1;
 	}
 	return err ? die("umount", err) : 0;
+}
+
+/* process DIR PID [--ns NAME] [--exiting link|mounts|empty] | --exit */
+static int cmd_process(int argc, char **argv)
+{
+	const char *ns = NULL, *stage = NULL;
+	char *end;
+	if (argc < 3)
+		return usage();
+	long pid = strtol(argv[2], &end, 10);
+	if (*end || pid <= 0)
+		return usage();
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--ns") && i + 1 < argc)
+			ns = strcmp(argv[++i], "init") ? argv[i] : NULL;
+		else if (!strcmp(argv[i], "--exiting") && i + 1 < argc)
+			stage = argv[++i];
+		else if (!strcmp(argv[i], "--exit") && !stage)
+			stage = "exit";
+		else
+			return usage();
+	}
+	if (stage && (!strcmp(stage, "exit") ? ns != NULL || argc != 4
+					     : strcmp(stage, "link") && strcmp(stage, "mounts") &&
+						       strcmp(stage, "empty")))
+		return usage();
+	struct sim s;
+	int err = sim_open(&s, argv[1], 1);
+	if (err)
+		return die(argv[1], err);
+	err = sim_process(&s, pid, ns, stage);
+	sim_close(&s);
+	if (err == -ESRCH) {
+		fprintf(stderr, "simkernel: process: %ld: no such process\n", pid);
+		return 1;
+	}
+	return err ? die("process", err) : 0;
 }
 
 /* dmesg DIR: the simulated kernel log, as it was appended */
@@ -858,6 +918,8 @@ int main(int argc, char **argv)
 		return cmd_mount(argc, argv);
 	if (!strcmp(cmd, "umount"))
 		return cmd_umount(argc, argv);
+	if (!strcmp(cmd, "process"))
+		return cmd_process(argc, argv);
 	if (!strcmp(cmd, "dmesg"))
 		return cmd_dmesg(argc, argv);
 	if (!strcmp(cmd, "kernfs-hash"))

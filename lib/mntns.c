@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The mount tables of every mount namespace, for the in-use rule. A file
+ * system mounted only inside a container, a service with PrivateMounts=
+ * or an `unshare -m` shell is in none of this process's tables, yet it
+ * keeps its module busy all the same. The kernel names a process's mount
+ * namespace by the link /proc/PID/ns/mnt ("mnt:[INODE]") and shows its
+ * table as /proc/PID/mounts, as the process sees it (what findmnt --task
+ * reads).
+ *
+ * The cost stays one readlink per process and one read per namespace:
+ * this process's own namespace first (/proc/self), then each process in
+ * PID order, whose table is read only when its namespace is new. A
+ * namespace counts as read once a table of it was read, so a process that
+ * exits on the way (its files gone: ENOENT or ESRCH, or a table read as
+ * empty, which no live namespace has) is passed over and the next process
+ * of that namespace stands in.
+ *
+ * The link needs ptrace access to the process (PTRACE_MODE_READ: another
+ * user's process, or one with capabilities the caller lacks, is EACCES),
+ * the table does not (it is readable by all). A process whose link is
+ * EACCES is therefore read all the same, one read per such process, and
+ * its table is dropped when it is the same text as one already read: it
+ * shows no mount the rule does not have. Anything else that keeps a table
+ * from being read (EACCES on the table itself, as under hidepid=1, a read
+ * error, a link that names no namespace) is an error: the rule fails
+ * closed on it.
+ *
+ * What this cannot see: a namespace no process is in (kept by a bind
+ * mount of its nsfs file or an open descriptor) has no /proc/PID to read
+ * it through; nor do processes that are not in this PID namespace's
+ * /proc. One mounted hidepid=2 (invisible) or 4 (ptraceable) hides from a
+ * caller other than root the processes it cannot ptrace: there the rule
+ * fails closed (EACCES, naming /proc). A process whose root is not its namespace's
+ * (chroot) sees only the mounts below its root: the first process read
+ * for a namespace stands for all of it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* The namespaces already read: an open-addressing set of inode numbers
+ * (never 0: the kernel numbers namespaces from 0xF0000000 up). */
+struct ns_seen {
+	uint64_t *slot;
+	size_t cap, n;
+};
+
+static bool seen_has(const struct ns_seen *s, uint64_t ino)
+{
+	for (size_t i = ino % s->cap;; i = (i + 1) % s->cap) {
+		if (s->slot[i] == ino)
+			return true;
+		if (!s->slot[i])
+			return false;
+	}
+}
+
+static int seen_add(struct ns_seen *s, uint64_t ino)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		struct ns_seen grown = { calloc(s->cap * 2, sizeof(uint64_t)), s->cap * 2, 0 };
+		if (!grown.slot)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->slot[i])
+				seen_add(&grown, s->slot[i]);
+		free(s->slot);
+		*s = grown;
+	}
+	size_t i = ino % s->cap;
+	while (s->slot[i] && s->slot[i] != ino)
+		i = (i + 1) % s->cap;
+	if (!s->slot[i])
+		s->n++;
+	s->slot[i] = ino;
+	return 0;
+}
+
+/* A process that is gone, or going: its /proc files vanish with it. */
+static bool gone(int err)
+{
+	return err == -ENOENT || err == -ESRCH;
+}
+
+/* The namespace of PROC/WHO/ns/mnt: its inode; -ENOLINK for a link that
+ * names no mount namespace, or no link. */
+static int ns_of(const char *proc, const char *who, uint64_t *ino, char *path, size_t cap)
+{
+	char link[64];
+	snprintf(path, cap, "%s/%s/ns/mnt", proc, who);
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return errno == EINVAL ? -ENOLINK : -errno; /* EINVAL: no link at all */
+	link[n] = '\0';
+	char *end = NULL;
+	if (strncmp(link, "mnt:[", 5) || link[5] < '1' || link[5] > '9')
+		return -ENOLINK;
+	errno = 0;
+	unsigned long long v = strtoull(link + 5, &end, 10);
+	if (errno || strcmp(end, "]"))
+		return -ENOLINK;
+	*ino = v;
+	return 0;
+}
+
+/* FNV-1a, to tell tables apart before comparing them whole. */
+static uint64_t text_hash(const char *text)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ull;
+	return h;
+}
+
+/* Whether a table of the same text was read already. */
+static bool tables_have(const struct mntns_tables *t, const char *text, uint64_t hash)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].hash == hash && !strcmp(t->v[i].text, text))
+			return true;
+	return false;
+}
+
+static int tables_add(struct mntns_tables *t, char *text, long pid, size_t *total)
+{
+	size_t len = strlen(text);
+	if (len > MNTNS_TOTAL_MAX - *total)
+		return -EFBIG;
+	struct mntns_table *v = realloc(t->v, (t->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
+	t->v[t->n++] = (struct mntns_table){ .text = text, .pid = pid, .hash = text_hash(text) };
+	*total += len;
+	return 0;
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Whether proc, as this process's table shows it mounted, hides from it
+ * processes it cannot ptrace (hidepid=2 or invisible, 4 or ptraceable):
+ * those it cannot list, nor tell were ever there. Root is taken to see
+ * them all.
+ */
+static bool processes_hidden(const char *proc, const char *self_text)
+{
+	size_t plen = strlen(proc);
+	if (geteuid() == 0)
+		return false;
+	for (const char *l = self_text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		/* SOURCE TARGET TYPE OPTIONS ...: proc's own line */
+		const char *target = strchr(l, ' ');
+		if (!target || strncmp(target + 1, proc, plen) ||
+		    strncmp(target + 1 + plen, " proc ", 6))
+			continue;
+		const char *o = target + 1 + plen + 6;
+		while (*o && *o != ' ' && *o != '\n') {
+			size_t n = strcspn(o, ", \n");
+			static const char *const hiding[] = { "hidepid=2", "hidepid=invisible",
+							      "hidepid=4", "hidepid=ptraceable" };
+			for (size_t i = 0; i < sizeof(hiding) / sizeof(hiding[0]); i++)
+				if (n == strlen(hiding[i]) && !strncmp(o, hiding[i], n))
+					return true;
+			o += n + (o[n] == ',');
+		}
+	}
+	return false;
+}
+
+/* The PIDs in proc, in order: -errno when proc cannot be listed. */
+static int pids_list(const char *proc, long **out, size_t *count)
+{
+	DIR *d = opendir(proc);
+	long *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+	struct dirent *e;
+
+	*out = NULL;
+	*count = 0;
+	if (!d)
+		return -errno;
+	for (errno = 0; (e = readdir(d)); errno = 0) {
+		const char *p = e->d_name;
+		char *end;
+		if (*p < '1' || *p > '9')
+			continue;
+		long pid = strtol(p, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+			long *nv = realloc(v, ncap * sizeof(*v));
+			if (!nv) {
+				err = -ENOMEM;
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n++] = pid;
+	}
+	if (!err && errno)
+		err = -errno;
+	closedir(d);
+	if (err) {
+		free(v);
+		return err;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), pid_cmp);
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+/* One process's table, when its namespace is new: 0 read (or passed over
+ * as gone), -errno with path naming what could not be read. */
+static int process_read(const char *proc, long pid, struct ns_seen *seen, struct mntns_tables *t,
+			size_t *total, char *path, size_t cap)
+{
+	char who[24];
+	uint64_t ino = 0;
+	snprintf(who, sizeof(who), "%ld", pid);
+	int err = ns_of(proc, who, &ino, path, cap);
+	if (gone(err))
+		return 0;
+	if (err == -EACCES)
+		ino = 0; /* which namespace is not ours to know: read its table */
+	else if (err < 0 || seen_has(seen, ino))
+		return err;
+	char *text = NULL;
+	snprintf(path, cap, "%s/%ld/mounts", proc, pid);
+	err = usage_input_read(path, &text);
+	if (err < 0 && !gone(err)) {
+		/* A process that exits between the two reads may fail the
+		 * second some other way (a zombie's mounts are EINVAL): only
+		 * one still there has a table that could not be read. */
+		char again[64];
+		uint64_t now;
+		if (gone(ns_of(proc, who, &now, again, sizeof(again))))
+			err = -ENOENT;
+	}
+	if (gone(err) || (!err && !text[0]) ||
+	    (!err && !ino && tables_have(t, text, text_hash(text)))) {
+		free(text);
+		return 0;
+	}
+	if (!err)
+		err = tables_add(t, text, pid, total);
+	if (err)
+		free(text);
+	else if (ino)
+		err = seen_add(seen, ino);
+	return err;
+}
+
+int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size_t cap)
+{
+	struct ns_seen seen = { calloc(64, sizeof(uint64_t)), 64, 0 };
+	char path[4096];
+	char *text = NULL;
+	long *pids = NULL;
+	size_t npids = 0, total = 0;
+	uint64_t self;
+	int err = seen.slot ? 0 : -ENOMEM;
+
+	*t = (struct mntns_tables){ 0 };
+	path[0] = '\0';
+	if (!err)
+		err = ns_of(proc, "self", &self, path, sizeof(path));
+	if (!err) {
+		snprintf(path, sizeof(path), "%s/self/mounts", proc);
+		err = usage_input_read(path, &text);
+	}
+	if (!err) {
+		err = tables_add(t, text, 0, &total);
+		if (err)
+			free(text);
+	}
+	if (!err)
+		err = seen_add(&seen, self);
+	if (!err) {
+		snprintf(path, sizeof(path), "%s", proc);
+		err = processes_hidden(proc, t->v[0].text) ? -EACCES
+							   : pids_list(proc, &pids, &npids);
+	}
+	for (size_t i = 0; !err && i < npids; i++)
+		err = process_read(proc, pids[i], &seen, t, &total, path, sizeof(path));
+	free(pids);
+	free(seen.slot);
+	if (err < 0) {
+		if (what && cap)
+			snprintf(what, cap, "%s", err == -ENOMEM ? "" : path);
+		mntns_tables_free(t);
+	}
+	return err;
+}
+
+void mntns_tables_free(struct mntns_tables *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].text);
+	free(t->v);
+	*t = (struct mntns_tables){ 0 };
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The mount tables of every mount namespace (lib/mntns.c), read from a
+ * /proc made of plain files: PID/ns/mnt links and PID/mounts tables.
+ * Which processes are read, in which order, which are passed over as
+ * exiting, and which failures fail the rule closed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "tap.h"
+
+static char proc[] = "/tmp/modrot-mntns-t.XXXXXX";
+
+static const char init_table[] = "/dev/vda / ext4 rw 0 0\nproc /proc proc rw 0 0\n";
+
+static void put(const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", proc, rel);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void rm_rf(const char *rel)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s'", proc, rel);
+	if (system(cmd) != 0)
+		printf("# %s failed\n", cmd);
+}
+
+/* Process who (a PID or "self") in the namespace of inode ns, with table
+ * text (NULL: none). */
+static void process(const char *who, unsigned long long ns, const char *text)
+{
+	char rel[128], link[64];
+	snprintf(rel, sizeof(rel), "%s/%s", proc, who);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/%s/ns", proc, who);
+	mkdir(rel, 0755);
+	snprintf(rel, sizeof(rel), "%s/%s/ns/mnt", proc, who);
+	snprintf(link, sizeof(link), "mnt:[%llu]", ns);
+	unlink(rel);
+	if (ns && symlink(link, rel) < 0)
+		printf("# symlink %s: %s\n", rel, strerror(errno));
+	if (text) {
+		snprintf(rel, sizeof(rel), "%s/mounts", who);
+		put(rel, text);
+	}
+}
+
+static int read_all(struct mntns_tables *t, char *what, size_t cap)
+{
+	return mntns_tables_read(proc, t, what, cap);
+}
+
+static void self_first_then_one_per_namespace_in_pid_order(void)
+{
+	struct mntns_tables t;
+	char what[512] = "x";
+	process("self", 4026531840ull, init_table);
+	process("1", 4026531840ull, NULL); /* ours: never read (it has no table) */
+	process("100", 4026532201ull, "c /srv mtfs rw 0 0\n");
+	process("20", 4026532200ull, "b /x mtfs rw 0 0\n");
+	process("30", 4026532200ull, NULL); /* 20's: never read */
+	put("cmdline", "not a process\n");
+	is_int(read_all(&t, what, sizeof(what)), 0, "every namespace read");
+	is_int(t.n, 3, "one table each: this one's, then two others'");
+	is_int(t.n > 0 ? t.v[0].pid : -1, 0, "this process's own table first");
+	is_int(t.n > 1 ? t.v[1].pid : -1, 20, "then by PID: 20 before 100");
+	is_int(t.n > 2 ? t.v[2].pid : -1, 100, "and 100");
+	ok(t.n > 2 && strstr(t.v[2].text, "/srv mtfs"), "each its own table");
+	mntns_tables_free(&t);
+	rm_rf("1");
+	rm_rf("20");
+	rm_rf("30");
+	rm_rf("100");
+}
+
+static void a_process_that_exits_is_passed_over(void)
+{
+	struct mntns_tables t;
+	char what[512];
+	process("10", 0, NULL);                   /* gone before its link was read */
+	process("11", 4026532200ull, NULL);      /* gone between link and table */
+	process("12", 4026532200ull, "");        /* its table read empty */
+	process("13", 4026532200ull, "b /x mtfs rw 0 0\n"); /* still there: stands in */
+	is_int(read_all(&t, what, sizeof(what)), 0, "the exiting ones are no error");
+	is_int(t.n, 2, "their namespace is read through the one left");
+	is_int(t.n > 1 ? t.v[1].pid : -1, 13, "which is 13");
+	mntns_tables_free(&t);
+	rm_rf("10");
+	rm_rf("11");
+	rm_rf("12");
+	rm_rf("13");
+}
+
+static void what_cannot_be_read_fails_closed(void)
+{
+	struct mntns_tables t;
+	char what[512], want[600];
+
+	process("7", 4026532200ull, NULL);
+	snprintf(want, sizeof(want), "%s/7/mounts", proc);
+	char dirpath[600];
+	snprintf(dirpath, sizeof(dirpath), "%s/7/mounts", proc);
+	mkdir(dirpath, 0755);
+	is_int(read_all(&t, what, sizeof(what)), -EISDIR, "a table that is a directory fails");
+	is_str(what, want, "and is named");
+	is_int(t.n, 0, "nothing is kept");
+	rm_rf("7");
+
+	process("8", 4026532200ull, "b /x mtfs rw 0 0\n");
+	char link[600];
+	snprintf(link, sizeof(link), "%s/8/ns/mnt", proc);
+	unlink(link);
+	if (symlink("net:[4026532200]", link) < 0)
+		printf("# symlink: %s\n", strerror(errno));
+	snprintf(want, sizeof(want), "%s/8/ns/mnt", proc);
+	is_int(read_all(&t, what, sizeof(what)), -ENOLINK, "a link to no mount namespace fails");
+	is_str(what, want, "and is named");
+	unlink(link);
+	mkdir(link, 0755);
+	is_int(read_all(&t, what, sizeof(what)), -ENOLINK, "so does no link at all (a directory)");
+	rm_rf("8");
+
+	rm_rf("self/mounts");
+	snprintf(want, sizeof(want), "%s/self/mounts", proc);
+	is_int(read_all(&t, what, sizeof(what)), -ENOENT, "this process's own table is no process gone");
+	is_str(what, want, "and is named");
+	process("self", 4026531840ull, init_table);
+
+	rm_rf("self/ns");
+	snprintf(want, sizeof(want), "%s/self/ns/mnt", proc);
+	is_int(read_all(&t, what, sizeof(what)), -ENOENT, "nor is its own link");
+	is_str(what, want, "which is named");
+	process("self", 4026531840ull, init_table);
+}
+
+int main(void)
+{
+	if (!mkdtemp(proc)) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	mkdir(proc, 0755);
+	self_first_then_one_per_namespace_in_pid_order();
+	a_process_that_exits_is_passed_over();
+	what_cannot_be_read_fails_closed();
+	rm_rf("");
+	return tap_done();
+}
