@@ -333,3 +333,23 @@ kernel taint would go: none -> R (8)"
 kernel taint: none -> R (8)"
 	assert_equal "$(rotting_count)" 0
 }
+
+@test "-r of a builtin module: kmod's words, FATAL (WARNING with -a), exit 1, nothing changed" {
+	kernel_new rot --builtin ext4
+	# the tree over the kernel's modules.builtin (modtree_install brings an empty one)
+	"$MODTREE" "$K/root" >/dev/null 2>&1
+	grep -qx 'kernel/builtin/ext4.ko' "$K/root/lib/modules/6.1.0-sim/modules.builtin"
+	local before
+	before=$(kernel_state)
+	run --separate-stderr mp -r ext4
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: FATAL: Module ext4 is builtin."
+	run --separate-stderr mp -r -a ext4 mtfs
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: WARNING: Module ext4 is builtin."
+	assert_equal "$(kernel_state)" "$before"
+	# kmod's modprobe words it the same
+	run --separate-stderr on_kernel "$KMOD_MODPROBE" -C "$MODTREE_CONF" -r ext4
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: FATAL: Module ext4 is builtin."
+}
