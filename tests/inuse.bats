@@ -1,77 +1,19 @@
 #!/usr/bin/env bats
-# The one in-use rule (lib/inuse.c): holders, bound devices, and mounts of
-# a file system type the module provides (its fs-TYPE alias); on a stock
-# kernel also foreign references. lsmod's MOUNTS and INUSE columns and
-# rmmod --unused read it; modprobe -r too (modprobe.bats).
+# The one in-use rule (lib/inuse.c) held alike by its three readers:
+# rmmod --unused, modprobe -r and lsmod's INUSE column see the same mounts
+# (every provider of a type, subtypes, fs- patterns), the same stock
+# references, and fail closed alike on each input that cannot be read.
+# Each reader's own tests: rmmod-unused.bats, modprobe-remove.bats,
+# lsmod-inuse.bats.
 
 load helpers/tools
 load helpers/modtree
+load helpers/modprobe
+load helpers/inuse
 
 bats_require_minimum_version 1.5.0
 
-KMOD_MODPROBE=/sbin/modprobe
-
-setup() {
-	kernel_new "${MODE:-rot}"
-	modtree_install
-}
-
-kmod_probe() { on_kernel "$KMOD_MODPROBE" -C "$MODTREE_CONF" "$@"; }
-
-@test "lsmod -o mounts,inuse: a mounted type's provider is in use, through its holders too" {
-	kmod_probe mtfs_tools
-	kmod_probe mt_snd
-	"$SIM" mount "$K" mtfs /dev/vdb /srv
-	run on_kernel "$LSMOD" -r -n -o name,holders,devices,mounts,inuse
-	assert_success
-	assert_output "mt_snd - 0 0 false
-mt_extra - 0 0 false
-mt_codec mt_snd 1 0 true
-mtfs_tools - 0 0 false
-mtfs mtfs_tools 0 1 true
-mt_fscore mtfs 0 0 true"
-}
-
-@test "lsmod -J gives mounts as a number and inuse as a boolean" {
-	kmod_probe mtfs
-	"$SIM" mount "$K" mtfs
-	run on_kernel "$LSMOD" -J -o name,mounts,inuse
-	assert_success
-	assert_equal "$(jq -c '.modules[0]' <<<"$output")" '{"name":"mtfs","mounts":1,"inuse":true}'
-}
-
-@test "rmmod --unused leaves a mounted file system's module and what it needs" {
-	kmod_probe mtfs_tools
-	"$SIM" mount "$K" mtfs
-	run on_kernel "$RMMOD" -b --unused
-	assert_success
-	assert_output "unloaded 1 unused module; 1920 bytes now rot"
-	is_live mtfs
-	is_live mt_fscore
-	run kernel_state
-	assert_line --regexp '^rotting mtfs_tools '
-	refute_line --regexp '^rotting mtfs '
-}
-
-@test "rmmod --unused unloads the file system's module once it is unmounted" {
-	kmod_probe mtfs
-	"$SIM" mount "$K" mtfs
-	"$SIM" umount "$K" /mnt/mtfs
-	run on_kernel "$RMMOD" --unused
-	assert_success
-	run is_live mtfs
-	assert_failure
-	run is_live mt_fscore
-	assert_failure
-}
-
-@test "without any alias index (text or binary) no module is known to provide a mounted type" {
-	kmod_probe mtfs
-	"$SIM" mount "$K" mtfs
-	rm "$K/root/lib/modules/6.1.0-sim/modules.alias" "$K/root/lib/modules/6.1.0-sim/modules.alias.bin"
-	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
-	assert_line 'mtfs 0 false'
-}
+setup() { inuse_kernel; }
 
 # The tree of modtree.spec with mt_extra given one more alias ($1), indexed
 # by depmod as the rest: its text and binary index agree.
@@ -99,81 +41,6 @@ extra_alias_tree() {
 	assert_equal "$(kernel_state)" "$before"
 }
 
-# Each input of the rule, replaced in turn by what cannot be read as it:
-# the rule cannot be evaluated, so rmmod --unused unloads nothing (fails
-# closed) and says which input it could not read.
-unreadable() { setpriv --bounding-set=-dac_override,-dac_read_search -- "$@"; }
-
-spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
-	local f=$1
-	rm -rf "$f"
-	case $2 in
-	missing) ;;
-	dir) mkdir "$f" ;;
-	fifo) mkfifo "$f" ;;
-	zero) ln -s /dev/zero "$f" ;;
-	huge) truncate -s 1G "$f" ;;
-	noperm) echo 'alias fs-mtfs mtfs' > "$f" && chmod 000 "$f" ;;
-	esac
-}
-
-reason_of() {
-	case $1 in
-	missing) echo 'No such file or directory' ;;
-	dir) echo 'Is a directory' ;;
-	fifo | zero) echo 'not a regular file' ;;
-	huge) echo 'File too large' ;;
-	noperm) echo 'Permission denied' ;;
-	esac
-}
-
-@test "rmmod --unused fails closed when an input of the rule cannot be read, and names it" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	local input file kind before want code
-	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
-		for kind in missing dir fifo zero huge noperm; do
-			kernel_new rot
-			modtree_install
-			kmod_probe mtfs_tools
-			"$SIM" mount "$K" mtfs /dev/vdb /srv
-			spoil "$K/root$input" "$kind"
-			before=$(kernel_state)
-			code=1
-			[ "$kind" = noperm ] && code=4
-			want="rmmod: ERROR: cannot tell which modules are unused: could not read $input: $(reason_of "$kind"); nothing unloaded"
-			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$RMMOD" --unused
-			if [ "$status" -ne "$code" ] || [ "$stderr" != "$want" ] || [ "$(kernel_state)" != "$before" ]; then
-				echo "$input $kind: exit $status (want $code)"
-				echo "  stderr: $stderr"
-				echo "  want:   $want"
-				return 1
-			fi
-		done
-	done
-}
-
-@test "lsmod's INUSE column fails closed too, and names the input it could not read" {
-	kmod_probe mtfs
-	"$SIM" mount "$K" mtfs
-	rm "$K/root/lib/modules/6.1.0-sim/modules.alias"
-	run --separate-stderr on_kernel "$LSMOD" -o name,inuse
-	assert_failure 1
-	assert_equal "$stderr" "lsmod: ERROR: cannot tell which modules are in use: could not read /lib/modules/6.1.0-sim/modules.alias: No such file or directory"
-	refute_output --partial 'false'
-}
-
-@test "rmmod --unused fails closed when a module's drivers cannot be read" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	kmod_probe mt_codec
-	chmod 000 "$K/root/sys/module/mt_codec/drivers"
-	local before
-	before=$(kernel_state)
-	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused
-	assert_failure 4
-	assert_equal "$stderr" "rmmod: ERROR: cannot tell which modules are unused: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded"
-	assert_equal "$(kernel_state)" "$before"
-}
-
 @test "stock: a mount is a reference, and the rule sees it the same" {
 	MODE=stock setup
 	kmod_probe mtfs
@@ -185,7 +52,6 @@ reason_of() {
 	is_live mtfs
 }
 
-MODPROBE=$top_builddir/tools/modprobe
 MT=/lib/modules/6.1.0-sim
 
 # Runs each of the rule's three readers on a fresh kernel with mtfs_tools
@@ -267,16 +133,6 @@ fails_closed_after() {
 			fi
 		done
 	done
-}
-
-@test "a driver gone with its entry has no devices: the module is unused" {
-	kmod_probe mt_codec
-	rm "$K/root/sys/module/mt_codec/drivers/platform:mt_codec"
-	run on_kernel "$RMMOD" --unused
-	assert_success
-	assert_output --regexp '^unloaded 1 unused module; '
-	run is_live mt_codec
-	assert_failure
 }
 
 @test "a mount with a subtype (mtfs.sub, as fuse.sshfs) is a mount of its type: the provider stays" {

@@ -110,3 +110,37 @@ struct_arrays() {
 	run grep -c 'job_\|load_env\|load_job' "$top_srcdir/tools/load-words.c"
 	assert_output 0
 }
+
+# "A includes B.h": one edge per pair of tools/ files (a file and its own
+# header are one node).
+tools_include_edges() {
+	local f h
+	for f in "$top_srcdir"/tools/*.[ch]; do
+		f=${f##*/}
+		grep -o '^#include "[^"]*\.h"' "$top_srcdir/tools/$f" | sed 's/^#include "//; s/\.h"$//' |
+			while read -r h; do
+				[ -e "$top_srcdir/tools/$h.h" ] && [ "$h" != "${f%.*}" ] && echo "${f%.*} $h"
+			done
+	done
+	return 0
+}
+
+@test "the tools' files include each other without a cycle" {
+	# The check finds a cycle where there is one.
+	run tsort <<< $'a b\nb c\nc a'
+	assert_failure
+	run tools_include_edges
+	assert_success
+	assert_output --partial 'rmmod unload-words'
+	run tsort <<< "$output"
+	assert_success
+}
+
+@test "the unload words depend on no tool: rmmod, modreap and modprobe call them" {
+	run grep '#include "' "$top_srcdir/tools/unload-words.c" "$top_srcdir/tools/unload-words.h"
+	refute_output --regexp '(rmmod|modreap|modprobe)[-.a-z]*\.h"'
+	run grep -l 'unload-words.h' "$top_srcdir"/tools/*.c
+	assert_output --partial 'rmmod.c'
+	assert_output --partial 'modreap-pass.c'
+	assert_output --partial 'modprobe-remove.c'
+}

@@ -434,6 +434,6 @@ levels"
 	assert_equal "$("$SIM" state "$kb" | grep -c '^live')" 0
 	# -w that runs out is not compared: kmod 30's wait loop, timing out,
 	# either exits 0 having removed nothing or does not end at all (seen
-	# here under load), so it cannot be run as an oracle. modprobe.bats
-	# checks modrot's: exit 1, with the reason.
+	# here under load), so it cannot be run as an oracle.
+	# modprobe-remove.bats checks modrot's: exit 1, with the reason.
 }

@@ -1,23 +1,18 @@
 #!/usr/bin/env bats
 # modprobe on its own: the preflight before the kernel sees anything, what
-# rots on a rot kernel (each unload, a failed init, -n -v), --reclaim,
-# the in-use rule for -r, exit codes, and nothing changed on bad input.
-# Compatibility with kmod's modprobe is modprobe-kmod.bats.
+# a failed init leaves rotting, exit codes, commands and softdeps, and
+# nothing changed on bad input. Removing (-r, the in-use rule, --reclaim):
+# modprobe-remove.bats; compatibility with kmod's modprobe:
+# modprobe-kmod.bats.
 
 load helpers/tools
 load helpers/modtree
+load helpers/modprobe
+load helpers/inuse
 
 bats_require_minimum_version 1.5.0
 
-MODPROBE=$top_builddir/tools/modprobe
-
-setup() {
-	kernel_new "${MODE:-rot}"
-	modtree_install
-}
-
-# --bytes: the exact bytes, to hold against the simulator's
-mp() { on_kernel "$MODPROBE" --bytes -C "$MODTREE_CONF" "$@"; }
+setup() { inuse_kernel; }
 
 # A tree with modules preflight refuses, beside the usual ones.
 bad_tree() {
@@ -77,129 +72,6 @@ SPEC
 	assert_failure 1
 	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mt_fail': No such device"
 	assert_equal "$(kernel_state)" "taint 0"
-}
-
-# kmod's order: the post-softdep, the module, its dependencies from the
-# top of the chain down (so that mt_core, held by mt_bus until mt_bus goes,
-# goes too, where kmod 30 leaves it loaded and unused), the pre-softdep.
-@test "-r -v says what each unload leaves rotting, then the total" {
-	mp mtnet
-	run --separate-stderr mp -r -v mtnet
-	assert_success
-	assert_output "rmmod mt_dash
-rmmod mt_net
-rmmod mt_bus
-rmmod mt_core
-rmmod mt_extra"
-	[[ $stderr == *"modprobe: mt_net now rots: 2624 bytes stay allocated; 'rmmod --reclaim mt_net' frees them and taints the kernel"* ]]
-	[[ $stderr == *"modprobe: 5 modules now rot: 13333 bytes" ]]
-	assert_equal "$(rotting_bytes)" 13333
-	assert_equal "$(kernel_state | grep -c '^live')" 0
-	assert_equal "$(taint)" 0
-}
-
-@test "-r -n -v on a rot kernel says what would rot, and how many bytes, and changes nothing" {
-	mp mtfs_tools
-	local before
-	before=$(kernel_state)
-	run --separate-stderr mp -r -n -v mtfs_tools
-	assert_success
-	assert_output "rmmod mtfs_tools
-rmmod mtfs
-rmmod mt_fscore"
-	[[ $stderr == *"modprobe: mtfs would rot: 3720 bytes would stay allocated"* ]]
-	[[ $stderr == *"modprobe: 3 modules would rot: 7637 bytes" ]]
-	assert_equal "$(kernel_state)" "$before"
-}
-
-@test "-r --reclaim frees what each unload leaves, and reports the taint as rmmod does" {
-	mp mtfs_tools
-	run --separate-stderr mp -r --reclaim mtfs_tools
-	assert_success
-	assert_output "mtfs_tools: reclaimed 1 instance, 1920 bytes
-mtfs: reclaimed 1 instance, 3720 bytes
-mt_fscore: reclaimed 1 instance, 1997 bytes
-kernel taint: none -> R (8)"
-	assert_equal "$(rotting_count)" 0
-	assert_equal "$(taint)" 8
-	run "$SIM" ledger "$K" --check
-	assert_success
-}
-
-@test "-r --reclaim says what keeps a pinned module's instance, exits 1, and -f does not free it" {
-	mp mtfs_tools
-	"$SIM" pin "$K" mtfs 2
-	run --separate-stderr mp -r --reclaim mtfs_tools
-	assert_equal "$status" 1
-	# mtfs rots pinned, which holds nothing (P6): mt_fscore below it is
-	# then unused, and goes too.
-	assert_output "mtfs_tools: reclaimed 1 instance, 1920 bytes
-mt_fscore: reclaimed 1 instance, 1997 bytes
-kernel taint: none -> R (8)"
-	assert_equal "$stderr" "modprobe: ERROR: could not reclaim mtfs: 1 rotting instance kept: 2 pins"
-	run kernel_state
-	assert_output --regexp "^rotting mtfs 3720 0x[0-9a-f]{16} pins=2
-taint 8\$"
-	run --separate-stderr on_kernel "$RMMOD" --reclaim -f mtfs
-	assert_equal "$status" 1
-	assert_equal "$stderr" "rmmod: ERROR: could not reclaim mtfs: 1 rotting instance kept: 2 pins"
-	assert_equal "$(rotting_count mtfs)" 1
-}
-
-@test "-r --reclaim on a stock kernel is refused (exit 3) and unloads nothing" {
-	MODE=stock setup
-	mp mtnet
-	local before
-	before=$(kernel_state)
-	run --separate-stderr mp -r --reclaim mtnet
-	assert_failure 3
-	assert_equal "$stderr" "modprobe: ERROR: this kernel has no module rot support: nothing to reclaim"
-	assert_equal "$(kernel_state)" "$before"
-}
-
-@test "-r of a module whose file system is mounted: in use, named, nothing unloaded" {
-	mp mtfs
-	"$SIM" mount "$K" mtfs /dev/vdb /srv
-	local before
-	before=$(kernel_state)
-	run --separate-stderr mp -r mtfs
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: FATAL: Module mtfs is in use: a mtfs file system is mounted on /srv."
-	assert_equal "$(kernel_state)" "$before"
-}
-
-@test "-r of a driver with a bound device: in use; after --remove-holders too" {
-	mp mt_codec
-	run --separate-stderr mp -r --remove-holders mt_codec
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: FATAL: Module mt_codec is in use: 1 device is bound to its drivers."
-	is_live mt_codec
-}
-
-@test "-r -w waits for a mount to go, then unloads" {
-	mp mtfs
-	"$SIM" mount "$K" mtfs
-	# modprobe is seen waiting (asleep between its tries) before the
-	# mount goes; -w bounds the wait should it never see it go.
-	(exec "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -w 60000 mtfs \
-		> "$BATS_TEST_TMPDIR/out" 2>&1) &
-	local remover=$! status=0
-	wait_sleeping "$remover"
-	is_live mtfs
-	"$SIM" umount "$K" /mnt/mtfs
-	wait "$remover" || status=$?
-	assert_equal "$status" 0
-	run is_live mtfs
-	assert_failure
-}
-
-@test "-r -w gives up when the user stays, and says why" {
-	mp mtfs
-	"$SIM" mount "$K" mtfs
-	run --separate-stderr mp -r -w 100 mtfs
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: could not remove 'mtfs': still in use after 100 ms: a mtfs file system is mounted on /mnt/mtfs"
-	is_live mtfs
 }
 
 @test "a name that resolves to nothing stops the run without -a (FATAL), not with it (WARNING)" {
@@ -367,118 +239,6 @@ modprobe: ERROR: libkmod: kmod_config_parse: $BATS_TEST_TMPDIR/bad.conf line 2: 
 	is_live mt_pcpu
 }
 
-@test "-r of any provider of a mounted type is refused, not only of the first in modules.alias" {
-	# mt_dash provides fs-mtfs too, after mtfs in depmod's order (the text
-	# and the binary index agree, as modprobe checks they do).
-	sed 's#^\(kernel/misc/mt-dash.ko .*\)$#\1 | alias=fs-mtfs#' \
-		"$top_srcdir/tests/fixtures/modtree.spec" >"$BATS_TEST_TMPDIR/two-providers.spec"
-	"$MODTREE" --spec "$BATS_TEST_TMPDIR/two-providers.spec" "$K/root" >/dev/null 2>&1
-	run grep fs-mtfs "$K/root/lib/modules/6.1.0-sim/modules.alias"
-	assert_output $'alias fs-mtfs mtfs\nalias fs-mtfs mt_dash'
-	mp mtfs
-	mp mt_dash
-	"$SIM" mount "$K" mtfs /dev/vdb /srv
-	local before
-	before=$(kernel_state)
-	run --separate-stderr mp -r mt_dash
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: FATAL: Module mt_dash is in use: a mtfs file system is mounted on /srv."
-	assert_equal "$(kernel_state)" "$before"
-}
-
-# Each input of the in-use rule replaced in turn by what cannot be read as
-# it: nothing is unloaded without -f, and the message names the input.
-unreadable() { setpriv --bounding-set=-dac_override,-dac_read_search -- "$@"; }
-
-spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
-	rm -rf "$1"
-	case $2 in
-	dir) mkdir "$1" ;;
-	fifo) mkfifo "$1" ;;
-	zero) ln -s /dev/zero "$1" ;;
-	huge) truncate -s 1G "$1" ;;
-	noperm) echo 'alias fs-mtfs mtfs' > "$1" && chmod 000 "$1" ;;
-	esac
-}
-
-@test "-r fails closed when an input of the in-use rule cannot be read, and names it" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	local input kind before want code reason why
-	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
-		for kind in missing dir fifo zero huge noperm; do
-			kernel_new rot
-			modtree_install
-			mp mtfs_tools
-			"$SIM" mount "$K" mtfs /dev/vdb /srv
-			spoil "$K/root$input" "$kind"
-			before=$(kernel_state)
-			case $kind in
-			missing) reason='No such file or directory' ;;
-			dir) reason='Is a directory' ;;
-			fifo | zero) reason='not a regular file' ;;
-			huge) reason='File too large' ;;
-			noperm) reason='Permission denied' ;;
-			esac
-			code=1
-			[ "$kind" = noperm ] && code=4
-			want="modprobe: FATAL: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
-			# modules.alias.bin cannot be checked against it either.
-			if [ "$input" = /lib/modules/6.1.0-sim/modules.alias ]; then
-				case $kind in
-				missing | noperm) why="cannot be checked: modules.alias: $reason" ;;
-				huge) why="cannot be checked: modules.alias is too large" ;;
-				*) why="cannot be checked: modules.alias is not a regular file" ;;
-				esac
-				want="modprobe: WARNING: $input.bin $why: read as missing (run depmod)"$'\n'$want
-			fi
-			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mtfs_tools
-			if [ "$status" -ne "$code" ] || [ "$stderr" != "$want" ] || [ "$(kernel_state)" != "$before" ]; then
-				echo "$input $kind: exit $status (want $code)"
-				echo "  stderr: $stderr"
-				echo "  want:   $want"
-				return 1
-			fi
-		done
-	done
-	# -n too: what it predicts is what the real run would do
-	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -n -v mtfs_tools
-	assert_failure 4
-	assert_output ''
-}
-
-@test "-r -f unloads although the in-use rule cannot be read" {
-	mp mtfs_tools
-	spoil "$K/root/proc/self/mounts" dir
-	run mp -r -f mtfs_tools
-	assert_success
-	run is_live mtfs_tools
-	assert_failure
-}
-
-@test "-r fails closed when a module's drivers cannot be read; --remove-holders does not need sysfs' holders" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	mp mt_codec
-	chmod 000 "$K/root/sys/module/mt_codec/drivers"
-	local before
-	before=$(kernel_state)
-	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_codec
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: FATAL: Module mt_codec: cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied; nothing unloaded (-f unloads it anyway)."
-	assert_equal "$(kernel_state)" "$before"
-	# the rule's holders come from /proc/modules, and so do --remove-holders':
-	# a sysfs holders directory that cannot be read hides none
-	kernel_new rot
-	modtree_install
-	mp mtfs_tools
-	chmod 000 "$K/root/sys/module/mtfs/holders"
-	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -v --remove-holders mtfs
-	assert_success
-	assert_output "rmmod mtfs_tools
-rmmod mtfs
-rmmod mt_fscore"
-	assert_equal "$(kernel_state | grep -c '^live')" 0
-}
-
 @test "softdep loops (a module on itself, a cycle) are followed once, with a warning, and not to a crash" {
 	cat > "$BATS_TEST_TMPDIR/loop.conf" <<'CONF'
 softdep mt_extra post: mt_extra
@@ -501,32 +261,6 @@ CONF
 	assert_success
 	assert_equal "$stderr" "modprobe: WARNING: softdep loop mt_inst -> mt_perm -> mt_blocked -> mt_inst: not following it back to mt_inst"
 	assert_equal "$(kernel_state | grep -c '^live')" 0
-}
-
-@test "-r of a chain unloads the bottom dependency too; -n -v -a X X predicts each unload once" {
-	mp mtfs_tools
-	run --separate-stderr mp -r -n -v -a mtfs_tools mtfs_tools mtfs
-	assert_success
-	assert_output "rmmod mtfs_tools
-rmmod mtfs
-rmmod mt_fscore"
-	[[ $stderr == *"modprobe: 3 modules would rot: 7637 bytes" ]]
-	run --separate-stderr mp -r -v -a mtfs_tools mtfs_tools mtfs
-	assert_success
-	assert_output "rmmod mtfs_tools
-rmmod mtfs
-rmmod mt_fscore"
-	[[ $stderr == *"modprobe: 3 modules now rot: 7637 bytes" ]]
-	assert_equal "$(rotting_bytes)" 7637
-	assert_equal "$(kernel_state | grep -c '^live')" 0
-}
-
-@test "stock: -r of a chain unloads the bottom dependency too" {
-	MODE=stock setup
-	mp mtnet
-	run mp -r mtnet
-	assert_success
-	assert_equal "$(kernel_state)" "taint 0"
 }
 
 @test "a name of thousands of bytes in brackets never reaches libkmod: one line from each tool, nothing changed" {
@@ -635,32 +369,6 @@ CONF
 	assert_equal "$stderr" "modprobe: ERROR: could not write to standard output: No space left on device"
 }
 
-@test "-r --reclaim of a name that only rots frees what rots (-n predicts it), once with -a X X" {
-	mp mt_fail || true
-	mp mt_fail || true
-	mp mtfs
-	mp -r mtfs
-	assert_equal "$(rotting_count mt_fail)" 2
-	local before
-	before=$(kernel_state)
-	run --separate-stderr mp -r -n --reclaim -a mt_fail mt_fail mtfs
-	assert_success
-	assert_output "mt_fail: would reclaim 2 instances, 4502 bytes
-mtfs: would reclaim 1 instance, 3720 bytes
-kernel taint would go: none -> R (8)"
-	assert_equal "$(kernel_state)" "$before"
-	run --separate-stderr mp -r --reclaim -a mt_fail mt_fail mtfs
-	assert_success
-	assert_output "mt_fail: reclaimed 2 instances, 4502 bytes
-mtfs: reclaimed 1 instance, 3720 bytes
-kernel taint: none -> R (8)"
-	assert_equal "$(rotting_count mt_fail)" 0
-	assert_equal "$(rotting_count mtfs)" 0
-	assert_equal "$(rotting_count mt_fscore)" 1
-	run "$SIM" ledger "$K" --check
-	assert_success
-}
-
 @test "/proc/kallsyms that cannot be read: modprobe does as insmod, loading without it or saying why not, never a silent exit 0" {
 	local kind
 	for kind in missing noperm; do
@@ -687,52 +395,6 @@ kernel taint: none -> R (8)"
 	run --separate-stderr on_kernel "$top_builddir/tools/insmod" "$K/root/lib/modules/6.1.0-sim/kernel/sound/mt_extra.ko"
 	assert_failure 1
 	assert_equal "$stderr" "insmod: ERROR: could not read the kernel's symbols: Is a directory"
-}
-
-@test "-r -w fails closed too: an input unreadable while it waits is no sign the user is gone" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	mp mt_codec
-	chmod 000 "$K/root/sys/module/mt_codec/drivers"
-	local before
-	before=$(kernel_state)
-	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -w 100 mt_codec
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: ERROR: could not remove 'mt_codec': cannot tell whether it is in use after 100 ms: could not read /sys/module/mt_codec/drivers: Permission denied; not unloaded (-f unloads it anyway)"
-	assert_equal "$(kernel_state)" "$before"
-}
-
-@test "stock: a reference count that cannot be read is not 0: nothing unloaded without -f (kmod unloads)" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	MODE=stock setup
-	mp mt_extra
-	chmod 000 "$K/root/sys/module/mt_extra/refcnt"
-	local before
-	before=$(kernel_state)
-	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_extra
-	assert_failure 1
-	assert_equal "$stderr" "modprobe: FATAL: Module mt_extra: cannot tell whether it is in use: could not read /sys/module/mt_extra/refcnt: Permission denied; nothing unloaded (-f unloads it anyway)."
-	assert_equal "$(kernel_state)" "$before"
-	run unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -f mt_extra
-	assert_success
-	assert_equal "$(kernel_state)" "taint 0"
-}
-
-@test "-r -n --reclaim predicts every instance the real run reclaims, those that rotted before too" {
-	mp mt_extra
-	mp -r mt_extra
-	mp mt_extra
-	local before
-	before=$(kernel_state)
-	run --separate-stderr mp -r -n --reclaim -a mt_extra mt_extra
-	assert_success
-	assert_output "mt_extra: would reclaim 2 instances, 3584 bytes
-kernel taint would go: none -> R (8)"
-	assert_equal "$(kernel_state)" "$before"
-	run --separate-stderr mp -r --reclaim -a mt_extra mt_extra
-	assert_success
-	assert_output "mt_extra: reclaimed 2 instances, 3584 bytes
-kernel taint: none -> R (8)"
-	assert_equal "$(rotting_count)" 0
 }
 
 # An install command of an earlier step of the plan (a pre-softdep, run

@@ -24,6 +24,7 @@
 #include "modprobe.h"
 #include "reclaim-report.h"
 #include "sizewords.h"
+#include "unload-words.h"
 
 #define RM_HOLDERS 0x1
 #define RM_IGNORE_BUILTIN 0x2
@@ -206,9 +207,10 @@ static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 	unsigned flags = (r->opts->force ? ROT_RECLAIM_FORCE : 0) |
 			 (unloaded ? ROT_RECLAIM_UNLOADED : 0);
 	int err = rot_reclaim(mp_snapshot(r), name, flags, &o);
+	char msg[512];
 	if (err < 0 && err != -EBUSY) {
-		mp_fail(r, err, MP_ERROR, "could not reclaim module %s: %s%s", name, strerror(-err),
-			cli_errno_hint(err));
+		reclaim_error_words(msg, sizeof(msg), name, err);
+		mp_fail(r, err, MP_ERROR, "%s", msg);
 		return;
 	}
 	if (o.freed) {
@@ -217,7 +219,6 @@ static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 		mp_rot_account(r, name, (size_t)0 - o.freed);
 	}
 	if (o.kept) {
-		char msg[512];
 		refused_message(msg, sizeof(msg), name, &o, "modprobe -r --reclaim -f",
 				r->opts->force);
 		cli_flush_stdout();
@@ -568,7 +569,8 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		if (state == KMOD_MODULE_BUILTIN) {
 			if (!(flags & RM_IGNORE_BUILTIN)) {
 				err = -ENOENT;
-				mp_fail(r, err, MP_FATAL, "Module %s is builtin.", name);
+				builtin_words(why, sizeof(why), name);
+				mp_fail(r, err, MP_FATAL, "%s", why);
 			}
 			goto out;
 		}

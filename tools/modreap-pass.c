@@ -17,6 +17,7 @@
 #include "cli-run.h"
 #include "modreap.h"
 #include "stopsignal.h"
+#include "unload-words.h"
 
 /* -ENOMEM: the totals count it, the per-name report cannot list it. */
 int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
@@ -181,14 +182,14 @@ bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 
 	if (!o->dry_run)
 		err = rot_reclaim(snap, g->name, o->force ? ROT_RECLAIM_FORCE : 0, &out);
+	char msg[512];
 	if (err < 0 && err != -EBUSY) {
-		cli_error("could not reclaim module %s: %s%s", g->name, strerror(-err),
-			  cli_errno_hint(err));
+		reclaim_error_words(msg, sizeof(msg), g->name, err);
+		cli_error("%s", msg);
 		cli_outcome_failed(&r->outcome, err);
 		return false;
 	}
 	if (out.recount_err < 0) {
-		char msg[512];
 		progress_clear(bar);
 		count_error_message(msg, sizeof(msg), g->name, out.recount_err);
 		cli_error("%s", msg);
@@ -216,7 +217,6 @@ bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 		forget_kept(r, g->name);
 	}
 	if (out.kept) {
-		char msg[512];
 		progress_clear(bar);
 		refused_message(msg, sizeof(msg), g->name, &out, "modreap --force", o->force);
 		cli_error("%s", msg);
@@ -243,7 +243,9 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 		const struct rot_group *g = chosen[i];
 		progress_step(&bar);
 		if (!g) {
-			cli_error("Module %s has no rotting instances", o->names[i]);
+			char msg[512];
+			no_rotting_words(msg, sizeof(msg), o->names[i], false);
+			cli_error("%s", msg);
 			cli_outcome_failed(&r->outcome, -ENOENT);
 			continue;
 		}

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What rmmod, modreap, modprobe and insmod share to tell what a run did:
- * the words for what a reclaim (lib's rot_reclaim()) freed or was
- * refused, the kernel taint around a run, and the members every JSON
- * summary has. Words only: what a reclaim freed is lib's to count.
+ * the words for what a reclaim (lib's rot_reclaim()) freed, the kernel
+ * taint around a run, and the members every JSON summary has. Words only:
+ * what a reclaim freed is lib's to count. What a reclaim was refused, and
+ * why, is worded in unload-words.h.
  */
 #ifndef MODROT_RECLAIM_REPORT_H
 #define MODROT_RECLAIM_REPORT_H
@@ -15,29 +16,12 @@
 #include "jsonwrt.h"
 #include "modrot.h"
 
-/* The words for a result's recount_err, e.g. "delta: what the reclaim
- * freed could not be counted: Cannot allocate memory". */
-void count_error_message(char *buf, size_t cap, const char *name, int err);
-
 /* "delta: reclaimed 2 instances, 32768 bytes" (or "would reclaim"). */
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run);
 /* The same, with ", 3000 per-CPU bytes" when the instances held some of
  * the per-CPU reserve (percpu > 0). */
 void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
 			     bool dry_run);
-
-/*
- * The one line for instances the kernel kept. With a revision-3 reply it
- * says why, e.g. "could not reclaim foo: 2 rotting instances kept: 3
- * pins, 1 task inside its code, 1 timer pointing into it; 'rmmod
- * --reclaim -f foo' stops the timers and work left in them" (the hint
- * only when forcing would stop something). Without one (revision 2),
- * "straytimer: 1 rotting instance still in use (...); not reclaimed;
- * 'rmmod --reclaim -f straytimer' frees it anyway, ...". force_cmd is the
- * command that forces, without the name; forced says this run did.
- */
-void refused_message(char *buf, size_t cap, const char *name, const struct rot_reclaim_result *o,
-		     const char *force_cmd, bool forced);
 
 /* The words of ROT_KEPT_* bits, in bit order: "pin", "task", "timer",
  * "work", "rcu", "kprobe", "running"; NULL past the last. */

@@ -26,10 +26,10 @@
 #include "jsonwrt.h"
 #include "reasons.h"
 #include "modrot.h"
-#include "outbuf.h"
 #include "reclaim-report.h"
 #include "stopsignal.h"
 #include "sizewords.h"
+#include "unload-words.h"
 
 struct rmmod_opts {
 	unsigned unload_flags;
@@ -173,71 +173,17 @@ static bool held_only_by_failures(const struct rmmod_run *r, const struct rot_mo
 	return any;
 }
 
-static void report_in_use(struct rmmod_run *r, const struct rot_module *m, int err)
-{
-	struct outbuf list;
-	const char *name = rot_module_name(m);
-	bool cascade = held_only_by_failures(r, m);
-
-	if (outbuf_init(&list, 256) < 0) {
-		failed(r, name, err, cascade, reason_for_errno(REASON_UNLOAD, err),
-		       "Module %s is in use (out of memory to list its holders)", name);
-		return;
-	}
-	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
-		const char *h = rot_module_holder(m, i);
-		if (!find_present(r, h))
-			continue;
-		outbuf_putc(&list, ' ');
-		outbuf_puts(&list, h);
-	}
-	outbuf_putc(&list, '\0');
-	failed(r, name, err, cascade, reason_for_errno(REASON_UNLOAD, err),
-	       "Module %s is in use by:%s", name,
-	       outbuf_failed(&list) ? " (out of memory)" : list.buf);
-	outbuf_release(&list);
-}
-
-/* Turns delete_module's answer into kmod's words, or better ones. */
+/* An unload refused: unload-words.c words it. It only follows from an
+ * earlier failure (a cascade) when the holders still there are ones this
+ * run failed to unload. */
 static void report_unload_error(struct rmmod_run *r, const char *name, const struct rot_module *m,
 				int err)
 {
-	switch (-err) {
-	case ENOENT:
-		if (rot_name_is_builtin(name))
-			failed(r, name, err, false, REASON_BUILTIN, "Module %s is builtin.", name);
-		else
-			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-			       "Module %s is not currently loaded", name);
-		break;
-	case EWOULDBLOCK:
-		if (m && rot_module_holder_count(m))
-			report_in_use(r, m, err);
-		else
-			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-			       "Module %s is in use", name);
-		break;
-	case EBUSY:
-		if (m && rot_module_state(m) == ROT_STATE_LOADING)
-			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-			       "Module %s is busy: its init is still running", name);
-		else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
-			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-			       "Module %s is busy: it is already unloading", name);
-		else if (m && rot_module_is_permanent(m))
-			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-			       "Module %s is permanent (it has no exit function); "
-			       "-f forces it and taints the kernel",
-			       name);
-		else
-			failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-			       "Module %s is busy", name);
-		break;
-	default:
-		failed(r, name, err, false, reason_for_errno(REASON_UNLOAD, err),
-		       "could not remove module %s: %s%s", name, strerror(-err),
-		       cli_errno_hint(err));
-	}
+	const struct unload_scene scene = { r->snap, &r->gone };
+	char msg[1024];
+	const char *reason = unload_refusal(&scene, name, m, err, msg, sizeof(msg));
+	bool cascade = err == -EWOULDBLOCK && m && held_only_by_failures(r, m);
+	failed(r, name, err, cascade, reason, "%s", msg);
 }
 
 /*
@@ -328,20 +274,14 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bo
 	bool forced = r->opts->unload_flags & ROT_UNLOAD_FORCE;
 	unsigned flags = (forced ? ROT_RECLAIM_FORCE : 0) | (unloaded ? ROT_RECLAIM_UNLOADED : 0);
 	int err = rot_reclaim(r->snap, name, flags, &o);
-	if (err == -ENOENT) {
-		failed(r, name, err, false, reason_for_errno(REASON_RECLAIM, err),
-		       "Module %s has no rotting instances%s", name,
-		       was_live ? "" : " and is not currently loaded");
-		return;
-	}
 	if (err < 0 && err != -EBUSY) {
-		failed(r, name, err, false, reason_for_errno(REASON_RECLAIM, err),
-		       "could not reclaim module %s: %s%s", name, strerror(-err),
-		       cli_errno_hint(err));
+		char refusal[1024];
+		const char *reason = reclaim_refusal(name, err, was_live, refusal, sizeof(refusal));
+		failed(r, name, err, false, reason, "%s", refusal);
 		return;
 	}
+	char msg[512];
 	if (o.recount_err < 0) {
-		char msg[512];
 		count_error_message(msg, sizeof(msg), name, o.recount_err);
 		cli_flush_stdout();
 		failed(r, name, o.recount_err, false, reason_for_errno(REASON_READ, o.recount_err),
@@ -355,7 +295,6 @@ static void reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, bo
 	}
 	if (o.kept) {
 		/* The user asked for all of them: what stays is a failure. */
-		char msg[512];
 		refused_message(msg, sizeof(msg), name, &o, "rmmod --reclaim -f", forced);
 		cli_flush_stdout();
 		failed(r, name, -EBUSY, false, REASON_KEPT_IN_USE, "%s", msg);
@@ -391,7 +330,7 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	size_t n = rot_snapshot_live_count(snap), at = 0;
 	bool *in = calloc(n + 1, sizeof(*in));
 	struct rot_usage_ctx *ctx = NULL;
-	char what[4096] = "";
+	char what[4096] = "", why[1024];
 	int err = in ? rot_usage_ctx_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
@@ -400,10 +339,8 @@ static int unused_set(struct rmmod_run *r, bool **out)
 			failed(r, "", err, false, reason_for_errno(REASON_READ, err),
 			       "out of memory");
 		else
-			failed(r, "", err, false, reason_for_errno(REASON_READ, err),
-			       "cannot tell which modules are unused: could not read %s: %s; "
-			       "nothing unloaded",
-			       what, cli_input_error(err));
+			failed(r, "", err, false, reason_for_errno(REASON_READ, err), "%s",
+			       unused_unknown_words(why, sizeof(why), what, NULL, err));
 		goto fail;
 	}
 	unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
@@ -414,10 +351,8 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	}
 	if (err < 0) {
 		const char *name = rot_module_name(rot_snapshot_module(snap, at));
-		failed(r, name, err, false, reason_for_errno(REASON_READ, err),
-		       "cannot tell which modules are unused: could not read "
-		       "/sys/module/%s/drivers: %s; nothing unloaded",
-		       name, strerror(-err));
+		failed(r, name, err, false, reason_for_errno(REASON_READ, err), "%s",
+		       unused_unknown_words(why, sizeof(why), NULL, name, err));
 		goto fail;
 	}
 	rot_usage_ctx_free(ctx);

@@ -1,28 +1,18 @@
 #!/usr/bin/env bats
-# lsmod and insmod and the per-CPU module reserve (rot-abi.md "Per-CPU
-# memory"): lsmod's PERCPU column and --rotting total; insmod's refusal
-# before the kernel when the reserve cannot hold a module, its account of a
-# kernel ENOMEM the reserve caused, and --batch's count of both.
+# insmod and the per-CPU module reserve (rot-abi.md "Per-CPU memory"): its
+# refusal before the kernel when the reserve cannot hold a module, naming
+# what holds it; its account of a kernel ENOMEM the reserve caused;
+# --check and --batch's count of both; with lsmod, a kernel that does not
+# report the reserve and the sizes it shows. lsmod's PERCPU column:
+# lsmod-percpu.bats; modreap --percpu: modreap-percpu.bats.
 
 load helpers/tools
+load helpers/percpu
 bats_require_minimum_version 1.5.0
-
-INSMOD=$top_builddir/tools/insmod
 
 setup() {
 	kernel_new rot
 }
-
-# reload NAME N: load and unload NAME N times with modrot's tools
-reload() {
-	local i
-	for i in $(seq "$2"); do
-		on_kernel "$INSMOD" "$FIXTURES/$1.ko" || return
-		on_kernel "$RMMOD" "$1" || return
-	done
-}
-
-reserve_line() { on_kernel head -n1 /proc/module_percpu; }
 
 @test "reload a per-CPU module until the reserve runs out: insmod refuses before the kernel, in one line" {
 	reload pcpu1500 5
@@ -150,52 +140,6 @@ reserve_line() { on_kernel head -n1 /proc/module_percpu; }
 	run --separate-stderr on_kernel "$INSMOD" -J "$FIXTURES/pcpu1500.ko"
 	assert_success
 	assert_equal "$(jq -c '.modules[0] | [.result, .percpu_bytes, .percpu_short]' <<<"$output")" '["loaded",1500,false]'
-}
-
-@test "lsmod's PERCPU column: bytes per instance, 0 for none, joined by address" {
-	reload pcpu1500 2
-	kmod_load pcpu512 alpha
-	on_kernel "$INSMOD" "$FIXTURES/pcpufail.ko" || true
-	run --separate-stderr on_kernel "$LSMOD" -r -n -o name,state,percpu
-	assert_success
-	assert_output "alpha live 0
-pcpu512 live 512
-pcpufail rotting 1000
-pcpu1500 rotting 1500
-pcpu1500 rotting 1500"
-	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
-	assert_success
-	assert_equal "$(jq -c '[.modules[] | .percpu_bytes]' <<<"$output")" '[0,512,1000,1500,1500]'
-	# without kernel pointers every address is zero: joined by name and order
-	run --separate-stderr on_kernel_nocap "$LSMOD" -r -n -o name,percpu,address
-	assert_success
-	assert_line --index 1 "pcpu512 512 0x0000000000000000"
-	assert_line --index 3 "pcpu1500 1500 0x0000000000000000"
-}
-
-@test "lsmod --rotting ends with the reserve on the total line" {
-	reload pcpu1500 2
-	kmod_load pcpu512 alpha
-	kmod_unload alpha
-	run --separate-stderr on_kernel "$LSMOD" --rotting
-	assert_success
-	assert_equal "${lines[-1]}" "3 rotting instances, $(rotting_bytes) bytes; per-CPU reserve 8192 bytes: 3000 held by rotting instances, 4680 free"
-}
-
-@test "on a stock kernel PERCPU is empty text and JSON null, never an error" {
-	kernel_new stock
-	kmod_load pcpu512 alpha
-	run --separate-stderr on_kernel "$LSMOD" -r -n -o name,percpu
-	assert_success
-	assert_equal "$stderr" ""
-	assert_output "alpha -
-pcpu512 -"
-	run --separate-stderr on_kernel "$LSMOD" -J -o name,percpu
-	assert_success
-	assert_equal "$(jq -c '[.modules[] | .percpu_bytes]' <<<"$output")" '[null,null]'
-	run --separate-stderr on_kernel "$LSMOD"
-	assert_success
-	assert_equal "$stderr" ""
 }
 
 @test "a rot kernel without /proc/module_percpu (older) is treated as not reporting" {

@@ -1,0 +1,49 @@
+# The suites of the in-use rule (lib/inuse.c) and its readers:
+# rmmod-unused.bats, lsmod-inuse.bats, modprobe-remove.bats and inuse.bats
+# (the three readers held to one rule). The module tree of helpers/modtree
+# on a fresh kernel, kmod's modprobe to load it, and each input of the rule
+# spoiled in turn.
+#
+#   load helpers/tools
+#   load helpers/modtree
+#   load helpers/inuse
+#   setup() { inuse_kernel; }        # MODE=stock setup: a stock kernel
+#
+# shellcheck shell=bash
+
+KMOD_MODPROBE=/sbin/modprobe
+
+inuse_kernel() {
+	kernel_new "${MODE:-rot}"
+	modtree_install
+}
+
+kmod_probe() { on_kernel "$KMOD_MODPROBE" -C "$MODTREE_CONF" "$@"; }
+
+# Each input of the rule, replaced in turn by what cannot be read as it:
+# the rule cannot be evaluated, so its readers unload nothing (fail
+# closed) and say which input they could not read.
+unreadable() { setpriv --bounding-set=-dac_override,-dac_read_search -- "$@"; }
+
+spoil() { # spoil FILE missing|dir|fifo|zero|huge|noperm
+	local f=$1
+	rm -rf "$f"
+	case $2 in
+	missing) ;;
+	dir) mkdir "$f" ;;
+	fifo) mkfifo "$f" ;;
+	zero) ln -s /dev/zero "$f" ;;
+	huge) truncate -s 1G "$f" ;;
+	noperm) echo 'alias fs-mtfs mtfs' > "$f" && chmod 000 "$f" ;;
+	esac
+}
+
+reason_of() {
+	case $1 in
+	missing) echo 'No such file or directory' ;;
+	dir) echo 'Is a directory' ;;
+	fifo | zero) echo 'not a regular file' ;;
+	huge) echo 'File too large' ;;
+	noperm) echo 'Permission denied' ;;
+	esac
+}
