@@ -40,9 +40,11 @@ aliases=$(seq -f 'benchalias-%05g' 0 $((N - 1)) | tr '\n' ' ')
 leaves=$(seq -f 'dleaf%g' 0 41 | tr '\n' ' ')
 MP=$build/tools/modprobe
 KMP=/sbin/modprobe
-# -C /dev/null: no modprobe.d of this machine's; -d: the tree
-A="-C /dev/null -d $trees/aliased"
-T="-C /dev/null -d $trees/tree"
+# -C an empty file: no modprobe.d of this machine's (modrot's modprobe
+# refuses /dev/null, a device, as a configuration); -d: the tree
+: >"$BENCH_TMP/empty.conf"
+A="-C $BENCH_TMP/empty.conf -d $trees/aliased"
+T="-C $BENCH_TMP/empty.conf -d $trees/tree"
 
 syscalls() { # KERNEL-DIR PER COMMAND...: syscalls per module of one run
 	local k=$1 per=$2
