@@ -43,6 +43,8 @@ static bool stdout_tty(void)
  * signature layout stay as they are there too. */
 static bool same_on_tty(const char *s, size_t len)
 {
+	if (cli_text_is_safe(s, len)) /* a word at a time: most pieces */
+		return true;
 	size_t start = 0;
 	for (size_t i = 0; i <= len; i++) {
 		if (i < len && s[i] != '\n' && s[i] != '\t')
@@ -103,7 +105,7 @@ static void put_key(const char *key, char sep)
 	size_t n = strlen(key);
 	/* A key is module text as much as its value: the same sanitiser,
 	 * and on a terminal no line break or tab kept either. */
-	if (!stdout_tty()) {
+	if (cli_text_is_safe(key, n) || !stdout_tty()) {
 		fputs(key, stdout);
 	} else {
 		char *safe = cli_safe_dup(key);
