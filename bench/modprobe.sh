@@ -14,14 +14,7 @@ N=${BENCH_MODULES:-500}
 trees=$BENCH_TMP/trees
 
 # tree 1: N aliased modules
-{
-	for ((i = 0; i < N; i++)); do
-		m=$(printf 'bal%05d' "$i")
-		line="kernel/bench/$m.ko | ko | $((500 + (i * 37) % 3000)) | alias=benchalias-$(printf '%05d' "$i") | +exports=${m}_fn"
-		((i % 10 == 9)) && line="$line | +uses=$(printf 'bal%05d' $((i - 1)))_fn | depends=$(printf 'bal%05d' $((i - 1)))"
-		echo "$line"
-	done
-} > "$BENCH_TMP/aliased.spec"
+bench_aliased_spec "$N" >"$BENCH_TMP/aliased.spec"
 # tree 2: 50 modules
 {
 	echo "kernel/tree/dbase.ko | ko | 2000 | +exports=dbase_fn"
