@@ -37,7 +37,7 @@ for mode in rot stock; do
 		# shellcheck disable=SC2086 # the words are the command's
 		SIMKERNEL_DIR=$k LD_PRELOAD=$PRELOAD strace -f -c -o "$BENCH_TMP/strace.out" \
 			env ${!who} $args >/dev/null 2>&1 || true
-		awk -v who="$who" -v n="$BENCH_MODULES" '$NF == "total" { printf "syscalls per module, %s: %.1f\n", who, $4 / n }' \
+		awk -v who="${who/ours/modrot}" -v n="$BENCH_MODULES" '$NF == "total" { printf "syscalls per module, %s: %.1f\n", who, $4 / n }' \
 			"$BENCH_TMP/strace.out"
 	done
 	echo
