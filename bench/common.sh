@@ -76,3 +76,15 @@ bench_run() {
 		--export-json "$json" "${names[@]}" "${cmds[@]}" >/dev/null 2>&1
 	bench_table "$json"
 }
+
+# The spec (tests/helpers/modtree.sh) of N modules with the aliases
+# benchalias-00000...: every tenth needs the one before it.
+bench_aliased_spec() {
+	local n=$1 i m line
+	for ((i = 0; i < n; i++)); do
+		m=$(printf 'bal%05d' "$i")
+		line="kernel/bench/$m.ko | ko | $((500 + (i * 37) % 3000)) | alias=benchalias-$(printf '%05d' "$i") | +exports=${m}_fn"
+		((i % 10 == 9)) && line="$line | +uses=$(printf 'bal%05d' $((i - 1)))_fn | depends=$(printf 'bal%05d' $((i - 1)))"
+		echo "$line"
+	done
+}

@@ -14,14 +14,7 @@ N=${BENCH_MODULES:-500}
 trees=$BENCH_TMP/trees
 
 # tree 1: N aliased modules
-{
-	for ((i = 0; i < N; i++)); do
-		m=$(printf 'bal%05d' "$i")
-		line="kernel/bench/$m.ko | ko | $((500 + (i * 37) % 3000)) | alias=benchalias-$(printf '%05d' "$i") | +exports=${m}_fn"
-		((i % 10 == 9)) && line="$line | +uses=$(printf 'bal%05d' $((i - 1)))_fn | depends=$(printf 'bal%05d' $((i - 1)))"
-		echo "$line"
-	done
-} > "$BENCH_TMP/aliased.spec"
+bench_aliased_spec "$N" >"$BENCH_TMP/aliased.spec"
 # tree 2: 50 modules
 {
 	echo "kernel/tree/dbase.ko | ko | 2000 | +exports=dbase_fn"
@@ -40,9 +33,11 @@ aliases=$(seq -f 'benchalias-%05g' 0 $((N - 1)) | tr '\n' ' ')
 leaves=$(seq -f 'dleaf%g' 0 41 | tr '\n' ' ')
 MP=$build/tools/modprobe
 KMP=/sbin/modprobe
-# -C /dev/null: no modprobe.d of this machine's; -d: the tree
-A="-C /dev/null -d $trees/aliased"
-T="-C /dev/null -d $trees/tree"
+# -C an empty file: no modprobe.d of this machine's (modrot's modprobe
+# refuses /dev/null, a device, as a configuration); -d: the tree
+: >"$BENCH_TMP/empty.conf"
+A="-C $BENCH_TMP/empty.conf -d $trees/aliased"
+T="-C $BENCH_TMP/empty.conf -d $trees/tree"
 
 syscalls() { # KERNEL-DIR PER COMMAND...: syscalls per module of one run
 	local k=$1 per=$2

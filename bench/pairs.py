@@ -5,11 +5,14 @@ on all of them alike. Prints each command's median wall time and the
 median over rounds of its ratio to the first command's time in the same
 round.
 
-    pairs.py [--each NAMES] ROUNDS LABEL=COMMAND [LABEL=COMMAND ...]
+    pairs.py [--each NAMES] [--prepare SHELL-COMMAND] ROUNDS LABEL=COMMAND ...
 
 With --each, a round is one pass over the names in the file NAMES (one a
 line): for each name every command runs once, shuffled, with {} in it
 replaced by the name, and each name is a pair (a ratio) of its own.
+
+With --prepare, the shell command runs before every timed command, untimed
+(a fresh simulated kernel for each load, say).
 
 Commands are split on blanks (no shell: a shell's start-up would be timed
 too) and run with the caller's environment, output to /dev/null. Leading
@@ -19,6 +22,7 @@ import re
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 
@@ -32,8 +36,13 @@ def split(cmd):
     return words, env
 
 
+prepare = None
+
+
 def run(cmd):
     argv, env = cmd
+    if prepare:
+        subprocess.run(prepare, shell=True, check=True)
     devnull = os.open(os.devnull, os.O_RDWR)
     t0 = time.perf_counter_ns()
     pid = os.posix_spawn(argv[0], argv, env,
@@ -64,6 +73,10 @@ def main():
     if args[0] == "--each":
         with open(args[1]) as f:
             names = [line.strip() for line in f if line.strip()]
+        args = args[2:]
+    if args[0] == "--prepare":
+        global prepare
+        prepare = args[1]
         args = args[2:]
     rounds = int(args[0])
     specs = [s.split("=", 1) for s in args[1:]]

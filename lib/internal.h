@@ -30,6 +30,10 @@ int file_open_regular(const char *path, struct stat *st);
  * a regular file opened by file_open_regular() reads as a blocking one. */
 ssize_t file_read(int fd, void *buf, size_t len);
 
+/* rot_file_read() of a file file_open_regular() opened (st its fstat),
+ * from where its offset stands; closes fd. */
+int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, size_t *len);
+
 /* Records where a kernel file is malformed (see rot_parse_error_last());
  * returns -EPROTO. */
 int parse_error_set(const char *file, size_t line, const char *reason);

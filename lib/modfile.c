@@ -374,12 +374,36 @@ int rot_modfile_read(const char *path, struct rot_modfile **out)
 
 int rot_modfile_check(const char *path)
 {
+	struct stat st;
+	int fd = file_open_regular(path, &st);
+	if (fd < 0)
+		return fd;
+	if ((uint64_t)st.st_size > ROT_MODFILE_MAX) {
+		close(fd);
+		return -EFBIG;
+	}
+	/* A file stored plain is as large as fstat says, and that is checked:
+	 * only a compressed one, whose size says nothing of what it becomes,
+	 * is read and decoded. Its first bytes say which it is. (pread: the
+	 * whole read, when needed, starts at 0 on the same descriptor.) */
+	unsigned char magic[8];
+	ssize_t got = pread(fd, magic, sizeof(magic), 0);
+	if (got < 0 && errno != EAGAIN) { /* EAGAIN: file_read() knows what to do */
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	enum rot_compression c = got >= 0 ? compression_detect(magic, (size_t)got) : ROT_COMP_XZ;
+	if (c != ROT_COMP_XZ && c != ROT_COMP_ZSTD) {
+		close(fd);
+		return 0;
+	}
 	char *buf;
 	size_t len;
-	int err = rot_file_read(path, ROT_MODFILE_MAX, &buf, &len);
+	int err = file_read_whole(fd, &st, ROT_MODFILE_MAX, &buf, &len);
 	if (err < 0)
 		return err;
-	enum rot_compression c = compression_detect(buf, len);
+	c = compression_detect(buf, len);
 	if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD)
 		err = decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
 	free(buf);

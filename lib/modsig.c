@@ -248,6 +248,12 @@ static int parse_pkcs7(const unsigned char *sig, size_t sig_len, struct rot_sig_
 	return 0;
 }
 
+/* The kernel's "~Module signature appended~" closes the image. */
+static bool ends_in_magic(const unsigned char *image, size_t len)
+{
+	return len >= MAGIC_LEN && memcmp(image + len - MAGIC_LEN, ROT_MODSIG_MAGIC, MAGIC_LEN) == 0;
+}
+
 /* Checks the trailer as mod_check_sig() does, in its order, then parses
  * the PKCS#7 message; *out is set only when info->status is VALID. */
 static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_info *info,
@@ -257,7 +263,7 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 	memset(info, 0, sizeof(*info));
 	info->status = ROT_SIG_UNSIGNED;
 	info->content_len = len;
-	if (len < MAGIC_LEN || memcmp(image + len - MAGIC_LEN, ROT_MODSIG_MAGIC, MAGIC_LEN) != 0)
+	if (!ends_in_magic(image, len))
 		return 0;
 
 	/* From here on the image claims a signature; until its lengths add
@@ -294,10 +300,16 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 
 static int inspect_into(const void *image, size_t len, struct rot_sig_info *info)
 {
+	CMS_ContentInfo *cms;
+	/* Without the trailer's magic the image is unsigned, and
+	 * parse_trailer() says so before any OpenSSL call: no libcrypto
+	 * opened, nor started (its configuration read, its error texts
+	 * loaded: a million instructions) by ERR_clear_error() for nothing. */
+	if (!ends_in_magic(image, len))
+		return parse_trailer(image, len, info, &cms);
 	int err = dl_crypto();
 	if (err < 0)
 		return err;
-	CMS_ContentInfo *cms;
 	/* OpenSSL's error queue is per thread and left as found: empty. The
 	 * details quote its first error, so that one must be ours. */
 	ERR_clear_error();

@@ -136,11 +136,16 @@ int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
 	int fd = file_open_regular(path, &st);
 	if (fd < 0)
 		return fd;
-	if (limit >= SIZE_MAX - 1 || (uint64_t)st.st_size > limit) {
+	return file_read_whole(fd, &st, limit, out, len);
+}
+
+int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, size_t *len)
+{
+	if (limit >= SIZE_MAX - 1 || (uint64_t)st->st_size > limit) {
 		close(fd);
 		return -EFBIG;
 	}
-	return read_fd_whole(fd, (size_t)st.st_size + 1, limit, out, len);
+	return read_fd_whole(fd, (size_t)st->st_size + 1, limit, out, len);
 }
 
 int proc_read_whole(const char *path, char **out, size_t *len)

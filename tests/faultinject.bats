@@ -43,7 +43,7 @@ sweep() {
 # insmod can only quote ("could not be checked: OpenSSL: decode error"; the
 # module is refused all the same). sweep.sh -m insmod-verify shows them.
 @test "insmod, single, --check -J, --batch -J and --match-devices, survives a failed allocation, read or write" {
-	sweep 40 -s 97 -m '^insmod(|-check-J|-batch-J|-match-devices)$'
+	sweep 40 -s 13 -m '^insmod(|-check-J|-batch-J|-match-devices)$'
 }
 
 @test "insmod --verify under a failed allocation never loads, crashes or calls the signature a mismatch" {

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -93,8 +94,17 @@ static void close_standard_streams(int status, void *unused)
  * just as the closed descriptor would. */
 static void keep_standard_descriptors(void)
 {
+	/* One poll(2) asks of all three, where fcntl(F_GETFD) asked of each:
+	 * a closed one answers POLLNVAL. No events are asked, and none waited
+	 * for. Should poll itself fail, each is asked alone. */
+	struct pollfd std[] = { { .fd = STDIN_FILENO },
+				{ .fd = STDOUT_FILENO },
+				{ .fd = STDERR_FILENO } };
+	bool polled = poll(std, 3, 0) >= 0;
 	for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+		bool closed = polled ? (std[fd].revents & POLLNVAL) != 0
+				     : fcntl(fd, F_GETFD) < 0 && errno == EBADF;
+		if (!closed)
 			continue;
 		int nul = open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
 		if (nul >= 0 && nul != fd) {

@@ -2,6 +2,8 @@
 /* libkmod opened on first use, for modinfo and modprobe (kmod-lazy.h). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <openssl/crypto.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,11 +21,57 @@ static const char soname[] = "libkmod.so.2";
 static int state; /* 0: not tried, 1: open, -ELIBACC */
 static char why[256];
 
+/*
+ * libkmod 30 brings libcrypto, whose thousands of references to its own
+ * functions are each looked up in order through the program's scope (the
+ * program, a preload, libmodrot, libc, the loader), then through the scope
+ * of the dlopen() that loaded it. As libkmod's dependency it comes after
+ * libkmod, libzstd and liblzma there; opened alone first, it is the first
+ * of its own scope: three objects fewer to pass per reference, most of a
+ * million instructions, and still no binding of its own (RTLD_DEEPBIND
+ * would hide its calls into libc from a preload). libkmod then takes the
+ * copy already loaded. Its SONAME is the one lib/dynlib.c opens; a system
+ * whose libkmod has no libcrypto pays for one open that fails or a
+ * library it need not have mapped, nothing else.
+ *
+ * A tool that verifies no signature has libkmod's libcrypto decode them
+ * only (d2i_PKCS7_bio and the getters of what it holds): started here
+ * without openssl.cnf, which configures providers no decoding uses, and
+ * without the texts of its error codes, which neither libkmod nor lib
+ * prints. Left to start itself at the first signature, it loaded both:
+ * a quarter of a signed module's modinfo. A start that fails is out of
+ * memory, and said so here: libcrypto remembers a failed start, and
+ * every signature after would be shown as none, in silence.
+ */
+static bool crypto_decode_only;
+
+void kmod_lazy_crypto_decode_only(void)
+{
+	crypto_decode_only = true;
+}
+
+static int crypto_first(void)
+{
+	void *h = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+	if (!h || !crypto_decode_only)
+		return 0;
+	__typeof__(OPENSSL_init_crypto) *init;
+	void *fn = dlsym(h, "OPENSSL_init_crypto");
+	if (!fn)
+		return 0;
+	memcpy(&init, &fn, sizeof(init));
+	return init(OPENSSL_INIT_NO_LOAD_CONFIG | OPENSSL_INIT_NO_LOAD_CRYPTO_STRINGS, NULL)
+		       ? 0
+		       : -ENOMEM;
+}
+
 /* Contexts are made by the main thread, before any job starts: no lock. */
 int kmod_lazy_open(void)
 {
 	if (state)
 		return state > 0 ? 0 : state;
+	if (crypto_first() < 0)
+		return -ENOMEM;
 	/* RTLD_NOW: a library without one of the functions fails here, once. */
 	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	const char *err = h ? NULL : dlerror();

@@ -74,6 +74,10 @@ KMOD_LAZY_FUNCTIONS(KMOD_LAZY_DECLARE)
  * memory; not remembered, the next call tries again). */
 int kmod_lazy_open(void);
 const char *kmod_lazy_error(void);
+/* Before kmod_lazy_open(), from a tool that verifies no signature: the
+ * signatures libkmod reads are only decoded (kmod-lazy.c says what that
+ * spares). */
+void kmod_lazy_crypto_decode_only(void);
 
 #define kmod_config_get_aliases (*lazy_kmod_config_get_aliases)
 #define kmod_config_get_blacklists (*lazy_kmod_config_get_blacklists)

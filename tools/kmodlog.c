@@ -5,9 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <syslog.h>
-#include <unistd.h>
 
 #include "cli-msg.h"
 #include "kmod-lazy.h"
@@ -93,14 +91,10 @@ static void replay_line(char *line)
 	}
 }
 
-static void replay(int fd)
+/* Each line libkmod wrote while it was caught, told again (NUL-terminated). */
+static void replay(char *text)
 {
-	char buf[8192];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	for (char *line = buf, *next; *line; line = next) {
+	for (char *line = text, *next; *line; line = next) {
 		next = line + strcspn(line, "\n");
 		if (*next)
 			*next++ = '\0';
@@ -110,9 +104,6 @@ static void replay(int fd)
 
 struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_paths)
 {
-	/* stderr goes to a memory file while kmod_new() runs: libkmod's
-	 * default logger writes there, raw. Without one, the lines are lost
-	 * rather than printed unsanitised. */
 	/* libkmod itself, on the first context: a tool that makes none maps none. */
 	int lazy = kmod_lazy_open();
 	if (lazy == -ENOMEM) {
@@ -124,28 +115,30 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 		errno = ELIBACC;
 		return NULL;
 	}
+	/* Until a log function is set, libkmod's default logger writes to the
+	 * stream stderr names when kmod_new() starts. glibc's stderr is a
+	 * variable a program may set (its manual says so): for that while it
+	 * names a stream in memory, which costs no system call, where a
+	 * memory file and the descriptor moves around it cost seven. Without
+	 * one, the lines are lost rather than printed unsanitised. */
 	fflush(stderr);
-	int saved = dup(STDERR_FILENO);
-	int mem = saved >= 0 ? memfd_create("libkmod-log", MFD_CLOEXEC) : -1;
-	bool caught = mem >= 0 && dup2(mem, STDERR_FILENO) >= 0;
-	if (!caught) {
-		/* No way to catch them: nothing raw reaches the terminal. */
-		if (saved >= 0)
-			close(saved);
-		if (mem >= 0)
-			close(mem);
-		saved = mem = -1;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *real = stderr, *mem = open_memstream(&text, &len);
+	if (mem)
+		stderr = mem;
+	else
 		setenv("KMOD_LOG", "0", 1);
-	}
 	kmod_trace_start();
 	struct kmod_ctx *ctx = kmod_new(dirname, config_paths);
 	int lost = kmod_lost();
-	if (caught) {
-		fflush(stderr);
-		dup2(saved, STDERR_FILENO);
-		close(saved);
-		replay(mem);
-		close(mem);
+	if (mem) {
+		stderr = real;
+		/* fclose() leaves text NUL-terminated, or NULL when nothing could
+		 * be kept: what was lost to that is said by errno as ever. */
+		if (fclose(mem) == 0 && text)
+			replay(text);
+		free(text);
 		if (!lost)
 			lost = said_lost;
 	}
@@ -157,7 +150,7 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 	}
 	if (ctx) {
 		kmod_set_log_fn(ctx, kmod_log, NULL);
-		if (!caught)
+		if (!mem)
 			kmod_set_log_priority(ctx, LOG_ERR);
 	}
 	return ctx;

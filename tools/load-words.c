@@ -54,23 +54,28 @@ static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
 {
 	struct outbuf o;
 	bool one = rot_preflight_missing_count(pf) == 1;
+	bool made = outbuf_init(&o, 256) == 0;
 
-	if (outbuf_init(&o, 256) < 0) {
-		snprintf(buf, len, "unknown symbols");
-		return;
+	if (made) {
+		outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
+		for (size_t i = 0; i < rot_preflight_missing_count(pf); i++) {
+			if (i)
+				outbuf_puts(&o, ", ");
+			outbuf_puts(&o, rot_preflight_missing(pf, i));
+		}
+		outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
+				    : " (neither the kernel nor a loaded module offers them)");
 	}
-	outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
-	for (size_t i = 0; i < rot_preflight_missing_count(pf); i++) {
-		if (i)
-			outbuf_puts(&o, ", ");
-		outbuf_puts(&o, rot_preflight_missing(pf, i));
+	/* Short of memory the names are lost, and the reason says why. */
+	if (!made || o.oom) {
+		snprintf(buf, len, "unknown symbols (out of memory naming them)");
+	} else {
+		size_t n = o.len < len - 1 ? o.len : len - 1;
+		memcpy(buf, o.buf, n);
+		buf[n] = '\0';
 	}
-	outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
-			    : " (neither the kernel nor a loaded module offers them)");
-	size_t n = o.len < len - 1 ? o.len : len - 1;
-	memcpy(buf, o.buf, n);
-	buf[n] = '\0';
-	outbuf_release(&o);
+	if (made)
+		outbuf_release(&o);
 }
 
 void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight *pf,

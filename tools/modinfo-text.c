@@ -28,7 +28,9 @@ static int text_err;
  * escaped, in every layout; the
  * newline and tab of libkmod's multi-line signature layout stay.
  */
-/* Asked once: a module's record is a hundred lines, each put in pieces. */
+/* Asked once, and only of a piece that would change on a terminal: a
+ * module's record is a hundred lines, each put in pieces, and most
+ * records hold nothing to escape, so most runs never ask. */
 static bool stdout_tty(void)
 {
 	static int tty = -1;
@@ -37,9 +39,26 @@ static bool stdout_tty(void)
 	return tty;
 }
 
+/* Nothing in s that a terminal gets escaped: the newline and tab of the
+ * signature layout stay as they are there too. */
+static bool same_on_tty(const char *s, size_t len)
+{
+	if (cli_text_is_safe(s, len)) /* a word at a time: most pieces */
+		return true;
+	size_t start = 0;
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && s[i] != '\n' && s[i] != '\t')
+			continue;
+		if (!cli_text_is_safe(s + start, i - start))
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
 static void put_text(const char *s, int len)
 {
-	if (!stdout_tty()) {
+	if (same_on_tty(s, (size_t)len) || !stdout_tty()) {
 		fwrite(s, 1, len, stdout);
 		return;
 	}
@@ -86,7 +105,7 @@ static void put_key(const char *key, char sep)
 	size_t n = strlen(key);
 	/* A key is module text as much as its value: the same sanitiser,
 	 * and on a terminal no line break or tab kept either. */
-	if (!stdout_tty()) {
+	if (cli_text_is_safe(key, n) || !stdout_tty()) {
 		fputs(key, stdout);
 	} else {
 		char *safe = cli_safe_dup(key);

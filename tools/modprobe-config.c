@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli-errors.h"
 #include "cli-msg.h"
@@ -43,33 +44,52 @@ static bool read_by_libkmod(const char *name)
 	       (n >= 7 && !strcmp(name + n - 6, ".alias"));
 }
 
+/* An entry libkmod would read that is neither a file nor a directory
+ * (a FIFO, a device, a socket, or a link to one): named, and -EINVAL.
+ * The kernel gives most entries' types with their names; only a link or
+ * an entry of unknown type costs a stat. */
+static int entry_check(int dfd, const char *dir, const char *name, unsigned char type)
+{
+	struct stat st;
+	if (!read_by_libkmod(name) || type == DT_REG || type == DT_DIR)
+		return 0;
+	if (fstatat(dfd, name, &st, 0) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return 0;
+	cli_error("%s/%s: %s, not a configuration file; nothing done", dir, name,
+		  cli_file_kind(st.st_mode & S_IFMT));
+	return -EINVAL;
+}
+
 static int dir_check(const char *dir)
 {
-	DIR *d = opendir(dir);
+	/* O_DIRECTORY: missing, unreadable or not a directory, and libkmod
+	 * reads nothing there either. One open and the entries as read, where
+	 * a stat and opendir() (a stat more) came first. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+	if (dfd < 0)
+		return 0;
+	union {
+		struct dirent64 first;
+		char bytes[16384];
+	} buf;
+	ssize_t n;
 	int err = 0;
-	if (!d)
-		return 0; /* missing or unreadable: libkmod reads nothing there either */
-	for (struct dirent *e; !err && (e = readdir(d));) {
-		struct stat st;
-		if (!read_by_libkmod(e->d_name) || fstatat(dirfd(d), e->d_name, &st, 0) < 0)
-			continue;
-		if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-			continue;
-		cli_error("%s/%s: %s, not a configuration file; nothing done", dir, e->d_name,
-			  cli_file_kind(st.st_mode & S_IFMT));
-		err = -EINVAL;
+	while (!err && (n = getdents64(dfd, buf.bytes, sizeof(buf))) > 0) {
+		for (ssize_t off = 0; !err && off < n;) {
+			const struct dirent64 *e = (const struct dirent64 *)(buf.bytes + off);
+			off += e->d_reclen;
+			err = entry_check(dfd, dir, e->d_name, e->d_type);
+		}
 	}
-	closedir(d);
+	close(dfd);
 	return err;
 }
 
 int mp_config_dirs_check(const char *const *paths)
 {
 	const char *const *dirs = paths ? paths : default_dirs;
-	for (size_t i = 0; dirs[i]; i++) {
-		struct stat st;
-		if (stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode) && dir_check(dirs[i]) < 0)
+	for (size_t i = 0; dirs[i]; i++)
+		if (dir_check(dirs[i]) < 0)
 			return -EINVAL;
-	}
 	return 0;
 }

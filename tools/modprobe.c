@@ -517,7 +517,9 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	r.show = o.show_depends || (cli_is_verbose() && !o.quiet);
-	r.talk = !o.quiet && (cli_is_verbose() || isatty(STDERR_FILENO));
+	/* Only an unload makes something rot to talk about: no other run
+	 * asks whether stderr is a terminal. */
+	r.talk = !o.quiet && (cli_is_verbose() || (o.remove && isatty(STDERR_FILENO)));
 	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
 	    !o.show_depends) {
 		/* Counts of what rots and what a reclaim frees start from this
