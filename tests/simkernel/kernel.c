@@ -526,8 +526,10 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		err = -EINVAL;
 	if (err)
 		goto out;
-	rec.core = (uint32_t)im.core;
-	rec.init = (uint32_t)im.init;
+	uint64_t core, init;
+	sim_image_sizes(&im, !!(s.hdr->cfgflags & SIM_CFG_LINUX_612), &core, &init);
+	rec.core = (uint32_t)core;
+	rec.init = (uint32_t)init;
 	rec.addr = sim_alloc_addr(&s, (uint64_t)rec.core + rec.init);
 	if (!rec.addr) {
 		err = -ENOMEM;

@@ -61,6 +61,70 @@ static int add_sym(struct sim_image *im, const char *name, char type, uint64_t o
 	return 0;
 }
 
+/* include/uapi/linux/elf.h: the kernel's own mark for .data..ro_after_init and __jump_table */
+#define SIM_SHF_RO_AFTER_INIT 0x00200000ull
+#define SIM_PAGE_SIZE 4096ull
+
+/*
+ * Linux 6.12's __layout_sections() (kernel/module/main.c), core then init:
+ * five passes by flags (ARCH_SHF_SMALL is 0 on x86_64), each section going
+ * to the memory type of the first pass it matches, at its alignment
+ * (module_get_offset_and_type; arch_mod_section_prepend is 0 on x86).
+ * flags[i] is what layout_and_allocate() left in sh_flags, 0 for a section
+ * that is not laid out; a section laid out here gets 0. An init section
+ * matching the ro_after_init pass maps to MOD_INVALID there and is
+ * skipped (WARN_ON_ONCE), so a later pass takes it, as in the kernel.
+ */
+static void layout_612(const Elf64_Shdr *sh, unsigned shnum, const char *names, uint64_t *flags,
+		       uint64_t mem[SIM_MOD_MEM_NUM_TYPES])
+{
+	static const uint64_t masks[5][2] = {
+		{ SHF_EXECINSTR | SHF_ALLOC, 0 },
+		{ SHF_ALLOC, SHF_WRITE },
+		{ SIM_SHF_RO_AFTER_INIT | SHF_ALLOC, 0 },
+		{ SHF_WRITE | SHF_ALLOC, 0 },
+		{ SHF_ALLOC, 0 },
+	};
+	static const int core_type[5] = { SIM_MOD_TEXT, SIM_MOD_RODATA, SIM_MOD_RO_AFTER_INIT, SIM_MOD_DATA,
+					  SIM_MOD_DATA };
+	static const int init_type[5] = { SIM_MOD_INIT_TEXT, SIM_MOD_INIT_RODATA, -1, SIM_MOD_INIT_DATA,
+					  SIM_MOD_INIT_DATA };
+	for (int is_init = 0; is_init <= 1; is_init++) {
+		for (unsigned m = 0; m < 5; m++) {
+			int type = is_init ? init_type[m] : core_type[m];
+			for (unsigned i = 1; i < shnum && type >= 0; i++) {
+				int init_sec = !strncmp(names + sh[i].sh_name, ".init", 5);
+				if (!flags[i] || (flags[i] & masks[m][0]) != masks[m][0] ||
+				    (flags[i] & masks[m][1]) || init_sec != is_init)
+					continue;
+				uint64_t align = sh[i].sh_addralign ? sh[i].sh_addralign : 1;
+				mem[type] = (mem[type] + align - 1) / align * align + sh[i].sh_size;
+				flags[i] = 0;
+			}
+		}
+	}
+}
+
+void sim_image_sizes(const struct sim_image *im, int linux612, uint64_t *core, uint64_t *init)
+{
+	if (!linux612) {
+		*core = im->core;
+		*init = im->init;
+		return;
+	}
+	/* move_module(): each type that has bytes is its own area of
+	 * PAGE_ALIGN(size) (module_memory_alloc), and /proc/modules sums them
+	 * (module_total_size) */
+	*core = *init = 0;
+	for (int t = 0; t < SIM_MOD_MEM_NUM_TYPES; t++) {
+		uint64_t bytes = (im->mem[t] + SIM_PAGE_SIZE - 1) / SIM_PAGE_SIZE * SIM_PAGE_SIZE;
+		if (t >= SIM_MOD_INIT_TEXT)
+			*init += bytes;
+		else
+			*core += bytes;
+	}
+}
+
 void sim_image_free(struct sim_image *im)
 {
 	free(im->undef);
@@ -97,11 +161,16 @@ int sim_image_parse(const void *image, size_t len, struct sim_image *im)
 	im->coreoff = calloc(eh->e_shnum, sizeof(uint64_t));
 	if (!im->coreoff)
 		return -ENOMEM;
+	uint64_t *flags = calloc(eh->e_shnum, sizeof(uint64_t)); /* for layout_612() */
+	if (!flags)
+		return -ENOMEM;
 	const Elf64_Shdr *symtab = NULL, *this_module = NULL;
-	int pcpu_seen = 0;
+	int pcpu_seen = 0, ro_after_init_seen = 0, jump_table_seen = 0;
 	for (unsigned i = 1; i < eh->e_shnum; i++) {
-		if (sh[i].sh_name >= shstr->sh_size)
+		if (sh[i].sh_name >= shstr->sh_size) {
+			free(flags);
 			return -ENOEXEC;
+		}
 		const char *sn = names + sh[i].sh_name;
 		if (!strcmp(sn, ".modinfo")) {
 			im->modinfo = (const char *)base + sh[i].sh_offset;
@@ -123,6 +192,14 @@ int sim_image_parse(const void *image, size_t len, struct sim_image *im)
 			im->pcpu_align = sh[i].sh_addralign;
 			continue;
 		}
+		/* layout_and_allocate(): find_sec() marks the first of each */
+		flags[i] = sh[i].sh_flags;
+		if ((!ro_after_init_seen && !strcmp(sn, ".data..ro_after_init")) ||
+		    (!jump_table_seen && !strcmp(sn, "__jump_table"))) {
+			ro_after_init_seen |= !strcmp(sn, ".data..ro_after_init");
+			jump_table_seen |= !strcmp(sn, "__jump_table");
+			flags[i] |= SIM_SHF_RO_AFTER_INIT;
+		}
 		uint64_t align = sh[i].sh_addralign ? sh[i].sh_addralign : 1;
 		if (!strncmp(sn, ".init", 5)) {
 			im->init = (im->init + align - 1) / align * align + sh[i].sh_size;
@@ -132,6 +209,8 @@ int sim_image_parse(const void *image, size_t len, struct sim_image *im)
 			im->core += sh[i].sh_size;
 		}
 	}
+	layout_612(sh, eh->e_shnum, names, flags, im->mem);
+	free(flags);
 	/* setup_load_info(): no this_module section, no module */
 	if (!this_module || this_module->sh_type == SHT_NOBITS || this_module->sh_size < 24 + SIM_NAME_LEN)
 		return -ENOEXEC;

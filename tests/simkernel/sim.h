@@ -33,6 +33,7 @@ enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
 #define SIM_CFG_NO_RECLAIM_CHECKS 0x4u /* rot_reclaim_checks reads N: reclaim sees no strays */
 #define SIM_CFG_ABI_REV1 0x8u /* rot-abi revision 1's delete_module (older kernels) */
 #define SIM_CFG_ABI_REV2 0x10u /* revision 2: reclaim by delete_module, ioctl ENOTTY */
+#define SIM_CFG_LINUX_612 0x20u /* create --kernel 6.12: 6.12's module memory types give SIZE */
 
 /* rot-abi.md revision 3's reclaim request (R1-R9), as the kernel's uapi has it */
 #define SIM_ROT_RECLAIM_FORCE 0x1u

@@ -17,7 +17,7 @@
 #include "sim.h"
 
 static const char usage_text[] =
-	"usage: simkernel create DIR [--mode rot|stock] [--release R] [--builtin a,b]\n"
+	"usage: simkernel create DIR [--mode rot|stock] [--kernel 6.1|6.12] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
 	"                            [--reclaim-checks y|n] [--abi 1|2|3] [--percpu-reserve SIZE]\n"
 	"                            [--reclaim-wait MS]\n"
@@ -41,6 +41,7 @@ static const char usage_text[] =
 	"       simkernel kernfs-hash [--release R] NAME...   (\"HASH NAME\" lines, as R's kernel hashes)\n";
 
 #define DEFAULT_RELEASE "6.1.0-sim"
+#define DEFAULT_RELEASE_612 "6.12.0-sim" /* create --kernel 6.12 */
 
 static int usage(void)
 {
@@ -183,10 +184,10 @@ static int cmd_create(int argc, char **argv)
 		{ "modules-disabled", no_argument, NULL, 'd' }, { "devices", required_argument, NULL, 'D' },
 		{ "reclaim-checks", required_argument, NULL, 'c' }, { "abi", required_argument, NULL, 'a' },
 		{ "percpu-reserve", required_argument, NULL, 'p' }, { "reclaim-wait", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
+		{ "kernel", required_argument, NULL, 'k' }, { NULL, 0, NULL, 0 },
 	};
 	enum sim_mode mode = SIM_MODE_ROT;
-	const char *release = DEFAULT_RELEASE, *builtin = "", *devices = NULL;
+	const char *release = NULL, *builtin = "", *devices = NULL;
 	uint32_t flags = 0, reserve = SIM_PERCPU_RESERVE_DEFAULT, wait_ms = SIM_RECLAIM_WAIT_DEFAULT;
 	int c, checks_given = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -200,6 +201,15 @@ static int cmd_create(int argc, char **argv)
 				return usage();
 			break;
 		case 'r': release = optarg; break;
+		case 'k':
+			/* which kernel's module loader: what SIZE is (README.md "Kernels") */
+			if (!strcmp(optarg, "6.12"))
+				flags |= SIM_CFG_LINUX_612;
+			else if (!strcmp(optarg, "6.1"))
+				flags &= ~SIM_CFG_LINUX_612;
+			else
+				return usage();
+			break;
 		case 'b': builtin = optarg; break;
 		case 's': flags |= SIM_CFG_SIG_ENFORCE; break;
 		case 'd': flags |= SIM_CFG_MODULES_DISABLED; break;
@@ -240,6 +250,8 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (optind + 1 != argc || (checks_given && mode != SIM_MODE_ROT))
 		return usage(); /* a stock kernel has no reclaim to check */
+	if (!release)
+		release = (flags & SIM_CFG_LINUX_612) ? DEFAULT_RELEASE_612 : DEFAULT_RELEASE;
 	const char *dir = argv[optind];
 	char path[PATH_MAX], text[8192];
 	int err = mkdirs(dir);
@@ -266,11 +278,12 @@ static int cmd_create(int argc, char **argv)
 		snprintf(text, sizeof(text),
 			 "mode=%s\nrelease=%s\nvermagic=%s SMP preempt mod_unload modversions \nbuiltin=%s\n"
 			 "sig_enforce=%d\nmodules_disabled=%d\nreclaim_checks=%d\nabi=%d\npercpu_reserve=%" PRIu32 "\n"
-			 "reclaim_wait_ms=%" PRIu32 "\n",
+			 "reclaim_wait_ms=%" PRIu32 "\nkernel=%s\n",
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
 			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
 			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
-			 (flags & SIM_CFG_ABI_REV1) ? 1 : (flags & SIM_CFG_ABI_REV2) ? 2 : 3, reserve, wait_ms);
+			 (flags & SIM_CFG_ABI_REV1) ? 1 : (flags & SIM_CFG_ABI_REV2) ? 2 : 3, reserve, wait_ms,
+			 (flags & SIM_CFG_LINUX_612) ? "6.12" : "6.1");
 		err = put(dir, "config", text);
 	}
 	if (!err) {
