@@ -84,28 +84,32 @@ bool outbuf_grow(struct outbuf *o, size_t n)
 
 void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
 {
-	/* Two digits per division: lsmod prints two numbers a line. */
+	/* Two digits per division, written in place from the right: lsmod
+	 * prints two numbers a line, ten thousand lines. */
 	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
 				    "25262728293031323334353637383940414243444546474849"
 				    "50515253545556575859606162636465666768697071727374"
 				    "75767778798081828384858687888990919293949596979899";
-	char digits[20];
-	size_t n = 0;
+	size_t n = 1;
+	for (uint64_t ten = 10; n < 20 && v >= ten; ten *= 10)
+		n++;
+	size_t pad = n < width ? width - n : 0;
+	if (!outbuf_reserve(o, pad + n))
+		return;
+	char *p = o->buf + o->len;
+	memset(p, ' ', pad);
+	o->len += pad + n;
+	p += pad + n;
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
-		n += 2;
-		memcpy(digits + sizeof(digits) - n, pairs + 2 * r, 2);
+		p -= 2;
+		memcpy(p, pairs + 2 * r, 2);
 	}
-	if (v >= 10) {
-		n += 2;
-		memcpy(digits + sizeof(digits) - n, pairs + 2 * v, 2);
-	} else {
-		digits[sizeof(digits) - ++n] = (char)('0' + v);
-	}
-	if (n < width)
-		outbuf_pad(o, ' ', width - n);
-	outbuf_put(o, digits + sizeof(digits) - n, n);
+	if (v >= 10)
+		memcpy(p - 2, pairs + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
 }
 
 void outbuf_put_long(struct outbuf *o, long v)
