@@ -10,6 +10,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 #include "kernfs-hash.h"
@@ -107,6 +110,34 @@ int parse_u64(const char *s, unsigned base, uint64_t *out)
 	return parse_u64_checked(s, base, out);
 }
 
+#ifdef __SSE2__
+/*
+ * Sixteen hex digits at s, the first the most significant, in one 16-byte
+ * vector: which bytes are digits and which letters (signed compares: a
+ * byte at or above 0x80 is in neither range), each byte's value, then the
+ * pairs joined into bytes. False unless every byte is 0-9, a-f or A-F.
+ */
+static bool hex16(const char *s, uint64_t *out)
+{
+	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i lower = _mm_or_si128(c, _mm_set1_epi8(0x20));
+	__m128i digit = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('0' - 1)),
+				      _mm_cmplt_epi8(c, _mm_set1_epi8('9' + 1)));
+	__m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
+				       _mm_cmplt_epi8(lower, _mm_set1_epi8('f' + 1)));
+	if (_mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff)
+		return false;
+	__m128i nibble = _mm_add_epi8(_mm_and_si128(c, _mm_set1_epi8(0x0f)),
+				      _mm_and_si128(letter, _mm_set1_epi8(9)));
+	/* each 16-bit lane: first digit << 4 | second digit */
+	__m128i pair = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nibble, _mm_set1_epi16(0xff)), 4),
+				    _mm_srli_epi16(nibble, 8));
+	uint64_t v;
+	_mm_storel_epi64((__m128i *)(void *)&v, _mm_packus_epi16(pair, pair));
+	*out = be64toh(v);
+	return true;
+}
+#else
 /*
  * Eight hex digits, first digit in the lowest byte, a byte at a time in
  * parallel (no byte carries into the next: each is below 0x80 before any
@@ -129,20 +160,26 @@ static bool hex8(uint64_t w, uint32_t *out)
 	return true;
 }
 
+/* Sixteen hex digits at s, the first the most significant. */
+static bool hex16(const char *s, uint64_t *out)
+{
+	uint64_t w[2];
+	uint32_t hi, lo;
+	memcpy(w, s, sizeof(w));
+	if (!hex8(le64toh(w[0]), &hi) || !hex8(le64toh(w[1]), &lo))
+		return false;
+	*out = (uint64_t)hi << 32 | lo;
+	return true;
+}
+#endif
+
 /* "0x" and len - 2 hex digits: a kernel address, 16 digits on 64 bits. */
 static int parse_address(const char *s, size_t len, uint64_t *out)
 {
 	if (len < 2 || s[0] != '0' || s[1] != 'x')
 		return -EPROTO;
-	uint64_t w[2];
-	uint32_t hi, lo;
-	if (len == 18) {
-		memcpy(w, s + 2, sizeof(w));
-		if (hex8(le64toh(w[0]), &hi) && hex8(le64toh(w[1]), &lo)) {
-			*out = (uint64_t)hi << 32 | lo;
-			return 0;
-		}
-	}
+	if (len == 18 && hex16(s + 2, out))
+		return 0;
 	return parse_u64(s + 2, 16, out);
 }
 
@@ -272,14 +309,14 @@ enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
  * line..end is one line without its newline; fields are split in place.
  * On -EPROTO or -ERANGE *reason says which field is wrong.
  */
-static int parse_line(char *line, char *end, bool may_hold_nul, struct rot_module *m,
-		      const char **pool, const char **reason)
+static int parse_line(char *line, char *end, struct rot_module *m, const char **pool,
+		      const char **reason)
 {
 	char *f[F_MAX];
 	size_t n = 1;
 	uint64_t v;
 
-	if (may_hold_nul && memchr(line, '\0', (size_t)(end - line))) {
+	if (memchr(line, '\0', (size_t)(end - line))) {
 		*reason = "a NUL byte inside the line";
 		return -EPROTO;
 	}
@@ -431,12 +468,13 @@ static bool pool_reserve(struct line_sink *k, size_t n)
  * looked up twice: "name size count holders Live|Rotting 0x<16 hex
  * digits>[ (taints)]\n", the holders "-" or up to 64 plain names and the
  * markers [permanent] and [rotting], each name hashed into its kernfs
- * order key as it is read. The buffer ends in a NUL and holds no other
- * (parse_file() checks): every scan stops there. Nothing is written until
+ * order key as it is read. The buffer ends in a NUL: every scan stops at
+ * a NUL, and only the one at end ends a line. Nothing is written until
  * the whole line has passed; anything else (another state, a short
- * address, a byte outside printable ASCII, another marker, a long number)
- * returns 1 with the line untouched, for parse_line() to parse and, when
- * wrong, to say what is wrong. On 0, *eol is where the line ends.
+ * address, a byte outside printable ASCII or a NUL, another marker, a
+ * long number) returns 1 with the line untouched, for parse_line() to
+ * parse and, when wrong, to say what is wrong. On 0, *eol is where the
+ * line ends.
  */
 static int parse_line_fast(char *line, const char *end, struct rot_module *m, struct line_sink *k,
 			   char **eol)
@@ -444,8 +482,7 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 	const unsigned char *p = (const unsigned char *)line, *e = (const unsigned char *)end;
 	struct fast_holder h[FAST_HOLDERS_MAX];
 	size_t nh = 0;
-	uint64_t size, count, w[2];
-	uint32_t hi, lo;
+	uint64_t size, count;
 	bool permanent = false;
 
 	while (name_byte[*p])
@@ -502,10 +539,8 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 	} else {
 		return 1;
 	}
-	if (e - p < 18 || p[0] != '0' || p[1] != 'x')
-		return 1;
-	memcpy(w, p + 2, sizeof(w));
-	if (!hex8(le64toh(w[0]), &hi) || !hex8(le64toh(w[1]), &lo))
+	uint64_t address;
+	if (e - p < 18 || p[0] != '0' || p[1] != 'x' || !hex16((const char *)p + 2, &address))
 		return 1;
 	p += 18;
 	unsigned char *taints = NULL;
@@ -514,10 +549,10 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 		const unsigned char *q = taints;
 		while (*q != '\n' && *q != ' ' && *q != '\0')
 			q++;
-		if (*q == ' ' || q - taints < 2 || taints[0] != '(' || q[-1] != ')')
+		if ((*q != '\n' && q != e) || q - taints < 2 || taints[0] != '(' || q[-1] != ')')
 			return 1;
 		p = q;
-	} else if (*p != '\n' && *p != '\0') {
+	} else if (*p != '\n' && p != e) {
 		return 1;
 	}
 	if (!pool_reserve(k, nh))
@@ -551,7 +586,7 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 	m->taints = taints ? (const char *)taints : "";
 	m->holders = NULL; /* pointed into the pool when every line is read */
 	m->size = size;
-	m->address = (uint64_t)hi << 32 | lo;
+	m->address = address;
 	m->refcnt = negative ? -(int32_t)count : (int32_t)count;
 	m->nholders = (uint16_t)nh;
 	m->state = (uint8_t)state;
@@ -573,9 +608,6 @@ static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 	const char *file = rotting ? "/proc/rotting_modules" : "/proc/modules";
 	char *end = buf + len;
 	size_t lineno = 0;
-	/* One look for a NUL in the whole file; line by line only to say where.
-	 * Without one, the fast path's scans stop at the buffer's own NUL. */
-	bool nul = memchr(buf, '\0', len) != NULL;
 	for (char *line = buf; line < end;) {
 		lineno++;
 		if (*line == '\n') {
@@ -593,7 +625,7 @@ static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 		struct rot_module *m = &k->mods[k->count];
 		const char *reason = NULL;
 		char *eol;
-		int err = !nul && k->fast ? parse_line_fast(line, end, m, k, &eol) : 1;
+		int err = k->fast ? parse_line_fast(line, end, m, k, &eol) : 1;
 		if (err == 1) {
 			eol = memchr(line, '\n', (size_t)(end - line));
 			if (!eol)
@@ -601,7 +633,7 @@ static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 			/* parse_holders() takes a slot per comma at most */
 			if (!pool_reserve(k, count_byte(line, (size_t)(eol - line), ',')))
 				return -ENOMEM;
-			err = parse_line(line, eol, nul, m, k->pool + k->pool_used, &reason);
+			err = parse_line(line, eol, m, k->pool + k->pool_used, &reason);
 			if (err == 0)
 				k->pool_used += m->nholders;
 		}
@@ -628,8 +660,9 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 	size_t nrot = s->count - s->live_count;
 	if (s->live_count == 0 || nrot == 0)
 		return;
+	/* at most two thirds full: short probes, and few pages to touch */
 	size_t cap = 16;
-	while (cap < nrot * 2)
+	while (cap < nrot + nrot / 2)
 		cap <<= 1;
 	/* Slots hold snapshot positions + 1 of rotting instances, keyed by address. */
 	uint32_t *set = calloc(cap, sizeof(*set));
@@ -644,6 +677,7 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 			h = (h + 1) & (cap - 1);
 		set[h] = (uint32_t)i + 1;
 	}
+	/* Modules move only from the first one dropped on (none, as a rule). */
 	size_t kept = 0;
 	for (size_t i = 0; i < s->count; i++) {
 		uint64_t a = s->mods[i].address;
@@ -653,9 +687,15 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 			while (set[h] && s->mods[set[h] - 1].address != a)
 				h = (h + 1) & (cap - 1);
 			rotted = set[h] != 0;
+		} else if (i >= s->live_count && kept == i) {
+			kept = s->count; /* nothing dropped: nothing to move */
+			break;
 		}
-		if (!rotted)
-			s->mods[kept++] = s->mods[i];
+		if (!rotted) {
+			if (kept != i)
+				s->mods[kept] = s->mods[i];
+			kept++;
+		}
 	}
 	s->live_count -= s->count - kept;
 	s->count = kept;

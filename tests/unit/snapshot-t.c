@@ -95,6 +95,21 @@ static void unload_between_reads_is_counted_once(void)
 		  "a 4096 0 [rotting], Rotting 0x0000000000000000\n", &err);
 	is_int(rot_snapshot_count(s), 2, "zero addresses are never matched");
 	rot_snapshot_free(s);
+
+	/* One dropped among others, after a zero address: the rest keep their order. */
+	s = parse("z 4096 0 - Live 0x0000000000000000\n"
+		  "b 4096 0 - Live 0xffffffffc0020000\n"
+		  "a 4096 0 - Unloading 0xffffffffc0010000\n"
+		  "c 4096 0 - Live 0xffffffffc0030000\n",
+		  "a 4096 0 [rotting], Rotting 0xffffffffc0010000\n"
+		  "d 4096 0 [rotting], Rotting 0xffffffffc0040000\n",
+		  &err);
+	char order[8] = "";
+	for (size_t i = 0; i < rot_snapshot_count(s) && i < 7; i++)
+		order[i] = rot_module_name(rot_snapshot_module(s, i))[0];
+	is_str(order, "zbcad", "the one that rotted goes, the others stay in order");
+	is_int(rot_snapshot_live_count(s), 3, "three still live");
+	rot_snapshot_free(s);
 }
 
 static void malformed_lines_are_refused(void)
