@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,32 +83,65 @@ bool outbuf_grow(struct outbuf *o, size_t n)
 	return true;
 }
 
+/* Two digits per division, written from the right end (p) back. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+				  "25262728293031323334353637383940414243444546474849"
+				  "50515253545556575859606162636465666768697071727374"
+				  "75767778798081828384858687888990919293949596979899";
+
+static void put_digits_u32(char *p, uint32_t v)
+{
+	while (v >= 100) {
+		uint32_t r = v % 100;
+		v /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(p - 2, digit_pairs + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
+}
+
 void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
 {
-	/* Two digits per division, written in place from the right: lsmod
-	 * prints two numbers a line, ten thousand lines. */
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	size_t n = 1;
-	for (uint64_t ten = 10; n < 20 && v >= ten; ten *= 10)
-		n++;
+	/* lsmod prints a size on each of ten thousand lines: written in
+	 * place, in 32-bit arithmetic when it fits (it always does). */
+	static const uint32_t pow10[10] = { 1,      10,      100,      1000,      10000,
+					    100000, 1000000, 10000000, 100000000, 1000000000 };
+	size_t n;
+	if (v <= UINT32_MAX) {
+		/* digits from the bit length: floor(log10) is t or t - 1 */
+		uint32_t x = (uint32_t)v;
+		unsigned t = ((32u - (unsigned)__builtin_clz(x | 1)) * 1233u) >> 12;
+		n = t + (x >= pow10[t]) + (x == 0);
+	} else {
+		n = 10;
+		for (uint64_t ten = 10000000000u; n < 20 && v >= ten; ten *= 10)
+			n++;
+	}
 	size_t pad = n < width ? width - n : 0;
-	if (!outbuf_reserve(o, pad + n))
+	if (!outbuf_reserve(o, (pad > 16 ? pad : 16) + n))
 		return;
 	char *p = o->buf + o->len;
-	memset(p, ' ', pad);
+	if (pad > 16)
+		memset(p, ' ', pad);
+	else
+		memset(p, ' ', 16);
 	o->len += pad + n;
 	p += pad + n;
+	if (v <= UINT32_MAX) {
+		put_digits_u32(p, (uint32_t)v);
+		return;
+	}
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		p -= 2;
-		memcpy(p, pairs + 2 * r, 2);
+		memcpy(p, digit_pairs + 2 * r, 2);
 	}
 	if (v >= 10)
-		memcpy(p - 2, pairs + 2 * v, 2);
+		memcpy(p - 2, digit_pairs + 2 * v, 2);
 	else
 		p[-1] = (char)('0' + v);
 }
