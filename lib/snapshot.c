@@ -441,6 +441,67 @@ static inline size_t digits_then_blank(const unsigned char **p, size_t max, uint
 	return (size_t)(q - s);
 }
 
+/*
+ * A size, as the kernel prints it (one to seven digits), then a blank, from
+ * one 8-byte load: which bytes are digits, then the digits combined in
+ * three multiplications (digit pairs, then pairs of pairs, then the two
+ * halves). Anything else goes to digits_then_blank().
+ */
+static inline size_t size_then_blank(const unsigned char **p, const unsigned char *e, uint64_t *v)
+{
+	if (e - *p < 8)
+		return digits_then_blank(p, 19, v);
+	uint64_t w;
+	memcpy(&w, *p, sizeof(w));
+	w = le64toh(w);
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t t = w - 0x30 * ones;
+	/* a byte's high bit: below '0' (borrow), at or above 0x80, or above '9' */
+	uint64_t bad = (t | (t + 0x76 * ones) | w) & high;
+	if (!bad)
+		return digits_then_blank(p, 19, v); /* eight digits or more */
+	unsigned k = (unsigned)__builtin_ctzll(bad) / 8;
+	if (k == 0 || (*p)[k] != ' ')
+		return digits_then_blank(p, 19, v);
+	t <<= 8 * (8 - k); /* the k digits at the top, zeros below */
+	t = ((t & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+	t = ((t & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+	t = ((t & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+	*v = t;
+	*p += k + 1;
+	return k;
+}
+
+#ifdef __SSE2__
+/* Past the run of name bytes (name_byte[]) at p, 16 at a time while 16
+ * bytes are left before e. */
+static inline const unsigned char *skip_name(const unsigned char *p, const unsigned char *e)
+{
+	for (; e - p >= 16; p += 16) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed: below '!' is a blank, a control or a byte at or above 0x80 */
+		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(c, _mm_set1_epi8('!')),
+							 _mm_cmpeq_epi8(c, _mm_set1_epi8(0x7f))),
+					    _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8(',')),
+							 _mm_cmpeq_epi8(c, _mm_set1_epi8('/'))));
+		unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+		if (mask)
+			return p + __builtin_ctz(mask);
+	}
+	while (name_byte[*p])
+		p++;
+	return p;
+}
+#else
+static inline const unsigned char *skip_name(const unsigned char *p, const unsigned char *e)
+{
+	(void)e;
+	while (name_byte[*p])
+		p++;
+	return p;
+}
+#endif
+
 static inline bool dot_or_dotdot(const unsigned char *s, size_t len)
 {
 	return s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.'));
@@ -485,19 +546,22 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 	uint64_t size, count;
 	bool permanent = false;
 
-	while (name_byte[*p])
-		p++;
+	p = skip_name(p, e);
 	size_t name_len = (size_t)(p - (const unsigned char *)line);
 	if (*p != ' ' || name_len == 0 || name_len > ROT_NAME_MAX ||
 	    dot_or_dotdot((const unsigned char *)line, name_len))
 		return 1;
 	p++;
-	if (!digits_then_blank(&p, 19, &size))
+	if (!size_then_blank(&p, e, &size))
 		return 1;
 	bool negative = *p == '-';
 	p += negative;
-	if (!digits_then_blank(&p, 10, &count) || count > INT32_MAX)
+	if ((unsigned)p[0] - '0' <= 9 && p[1] == ' ') { /* one digit, on every line of a rot kernel */
+		count = (unsigned)p[0] - '0';
+		p += 2;
+	} else if (!digits_then_blank(&p, 10, &count) || count > INT32_MAX) {
 		return 1;
+	}
 
 	if (p[0] == '-' && p[1] == ' ') {
 		p++;
@@ -516,8 +580,9 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 			}
 			const unsigned char *t = p;
 			unsigned long hash = 0;
-			for (; name_byte[*p]; p++)
-				hash = kernfs_hash_step(hash, *p);
+			p = skip_name(p, e);
+			for (const unsigned char *c = t; c < p; c++)
+				hash = kernfs_hash_step(hash, *c);
 			size_t tl = (size_t)(p - t);
 			if (*p != ',' || tl == 0 || tl > ROT_NAME_MAX || dot_or_dotdot(t, tl) ||
 			    nh == FAST_HOLDERS_MAX)

@@ -498,6 +498,17 @@ static void both_parsers_agree_on_every_line(void)
 		ok(!snapshot_both_ways(line, strlen(line), NULL, 0, why, sizeof(why)),
 		   "a name and a holder of %zu bytes: both ways alike", n);
 	}
+	/* sizes of one to nine digits, leading zeros, counts of one to three */
+	size_t sizes_differ = 0;
+	unsigned long long size = 0;
+	for (int i = 0; i < 3000; i++) {
+		size = i < 20 ? (unsigned long long)i : size * 7 + 13;
+		size %= 1000000000ull;
+		snprintf(line, sizeof(line), "a %s%llu %d - Live 0x0000000000001000\n",
+			 i % 5 == 0 ? "0" : "", size, i % 300);
+		sizes_differ += snapshot_both_ways(line, strlen(line), NULL, 0, why, sizeof(why)) != NULL;
+	}
+	is_int(sizes_differ, 0, "3,000 sizes and counts: both ways alike");
 	const char *all = "a 1 0 - Live 0x1000\nb 2 0 a, Live 0x2000\n";
 	ok(!snapshot_both_ways(all, strlen(all), NULL, 0, why, sizeof(why)), "the harness itself");
 	/* 64 holders stay on the fast path, 65 go to parse_line(): both agree */
