@@ -184,9 +184,10 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot, b
 	const char *name = rot_module_name(m);
 	size_t nl = strlen(name);
 
-	/* The name and its padding: a plain name (every name a kernel gives)
-	 * is written in place, with one check for room. */
-	if (cli_text_is_safe(name, nl) && outbuf_reserve(out, nl + 2 + 20)) {
+	/* A plain name (every name a kernel gives): the name, its padding, the
+	 * size and the count written in place, with one check for room. */
+	if (cli_text_is_safe(name, nl) &&
+	    outbuf_reserve(out, nl + 2 + 20 + OUTBUF_U64_ROOM(8) + 2 + 1)) {
 		char *p = out->buf + out->len;
 		*p = '(';
 		p += rotting;
@@ -196,7 +197,10 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot, b
 		p += rotting;
 		nl += 2 * (size_t)rotting;
 		memset(p, ' ', 20);
-		out->len = (size_t)(p - out->buf) + (nl < 19 ? 19 - nl : 0) + 1;
+		p += (nl < 19 ? 19 - nl : 0) + 1;
+		p = outbuf_u64_right_at(p, rot_module_size(m), 8);
+		memcpy(p, "  ", 2);
+		out->len = (size_t)(p + 2 - out->buf);
 	} else {
 		if (rotting)
 			outbuf_putc(out, '(');
@@ -209,9 +213,9 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot, b
 		}
 		outbuf_pad(out, ' ', nl < 19 ? 19 - nl : 0);
 		outbuf_putc(out, ' ');
+		outbuf_put_u64_right(out, rot_module_size(m), 8);
+		outbuf_put(out, "  ", 2);
 	}
-	outbuf_put_u64_right(out, rot_module_size(m), 8);
-	outbuf_put(out, "  ", 2);
 	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md
 	 * P1). One digit, as on every line of a rot kernel: no conversion. */
 	long count = rot_module_refcnt(m);
@@ -245,7 +249,7 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct lsmod_run 
 	uint64_t rot_bytes = 0;
 	size_t rot_count = 0;
 
-	if (outbuf_init_stream(&out, STDOUT_FILENO, 64 * 1024) < 0)
+	if (outbuf_init_stream(&out, STDOUT_FILENO, 16 * 1024) < 0)
 		return -ENOMEM;
 	outbuf_puts(&out, "Module                  Size  Used by\n");
 	for (size_t i = 0, n = rot_snapshot_count(snap); i < n; i++) {

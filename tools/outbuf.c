@@ -103,10 +103,8 @@ static void put_digits_u32(char *p, uint32_t v)
 		p[-1] = (char)('0' + v);
 }
 
-void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
+char *outbuf_u64_right_at(char *p, uint64_t v, size_t width)
 {
-	/* lsmod prints a size on each of ten thousand lines: written in
-	 * place, in 32-bit arithmetic when it fits (it always does). */
 	static const uint32_t pow10[10] = { 1,      10,      100,      1000,      10000,
 					    100000, 1000000, 10000000, 100000000, 1000000000 };
 	size_t n;
@@ -121,18 +119,15 @@ void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
 			n++;
 	}
 	size_t pad = n < width ? width - n : 0;
-	if (!outbuf_reserve(o, (pad > 16 ? pad : 16) + n))
-		return;
-	char *p = o->buf + o->len;
 	if (pad > 16)
 		memset(p, ' ', pad);
 	else
 		memset(p, ' ', 16);
-	o->len += pad + n;
 	p += pad + n;
+	char *end = p;
 	if (v <= UINT32_MAX) {
 		put_digits_u32(p, (uint32_t)v);
-		return;
+		return end;
 	}
 	while (v >= 100) {
 		unsigned r = (unsigned)(v % 100);
@@ -144,6 +139,15 @@ void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
 		memcpy(p - 2, digit_pairs + 2 * v, 2);
 	else
 		p[-1] = (char)('0' + v);
+	return end;
+}
+
+void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
+{
+	if (!outbuf_reserve(o, OUTBUF_U64_ROOM(width)))
+		return;
+	char *end = outbuf_u64_right_at(o->buf + o->len, v, width);
+	o->len = (size_t)(end - o->buf);
 }
 
 void outbuf_put_long(struct outbuf *o, long v)
