@@ -59,98 +59,60 @@ static int open_mode(int flags, va_list ap)
 	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, int) : 0;
 }
 
-int open(const char *path, int flags, ...)
-{
-	char buf[PATH_MAX];
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	return NEXT(open)(shim(path, buf), flags, mode);
-}
+/* open() and openat(): the mode is there only when the flags ask for one. */
+#define SHIM_OPEN_BODY(call)                     \
+	char buf[PATH_MAX];                      \
+	va_list ap;                              \
+	va_start(ap, flags);                     \
+	int mode = open_mode(flags, ap);         \
+	va_end(ap);                              \
+	return call;
+#define SHIM_OPEN(name)                                                          \
+	int name(const char *path, int flags, ...)                               \
+	{                                                                        \
+		SHIM_OPEN_BODY(NEXT(name)(shim(path, buf), flags, mode))         \
+	}
+#define SHIM_OPENAT(name)                                                        \
+	int name(int dirfd, const char *path, int flags, ...)                    \
+	{                                                                        \
+		SHIM_OPEN_BODY(NEXT(name)(dirfd, shim(path, buf), flags, mode))  \
+	}
 
-int open64(const char *path, int flags, ...)
-{
-	char buf[PATH_MAX];
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	return NEXT(open64)(shim(path, buf), flags, mode);
-}
+SHIM_OPEN(open)
+SHIM_OPEN(open64)
+SHIM_OPENAT(openat)
+SHIM_OPENAT(openat64)
 
-int openat(int dirfd, const char *path, int flags, ...)
-{
-	char buf[PATH_MAX];
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	return NEXT(openat)(dirfd, shim(path, buf), flags, mode);
-}
+/* Functions whose first argument is the path: the path served, the rest
+ * passed on. */
+#define SHIM1(ret, name, t1)                                 \
+	ret name(const char *path, t1 a1)                    \
+	{                                                    \
+		char buf[PATH_MAX];                          \
+		return NEXT(name)(shim(path, buf), a1);      \
+	}
+#define SHIM2(ret, name, t1, t2)                             \
+	ret name(const char *path, t1 a1, t2 a2)             \
+	{                                                    \
+		char buf[PATH_MAX];                          \
+		return NEXT(name)(shim(path, buf), a1, a2);  \
+	}
 
-int openat64(int dirfd, const char *path, int flags, ...)
-{
-	char buf[PATH_MAX];
-	va_list ap;
-	va_start(ap, flags);
-	int mode = open_mode(flags, ap);
-	va_end(ap);
-	return NEXT(openat64)(dirfd, shim(path, buf), flags, mode);
-}
-
-int __open_2(const char *path, int flags)
-{
-	char buf[PATH_MAX];
-	return NEXT(open)(shim(path, buf), flags);
-}
-
-int __open64_2(const char *path, int flags)
-{
-	char buf[PATH_MAX];
-	return NEXT(open64)(shim(path, buf), flags);
-}
-
-FILE *fopen(const char *path, const char *mode)
-{
-	char buf[PATH_MAX];
-	return NEXT(fopen)(shim(path, buf), mode);
-}
-
-FILE *fopen64(const char *path, const char *mode)
-{
-	char buf[PATH_MAX];
-	return NEXT(fopen64)(shim(path, buf), mode);
-}
+SHIM1(int, __open_2, int)
+SHIM1(int, __open64_2, int)
+SHIM1(FILE *, fopen, const char *)
+SHIM1(FILE *, fopen64, const char *)
+SHIM1(int, stat, struct stat *)
+SHIM1(int, stat64, struct stat64 *)
+SHIM1(int, lstat, struct stat *)
+SHIM1(int, lstat64, struct stat64 *)
+SHIM1(int, access, int)
+SHIM2(ssize_t, readlink, char *, size_t)
 
 DIR *opendir(const char *path)
 {
 	char buf[PATH_MAX];
 	return NEXT(opendir)(shim(path, buf));
-}
-
-int stat(const char *path, struct stat *st)
-{
-	char buf[PATH_MAX];
-	return NEXT(stat)(shim(path, buf), st);
-}
-
-int stat64(const char *path, struct stat64 *st)
-{
-	char buf[PATH_MAX];
-	return NEXT(stat64)(shim(path, buf), st);
-}
-
-int lstat(const char *path, struct stat *st)
-{
-	char buf[PATH_MAX];
-	return NEXT(lstat)(shim(path, buf), st);
-}
-
-int lstat64(const char *path, struct stat64 *st)
-{
-	char buf[PATH_MAX];
-	return NEXT(lstat64)(shim(path, buf), st);
 }
 
 int fstatat(int dirfd, const char *path, struct stat *st, int flags)
@@ -163,16 +125,4 @@ int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
 {
 	char buf[PATH_MAX];
 	return NEXT(fstatat64)(dirfd, shim(path, buf), st, flags);
-}
-
-int access(const char *path, int mode)
-{
-	char buf[PATH_MAX];
-	return NEXT(access)(shim(path, buf), mode);
-}
-
-ssize_t readlink(const char *path, char *out, size_t len)
-{
-	char buf[PATH_MAX];
-	return NEXT(readlink)(shim(path, buf), out, len);
 }

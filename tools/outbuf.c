@@ -89,18 +89,26 @@ static const char digit_pairs[] = "000102030405060708091011121314151617181920212
 				  "50515253545556575859606162636465666768697071727374"
 				  "75767778798081828384858687888990919293949596979899";
 
-static void put_digits_u32(char *p, uint32_t v)
+/* v's digits ending at p: in 64-bit arithmetic only while v needs it. */
+static void put_digits(char *p, uint64_t v)
 {
-	while (v >= 100) {
-		uint32_t r = v % 100;
+	while (v > UINT32_MAX) {
+		unsigned r = (unsigned)(v % 100);
 		v /= 100;
 		p -= 2;
 		memcpy(p, digit_pairs + 2 * r, 2);
 	}
-	if (v >= 10)
-		memcpy(p - 2, digit_pairs + 2 * v, 2);
+	uint32_t x = (uint32_t)v;
+	while (x >= 100) {
+		uint32_t r = x % 100;
+		x /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	if (x >= 10)
+		memcpy(p - 2, digit_pairs + 2 * x, 2);
 	else
-		p[-1] = (char)('0' + v);
+		p[-1] = (char)('0' + x);
 }
 
 char *outbuf_u64_right_at(char *p, uint64_t v, size_t width)
@@ -124,22 +132,8 @@ char *outbuf_u64_right_at(char *p, uint64_t v, size_t width)
 	else
 		memset(p, ' ', 16);
 	p += pad + n;
-	char *end = p;
-	if (v <= UINT32_MAX) {
-		put_digits_u32(p, (uint32_t)v);
-		return end;
-	}
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * r, 2);
-	}
-	if (v >= 10)
-		memcpy(p - 2, digit_pairs + 2 * v, 2);
-	else
-		p[-1] = (char)('0' + v);
-	return end;
+	put_digits(p, v);
+	return p;
 }
 
 void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
