@@ -5,11 +5,16 @@ on all of them alike. Prints each command's median wall time and the
 median over rounds of its ratio to the first command's time in the same
 round.
 
-    pairs.py [--each NAMES] [--prepare SHELL-COMMAND] ROUNDS LABEL=COMMAND ...
+    pairs.py [--each NAMES] [--vs LABEL] [--prepare SHELL-COMMAND]
+             ROUNDS LABEL=COMMAND [LABEL=COMMAND ...]
 
 With --each, a round is one pass over the names in the file NAMES (one a
 line): for each name every command runs once, shuffled, with {} in it
 replaced by the name, and each name is a pair (a ratio) of its own.
+
+With --vs, a last column gives each command's median over rounds of its
+ratio to the command LABEL's time in the same round (how many times
+slower than LABEL it is).
 
 With --prepare, the shell command runs before every timed command, untimed
 (a fresh simulated kernel for each load, say).
@@ -70,19 +75,23 @@ def with_name(cmd, name):
 def main():
     args = sys.argv[1:]
     names = [""]
-    if args[0] == "--each":
-        with open(args[1]) as f:
-            names = [line.strip() for line in f if line.strip()]
-        args = args[2:]
-    if args[0] == "--prepare":
-        global prepare
-        prepare = args[1]
+    vs = None
+    global prepare
+    while args[0] in ("--each", "--vs", "--prepare"):
+        if args[0] == "--each":
+            with open(args[1]) as f:
+                names = [line.strip() for line in f if line.strip()]
+        elif args[0] == "--vs":
+            vs = args[1]
+        else:
+            prepare = args[1]
         args = args[2:]
     rounds = int(args[0])
     specs = [s.split("=", 1) for s in args[1:]]
     cmds = [(label, split(cmd)) for label, cmd in specs]
     times = {label: [] for label, _ in cmds}
     ratios = {label: [] for label, _ in cmds}
+    ratios_vs = {label: [] for label, _ in cmds}
     rng = random.Random(1)
     for _ in range(3):  # warm-up: page cache, the dynamic loader's cache
         for label, cmd in cmds:
@@ -99,11 +108,15 @@ def main():
             for label, _ in cmds:
                 times[label].append(this[label])
                 ratios[label].append(this[label] / base)
-    print(f"{'command':<36} {'median ms':>10} {'x first':>8}")
+                if vs:
+                    ratios_vs[label].append(this[label] / this[vs])
+    print(f"{'command':<36} {'median ms':>10} {'x first':>8}"
+          + (f" {'x ' + vs:>12}" if vs else ""))
     for label, (argv, _) in cmds:
         bad = failed.get(argv[0], 0)
         print(f"{label:<36} {statistics.median(times[label]):>10.2f} "
               f"{statistics.median(ratios[label]):>8.2f}"
+              + (f" {statistics.median(ratios_vs[label]):>12.2f}" if vs else "")
               + (f"  ({bad} runs of {argv[0]} exited non-zero)" if bad else ""))
 
 

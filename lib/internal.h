@@ -46,6 +46,10 @@ int parse_u64(const char *s, unsigned base, uint64_t *out);
 int parse_state(const char *s, enum rot_state *state);
 /* What the kernel can print as a module's name (no '/', not "." or ".."). */
 bool valid_name(const char *s, size_t len);
+/* rot_snapshot_parse(), with the one-pass line parser (fast) or with
+ * parse_line() alone: the tests parse both ways and compare. */
+int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
+			size_t rotting_len, bool fast, struct rot_snapshot **out);
 
 /* ---- the index check's verdicts, kept between runs (indexcache.c) ---- */
 

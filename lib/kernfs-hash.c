@@ -9,7 +9,6 @@
  * "." and ".." and the end. Shared, as source, with the simulated kernel
  * (kernfs-hash.h).
  */
-#include <limits.h>
 #include <stdio.h>
 
 #include "kernfs-hash.h"
@@ -20,19 +19,9 @@ uint32_t kernfs_name_hash(const char *name, bool char_signed)
 
 	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
 		unsigned long ch = char_signed ? (unsigned long)(long)(signed char)*c : *c;
-		hash = (hash + (ch << 4) + (ch >> 4)) * 11; /* partial_name_hash */
+		hash = kernfs_hash_step(hash, ch);
 	}
-	uint32_t h;
-	if (sizeof(unsigned long) == 8)
-		h = (uint32_t)(((uint64_t)hash * 0x61C8864680B583EBull) >> 32);
-	else
-		h = (uint32_t)hash * 0x61C88647u;
-	h &= 0x7fffffffu;
-	if (h < 2)
-		h += 2;
-	if (h >= INT_MAX)
-		h = INT_MAX - 1;
-	return h;
+	return kernfs_hash_end(hash);
 }
 
 bool kernfs_char_signed(const char *release)

@@ -8,6 +8,7 @@
 #ifndef MODROT_KERNFS_HASH_H
 #define MODROT_KERNFS_HASH_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -19,6 +20,29 @@
  * way.
  */
 uint32_t kernfs_name_hash(const char *name, bool char_signed);
+
+/* The hash in two steps, for a parser that hashes a name while it reads
+ * it: each char (as the kernel widens it) through partial_name_hash(),
+ * from 0, then the end. */
+static inline unsigned long kernfs_hash_step(unsigned long hash, unsigned long ch)
+{
+	return (hash + (ch << 4) + (ch >> 4)) * 11;
+}
+
+static inline uint32_t kernfs_hash_end(unsigned long hash)
+{
+	uint32_t h;
+	if (sizeof(unsigned long) == 8)
+		h = (uint32_t)(((uint64_t)hash * 0x61C8864680B583EBull) >> 32);
+	else
+		h = (uint32_t)hash * 0x61C88647u;
+	h &= 0x7fffffffu;
+	if (h < 2)
+		h += 2;
+	if (h >= INT_MAX)
+		h = INT_MAX - 1;
+	return h;
+}
 
 /*
  * Whether the kernel of that release (uname -r) has a signed char: before

@@ -10,8 +10,12 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
+#include "kernfs-hash.h"
 #include "modrot.h"
 
 /* Kept small: a snapshot holds one per line, and on a VM every page of a
@@ -106,6 +110,34 @@ int parse_u64(const char *s, unsigned base, uint64_t *out)
 	return parse_u64_checked(s, base, out);
 }
 
+#ifdef __SSE2__
+/*
+ * Sixteen hex digits at s, the first the most significant, in one 16-byte
+ * vector: which bytes are digits and which letters (signed compares: a
+ * byte at or above 0x80 is in neither range), each byte's value, then the
+ * pairs joined into bytes. False unless every byte is 0-9, a-f or A-F.
+ */
+static bool hex16(const char *s, uint64_t *out)
+{
+	__m128i c = _mm_loadu_si128((const __m128i *)(const void *)s);
+	__m128i lower = _mm_or_si128(c, _mm_set1_epi8(0x20));
+	__m128i digit = _mm_and_si128(_mm_cmpgt_epi8(c, _mm_set1_epi8('0' - 1)),
+				      _mm_cmplt_epi8(c, _mm_set1_epi8('9' + 1)));
+	__m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, _mm_set1_epi8('a' - 1)),
+				       _mm_cmplt_epi8(lower, _mm_set1_epi8('f' + 1)));
+	if (_mm_movemask_epi8(_mm_or_si128(digit, letter)) != 0xffff)
+		return false;
+	__m128i nibble = _mm_add_epi8(_mm_and_si128(c, _mm_set1_epi8(0x0f)),
+				      _mm_and_si128(letter, _mm_set1_epi8(9)));
+	/* each 16-bit lane: first digit << 4 | second digit */
+	__m128i pair = _mm_or_si128(_mm_slli_epi16(_mm_and_si128(nibble, _mm_set1_epi16(0xff)), 4),
+				    _mm_srli_epi16(nibble, 8));
+	uint64_t v;
+	_mm_storel_epi64((__m128i *)(void *)&v, _mm_packus_epi16(pair, pair));
+	*out = be64toh(v);
+	return true;
+}
+#else
 /*
  * Eight hex digits, first digit in the lowest byte, a byte at a time in
  * parallel (no byte carries into the next: each is below 0x80 before any
@@ -128,20 +160,26 @@ static bool hex8(uint64_t w, uint32_t *out)
 	return true;
 }
 
+/* Sixteen hex digits at s, the first the most significant. */
+static bool hex16(const char *s, uint64_t *out)
+{
+	uint64_t w[2];
+	uint32_t hi, lo;
+	memcpy(w, s, sizeof(w));
+	if (!hex8(le64toh(w[0]), &hi) || !hex8(le64toh(w[1]), &lo))
+		return false;
+	*out = (uint64_t)hi << 32 | lo;
+	return true;
+}
+#endif
+
 /* "0x" and len - 2 hex digits: a kernel address, 16 digits on 64 bits. */
 static int parse_address(const char *s, size_t len, uint64_t *out)
 {
 	if (len < 2 || s[0] != '0' || s[1] != 'x')
 		return -EPROTO;
-	uint64_t w[2];
-	uint32_t hi, lo;
-	if (len == 18) {
-		memcpy(w, s + 2, sizeof(w));
-		if (hex8(le64toh(w[0]), &hi) && hex8(le64toh(w[1]), &lo)) {
-			*out = (uint64_t)hi << 32 | lo;
-			return 0;
-		}
-	}
+	if (len == 18 && hex16(s + 2, out))
+		return 0;
 	return parse_u64(s + 2, 16, out);
 }
 
@@ -271,14 +309,14 @@ enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
  * line..end is one line without its newline; fields are split in place.
  * On -EPROTO or -ERANGE *reason says which field is wrong.
  */
-static int parse_line(char *line, char *end, bool may_hold_nul, struct rot_module *m,
-		      const char **pool, const char **reason)
+static int parse_line(char *line, char *end, struct rot_module *m, const char **pool,
+		      const char **reason)
 {
 	char *f[F_MAX];
 	size_t n = 1;
 	uint64_t v;
 
-	if (may_hold_nul && memchr(line, '\0', (size_t)(end - line))) {
+	if (memchr(line, '\0', (size_t)(end - line))) {
 		*reason = "a NUL byte inside the line";
 		return -EPROTO;
 	}
@@ -358,19 +396,45 @@ static int parse_line(char *line, char *end, bool may_hold_nul, struct rot_modul
 	return parse_holders(f[F_HOLDERS], m, pool, reason);
 }
 
-/* Digits from *p up to a blank before end: how many (0: none, or no blank
- * after them), their value (at most 19 digits: no overflow). */
-static inline size_t digits_to_blank(char **p, const char *end, uint64_t *v)
+/* Where parse_file() puts what it reads: the modules, and the holder
+ * names of them all, in line order. */
+struct line_sink {
+	struct rot_module *mods;
+	size_t count, cap;
+	const char **pool;
+	size_t pool_used, pool_cap;
+	bool fast; /* parse_line_fast() first (always, but in the tests that compare) */
+};
+
+/*
+ * Bytes the fast path takes in a name: printable ASCII but the blank, the
+ * comma (it ends a holder) and '/' (never in a name). A line with any
+ * other byte in a name goes to parse_line(), which knows every rule.
+ */
+static const bool name_byte[256] = {
+	[0x21 ... 0x2b] = true, /* '!' to '+' */
+	[0x2d ... 0x2e] = true, /* '-' and '.' */
+	[0x30 ... 0x7e] = true, /* '0' to '~' */
+};
+
+/* A holder read on the fast path: its kernfs order key, where it is. */
+struct fast_holder {
+	uint32_t key;
+	uint32_t len;
+	char *name;
+};
+
+#define FAST_HOLDERS_MAX 64
+
+/* Decimal digits at *p (at most max of them), then a blank: their count
+ * (0: none, too many, or no blank after them) and value. */
+static inline size_t digits_then_blank(const unsigned char **p, size_t max, uint64_t *v)
 {
-	char *s = *p, *q = s;
+	const unsigned char *s = *p, *q = s;
 	uint64_t n = 0;
-	for (; q < end && q - s < 19; q++) {
-		unsigned d = (unsigned)(unsigned char)*q - '0';
-		if (d > 9)
-			break;
+	for (unsigned d; (d = (unsigned)*q - '0') <= 9 && (size_t)(q - s) < max; q++)
 		n = n * 10 + d;
-	}
-	if (q == s || q == end || *q != ' ')
+	if (q == s || *q != ' ')
 		return 0;
 	*p = q + 1;
 	*v = n;
@@ -378,77 +442,222 @@ static inline size_t digits_to_blank(char **p, const char *end, uint64_t *v)
 }
 
 /*
- * The lines a kernel prints, in one pass: "name size count holders
- * Live|Rotting 0x<16 hex digits>[ (taints)]". Nothing is written until
- * every field but the holders has passed; anything else (another state, a
- * short address, a NUL, a long number) returns 1 untouched, for
- * parse_line() to parse and, when wrong, to say what is wrong. The holders
- * go last through parse_holders(), as in parse_line(). With a hundred
- * thousand lines a second to read, splitting on blanks and then parsing
- * each field was half of what lsmod cost.
+ * A size, as the kernel prints it (one to seven digits), then a blank, from
+ * one 8-byte load: which bytes are digits, then the digits combined in
+ * three multiplications (digit pairs, then pairs of pairs, then the two
+ * halves). Anything else goes to digits_then_blank().
  */
-static int parse_line_fast(char *line, char *end, struct rot_module *m, const char **pool,
-			   const char **reason)
+static inline size_t size_then_blank(const unsigned char **p, const unsigned char *e, uint64_t *v)
 {
-	char *p = memchr(line, ' ', (size_t)(end - line)), *blank[5];
-	uint64_t size, count, w[2];
-	uint32_t hi, lo;
+	if (e - *p < 8)
+		return digits_then_blank(p, 19, v);
+	uint64_t w;
+	memcpy(&w, *p, sizeof(w));
+	w = le64toh(w);
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t t = w - 0x30 * ones;
+	/* a byte's high bit: below '0' (borrow), at or above 0x80, or above '9' */
+	uint64_t bad = (t | (t + 0x76 * ones) | w) & high;
+	if (!bad)
+		return digits_then_blank(p, 19, v); /* eight digits or more */
+	unsigned k = (unsigned)__builtin_ctzll(bad) / 8;
+	if (k == 0 || (*p)[k] != ' ')
+		return digits_then_blank(p, 19, v);
+	t <<= 8 * (8 - k); /* the k digits at the top, zeros below */
+	t = ((t & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
+	t = ((t & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
+	t = ((t & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
+	*v = t;
+	*p += k + 1;
+	return k;
+}
 
-	if (!p || !valid_name(line, (size_t)(p - line)))
+#ifdef __SSE2__
+/* Past the run of name bytes (name_byte[]) at p, 16 at a time while 16
+ * bytes are left before e. */
+static inline const unsigned char *skip_name(const unsigned char *p, const unsigned char *e)
+{
+	for (; e - p >= 16; p += 16) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed: below '!' is a blank, a control or a byte at or above 0x80 */
+		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(c, _mm_set1_epi8('!')),
+							 _mm_cmpeq_epi8(c, _mm_set1_epi8(0x7f))),
+					    _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8(',')),
+							 _mm_cmpeq_epi8(c, _mm_set1_epi8('/'))));
+		unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+		if (mask)
+			return p + __builtin_ctz(mask);
+	}
+	while (name_byte[*p])
+		p++;
+	return p;
+}
+#else
+static inline const unsigned char *skip_name(const unsigned char *p, const unsigned char *e)
+{
+	(void)e;
+	while (name_byte[*p])
+		p++;
+	return p;
+}
+#endif
+
+static inline bool dot_or_dotdot(const unsigned char *s, size_t len)
+{
+	return s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.'));
+}
+
+/* Room for n more holders in the pool (grown by doubling; parse_file()
+ * points every module at its holders once all lines are read). */
+static bool pool_reserve(struct line_sink *k, size_t n)
+{
+	if (k->pool_cap - k->pool_used >= n)
+		return true;
+	size_t cap = k->pool_cap;
+	while (cap - k->pool_used < n)
+		cap *= 2;
+	const char **grown = realloc(k->pool, cap * sizeof(*grown));
+	if (!grown)
+		return false;
+	k->pool = grown;
+	k->pool_cap = cap;
+	return true;
+}
+
+/*
+ * The lines a kernel prints, in one pass over the bytes, with nothing
+ * looked up twice: "name size count holders Live|Rotting 0x<16 hex
+ * digits>[ (taints)]\n", the holders "-" or up to 64 plain names and the
+ * markers [permanent] and [rotting], each name hashed into its kernfs
+ * order key as it is read. The buffer ends in a NUL: every scan stops at
+ * a NUL, and only the one at end ends a line. Nothing is written until
+ * the whole line has passed; anything else (another state, a short
+ * address, a byte outside printable ASCII or a NUL, another marker, a
+ * long number) returns 1 with the line untouched, for parse_line() to
+ * parse and, when wrong, to say what is wrong. On 0, *eol is where the
+ * line ends.
+ */
+static int parse_line_fast(char *line, const char *end, struct rot_module *m, struct line_sink *k,
+			   char **eol)
+{
+	const unsigned char *p = (const unsigned char *)line, *e = (const unsigned char *)end;
+	struct fast_holder h[FAST_HOLDERS_MAX];
+	size_t nh = 0;
+	uint64_t size, count;
+	bool permanent = false;
+
+	p = skip_name(p, e);
+	size_t name_len = (size_t)(p - (const unsigned char *)line);
+	if (*p != ' ' || name_len == 0 || name_len > ROT_NAME_MAX ||
+	    dot_or_dotdot((const unsigned char *)line, name_len))
 		return 1;
-	blank[0] = p++;
-	if (!digits_to_blank(&p, end, &size))
+	p++;
+	if (!size_then_blank(&p, e, &size))
 		return 1;
-	blank[1] = p - 1;
-	bool negative = p < end && *p == '-';
+	bool negative = *p == '-';
 	p += negative;
-	size_t cl = digits_to_blank(&p, end, &count);
-	if (!cl || cl > 10 || count > INT32_MAX)
+	if ((unsigned)p[0] - '0' <= 9 && p[1] == ' ') { /* one digit, on every line of a rot kernel */
+		count = (unsigned)p[0] - '0';
+		p += 2;
+	} else if (!digits_then_blank(&p, 10, &count) || count > INT32_MAX) {
 		return 1;
-	blank[2] = p - 1;
-	char *holders = p;
-	p = memchr(p, ' ', (size_t)(end - p));
-	if (!p || p == holders)
-		return 1;
-	blank[3] = p++;
+	}
+
+	if (p[0] == '-' && p[1] == ' ') {
+		p++;
+	} else {
+		do {
+			if (*p == '[') {
+				if (e - p >= 10 && memcmp(p, "[rotting],", 10) == 0) {
+					p += 10;
+				} else if (e - p >= 12 && memcmp(p, "[permanent],", 12) == 0) {
+					permanent = true;
+					p += 12;
+				} else {
+					return 1;
+				}
+				continue;
+			}
+			const unsigned char *t = p;
+			unsigned long hash = 0;
+			p = skip_name(p, e);
+			for (const unsigned char *c = t; c < p; c++)
+				hash = kernfs_hash_step(hash, *c);
+			size_t tl = (size_t)(p - t);
+			if (*p != ',' || tl == 0 || tl > ROT_NAME_MAX || dot_or_dotdot(t, tl) ||
+			    nh == FAST_HOLDERS_MAX)
+				return 1;
+			h[nh++] = (struct fast_holder){ kernfs_hash_end(hash), (uint32_t)tl,
+							(char *)t };
+			p++;
+		} while (*p != ' ');
+	}
+	p++;
+
 	enum rot_state state;
-	if (end - p > 5 && memcmp(p, "Live ", 5) == 0) {
+	if (e - p > 5 && memcmp(p, "Live ", 5) == 0) {
 		state = ROT_STATE_LIVE;
-		p += 4;
-	} else if (end - p > 8 && memcmp(p, "Rotting ", 8) == 0 && !negative) {
+		p += 5;
+	} else if (e - p > 8 && memcmp(p, "Rotting ", 8) == 0 && !negative) {
 		state = ROT_STATE_ROTTING;
-		p += 7;
+		p += 8;
 	} else {
 		return 1;
 	}
-	blank[4] = p++;
-	if (end - p < 18 || p[0] != '0' || p[1] != 'x')
-		return 1;
-	memcpy(w, p + 2, sizeof(w));
-	if (!hex8(le64toh(w[0]), &hi) || !hex8(le64toh(w[1]), &lo))
+	uint64_t address;
+	if (e - p < 18 || p[0] != '0' || p[1] != 'x' || !hex16((const char *)p + 2, &address))
 		return 1;
 	p += 18;
-	char *taints = NULL;
-	if (p < end) {
-		taints = p + 1;
-		size_t tl = (size_t)(end - taints);
-		if (*p != ' ' || tl < 2 || taints[0] != '(' || end[-1] != ')' ||
-		    memchr(taints, ' ', tl))
+	unsigned char *taints = NULL;
+	if (*p == ' ') {
+		taints = (unsigned char *)p + 1;
+		const unsigned char *q = taints;
+		while (*q != '\n' && *q != ' ' && *q != '\0')
+			q++;
+		if ((*q != '\n' && q != e) || q - taints < 2 || taints[0] != '(' || q[-1] != ')')
 			return 1;
-		*p = '\0';
-		end[-1] = '\0';
+		p = q;
+	} else if (*p != '\n' && p != e) {
+		return 1;
 	}
-	for (size_t i = 0; i < 5; i++)
-		*blank[i] = '\0';
-	*end = '\0';
-	memset(m, 0, sizeof(*m));
+	if (!pool_reserve(k, nh))
+		return -ENOMEM;
+
+	/* The line passed: end the strings handed out, in place. */
+	line[name_len] = '\0';
+	if (taints) {
+		((char *)p)[-1] = '\0';
+		taints++;
+	}
+	for (size_t i = 0; i < nh; i++)
+		h[i].name[h[i].len] = '\0';
+	/* kernfs order: by key, then by name (an insertion sort; lists are short) */
+	for (size_t i = 1; i < nh; i++) {
+		struct fast_holder v = h[i];
+		size_t j = i;
+		while (j > 0 && (h[j - 1].key > v.key ||
+				 (h[j - 1].key == v.key && strcmp(h[j - 1].name, v.name) > 0))) {
+			h[j] = h[j - 1];
+			j--;
+		}
+		h[j] = v;
+	}
+	const char **pool = k->pool + k->pool_used;
+	for (size_t i = 0; i < nh; i++)
+		pool[i] = h[i].name;
+	k->pool_used += nh;
+
 	m->name = line;
+	m->taints = taints ? (const char *)taints : "";
+	m->holders = NULL; /* pointed into the pool when every line is read */
 	m->size = size;
+	m->address = address;
 	m->refcnt = negative ? -(int32_t)count : (int32_t)count;
+	m->nholders = (uint16_t)nh;
 	m->state = (uint8_t)state;
-	m->address = (uint64_t)hi << 32 | lo;
-	m->taints = taints ? taints + 1 : "";
-	return parse_holders(holders, m, pool, reason);
+	m->permanent = permanent;
+	*eol = (char *)p;
+	return 0;
 }
 
 static int parse_failed(int err, const char *file, size_t line, const char *reason)
@@ -458,37 +667,49 @@ static int parse_failed(int err, const char *file, size_t line, const char *reas
 	return err;
 }
 
-/* Parses every line of buf into mods[*count...]; the holder pool advances. */
-static int parse_file(char *buf, size_t len, struct rot_module *mods, size_t *count,
-		      const char ***pool, bool rotting)
+/* Parses every line of buf (len bytes and a NUL) into the sink. */
+static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 {
 	const char *file = rotting ? "/proc/rotting_modules" : "/proc/modules";
 	char *end = buf + len;
 	size_t lineno = 0;
-	/* One look for a NUL in the whole file; line by line only to say where. */
-	bool nul = memchr(buf, '\0', len) != NULL;
 	for (char *line = buf; line < end;) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		char *eol = nl ? nl : end;
 		lineno++;
-		if (eol > line) {
-			struct rot_module *m = &mods[*count];
-			const char *reason = NULL;
-			int err = nul ? 1 : parse_line_fast(line, eol, m, *pool, &reason);
-			if (err == 1)
-				err = parse_line(line, eol, nul, m, *pool, &reason);
-			if (err < 0)
-				return parse_failed(err, file, lineno, reason);
-			if (rotting != (m->state == ROT_STATE_ROTTING))
-				return parse_failed(-EPROTO, file, lineno,
-						    rotting ? "a module that is not Rotting"
-							    : "a Rotting instance among live modules");
-			*pool += m->nholders;
-			(*count)++;
+		if (*line == '\n') {
+			line++;
+			continue;
 		}
-		if (!nl)
-			break;
-		line = nl + 1;
+		if (k->count == k->cap) {
+			size_t cap = k->cap * 2;
+			struct rot_module *grown = realloc(k->mods, cap * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			k->mods = grown;
+			k->cap = cap;
+		}
+		struct rot_module *m = &k->mods[k->count];
+		const char *reason = NULL;
+		char *eol;
+		int err = k->fast ? parse_line_fast(line, end, m, k, &eol) : 1;
+		if (err == 1) {
+			eol = memchr(line, '\n', (size_t)(end - line));
+			if (!eol)
+				eol = end;
+			/* parse_holders() takes a slot per comma at most */
+			if (!pool_reserve(k, count_byte(line, (size_t)(eol - line), ',')))
+				return -ENOMEM;
+			err = parse_line(line, eol, m, k->pool + k->pool_used, &reason);
+			if (err == 0)
+				k->pool_used += m->nholders;
+		}
+		if (err < 0)
+			return parse_failed(err, file, lineno, reason);
+		if (rotting != (m->state == ROT_STATE_ROTTING))
+			return parse_failed(-EPROTO, file, lineno,
+					    rotting ? "a module that is not Rotting"
+						    : "a Rotting instance among live modules");
+		k->count++;
+		line = eol + 1;
 	}
 	return 0;
 }
@@ -504,8 +725,9 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 	size_t nrot = s->count - s->live_count;
 	if (s->live_count == 0 || nrot == 0)
 		return;
+	/* at most two thirds full: short probes, and few pages to touch */
 	size_t cap = 16;
-	while (cap < nrot * 2)
+	while (cap < nrot + nrot / 2)
 		cap <<= 1;
 	/* Slots hold snapshot positions + 1 of rotting instances, keyed by address. */
 	uint32_t *set = calloc(cap, sizeof(*set));
@@ -520,6 +742,7 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 			h = (h + 1) & (cap - 1);
 		set[h] = (uint32_t)i + 1;
 	}
+	/* Modules move only from the first one dropped on (none, as a rule). */
 	size_t kept = 0;
 	for (size_t i = 0; i < s->count; i++) {
 		uint64_t a = s->mods[i].address;
@@ -529,17 +752,24 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 			while (set[h] && s->mods[set[h] - 1].address != a)
 				h = (h + 1) & (cap - 1);
 			rotted = set[h] != 0;
+		} else if (i >= s->live_count && kept == i) {
+			kept = s->count; /* nothing dropped: nothing to move */
+			break;
 		}
-		if (!rotted)
-			s->mods[kept++] = s->mods[i];
+		if (!rotted) {
+			if (kept != i)
+				s->mods[kept] = s->mods[i];
+			kept++;
+		}
 	}
 	s->live_count -= s->count - kept;
 	s->count = kept;
 	free(set);
 }
 
-/* Takes ownership of both buffers (either may be NULL for "absent"). */
-static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
+/* Takes ownership of both buffers (either may be NULL for "absent");
+ * each is its length and a NUL. */
+static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool fast,
 			  struct rot_snapshot **out)
 {
 	parse_error_clear();
@@ -553,28 +783,36 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 	s->bufs[1] = rbuf;
 	s->has_rot = rbuf != NULL;
 
-	size_t lines = count_byte(mbuf, mlen, '\n') + 1;
-	size_t commas = count_byte(mbuf, mlen, ',');
-	if (rbuf) {
-		lines += count_byte(rbuf, rlen, '\n') + 1;
-		commas += count_byte(rbuf, rlen, ',');
-	}
-	s->mods = malloc(lines * sizeof(*s->mods));
-	/* Every holder ends with a comma (parse_holders refuses one that does not). */
-	s->holder_pool = malloc((commas + 1) * sizeof(*s->holder_pool));
-	if (!s->mods || !s->holder_pool) {
+	/* First guesses (a kernel's line is 40 to 60 bytes, one in two has a
+	 * holder); both grow as the lines need. */
+	size_t len = mlen + (rbuf ? rlen : 0);
+	struct line_sink k = { .cap = len / 48 + 16, .pool_cap = len / 64 + 16, .fast = fast };
+	k.mods = malloc(k.cap * sizeof(*k.mods));
+	k.pool = malloc(k.pool_cap * sizeof(*k.pool));
+	s->mods = k.mods;
+	s->holder_pool = k.pool;
+	if (!k.mods || !k.pool) {
 		rot_snapshot_free(s);
 		return -ENOMEM;
 	}
 
-	const char **pool = s->holder_pool;
-	int err = parse_file(mbuf, mlen, s->mods, &s->count, &pool, false);
-	s->live_count = s->count;
+	int err = parse_file(mbuf, mlen, &k, false);
+	s->live_count = k.count;
 	if (err == 0 && rbuf)
-		err = parse_file(rbuf, rlen, s->mods, &s->count, &pool, true);
+		err = parse_file(rbuf, rlen, &k, true);
+	s->mods = k.mods;
+	s->holder_pool = k.pool;
+	s->count = k.count;
 	if (err < 0) {
 		rot_snapshot_free(s);
 		return err;
+	}
+	/* The pool has every module's holders in line order; it has moved as
+	 * it grew, so the modules are pointed into it now. */
+	const char **at = k.pool;
+	for (size_t i = 0; i < s->count; i++) {
+		s->mods[i].holders = at;
+		at += s->mods[i].nholders;
 	}
 	if (rbuf)
 		drop_live_that_rotted(s);
@@ -582,8 +820,8 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 	return 0;
 }
 
-int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
-		       size_t rotting_len, struct rot_snapshot **out)
+int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
+			size_t rotting_len, bool fast, struct rot_snapshot **out)
 {
 	char *m = malloc(modules_len + 1);
 	char *r = rotting ? malloc(rotting_len + 1) : NULL;
@@ -598,7 +836,13 @@ int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rott
 		memcpy(r, rotting, rotting_len);
 		r[rotting_len] = '\0';
 	}
-	return snapshot_build(m, modules_len, r, rotting_len, out);
+	return snapshot_build(m, modules_len, r, rotting_len, fast, out);
+}
+
+int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
+		       size_t rotting_len, struct rot_snapshot **out)
+{
+	return snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
 }
 
 int rot_snapshot_read(struct rot_snapshot **out)
@@ -614,7 +858,7 @@ int rot_snapshot_read(struct rot_snapshot **out)
 		free(mbuf);
 		return err;
 	}
-	return snapshot_build(mbuf, mlen, rbuf, rlen, out);
+	return snapshot_build(mbuf, mlen, rbuf, rlen, true, out);
 }
 
 void rot_snapshot_free(struct rot_snapshot *snap)

@@ -52,38 +52,9 @@ static size_t printable_utf8(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* Bytes of a word: any below 0x20, at or above 0x7f, or a backslash? The
- * classic bit tricks (haszero, hasless) answer for eight bytes at once;
- * they never miss one. */
-static bool word_needs_care(uint64_t w)
-{
-	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	uint64_t below_space = (w - ones * 0x20) & ~w & highs;
-	uint64_t del = w ^ (ones * 0x7f), backslash = w ^ (ones * '\\');
-	uint64_t is_del = (del - ones) & ~del & highs;
-	uint64_t is_backslash = (backslash - ones) & ~backslash & highs;
-	return ((w & highs) | below_space | is_del | is_backslash) != 0;
-}
-
-bool cli_text_is_safe(const char *s, size_t n)
+bool cli_text_is_safe_from(const char *s, size_t n, size_t i)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	/* Plain ASCII, the common case, is checked a word at a time. */
-	for (; i + 8 <= n; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		if (word_needs_care(w))
-			break;
-	}
-	/* The last few bytes as one word too, padded with a safe letter:
-	 * most names end in one (lsmod checks ten thousand a listing). */
-	if (i < n && n - i < 8) {
-		uint64_t w = 0x6161616161616161u;
-		memcpy(&w, p + i, n - i);
-		if (!word_needs_care(w))
-			return true;
-	}
 	while (i < n) {
 		size_t len = printable_utf8(p + i, n - i);
 		if (!len)
@@ -93,7 +64,7 @@ bool cli_text_is_safe(const char *s, size_t n)
 	return true;
 }
 
-static void put_escaped(struct outbuf *o, const char *s, size_t n)
+void cli_put_escaped(struct outbuf *o, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
@@ -110,15 +81,6 @@ static void put_escaped(struct outbuf *o, const char *s, size_t n)
 	}
 }
 
-void cli_put_safe(struct outbuf *o, const char *s)
-{
-	size_t n = strlen(s);
-	if (cli_text_is_safe(s, n))
-		outbuf_put(o, s, n);
-	else
-		put_escaped(o, s, n);
-}
-
 char *cli_safe_dup(const char *s)
 {
 	size_t n = strlen(s);
@@ -127,7 +89,7 @@ char *cli_safe_dup(const char *s)
 	struct outbuf o;
 	if (outbuf_init(&o, n * 4 + 1) < 0)
 		return NULL;
-	put_escaped(&o, s, n);
+	cli_put_escaped(&o, s, n);
 	outbuf_putc(&o, '\0');
 	if (outbuf_failed(&o)) {
 		outbuf_release(&o);

@@ -179,29 +179,43 @@ static void put_reserve_total(struct outbuf *out, const struct rot_percpu *percp
  * is loaded with `grep -q "^NAME "` or `awk '$1 == NAME'`, and an instance
  * that only rots is not loaded. "(gamma)" is never a module's name.
  */
-static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
+static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot, bool rotting)
 {
 	const char *name = rot_module_name(m);
 	size_t nl = strlen(name);
-	bool rotting = rot_module_is_rotting(m);
 
-	if (rotting)
-		outbuf_putc(out, '(');
-	if (cli_text_is_safe(name, nl)) {
-		outbuf_put(out, name, nl);
+	/* A plain name (every name a kernel gives): the name, its padding, the
+	 * size and the count written in place, with one check for room. */
+	if (cli_text_is_safe(name, nl) &&
+	    outbuf_reserve(out, nl + 2 + 20 + OUTBUF_U64_ROOM(8) + 2 + 1)) {
+		char *p = out->buf + out->len;
+		*p = '(';
+		p += rotting;
+		memcpy(p, name, nl);
+		p += nl;
+		*p = ')';
+		p += rotting;
+		nl += 2 * (size_t)rotting;
+		memset(p, ' ', 20);
+		p += (nl < 19 ? 19 - nl : 0) + 1;
+		p = outbuf_u64_right_at(p, rot_module_size(m), 8);
+		memcpy(p, "  ", 2);
+		out->len = (size_t)(p + 2 - out->buf);
 	} else {
+		if (rotting)
+			outbuf_putc(out, '(');
 		size_t before = out->len;
 		cli_put_safe(out, name);
 		nl = out->len - before;
+		if (rotting) {
+			outbuf_putc(out, ')');
+			nl += 2;
+		}
+		outbuf_pad(out, ' ', nl < 19 ? 19 - nl : 0);
+		outbuf_putc(out, ' ');
+		outbuf_put_u64_right(out, rot_module_size(m), 8);
+		outbuf_put(out, "  ", 2);
 	}
-	if (rotting) {
-		outbuf_putc(out, ')');
-		nl += 2;
-	}
-	outbuf_pad(out, ' ', nl < 19 ? 19 - nl : 0);
-	outbuf_putc(out, ' ');
-	outbuf_put_u64_right(out, rot_module_size(m), 8);
-	outbuf_put(out, "  ", 2);
 	/* kmod's "Used by" count: for a rotting instance, its pins (rot-abi.md
 	 * P1). One digit, as on every line of a rot kernel: no conversion. */
 	long count = rot_module_refcnt(m);
@@ -211,7 +225,7 @@ static void kmod_row(struct outbuf *out, const struct rot_module *m, bool rot)
 		outbuf_put_long(out, count);
 
 	char sep = ' ';
-	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+	for (size_t i = 0, n = rot_module_holder_count(m); i < n; i++) {
 		outbuf_putc(out, sep);
 		cli_put_safe(out, rot_module_holder(m, i));
 		sep = ',';
@@ -235,15 +249,16 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct lsmod_run 
 	uint64_t rot_bytes = 0;
 	size_t rot_count = 0;
 
-	if (outbuf_init_stream(&out, STDOUT_FILENO, 64 * 1024) < 0)
+	if (outbuf_init_stream(&out, STDOUT_FILENO, 16 * 1024) < 0)
 		return -ENOMEM;
 	outbuf_puts(&out, "Module                  Size  Used by\n");
-	for (size_t i = 0; i < rot_snapshot_count(snap); i++) {
+	for (size_t i = 0, n = rot_snapshot_count(snap); i < n; i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (!wanted(o, m))
+		bool rotting = rot_module_is_rotting(m);
+		if (o->which == (rotting ? SHOW_LIVE : SHOW_ROTTING))
 			continue;
-		kmod_row(&out, m, rot);
-		if (rot_module_is_rotting(m)) {
+		kmod_row(&out, m, rot, rotting);
+		if (rotting) {
 			rot_count++;
 			rot_bytes += rot_module_size(m);
 		}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,30 +83,65 @@ bool outbuf_grow(struct outbuf *o, size_t n)
 	return true;
 }
 
-void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
+/* Two digits per division, written from the right end (p) back. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+				  "25262728293031323334353637383940414243444546474849"
+				  "50515253545556575859606162636465666768697071727374"
+				  "75767778798081828384858687888990919293949596979899";
+
+/* v's digits ending at p: in 64-bit arithmetic only while v needs it. */
+static void put_digits(char *p, uint64_t v)
 {
-	/* Two digits per division: lsmod prints two numbers a line. */
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-	char digits[20];
-	size_t n = 0;
-	while (v >= 100) {
+	while (v > UINT32_MAX) {
 		unsigned r = (unsigned)(v % 100);
 		v /= 100;
-		n += 2;
-		memcpy(digits + sizeof(digits) - n, pairs + 2 * r, 2);
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
 	}
-	if (v >= 10) {
-		n += 2;
-		memcpy(digits + sizeof(digits) - n, pairs + 2 * v, 2);
+	uint32_t x = (uint32_t)v;
+	while (x >= 100) {
+		uint32_t r = x % 100;
+		x /= 100;
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * r, 2);
+	}
+	if (x >= 10)
+		memcpy(p - 2, digit_pairs + 2 * x, 2);
+	else
+		p[-1] = (char)('0' + x);
+}
+
+char *outbuf_u64_right_at(char *p, uint64_t v, size_t width)
+{
+	static const uint32_t pow10[10] = { 1,      10,      100,      1000,      10000,
+					    100000, 1000000, 10000000, 100000000, 1000000000 };
+	size_t n;
+	if (v <= UINT32_MAX) {
+		/* digits from the bit length: floor(log10) is t or t - 1 */
+		uint32_t x = (uint32_t)v;
+		unsigned t = ((32u - (unsigned)__builtin_clz(x | 1)) * 1233u) >> 12;
+		n = t + (x >= pow10[t]) + (x == 0);
 	} else {
-		digits[sizeof(digits) - ++n] = (char)('0' + v);
+		n = 10;
+		for (uint64_t ten = 10000000000u; n < 20 && v >= ten; ten *= 10)
+			n++;
 	}
-	if (n < width)
-		outbuf_pad(o, ' ', width - n);
-	outbuf_put(o, digits + sizeof(digits) - n, n);
+	size_t pad = n < width ? width - n : 0;
+	if (pad > 16)
+		memset(p, ' ', pad);
+	else
+		memset(p, ' ', 16);
+	p += pad + n;
+	put_digits(p, v);
+	return p;
+}
+
+void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
+{
+	if (!outbuf_reserve(o, OUTBUF_U64_ROOM(width)))
+		return;
+	char *end = outbuf_u64_right_at(o->buf + o->len, v, width);
+	o->len = (size_t)(end - o->buf);
 }
 
 void outbuf_put_long(struct outbuf *o, long v)

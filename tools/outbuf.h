@@ -68,6 +68,11 @@ static inline void outbuf_pad(struct outbuf *o, char c, size_t n)
 }
 /* v right-aligned in width characters (no padding when width is 0). */
 void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width);
+/* The same written at p, which has OUTBUF_U64_ROOM(width) bytes of room
+ * (it may write spaces past the number): returns the number's end. For a
+ * row that reserves its room once. */
+char *outbuf_u64_right_at(char *p, uint64_t v, size_t width);
+#define OUTBUF_U64_ROOM(width) ((width) > 16 ? (width) + 20 : 36)
 void outbuf_put_long(struct outbuf *o, long v);
 
 #endif

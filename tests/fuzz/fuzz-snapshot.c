@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "modrot.h"
+#include "../unit/snapshot-same.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,6 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rot = sep ? sep + 1 : "";
 		rlen = sep ? len - mlen - 1 : 0;
 	}
+	/* The one-pass parser and parse_line() alone agree, whatever the text. */
+	char why[768];
+	if (snapshot_both_ways(text, mlen, rot, rlen, why, sizeof(why)))
+		abort();
+
 	struct rot_snapshot *s;
 	if (rot_snapshot_parse(text, mlen, rot, rlen, &s) < 0) {
 		/* A refusal says where, within the input's lines. */

@@ -319,8 +319,40 @@ static void sizes_read_as_lsblk_prints_them(void)
 	size_words_set_bytes(false);
 }
 
+/* Numbers right-aligned as printf("%*llu") aligns them, at every width,
+ * through each digit count and the 32-bit edge. */
+static void numbers_align_as_printf_does(void)
+{
+	static const uint64_t values[] = { 0,	       1,	    9,		10,	     99,
+					   100,	       12345,	    99999999,	100000000,   4294967295u,
+					   4294967296u, 9999999999u, 10000000000u, UINT64_MAX };
+	struct outbuf o;
+	outbuf_init(&o, 64);
+	size_t wrong = 0, tried = 0;
+	char want[64];
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+		for (size_t width = 0; width < 26; width++) {
+			o.len = 0;
+			outbuf_put_u64_right(&o, values[i], width);
+			snprintf(want, sizeof(want), "%*" PRIu64, (int)width, values[i]);
+			wrong += o.len != strlen(want) || memcmp(o.buf, want, o.len) != 0;
+			tried++;
+		}
+	for (uint64_t v = 1; v < UINT64_MAX / 3; v = v * 3 + 1) {
+		o.len = 0;
+		outbuf_put_u64_right(&o, v, 8);
+		snprintf(want, sizeof(want), "%8" PRIu64, v);
+		wrong += o.len != strlen(want) || memcmp(o.buf, want, o.len) != 0;
+		tried++;
+	}
+	is_int(wrong, 0, "outbuf_put_u64_right() aligns as printf does");
+	ok(tried > 400, "%zu numbers and widths tried", tried);
+	outbuf_release(&o);
+}
+
 int main(void)
 {
+	numbers_align_as_printf_does();
 	sanitiser_escapes_what_a_terminal_obeys();
 	json_writer_writes_valid_typed_json();
 	json_writer_refuses_what_it_cannot_nest();

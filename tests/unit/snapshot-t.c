@@ -8,6 +8,7 @@
 
 #include "kernfs-hash.h"
 #include "modrot.h"
+#include "snapshot-same.h"
 #include "tap.h"
 
 static struct rot_snapshot *parse(const char *modules, const char *rotting, int *err)
@@ -93,6 +94,21 @@ static void unload_between_reads_is_counted_once(void)
 	s = parse("a 4096 0 - Live 0x0000000000000000\n",
 		  "a 4096 0 [rotting], Rotting 0x0000000000000000\n", &err);
 	is_int(rot_snapshot_count(s), 2, "zero addresses are never matched");
+	rot_snapshot_free(s);
+
+	/* One dropped among others, after a zero address: the rest keep their order. */
+	s = parse("z 4096 0 - Live 0x0000000000000000\n"
+		  "b 4096 0 - Live 0xffffffffc0020000\n"
+		  "a 4096 0 - Unloading 0xffffffffc0010000\n"
+		  "c 4096 0 - Live 0xffffffffc0030000\n",
+		  "a 4096 0 [rotting], Rotting 0xffffffffc0010000\n"
+		  "d 4096 0 [rotting], Rotting 0xffffffffc0040000\n",
+		  &err);
+	char order[8] = "";
+	for (size_t i = 0; i < rot_snapshot_count(s) && i < 7; i++)
+		order[i] = rot_module_name(rot_snapshot_module(s, i))[0];
+	is_str(order, "zbcad", "the one that rotted goes, the others stay in order");
+	is_int(rot_snapshot_live_count(s), 3, "three still live");
 	rot_snapshot_free(s);
 }
 
@@ -350,6 +366,163 @@ static void addresses_parse_as_a_digit_at_a_time_would(void)
 	ok(tried == 20000, "every case tried");
 }
 
+/*
+ * The one-pass parser takes the lines a kernel prints and hands anything
+ * else to parse_line(): whatever the line, both ways must agree. Lines of
+ * every shape, each changed at random (a byte replaced by one that
+ * matters to the grammar, removed, or doubled), parsed both ways.
+ */
+static void both_parsers_agree_on_every_line(void)
+{
+	static const char *const lines[] = {
+		"snd_hda_intel 57344 3 snd_hda_codec,snd_pcm, Live 0xffffffffc0a3c000 (OE)\n",
+		"a 1 0 - Live 0x0000000000001000\n",
+		"b 16384 0 [permanent], Live 0xffffffffc0004000\n",
+		"c 8192 2 x,y,[permanent],z, Live 0xffffffffc0000000\n",
+		"d 4096 -1 - Live 0xffffffffc0008000\n",
+		"e 4096 0 - Loading 0xffffffffc0009000\n",
+		"f 4096 0 - Unloading 0xffffffffc0009000 (P)\n",
+		"g 4096 0 - Live 0x1000\n",
+		"pop04999 47676 0 [rotting], Rotting 0xffffffffcb9c4000\n",
+		"pop04998 60504 3 [rotting],[permanent], Rotting 0xffffffffcb9b5000 (E)\n",
+	};
+	static const char alphabet[] = " ,\n-[]()09afxAF/.LR";
+	const char extra[] = { '\0', (char)0x80, (char)0xc3, (char)0xff, '\t', '\\' };
+	unsigned seed = 21;
+	size_t tried = 0, differ = 0;
+	for (int round = 0; round < 40000; round++) {
+		char m[512], r[512];
+		size_t ml = 0, rl = 0;
+		for (size_t i = 0; i < 3; i++) {
+			seed = seed * 1103515245u + 12345u;
+			const char *l = lines[(seed >> 16) % 10];
+			char *to = strstr(l, "Rotting") ? r : m;
+			size_t *len = to == r ? &rl : &ml;
+			memcpy(to + *len, l, strlen(l));
+			*len += strlen(l);
+		}
+		char *text = (round & 1) ? r : m;
+		size_t *len = (round & 1) ? &rl : &ml;
+		for (int change = 0; change < 1 + round % 3 && *len > 0; change++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % *len;
+			unsigned what = (seed >> 24) % 4;
+			seed = seed * 1103515245u + 12345u;
+			char c = (seed >> 20) % 8 == 0 ? extra[(seed >> 8) % sizeof(extra)]
+						       : alphabet[(seed >> 8) % (sizeof(alphabet) - 1)];
+			if (what == 0 || *len > 400) {
+				text[at] = c;
+			} else if (what == 1) {
+				memmove(text + at, text + at + 1, *len - at - 1);
+				(*len)--;
+			} else if (what == 2) {
+				memmove(text + at + 1, text + at, *len - at);
+				text[at] = c;
+				(*len)++;
+			} else {
+				size_t n = (*len - at) < 12 ? *len - at : 12;
+				memmove(text + at + n, text + at, *len - at);
+				*len += n;
+			}
+		}
+		char why[768];
+		const char *diff = snapshot_both_ways(m, ml, (round % 4) < 2 ? r : NULL, rl, why,
+						      sizeof(why));
+		tried++;
+		if (diff && differ++ < 3)
+			printf("# %s\n#   modules: %.*s#   rotting: %.*s\n", diff, (int)ml, m, (int)rl,
+			       r);
+	}
+	is_int(differ, 0, "the one-pass parser and parse_line() agree on 40,000 changed texts");
+	ok(tried == 40000, "every text tried");
+
+	/* The edges of each field, on lines the one-pass parser takes up */
+	static const char *const edges[] = {
+		"a 1 2147483647 - Live 0x0000000000001000\n",
+		"a 1 2147483648 - Live 0x0000000000001000\n",
+		"a 1 -2147483647 - Live 0x0000000000001000\n",
+		"a 1 -2147483648 - Live 0x0000000000001000\n",
+		"a 1 4294967296 - Live 0x0000000000001000\n",
+		"a 1 99999999999 - Live 0x0000000000001000\n",
+		"a 1 -0 - Live 0x0000000000001000\n",
+		"a 1 - - Live 0x0000000000001000\n",
+		"a 1 007 - Live 0x0000000000001000\n",
+		"a 9999999999999999999 0 - Live 0x0000000000001000\n",
+		"a 18446744073709551615 0 - Live 0x0000000000001000\n",
+		"a 18446744073709551616 0 - Live 0x0000000000001000\n",
+		"a 0018446744073709551615 0 - Live 0x0000000000001000\n",
+		"a 1 -1 [rotting], Rotting 0x0000000000001000\n",
+		"a 1 1 [rotting], Live 0x0000000000001000\n",
+		"a 1 1 [other], Live 0x0000000000001000\n",
+		"a 1 1 [permanent],[permanent], Live 0x0000000000001000\n",
+		"a 1 1 x,x, Live 0x0000000000001000\n",
+		"a 1 1 .,b, Live 0x0000000000001000\n",
+		"a 1 1 ..,b, Live 0x0000000000001000\n",
+		"a 1 1 ...,b, Live 0x0000000000001000\n",
+		"a 1 1 b,,c, Live 0x0000000000001000\n",
+		"a 1 1 b,c Live 0x0000000000001000\n",
+		". 1 0 - Live 0x0000000000001000\n",
+		".. 1 0 - Live 0x0000000000001000\n",
+		"... 1 0 - Live 0x0000000000001000\n",
+		"a 1 0 - Live 0x0000000000001000 ()\n",
+		"a 1 0 - Live 0x0000000000001000 (\n",
+		"a 1 0 - Live 0x0000000000001000 (O)E)\n",
+		"a 1 0 - Live 0x0000000000001000 (O E)\n",
+		"a 1 0 - Live 0x0000000000001000 (OE) \n",
+		"a 1 0 - Live 0x0000000000001000 \n",
+		"a 1 0 - Live 0x00000000000010000\n",
+		"a 1 0 - Live 0x000000000000100g\n",
+		"a 1 0 - Live 0X0000000000001000\n",
+		"a 1 0 - Live 0x0000000000001000",
+		"a 1 0 - Live 0x0000000000001000 (OE)",
+		"a  1 0 - Live 0x0000000000001000\n",
+		"a 1 0 -  Live 0x0000000000001000\n",
+		"a 1 0 - Live  0x0000000000001000\n",
+		"a 1 0 - Livex 0x0000000000001000\n",
+		"a 1 0 - Rottingx 0x0000000000001000\n",
+		"\n\na 1 0 - Live 0x0000000000001000\n\n",
+	};
+	char why[768];
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		size_t len = strlen(edges[i]);
+		ok(!snapshot_both_ways(edges[i], len, NULL, 0, why, sizeof(why)) &&
+			   !snapshot_both_ways("", 0, edges[i], len, why, sizeof(why)),
+		   "both ways alike: %.*s", (int)strcspn(edges[i] + (edges[i][0] == '\n') * 2, "\n"),
+		   edges[i] + (edges[i][0] == '\n') * 2);
+	}
+	char name[80], line[200];
+	for (size_t n = 54; n <= 57; n++) {
+		memset(name, 'n', n);
+		name[n] = '\0';
+		snprintf(line, sizeof(line), "%s 1 0 %s, Live 0x0000000000001000\n", name, name);
+		ok(!snapshot_both_ways(line, strlen(line), NULL, 0, why, sizeof(why)),
+		   "a name and a holder of %zu bytes: both ways alike", n);
+	}
+	/* sizes of one to nine digits, leading zeros, counts of one to three */
+	size_t sizes_differ = 0;
+	unsigned long long size = 0;
+	for (int i = 0; i < 3000; i++) {
+		size = i < 20 ? (unsigned long long)i : size * 7 + 13;
+		size %= 1000000000ull;
+		snprintf(line, sizeof(line), "a %s%llu %d - Live 0x0000000000001000\n",
+			 i % 5 == 0 ? "0" : "", size, i % 300);
+		sizes_differ += snapshot_both_ways(line, strlen(line), NULL, 0, why, sizeof(why)) != NULL;
+	}
+	is_int(sizes_differ, 0, "3,000 sizes and counts: both ways alike");
+	const char *all = "a 1 0 - Live 0x1000\nb 2 0 a, Live 0x2000\n";
+	ok(!snapshot_both_ways(all, strlen(all), NULL, 0, why, sizeof(why)), "the harness itself");
+	/* 64 holders stay on the fast path, 65 go to parse_line(): both agree */
+	char wide[2048];
+	for (size_t n = 63; n <= 66; n++) {
+		char *p = wide + sprintf(wide, "hub 1 0 ");
+		for (size_t i = 0; i < n; i++)
+			p += sprintf(p, "h%zu,", i);
+		p += sprintf(p, " Live 0x0000000000001000\n");
+		ok(!snapshot_both_ways(wide, (size_t)(p - wide), NULL, 0, why, sizeof(why)),
+		   "%zu holders parse alike both ways", n);
+	}
+}
+
 int main(void)
 {
 	live_fields_are_parsed();
@@ -363,5 +536,6 @@ int main(void)
 	names_are_normalised();
 	kernfs_hash_matches_the_kernel();
 	addresses_parse_as_a_digit_at_a_time_would();
+	both_parsers_agree_on_every_line();
 	return tap_done();
 }
