@@ -10,6 +10,11 @@ load helpers/tools
 
 SWEEP=$top_srcdir/tests/faultinject/sweep.sh
 
+# The sweeps' kernels and keys, made by the first sweep, copied by each run.
+setup_file() {
+	export SWEEP_KERNELS=$BATS_FILE_TMPDIR/kernels
+}
+
 setup() {
 	# The preload replaces the allocator: ASan will not share it.
 	[ "$MODROT_SANITIZED" = no ] || skip "the fault-injection preload needs the plain build"

@@ -107,13 +107,35 @@ arguments() {
 		"$F/delta.ko.gz" "alpha nosuch beta"
 }
 
-# the level word of each line of a modinfo's stderr, in order
-levels() { sed -E 's/^modinfo: (FATAL|ERROR|WARNING): .*/\1/; t; s/.*/(none)/' "$1" | tr '\n' ' '; }
+# stderr_shape FILE: sets $nlines to its number of lines (newlines, as
+# wc -l counts them) and $levels to the level word of each line, in order,
+# each but an unterminated last line's followed by a space: FATAL, ERROR,
+# WARNING or (none). In bash alone, without a process: two files a case,
+# 1,500 cases a kernel.
+stderr_shape() {
+	local line word more=1
+	nlines=0 levels=
+	while [ -n "$more" ]; do
+		IFS= read -r line || { more=; [ -n "$line" ] || break; }
+		if [[ $line =~ ^modinfo:\ (FATAL|ERROR|WARNING):\ .* ]]; then
+			# as sed's s/// would: what .* did not match stays
+			word=${BASH_REMATCH[1]}${line#"${BASH_REMATCH[0]}"}
+		else
+			word="(none)"
+		fi
+		if [ -n "$more" ]; then
+			nlines=$((nlines + 1))
+			levels+="$word "
+		else
+			levels+=$word
+		fi
+	done < "$1"
+}
 
 # compare KERNEL-DIR MODE: runs both on every option set and argument;
 # prints one line per difference, and the count of cases last.
 compare_all() {
-	local kdir=$1 mode=$2 F=$BATS_FILE_TMPDIR opts arg cases=0 ks ms
+	local kdir=$1 mode=$2 F=$BATS_FILE_TMPDIR opts arg cases=0 ks ms nlines levels klines klevels
 	local kout=$F/k.out mout=$F/m.out kerr=$F/k.err merr=$F/m.err
 	while IFS= read -r opts; do
 		while IFS= read -r arg; do
@@ -130,10 +152,13 @@ compare_all() {
 			[ "$ks" = "$ms" ] || echo "exit status $ms, kmod's $ks: modinfo $opts $arg"
 			# One line on stderr per failure, as kmod (whose words differ),
 			# with kmod's level word on each.
-			[ "$(wc -l < "$kerr")" = "$(wc -l < "$merr")" ] ||
-				echo "stderr lines $(wc -l < "$merr"), kmod's $(wc -l < "$kerr"): modinfo $opts $arg"
-			[ "$(levels "$kerr")" = "$(levels "$merr")" ] ||
-				echo "stderr levels $(levels "$merr"), kmod's $(levels "$kerr"): modinfo $opts $arg"
+			stderr_shape "$kerr"
+			klines=$nlines klevels=$levels
+			stderr_shape "$merr"
+			[ "$klines" = "$nlines" ] ||
+				echo "stderr lines $nlines, kmod's $klines: modinfo $opts $arg"
+			[ "$klevels" = "$levels" ] ||
+				echo "stderr levels $levels, kmod's $klevels: modinfo $opts $arg"
 		done < <(arguments)
 	done < <(option_sets)
 	echo "cases $cases"

@@ -36,13 +36,15 @@
 #                   wait (bounded, helpers/wait.bash) until `simkernel state`
 #                   has a line matching ERE
 #   and the bounded waits of helpers/wait.bash (wait_until, wait_syscall,
-#   wait_sleeping)
+#   wait_sleeping), and untraced (helpers/untraced.bash)
 
 : "${top_builddir:=$PWD}"
 : "${top_srcdir:=$top_builddir/..}"
 
 # shellcheck source=tests/helpers/wait.bash
 . "${BASH_SOURCE[0]%/*}/wait.bash"
+# shellcheck source=tests/helpers/untraced.bash
+. "${BASH_SOURCE[0]%/*}/untraced.bash"
 
 SIMKERNEL="$top_builddir/tests/simkernel/simkernel"
 SIMKERNEL_LIB="$top_builddir/tests/simkernel/libsimkernel.so"

@@ -7,15 +7,18 @@
 #
 # Tools are called by absolute path ($LSMOD, $KMOD_LSMOD, ...) so that a
 # test never picks up the wrong lsmod from PATH.
-load /usr/lib/bats/bats-support/load.bash
-load /usr/lib/bats/bats-assert/load.bash
-load /usr/lib/bats/bats-file/load.bash
+# bats-support, bats-assert and bats-file, without a process per file.
+# shellcheck source=tests/helpers/bats-libs.bash
+. "${BASH_SOURCE[0]%/*}/bats-libs.bash"
 
 : "${top_builddir:?run the suites through make check}"
 
 # Bounded waits: wait_until, wait_syscall, wait_sleeping.
 # shellcheck source=tests/helpers/wait.bash
 . "${BASH_SOURCE[0]%/*}/wait.bash"
+# untraced FUNCTION...: a loop of many commands without bats' trace.
+# shellcheck source=tests/helpers/untraced.bash
+. "${BASH_SOURCE[0]%/*}/untraced.bash"
 
 # No test waits for ever: one that outlives this (seconds) fails, its
 # processes killed. Far above the slowest test under ASan at load 20; a
