@@ -136,6 +136,53 @@ tools_include_edges() {
 	assert_success
 }
 
+# The calls (and data references) between tools/ files, as the linker
+# resolves them: "caller callee symbol", one line per symbol. automake names
+# a program's objects <program>-<file>.o and libcli.a's libcli_a-<file>.o;
+# a symbol resolves within one program's objects and libcli.a's. Static
+# functions and a header's static inline ones stay inside their file.
+tools_call_edges() {
+	local dir=$top_builddir/tools prog o f
+	for prog in $(find "$dir" -maxdepth 1 -name '*-*.o' -printf '%f\n' | sed 's/-.*//' |
+		LC_ALL=C sort -u | grep -vx libcli_a); do
+		for o in "$dir/$prog"-*.o "$dir"/libcli_a-*.o; do
+			f=${o##*/}
+			f=${f#*-}
+			f=${f%.o}
+			nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print "D", $3, f }'
+			nm -u "$o" | awk -v f="$f" '{ print "U", $NF, f }'
+		done | awk '$1 == "D" { def[$2] = $3; next }
+			{ use[++n] = $2 " " $3 }
+			END { for (i = 1; i <= n; i++) { split(use[i], u, " ");
+				if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]], u[1] } }'
+	done | LC_ALL=C sort -u
+}
+
+@test "the tools' files call each other without a cycle, and libcli.a calls no tool" {
+	run tools_call_edges
+	assert_success
+	# Read from the objects: calls every build has.
+	assert_output --partial 'modreap modreap-pass reap_pass'
+	assert_output --partial 'modreap-pass modreap-percpu reserve_choose'
+	assert_output --partial 'rmmod unload-words'
+	assert_output --partial 'modprobe modprobe-run'
+	local edges=$output
+	[ "$(wc -l <<< "$edges")" -gt 100 ]
+	# libcli.a's helpers, which every tool calls, call none of a tool's files.
+	local libcli
+	libcli=$(find "$top_builddir/tools" -maxdepth 1 -name 'libcli_a-*.o' -printf '%f\n' |
+		sed 's/^libcli_a-//; s/\.o$//')
+	run awk 'NR == FNR { lib[$1] = 1; next } ($1 in lib) && !($2 in lib)' \
+		<(echo "$libcli") <(echo "$edges")
+	assert_success
+	assert_output ''
+	# No cycle between two files (tsort fails on one: see the include
+	# test); a failure shows the files of the loop.
+	run sh -c 'tsort > /dev/null' <<< "$(cut -d' ' -f1,2 <<< "$edges")"
+	assert_success
+	assert_output ''
+}
+
 @test "the unload words depend on no tool: rmmod, modreap and modprobe call them" {
 	run grep '#include "' "$top_srcdir/tools/unload-words.c" "$top_srcdir/tools/unload-words.h"
 	refute_output --regexp '(rmmod|modreap|modprobe)[-.a-z]*\.h"'

@@ -20,7 +20,7 @@
 #include "unload-words.h"
 
 /* -ENOMEM: the totals count it, the per-name report cannot list it. */
-int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
+static int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
 {
 	r->instances += g->instances;
 	r->bytes += g->bytes;
@@ -48,14 +48,6 @@ int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu)
 	return 0;
 }
 
-const struct rot_group *find_group(const struct rot_group *g, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(g[i].name, name) == 0)
-			return &g[i];
-	return NULL;
-}
-
 static struct refusal *find_refusal(const struct reap_run *r, const char *name)
 {
 	for (size_t i = 0; i < r->nrefusals; i++)
@@ -65,7 +57,7 @@ static struct refusal *find_refusal(const struct reap_run *r, const char *name)
 }
 
 /* --watch: the kernel refused this group last time and it has not changed since. */
-bool refused_before(const struct reap_run *r, const struct rot_group *g)
+static bool refused_before(const struct reap_run *r, const struct rot_group *g)
 {
 	const struct refusal *f = find_refusal(r, g->name);
 	return f && f->instances == g->instances;
@@ -170,8 +162,8 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 }
 
 /* Reclaims groups[i]; returns false when the kernel refused all of it. */
-bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
-		   const struct rot_group *groups, size_t i, struct progress *bar)
+static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
+			  const struct rot_group *groups, size_t i, struct progress *bar)
 {
 	const struct rot_group *g = &groups[i];
 	const struct reap_opts *o = r->opts;
@@ -261,12 +253,44 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 	progress_end(&bar);
 }
 
-uint64_t total_bytes(const struct rot_group *g, size_t n)
+/*
+ * --percpu and --percpu-floor: rounds of the per-CPU strategy's choice
+ * (modreap-percpu.c decides, this reclaims), until it says size fits,
+ * no name left helps, or (all) every name holding some was asked.
+ */
+static void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *snap,
+				const struct rot_group *groups, size_t n, uint64_t size, bool all)
 {
-	uint64_t t = 0;
-	for (size_t i = 0; i < n; i++)
-		t += g[i].bytes;
-	return t;
+	const struct reap_opts *o = r->opts;
+	size_t *pick = calloc(n + 1, sizeof(*pick));
+	uint64_t *candidates = calloc(n + 1, sizeof(*candidates));
+	struct progress bar;
+
+	if (!pick || !candidates) {
+		cli_error("out of memory");
+		cli_outcome_failed(&r->outcome, -ENOMEM);
+		goto out;
+	}
+	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", 0);
+	for (;;) {
+		/* Not asked again: what this pass tried, what --watch saw refused. */
+		for (size_t i = 0; i < n; i++)
+			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0
+										     : r->gives[i];
+		size_t k = reserve_choose(r, candidates, n, size, all, pick);
+		if (k == 0)
+			break;
+		for (size_t j = 0; j < k && !stop_signal(); j++) {
+			r->taken[pick[j]] = true;
+			reclaim_group(r, snap, groups, pick[j], &bar);
+		}
+		if (stop_signal() || all || !reserve_round_end(r, size))
+			break;
+	}
+	progress_end(&bar);
+out:
+	free(pick);
+	free(candidates);
 }
 
 /* One look at the kernel: read, choose, reclaim. Returns a negative errno

@@ -4,7 +4,8 @@
  * which come from a small fixed reserve (/proc/module_percpu): --percpu
  * and --percpu-floor choose names by the per-CPU bytes they hold
  * (reserve-pick.c picks the fewest), and check the kernel's own count of
- * what is free after each round of reclaims.
+ * what is free after each round of reclaims. This file decides and says
+ * why a target cannot be met; modreap-pass.c does the reclaims it picks.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +18,6 @@
 #include "cli-msg.h"
 #include "modreap.h"
 #include "reserve-pick.h"
-#include "stopsignal.h"
 
 /*
  * Reads /proc/module_percpu again. A kernel without it leaves r->pc NULL
@@ -107,13 +107,6 @@ uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held,
 	return held > left ? held - left : 0;
 }
 
-/* The free per-CPU bytes after this run: read, or (dry) predicted. */
-uint64_t reserve_free_after(const struct reap_run *r)
-{
-	uint64_t free_now = rot_percpu_free_bytes(r->pc);
-	return r->opts->dry_run ? free_now + r->gave : free_now;
-}
-
 /* What to give back so that size bytes may be free in one piece: the
  * missing free bytes, or, when enough is free but in pieces, at least the
  * gap between the largest piece and size. */
@@ -149,64 +142,48 @@ static void reserve_short(struct reap_run *r, uint64_t size)
 }
 
 /*
- * --percpu and --percpu-floor: reclaim the fewest names whose per-CPU
- * bytes make size free in one piece (all: every name holding some), then
- * ask the kernel. Freed bytes may lie apart from the free piece they were
- * meant to join, and names may be refused as still in use: while the
- * kernel says size does not fit, choose again among the names left.
+ * --percpu and --percpu-floor, one round: the fewest names whose per-CPU
+ * bytes make size free in one piece (all: every name holding some), by
+ * what each would give back (candidates[i], 0 for a name not to ask).
+ * Returns how many it put in pick; 0 when size fits already, or when no
+ * name left helps (said). The pass reclaims them, then asks
+ * reserve_round_end() whether to choose again.
  */
-void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *snap,
-			 const struct rot_group *groups, size_t n, uint64_t size, bool all)
+size_t reserve_choose(struct reap_run *r, const uint64_t *candidates, size_t n, uint64_t size,
+		      bool all, size_t *pick)
 {
-	const struct reap_opts *o = r->opts;
-	size_t *pick = calloc(n + 1, sizeof(*pick));
-	uint64_t *candidates = calloc(n + 1, sizeof(*candidates));
-	struct progress bar;
+	if (!all && reserve_fits(r->pc, size)) {
+		r->floor_unmet = false;
+		return 0;
+	}
+	size_t k = all ? reserve_pick_all(candidates, n, pick)
+		       : reserve_pick(candidates, n, reserve_need(r->pc, size), pick);
+	if (k == 0 && !all)
+		reserve_short(r, size);
+	return k;
+}
 
-	if (!pick || !candidates) {
-		cli_error("out of memory");
-		cli_outcome_failed(&r->outcome, -ENOMEM);
-		goto out;
+/*
+ * After a round of reclaims: whether to choose again. Freed bytes may lie
+ * apart from the free piece they were meant to join, and names may be
+ * refused as still in use: the kernel's count, read again, says whether
+ * size fits. A dry run cannot read what it did not do: it predicts, once.
+ */
+bool reserve_round_end(struct reap_run *r, uint64_t size)
+{
+	if (r->opts->dry_run) {
+		if (reserve_free_after(r) < rot_percpu_need(size))
+			reserve_short(r, size);
+		return false;
 	}
-	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", 0);
-	for (;;) {
-		if (!all && reserve_fits(r->pc, size)) {
-			r->floor_unmet = false;
-			break;
-		}
-		for (size_t i = 0; i < n; i++)
-			candidates[i] = r->taken[i] || refused_before(r, &groups[i]) ? 0
-										     : r->gives[i];
-		size_t k = all ? reserve_pick_all(candidates, n, pick)
-			       : reserve_pick(candidates, n, reserve_need(r->pc, size), pick);
-		if (k == 0) {
-			if (!all)
-				reserve_short(r, size);
-			break;
-		}
-		for (size_t j = 0; j < k && !stop_signal(); j++) {
-			r->taken[pick[j]] = true;
-			reclaim_group(r, snap, groups, pick[j], &bar);
-		}
-		if (stop_signal() || all)
-			break;
-		if (o->dry_run) {
-			if (reserve_free_after(r) < rot_percpu_need(size))
-				reserve_short(r, size);
-			break;
-		}
-		int err = read_reserve(r);
-		if (err == 0 && !r->pc)
-			err = -ENOENT; /* it was there a moment ago */
-		if (err < 0) {
-			reserve_read_failed(r, err);
-			break;
-		}
+	int err = read_reserve(r);
+	if (err == 0 && !r->pc)
+		err = -ENOENT; /* it was there a moment ago */
+	if (err < 0) {
+		reserve_read_failed(r, err);
+		return false;
 	}
-	progress_end(&bar);
-out:
-	free(pick);
-	free(candidates);
+	return true;
 }
 
 /*

@@ -154,72 +154,35 @@ static void print_reserve_words(const struct reap_run *r, uint64_t free_bytes, b
 	       size_words(rot_percpu_largest(r->pc), "", piece));
 }
 
-int reap_report(struct reap_run *r)
+/*
+ * No reclaiming asked: the rotting instances g by name, their per-CPU
+ * bytes r->held when the kernel reports its reserve (r->pc). -J: r->taint
+ * and r->rot_left are set. Returns the output's error.
+ */
+int reap_print_rot(struct reap_run *r, const struct rot_group *g, size_t n)
 {
-	struct rot_snapshot *snap;
-	struct rot_group *g;
-	size_t n, instances = 0;
-
-	int err = rot_snapshot_read(&snap);
-	if (err < 0)
-		return err;
-	if (!rot_snapshot_has_rot(snap)) {
-		rot_snapshot_free(snap);
-		return -EOPNOTSUPP;
-	}
-	err = rot_snapshot_rotting_groups(snap, &g, &n);
-	if (err < 0) {
-		rot_snapshot_free(snap);
-		return err;
-	}
-	for (size_t i = 0; i < n; i++)
-		instances += g[i].instances;
-	uint64_t bytes = total_bytes(g, n), percpu = 0;
-
-	/* The per-CPU bytes are an addition: the report goes on without them. */
-	int perr = pass_reserve(r, g, n).err;
-	if (perr < 0) {
-		pass_reserve_end(r);
-		free(g);
-		rot_snapshot_free(snap);
-		return perr;
-	}
-	for (size_t i = 0; r->pc && i < n; i++)
-		percpu += r->held[i];
+	size_t instances = 0;
+	uint64_t percpu = 0;
 	const uint64_t *held = r->pc ? r->held : NULL;
 
-	if (r->opts->json) {
-		/* Nothing is reclaimed: the taint is what it is, before and after. */
-		int terr = run_taint_before(&r->taint);
-		if (terr < 0)
-			cli_outcome_failed(&r->outcome, terr);
-		r->taint.after_known = r->taint.before_known;
-		r->taint.after = r->taint.before;
-		r->rot_left = bytes;
-		err = print_json(r, g, held, n, JK_ROTTING);
-	} else if (!r->opts->quiet) {
-		if (n)
-			err = print_groups(g, held, n, NULL, NULL);
-		char size[SIZE_WORDS_MAX];
-		printf("total: %zu rotting %s of %zu %s, %s", instances, instances_word(instances),
-		       n, n == 1 ? "name" : "names", size_words(bytes, "bytes", size));
-		if (r->pc) {
-			printf(", %s; ", size_words(percpu, "per-CPU bytes", size));
-			print_reserve_words(r, rot_percpu_free_bytes(r->pc), false);
-		}
-		putchar('\n');
+	if (r->opts->json)
+		return print_json(r, g, held, n, JK_ROTTING);
+	if (r->opts->quiet)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		instances += g[i].instances;
+	for (size_t i = 0; held && i < n; i++)
+		percpu += held[i];
+	int err = n ? print_groups(g, held, n, NULL, NULL) : 0;
+	char size[SIZE_WORDS_MAX];
+	printf("total: %zu rotting %s of %zu %s, %s", instances, instances_word(instances), n,
+	       n == 1 ? "name" : "names", size_words(total_bytes(g, n), "bytes", size));
+	if (r->pc) {
+		printf(", %s; ", size_words(percpu, "per-CPU bytes", size));
+		print_reserve_words(r, rot_percpu_free_bytes(r->pc), false);
 	}
-	pass_reserve_end(r);
-	free(g);
-	rot_snapshot_free(snap);
-	/* The kernel was read: what failed now is the output. */
-	if (err == -ENOMEM)
-		cli_error("out of memory");
-	else if (err < 0)
-		cli_output_failed(err);
-	if (err < 0)
-		cli_outcome_failed(&r->outcome, err);
-	return 0;
+	putchar('\n');
+	return err;
 }
 
 static int print_reclaim_json(struct reap_run *r)

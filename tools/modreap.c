@@ -171,6 +171,60 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	o->names = cli_module_names(argv + optind, o->nnames);
 }
 
+/*
+ * No reclaiming asked: one look at the kernel, printed. Returns a
+ * negative errno only when the kernel could not be read; what fails in
+ * the output is said here and counted in the run's outcome.
+ */
+static int reap_report(struct reap_run *r)
+{
+	struct rot_snapshot *snap;
+	struct rot_group *g;
+	size_t n;
+
+	int err = rot_snapshot_read(&snap);
+	if (err < 0)
+		return err;
+	if (!rot_snapshot_has_rot(snap)) {
+		rot_snapshot_free(snap);
+		return -EOPNOTSUPP;
+	}
+	err = rot_snapshot_rotting_groups(snap, &g, &n);
+	if (err < 0) {
+		rot_snapshot_free(snap);
+		return err;
+	}
+	/* The per-CPU bytes are an addition: the report goes on without them. */
+	int perr = pass_reserve(r, g, n).err;
+	if (perr < 0) {
+		pass_reserve_end(r);
+		free(g);
+		rot_snapshot_free(snap);
+		return perr;
+	}
+	if (r->opts->json) {
+		/* Nothing is reclaimed: the taint is what it is, before and after. */
+		int terr = run_taint_before(&r->taint);
+		if (terr < 0)
+			cli_outcome_failed(&r->outcome, terr);
+		r->taint.after_known = r->taint.before_known;
+		r->taint.after = r->taint.before;
+		r->rot_left = total_bytes(g, n);
+	}
+	err = reap_print_rot(r, g, n);
+	pass_reserve_end(r);
+	free(g);
+	rot_snapshot_free(snap);
+	/* The kernel was read: what failed now is the output. */
+	if (err == -ENOMEM)
+		cli_error("out of memory");
+	else if (err < 0)
+		cli_output_failed(err);
+	if (err < 0)
+		cli_outcome_failed(&r->outcome, err);
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct reap_opts o = { 0 };

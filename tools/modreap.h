@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * modreap's parts, one job each: modreap.c the options and main,
- * modreap-pass.c one pass (read, choose, reclaim) and --watch,
- * modreap-percpu.c the per-CPU reserve strategy, modreap-print.c the
- * table, JSON and summary. What a reclaim freed is lib's (rot_reclaim());
+ * modreap's parts, one job each: modreap.c the options, main and the
+ * report when nothing is reclaimed, modreap-pass.c one pass (read,
+ * choose, reclaim) and --watch, modreap-percpu.c the per-CPU reserve
+ * strategy, modreap-print.c the table, JSON and summary. What a reclaim freed is lib's (rot_reclaim());
  * the words for it are reclaim-report.c's.
  */
 #ifndef MODROT_MODREAP_H
@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cli-exit.h"
 #include "modrot.h"
@@ -115,22 +116,45 @@ static inline bool percpu_mode(const struct reap_opts *o)
 	return o->percpu || o->has_floor;
 }
 
+/* The group of name, or NULL. */
+static inline const struct rot_group *find_group(const struct rot_group *g, size_t n,
+						 const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(g[i].name, name) == 0)
+			return &g[i];
+	return NULL;
+}
+
+static inline uint64_t total_bytes(const struct rot_group *g, size_t n)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += g[i].bytes;
+	return t;
+}
+
+/* The free per-CPU bytes after this run: read, or (dry) predicted. */
+static inline uint64_t reserve_free_after(const struct reap_run *r)
+{
+	uint64_t free_now = rot_percpu_free_bytes(r->pc);
+	return r->opts->dry_run ? free_now + r->gave : free_now;
+}
+
+/*
+ * The parts call one way only, so that each can be read without the
+ * others: modreap.c -> modreap-pass.c -> modreap-percpu.c; modreap.c and
+ * modreap-pass.c -> modreap-print.c; modreap.c's report -> modreap-percpu.c.
+ * The per-CPU strategy decides and the pass reclaims; printing takes the
+ * run's data and calls no part back (tests/libmodrot.bats checks it).
+ */
+
 /* ---- modreap-pass.c ---- */
 
 /* One look at the kernel: read, choose, reclaim. */
 struct reap_status reap_pass(struct reap_run *r, bool first);
 /* --watch: passes until a stop signal. */
 struct reap_status reap_watch(struct reap_run *r);
-/* Counts a freed group in the run's totals; -ENOMEM: the per-name report cannot list it. */
-int remember(struct reap_run *r, const struct rot_group *g, uint64_t percpu);
-/* The group of name, or NULL. */
-const struct rot_group *find_group(const struct rot_group *g, size_t n, const char *name);
-/* --watch: the kernel refused this group last time and it has not changed since. */
-bool refused_before(const struct reap_run *r, const struct rot_group *g);
-/* Reclaims groups[i]; returns false when the kernel refused all of it. */
-bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
-		   const struct rot_group *groups, size_t i, struct progress *bar);
-uint64_t total_bytes(const struct rot_group *g, size_t n);
 
 /* ---- modreap-percpu.c ---- */
 
@@ -144,16 +168,18 @@ void pass_reserve_end(struct reap_run *r);
 /* The per-CPU bytes a reclaim of name gave back. */
 uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held,
 		      const struct rot_reclaim_result *out);
-/* The free per-CPU bytes after this run: read, or (dry) predicted. */
-uint64_t reserve_free_after(const struct reap_run *r);
-/* --percpu and --percpu-floor: reclaim until size fits (all: every holder). */
-void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *snap,
-			 const struct rot_group *groups, size_t n, uint64_t size, bool all);
+/* --percpu and --percpu-floor, one round: the names to reclaim (candidates[i]:
+ * what name i gives back, 0 not to ask) so that size fits; 0: it fits, or
+ * no name left helps (said). */
+size_t reserve_choose(struct reap_run *r, const uint64_t *candidates, size_t n, uint64_t size,
+		      bool all, size_t *pick);
+/* After a round's reclaims: whether to choose again (the reserve read again). */
+bool reserve_round_end(struct reap_run *r, uint64_t size);
 
 /* ---- modreap-print.c ---- */
 
-/* No reclaiming asked: the rotting instances by name. */
-int reap_report(struct reap_run *r);
+/* No reclaiming asked: the rotting instances g by name. */
+int reap_print_rot(struct reap_run *r, const struct rot_group *g, size_t n);
 /* What the run reclaimed; a summary that could not be made is a failure. */
 int reap_print_summary(struct reap_run *r);
 /* --watch -J: one line for pass number pass, which had failures failures. */
