@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Run the kernel's checkpatch.pl --strict over the series in
-# kernel/patches/ (not the cover letter).
+# Run the kernel's checkpatch.pl --strict over a series: kernel/patches/
+# (Linux 6.1, the default) or kernel/patches-6.12/ (not the cover letter).
 #
-#   kernel/checkpatch.sh [--tree DIR]
+#   kernel/checkpatch.sh [--kernel 6.1|6.12] [--tree DIR]
 #
 # The checkpatch.pl comes from DIR, else from $KSRC, else from the newest
-# cached build (kernel/run.sh's cache, /var/cache/modrot-kernel), else
-# from Debian's linux-source-6.1 tarball, unpacked in part to a temporary
+# cached build of that kernel (kernel/run.sh's cache,
+# /var/cache/modrot-kernel, and its 6.12/ for 6.12), else from Debian's
+# linux-source-VERSION tarball, unpacked in part to a temporary
 # directory.  Prints checkpatch's report for each patch and a total.
 # Exits 1 if any patch has an ERROR, 0 otherwise (warnings are printed
 # and counted; the cover letter justifies the ones that stay).
@@ -15,13 +16,22 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tree=${KSRC:-}
 cache_root=${MODROT_KERNEL_CACHE:-/var/cache/modrot-kernel}
+kernel=6.1
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
 	--tree) tree=$2; shift 2 ;;
 	-h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "checkpatch.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
+
+case $kernel in
+6.1) series=$here/patches ;;
+6.12) series=$here/patches-6.12 cache_root=$cache_root/6.12 ;;
+*) echo "checkpatch.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2 ;;
+esac
+src=linux-source-$kernel
 
 tmp=
 cleanup() { [ -z "$tmp" ] || rm -rf "$tmp"; }
@@ -30,17 +40,17 @@ trap cleanup EXIT
 if [ -z "$tree" ]; then
 	# shellcheck disable=SC2012 # our own hex-named cache directories
 	done_file=$(ls -1t "$cache_root"/*/done 2>/dev/null | head -n 1 || true)
-	[ -n "$done_file" ] && tree=$(dirname "$done_file")/linux-source-6.1
+	[ -n "$done_file" ] && tree=$(dirname "$done_file")/$src
 fi
 if [ -z "$tree" ] || [ ! -x "$tree/scripts/checkpatch.pl" ]; then
-	tar_file=/usr/src/linux-source-6.1.tar.xz
+	tar_file=/usr/src/$src.tar.xz
 	[ -f "$tar_file" ] || { echo "checkpatch.sh: no kernel tree and no $tar_file" >&2; exit 2; }
 	tmp=$(mktemp -d)
 	tar -xf "$tar_file" -C "$tmp" --wildcards \
-		'linux-source-6.1/scripts/checkpatch.pl' \
-		'linux-source-6.1/scripts/spelling.txt' \
-		'linux-source-6.1/scripts/const_structs.checkpatch'
-	tree=$tmp/linux-source-6.1
+		"$src/scripts/checkpatch.pl" \
+		"$src/scripts/spelling.txt" \
+		"$src/scripts/const_structs.checkpatch"
+	tree=$tmp/$src
 fi
 
 # A whole tree lets checkpatch check paths against it; a partial one not.
@@ -50,7 +60,7 @@ tree_opt=
 errors=0
 warnings=0
 checks=0
-for p in "$here"/patches/0*.patch; do
+for p in "$series"/0*.patch; do
 	case $(basename "$p") in 0000-*) continue ;; esac
 	out=$(cd "$tree" && perl scripts/checkpatch.pl --strict $tree_opt --terse \
 		--show-types "$p" 2>&1 || true)

@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
-# Build the rot kernel (Debian's linux-source-6.1 plus kernel/patches/),
-# boot it in qemu under software emulation, drive it with the suite's
-# tools, run the same rows on the simulated kernel, and compare.
+# Build the rot kernel (Debian's linux-source-6.1 plus kernel/patches/,
+# or linux-source-6.12 plus kernel/patches-6.12/), boot it in qemu under
+# software emulation, drive it with the suite's tools, run the same rows
+# on the simulated kernel, and compare.
 #
-#   kernel/run.sh [--results DIR] [--cache DIR] [--jobs N] [--rounds N]
+#   kernel/run.sh [--kernel 6.1|6.12|all] [--results DIR] [--cache DIR]
+#                 [--jobs N] [--rounds N]
 #                 [--scenarios "abi reclaim-taint evidence installer smp ..."]
 #                 [--tree DIR]   (a patched, configured and built tree of
 #                                 your own instead of the cache)
 #                 [--figures]    (also time insmod, lsmod and what a
 #                                 load/unload cycle leaves: figures.txt)
 #
-# Results (default build/kernel-results/): conformance.txt, .tsv and .json,
-# and per scenario the guest console, the rows of each side and dmesg.
+# --kernel picks the series (default 6.1; all runs each kernel in turn,
+# 6.1 first, each with its own results and cache, and fails if either
+# does).
+# Results (default build/kernel-results/, build/kernel-results-6.12/ for
+# 6.12; with --kernel all and --results DIR, DIR/6.1 and DIR/6.12):
+# conformance.txt, .tsv and .json, and per scenario the guest console,
+# the rows of each side and dmesg.
 # The built kernel is cached, built in place, in CACHE/<hash of the series,
 # the config fragment and the Debian source version> (default
-# /var/cache/modrot-kernel): a second run skips the build; the newest two
-# builds are kept, older ones pruned.  The test modules (kernel/modules)
-# are built against it on every run, in seconds.
+# /var/cache/modrot-kernel; 6.12 builds in CACHE/6.12/): a second run
+# skips the build; the newest two builds of each kernel are kept, older
+# ones pruned.  The test modules (kernel/modules) are built against it on
+# every run, in seconds.
 # The guest has 2 CPUs.  Ends with "N passed, N failed"; exits non-zero if
 # a row fails or a scenario does not finish.
 set -euo pipefail
@@ -41,21 +49,53 @@ use_suite_insmod=${ROT_USE_INSMOD:-1}
 own_tree=
 figures=
 bulk_count=200
+kernel=6.1
+results_given=
+args=("$@")
 
 while [ $# -gt 0 ]; do
 	case $1 in
-	--results) results=$2; shift 2 ;;
+	--kernel) kernel=$2; shift 2 ;;
+	--results) results=$2; results_given=1; shift 2 ;;
 	--cache) cache_root=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--scenarios) scenarios=$2; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
 	--figures) figures=1; shift ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 case $results in /*) ;; *) results=$PWD/$results ;; esac
+
+# --kernel all: this script once per kernel, each with its own results.
+if [ "$kernel" = all ]; then
+	[ -z "$own_tree" ] || { echo "run.sh: --tree needs --kernel 6.1 or 6.12" >&2; exit 2; }
+	status=0
+	for k in 6.1 6.12; do
+		sub=()
+		[ -n "$results_given" ] && sub=(--results "$results/$k")
+		"$0" "${args[@]}" "${sub[@]}" --kernel "$k" || status=1
+	done
+	exit $status
+fi
+# Each kernel: its Debian source package, its series, its config fragments
+# (merged in this order onto tinyconfig) and its own cache directory.
+case $kernel in
+6.1)
+	patches=$here/patches
+	fragments=("$here/config.fragment")
+	;;
+6.12)
+	patches=$here/patches-6.12
+	fragments=("$here/config.fragment" "$here/config-6.12.fragment")
+	cache_root=$cache_root/6.12
+	[ -n "$results_given" ] || results=$top/build/kernel-results-6.12
+	;;
+*) echo "run.sh: --kernel takes 6.1, 6.12 or all, not $kernel" >&2; exit 2 ;;
+esac
+source_pkg=linux-source-$kernel
 case " $scenarios " in *" figures "*) figures=1 ;; esac
 [ -n "$figures" ] && case " $scenarios " in *" figures "*) ;; *) scenarios="$scenarios figures" ;; esac
 
@@ -66,14 +106,14 @@ elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # --- prerequisites -----------------------------------------------------
 # rsync: the kselftest's "make install" copies with it (tools/testing/selftests/lib.mk).
-packages="linux-source-6.1 qemu-system-x86 cpio bc flex bison libelf-dev
+packages="$source_pkg qemu-system-x86 cpio bc flex bison libelf-dev
 	libssl-dev build-essential xz-utils zstd liblzma-dev libzstd-dev file rsync"
 # Any busybox will do (static or not: its libraries go into the initramfs
 # too); scripts/setup.sh installs busybox, which conflicts with busybox-static.
 [ -x /bin/busybox ] || packages="$packages busybox"
 # shellcheck disable=SC2086
 "$top/scripts/need-packages.sh" $packages >&2
-source_tar=/usr/src/linux-source-6.1.tar.xz
+source_tar=/usr/src/$source_pkg.tar.xz
 [ -f "$source_tar" ] || die "$source_tar not found"
 
 # The suite's tools and the simulated kernel.
@@ -97,10 +137,10 @@ insmod_tool=
 # series and the config fragment.  The test modules are not part of the
 # key: they are built against the tree on every run, in a few seconds.
 # Nor is the cover letter (0000), which is not applied.
-source_version=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+source_version=$(dpkg-query -W -f='${Version}' "$source_pkg")
 kernel_key() {
-	echo "linux-source-6.1 $source_version"
-	for f in "$here"/patches/*.patch "$here"/config.fragment; do
+	echo "$source_pkg $source_version"
+	for f in "$patches"/*.patch "${fragments[@]}"; do
 		case $(basename "$f") in 0000-*) continue ;; esac
 		echo "== ${f#"$here"/}"
 		cat "$f"
@@ -124,8 +164,8 @@ adopt_old_build() {
 		name=$(basename "$d")
 		[ -L "$d" ] || [ ! -f "$d/done" ] || [ ! -f "$d/modules/Kbuild" ] && continue
 		old=$( {
-			echo "linux-source-6.1 $source_version"
-			for f in "$here"/patches/*.patch "$here"/config.fragment "$d"/modules/*; do
+			echo "$source_pkg $source_version"
+			for f in "$patches"/*.patch "${fragments[@]}" "$d"/modules/*; do
 				case $f in
 				"$d"/modules/*.mod.c) continue ;;
 				"$d"/modules/*.[ch] | "$d"/modules/Kbuild | "$d"/modules/Makefile)
@@ -150,14 +190,14 @@ build_kernel() {
 	rm -rf "$cache"
 	mkdir -p "$cache"
 	tar -xf "$source_tar" -C "$cache"
-	for p in "$here"/patches/*.patch; do
+	for p in "$patches"/*.patch; do
 		case $(basename "$p") in 0000-*) continue ;; esac # the cover letter
 		patch -d "$ksrc" -p1 --quiet --forward <"$p" || die "$(basename "$p") does not apply"
 	done
 	(
 		cd "$ksrc"
 		make tinyconfig
-		scripts/kconfig/merge_config.sh -m .config "$here/config.fragment"
+		scripts/kconfig/merge_config.sh -m .config "${fragments[@]}"
 		make olddefconfig
 		make -j"$jobs" bzImage modules
 	) >"$cache/build.log" 2>&1 || { tail -n 30 "$cache/build.log" >&2; die "kernel build failed"; }
@@ -181,7 +221,7 @@ build_samples() {
 # against $ksrc, into $kmods (outside the tree: the tree is not written).
 build_test_programs() {
 	# Every option of the fragment must have survived olddefconfig.
-	grep '^CONFIG_' "$here/config.fragment" | while read -r opt; do
+	cat "${fragments[@]}" | grep '^CONFIG_' | while read -r opt; do
 		grep -qx "$opt" "$ksrc/.config" || say "warning: $opt not set in the built .config"
 	done
 	rm -rf "$kmods"
@@ -259,12 +299,12 @@ else
 		build_note="cached"
 	else
 		t=$(now)
-		ksrc=$cache/linux-source-6.1
+		ksrc=$cache/$source_pkg
 		build_kernel
 		build_note="built in $(elapsed "$t")s"
 		say "kernel $build_note"
 	fi
-	ksrc=$(cd -P "$cache/linux-source-6.1" && pwd)
+	ksrc=$(cd -P "$cache/$source_pkg" && pwd)
 	prune_cache
 fi
 bzimage=$ksrc/arch/x86/boot/bzImage

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* alpha: a plain module that exports a function (beta uses it). */
 #include <linux/module.h>
+#include "alpha.h"
 
 int alpha_fn(int x)
 {

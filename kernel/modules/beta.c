@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* beta: uses alpha_fn, so alpha holds beta while beta is live. */
 #include <linux/module.h>
+#include "alpha.h"
 
-int alpha_fn(int x);
+/* Exported for symbol lookups; no module calls it. */
+int beta_fn(int x);
 
 int beta_fn(int x)
 {

@@ -23,22 +23,30 @@ byte_at() { # HEX OFFSET -> the byte at OFFSET
 load rothook >/dev/null
 t0=$(bad_taint)
 
-# 1. An optimised kprobe inside rotcall_fn (after its 5-byte ftrace site).
+# Where rotcall_fn's 5-byte ftrace site is: at its first byte, or after an
+# ENDBR64 (f3 0f 1e fa) on a kernel with indirect branch tracking
+# (X86_KERNEL_IBT: the 6.12 configuration has it, the 6.1 one not).
 load rotcall >/dev/null
 b0=$(cat $P/bytes)
-echo 'p:rotprobe rotcall:rotcall_fn+5' >>$T/kprobe_events
+site=0
+[ "$(echo "$b0" | cut -c1-8)" = f30f1efa ] && site=4
+probe=$((site + 5))
+
+# 1. An optimised kprobe inside rotcall_fn (after its ftrace site).
+echo "p:rotprobe rotcall:rotcall_fn+$probe" >>$T/kprobe_events
 echo 1 >$T/events/kprobes/rotprobe/enable
 # The optimiser rewrites the probe into a jump a few jiffies later.
+optimized="rotcall_fn+0x$(printf %x $probe).*\\[OPTIMIZED\\]"
 i=0
-while ! grep -q 'rotcall_fn+0x5.*\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list 2>/dev/null && [ $i -lt 600 ]; do
+while ! grep -q "$optimized" /sys/kernel/debug/kprobes/list 2>/dev/null && [ $i -lt 600 ]; do
 	sleep 0.05
 	i=$((i + 1))
 done
 b1=$(cat $P/bytes)
-opt=$(grep -c 'rotcall_fn+0x5.*\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list 2>/dev/null)
+opt=$(grep -c "$optimized" /sys/kernel/debug/kprobes/list 2>/dev/null)
 r1=$(call 3)
 hits=$(awk '$1 == "rotprobe" { print $2 }' $T/kprobe_profile)
-note "rotcall_fn: $b0 at rest, $b1 probed (byte 5: $(byte_at "$b1" 5))"
+note "rotcall_fn: $b0 at rest, $b1 probed (byte $probe: $(byte_at "$b1" $probe))"
 r2=$(rc $RMMOD rotcall)
 b2=$(cat $P/bytes)
 r3=$(call 4)
@@ -66,7 +74,7 @@ echo >$T/set_ftrace_filter
 sleep 0.2
 r3=$(call 6)
 note "rotcall_fn: $b0 at rest, $b1 traced, $b2 rotting"
-row ftrace-armed "call,1016,traced" "$( [ "$(byte_at "$b1" 0)" = e8 ] && echo call || echo "first-byte:$(byte_at "$b1" 0)"),$r1,$( [ "$traced" -ge 1 ] && echo traced || echo untraced)" \
+row ftrace-armed "call,1016,traced" "$( [ "$(byte_at "$b1" $site)" = e8 ] && echo call || echo "site-byte:$(byte_at "$b1" $site)"),$r1,$( [ "$traced" -ge 1 ] && echo traced || echo untraced)" \
 	"the function tracer patches rotcall_fn's call site and sees it run"
 row ftrace-rot "rc=0,at-rest,1019,taint=$t0" \
 	"$r2,$( [ "$b2" = "$b0" ] && echo at-rest || echo "text:$b2"),$r3,taint=$(bad_taint)" \

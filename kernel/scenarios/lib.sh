@@ -119,12 +119,17 @@ open_gate() { # NAME
 
 # wait_name_waiter PID: until the load PID (a program, not a shell
 # function: its pid must be the loading task) sleeps waiting for a name that
-# is still Loading (at most 30 s).  The kernel inlines that wait
+# is still Loading (at most 600 looks).  Linux 6.1 inlines that wait
 # (add_unformed_module) into load_module, so the task's wchan says
-# load_module; the simulator serves the same file while its load waits.
+# load_module; 6.12 waits in module_patient_check_exists, which GCC may
+# clone (module_patient_check_exists.constprop.0); the simulator serves
+# load_module while its load waits.
 wait_name_waiter() { # PID
 	i=0
-	while [ "$(cat "/proc/$1/wchan" 2>/dev/null)" != load_module ] && [ $i -lt 600 ]; do
+	while [ $i -lt 600 ]; do
+		case $(cat "/proc/$1/wchan" 2>/dev/null) in
+		load_module | module_patient_check_exists*) break ;;
+		esac
 		sleep 0.05
 		i=$((i + 1))
 	done
