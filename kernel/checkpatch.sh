@@ -7,8 +7,8 @@
 # The checkpatch.pl comes from DIR, else from $KSRC, else from the newest
 # cached build of that kernel (kernel/run.sh's cache,
 # /var/cache/modrot-kernel, and its 6.12/ for 6.12), else from Debian's
-# linux-source-VERSION tarball, unpacked in part to a temporary
-# directory.  Prints checkpatch's report for each patch and a total.
+# linux-source-VERSION tarball (installed if missing), unpacked in part
+# to a temporary directory.  Prints checkpatch's report for each patch and a total.
 # Exits 1 if any patch has an ERROR, 0 otherwise (warnings are printed
 # and counted; the cover letter justifies the ones that stay).
 set -euo pipefail
@@ -44,6 +44,8 @@ if [ -z "$tree" ]; then
 fi
 if [ -z "$tree" ] || [ ! -x "$tree/scripts/checkpatch.pl" ]; then
 	tar_file=/usr/src/$src.tar.xz
+	# A fresh machine has neither a cached build nor the source package.
+	[ -f "$tar_file" ] || "$here/../scripts/need-packages.sh" "$src" >&2
 	[ -f "$tar_file" ] || { echo "checkpatch.sh: no kernel tree and no $tar_file" >&2; exit 2; }
 	tmp=$(mktemp -d)
 	tar -xf "$tar_file" -C "$tmp" --wildcards \
