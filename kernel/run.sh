@@ -12,9 +12,9 @@
 #                 [--figures]    (also time insmod, lsmod and what a
 #                                 load/unload cycle leaves: figures.txt)
 #
-# --kernel picks the series (default 6.1; all runs each kernel in turn,
-# 6.1 first, each with its own results and cache, and fails if either
-# does).
+# --kernel picks the series (default all: each kernel in turn, 6.1
+# first, each with its own results and cache; then one line totals both
+# tables, and the run fails if either does).
 # Results (default build/kernel-results/, build/kernel-results-6.12/ for
 # 6.12; with --kernel all and --results DIR, DIR/6.1 and DIR/6.12):
 # conformance.txt, .tsv and .json, and per scenario the guest console,
@@ -32,7 +32,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 here=$top/kernel
 results=$top/build/kernel-results
-cache_root=/var/cache/modrot-kernel
+cache_root=${MODROT_KERNEL_CACHE:-/var/cache/modrot-kernel}
 jobs=$(nproc)
 # Installer rounds: 8 show the growth; 20 took 10 minutes on the debug kernel
 # under load (KASAN and lockdep slow every load and unload in the guest).
@@ -49,7 +49,7 @@ use_suite_insmod=${ROT_USE_INSMOD:-1}
 own_tree=
 figures=
 bulk_count=200
-kernel=6.1
+kernel=all
 results_given=
 args=("$@")
 
@@ -73,11 +73,33 @@ case $results in /*) ;; *) results=$PWD/$results ;; esac
 if [ "$kernel" = all ]; then
 	[ -z "$own_tree" ] || { echo "run.sh: --tree needs --kernel 6.1 or 6.12" >&2; exit 2; }
 	status=0
+	total_passed=0
+	total_failed=0
+	last=$(mktemp)
+	trap 'rm -f "$last"' EXIT
 	for k in 6.1 6.12; do
 		sub=()
 		[ -n "$results_given" ] && sub=(--results "$results/$k")
-		"$0" "${args[@]}" "${sub[@]}" --kernel "$k" || status=1
+		"$0" "${args[@]}" "${sub[@]}" --kernel "$k" | tee "$last" || status=1
+		# Each kernel's run ends with its own "N passed, N failed"; one
+		# that stopped before its table (a build that failed) is one
+		# failure, so the total never hides a kernel that did not run.
+		line=$(tail -n 1 "$last")
+		case $line in
+		*" passed, "*" failed")
+			total_passed=$((total_passed + ${line%% passed*}))
+			line=${line#*passed, }
+			total_failed=$((total_failed + ${line%% failed}))
+			;;
+		*)
+			echo "run.sh: the $k run ended before its table" >&2
+			total_failed=$((total_failed + 1))
+			status=1
+			;;
+		esac
 	done
+	echo "both kernels, 6.1 and 6.12:"
+	echo "$total_passed passed, $total_failed failed"
 	exit $status
 fi
 # Each kernel: its Debian source package, its series, its config fragments
