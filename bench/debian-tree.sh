@@ -31,13 +31,11 @@ ver=$(ls "$root/lib/modules" | head -n 1)
 nmods=$(wc -l <"$root/lib/modules/$ver/modules.dep")
 echo "# $(basename "$deb"): $nmods modules, kernel $ver"
 
-# Installed builds: modrot's with its library path, kmod's with an empty one.
+# Installed builds, both found as installed: modrot's library through the
+# loader's cache (bench/as-installed.sh), as the Debian package has it.
 dest=$BENCH_TMP/install
 make -s -C "$build" install DESTDIR="$dest" >/dev/null
 tree=$(dirname "$(dirname "$(find "$dest" -path '*/sbin/modinfo' -type f | head -n 1)")")
-mkdir "$BENCH_TMP/nolib"
-M="LD_LIBRARY_PATH=$tree/lib"
-K="LD_LIBRARY_PATH=$BENCH_TMP/nolib"
 
 # Module names and files, sampled evenly over modules.dep.
 awk -F: -v n="$BENCH_MODULES" -v total="$nmods" 'NR % int(total / n > 1 ? total / n : 1) == 0 { print $1 }' \
@@ -50,7 +48,8 @@ all=$(tr '\n' ' ' <"$BENCH_TMP/names")
 bench_kernel stock stock
 pairs() {
 	echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	SIMKERNEL_DIR=$BENCH_TMP/stock LD_PRELOAD=$PRELOAD "$top/bench/pairs.py" "$@"
+	SIMKERNEL_DIR=$BENCH_TMP/stock LD_PRELOAD=$PRELOAD "$top/bench/as-installed.sh" "$tree/lib" \
+		"$top/bench/pairs.py" "$@"
 	echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 # The index check's kept verdicts (lib/indexcache.c) go to this run's own
@@ -62,15 +61,29 @@ mp="modprobe -d $root -S $ver"
 
 echo
 echo "## one process per module ($count modules, each a pair)"
-pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=$K /sbin/$mi {}" "modrot modinfo NAME=$M $tree/sbin/$mi {}"
-pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=$K /sbin/$mi {}" \
-	"modrot modinfo NAME, verdict not kept=MODROT_INDEX_CACHE= $M $tree/sbin/$mi {}"
-pairs --each "$BENCH_TMP/names" 1 "kmod modprobe -D NAME=$K /sbin/$mp -D {}" "modrot modprobe -D NAME=$M $tree/sbin/$mp -D {}"
-pairs --each "$BENCH_TMP/paths" 1 "kmod modprobe --show-exports FILE=$K /sbin/$mp --show-exports {}" \
-	"modrot modprobe --show-exports FILE=$M $tree/sbin/$mp --show-exports {}"
+pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=/sbin/$mi {}" "modrot modinfo NAME=$tree/sbin/$mi {}"
+pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=/sbin/$mi {}" \
+	"modrot modinfo NAME, verdict not kept=MODROT_INDEX_CACHE= $tree/sbin/$mi {}"
+pairs --each "$BENCH_TMP/names" 1 "kmod modprobe -D NAME=/sbin/$mp -D {}" "modrot modprobe -D NAME=$tree/sbin/$mp -D {}"
+pairs --each "$BENCH_TMP/paths" 1 "kmod modprobe --show-exports FILE=/sbin/$mp --show-exports {}" \
+	"modrot modprobe --show-exports FILE=$tree/sbin/$mp --show-exports {}"
 
 echo
 echo "## one process for all ($count modules), $BENCH_ROUNDS rounds"
-pairs "$BENCH_ROUNDS" "kmod modinfo ALL=$K /sbin/$mi $all" "modrot modinfo ALL=$M $tree/sbin/$mi $all"
-pairs "$BENCH_ROUNDS" "kmod modprobe -n -v -a ALL=$K /sbin/$mp -n -v -a $all" "modrot modprobe -n -v -a ALL=$M $tree/sbin/$mp -n -v -a $all"
-pairs "$BENCH_ROUNDS" "kmod modprobe -c=$K /sbin/$mp -c" "modrot modprobe -c=$M $tree/sbin/$mp -c"
+pairs "$BENCH_ROUNDS" "kmod modinfo ALL=/sbin/$mi $all" "modrot modinfo ALL=$tree/sbin/$mi $all"
+pairs "$BENCH_ROUNDS" "kmod modprobe -n -v -a ALL=/sbin/$mp -n -v -a $all" "modrot modprobe -n -v -a ALL=$tree/sbin/$mp -n -v -a $all"
+pairs "$BENCH_ROUNDS" "kmod modprobe -c=/sbin/$mp -c" "modrot modprobe -c=$tree/sbin/$mp -c"
+
+echo
+one=$(sed -n "$((count / 2 + 1))p" "$BENCH_TMP/names")
+echo "## system calls of one process for $one (strace -f -c, the simulated kernel's own included)"
+for what in "modinfo NAME|$mi $one" "modprobe -D NAME|$mp -D $one"; do
+	for who in kmod modrot; do
+		bin=/sbin
+		[ "$who" = kmod ] || bin=$tree/sbin
+		# shellcheck disable=SC2086 # the words are the command's
+		SIMKERNEL_DIR=$BENCH_TMP/stock LD_PRELOAD=$PRELOAD "$top/bench/as-installed.sh" "$tree/lib" \
+			strace -f -c -o "$BENCH_TMP/strace.out" $bin/${what#*|} >/dev/null 2>&1 || true
+		awk -v what="${what%%|*}" -v who="$who" '$NF == "total" { printf "%-18s %-7s %s\n", what, who, $4 }' "$BENCH_TMP/strace.out"
+	done
+done

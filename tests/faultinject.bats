@@ -81,6 +81,41 @@ sweep() {
 	sweep 120 -s 2 -m '^modinfo(|-F|-file|-stock)$'
 }
 
+# modinfo and modprobe open libcrypto bound to itself first (RTLD_DEEPBIND,
+# tools/kmod-lazy.c) and hand it the program's malloc() through
+# CRYPTO_set_mem_functions(): its allocations must still reach a preload
+# that replaces the allocator. Bound past it, none would: the injector
+# would count none from libcrypto, and fail none there.
+@test "libcrypto bound to itself first still allocates through the program's allocator: its failures are seen and said" {
+	local d=$BATS_TEST_TMPDIR modinfo=$top_builddir/tools/modinfo
+	local lib=$top_builddir/tests/faultinject/libfaultinject.so
+	local sign=$top_srcdir/tests/helpers/sign-module.sh
+	"$sign" --make-ca "$d/ca" "modrot test signer" >/dev/null 2>&1
+	"$sign" "$d/ca/key.pem" "$d/ca/cert.pem" "$FIXTURES/delta.ko" "$d/delta-signed.ko"
+	FAULTINJECT_LOG=$d/count LD_PRELOAD=$lib "$modinfo" "$d/delta-signed.ko" >"$d/expected"
+	local total
+	total=$(sed -n 's/^count alloc \([0-9]*\).*/\1/p' "$d/count")
+	[ "$total" -gt 20 ]
+	local n seen=0
+	for ((n = 1; n <= total; n++)); do
+		rm -f "$d/log"
+		run --separate-stderr env FAULTINJECT_ALLOC=$n FAULTINJECT_LOG="$d/log" LD_PRELOAD="$lib" \
+			"$modinfo" "$d/delta-signed.ko"
+		grep -q '^hit alloc [0-9]* libcrypto\.so' "$d/log" || continue
+		seen=$((seen + 1))
+		# Failed, in words, not killed; or nothing lost (libcrypto's
+		# clean-up at exit allocates too).
+		if [ "$status" -eq 0 ]; then
+			assert_output "$(cat "$d/expected")"
+		else
+			[ "$status" -eq 1 ]
+			[[ "$stderr" == *"out of memory"* || "$stderr" == *"Cannot allocate memory"* ]]
+		fi
+	done
+	echo "libcrypto allocations failed: $seen of $total"
+	[ "$seen" -ge 5 ]
+}
+
 @test "the sweep catches what it is for: exit 0 after a failed write, a failure that says nothing, a crash" {
 	local d=$BATS_TEST_TMPDIR
 	# A failed write, and exit 0 all the same: output lost.
