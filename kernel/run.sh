@@ -21,7 +21,8 @@
 # the rows of each side and dmesg.
 # The built kernel is cached, built in place, in CACHE/<hash of the series,
 # the config fragment and the Debian source version> (default
-# /var/cache/modrot-kernel; 6.12 builds in CACHE/6.12/): a second run
+# $MODROT_KERNEL_CACHE, else /var/cache/modrot-kernel; 6.12 builds in
+# CACHE/6.12/): a second run
 # skips the build; the newest two builds of each kernel are kept, older
 # ones pruned.  The test modules (kernel/modules) are built against it on
 # every run, in seconds.
@@ -63,7 +64,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) scenarios=$2; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
 	--figures) figures=1; shift ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
