@@ -420,7 +420,7 @@ boot() { # SCENARIO
 	[ "$1" = smp ] && limit=1800
 	timeout $limit qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m 512M -nographic -no-reboot \
 		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet rot.scenario=$1 ROUNDS=$rounds" \
+		-append "console=ttyS0 panic=-1 quiet rot.scenario=$1 rot.kernel=$kernel ROUNDS=$rounds" \
 		</dev/null >"$log" 2>&1 || true
 	tr -d '\r' <"$log" | sed -n '/=====ROT-BEGIN/,/=====ROT-END=====/p' |
 		grep -v '=====' >"$results/$1.real" || true
@@ -463,7 +463,7 @@ simrun() { # SCENARIO
 	"$sim" create "$dir" --mode rot --kernel "$kernel" --release 6.1.0-sim >/dev/null
 	(
 		cd "$work"
-		export SIDE=sim SIMDIR=$dir MODDIR=$fixtures ROTCTL=$work/rotctl-dyn ROUNDS=$rounds
+		export SIDE=sim SIMDIR=$dir MODDIR=$fixtures ROTCTL=$work/rotctl-dyn ROUNDS=$rounds KSERIES=$kernel
 		export LSMOD=$builddir/tools/lsmod RMMOD=$builddir/tools/rmmod MODREAP=$builddir/tools/modreap
 		[ -n "$insmod_tool" ] && export LOADER=$insmod_tool
 		echo "NOTE	simulated kernel"

@@ -217,3 +217,81 @@ rot_sizes() { on_kernel cat /proc/rotting_modules | awk -v m="$1" '$1 == m { pri
 		assert_line --regexp "^loaded .* reclaimed $((2 * CORE)) live 0 rotting $((FCORE + FINIT))\$"
 	done
 }
+
+# race_same_file V NAME WANT_WCHAN: two finit_module() calls of one file,
+# the second made while the first's init waits at its gate; prints
+# "FIRST SECOND" once both have returned. The second is seen waiting
+# (its /proc/PID/wchan) before the gate opens: driven, not hoped for.
+SYSC=$top_builddir/tests/simkernel/sysc
+wchan_is() { [ "$(on_kernel cat "/proc/$1/wchan" 2>/dev/null)" = "$2" ]; }
+race_same_file() {
+	local name=$1 want=$2 file=$3 d=$BATS_TEST_TMPDIR first second
+	rm -f "$d/gate" "$d/pid" "$d/first" "$d/second"
+	"$SIM" set "$K" "$name" init_gate="$d/gate"
+	on_kernel "$SYSC" finit "$file" >"$d/first" &
+	first=$!
+	wait_state "^live $name .* Loading "
+	on_kernel sh -c 'echo $$ >"$1"; exec "$2" finit "$3"' sh "$d/pid" "$SYSC" "${4:-$file}" >"$d/second" &
+	second=$!
+	wait_until test -s "$d/pid"
+	wait_until wchan_is "$(cat "$d/pid")" "$want"
+	touch "$d/gate"
+	wait "$first" || true # sysc exits non-zero on an errno; its output says which
+	wait "$second" || true
+	echo "$(cat "$d/first") $(cat "$d/second")"
+}
+
+# rot-abi.md L4: on 6.1 the second call loads and waits by name (EEXIST
+# once the first went live, EBUSY once its init failed); on 6.12 (since
+# 6.6) a finit_module() of the very file another one is loading waits for
+# that call and returns its result, and never loads an instance of its own.
+@test "L4: a finit_module() of the file another one is loading: 6.1 waits by name, 6.12 takes the first call's result" {
+	kernel_of 6.1
+	run race_same_file lay load_module "$KO"
+	assert_output "ok EEXIST"
+	kernel_of 6.12
+	run race_same_file lay idempotent_init_module "$KO"
+	assert_output "ok ok"
+	run kernel_state
+	assert_line --regexp '^live lay [0-9]+ .* Live '
+	assert_equal "$(kernel_state | grep -c ' lay ')" 1
+	# the waiter's wchan is gone once its wait ended
+	run on_kernel cat "/proc/$(cat "$BATS_TEST_TMPDIR/pid")/wchan"
+	assert_failure
+}
+
+@test "L4: the same when the first call's init fails: 6.1 answers EBUSY, 6.12 the init's own error; one instance rots" {
+	local v
+	for v in 6.1 6.12; do
+		kernel_of "$v"
+		local file=$K/root/lib/modules/$REL/kernel/misc/layfail.ko want=load_module answer="ENODEV EBUSY"
+		[ "$v" = 6.1 ] || want=idempotent_init_module answer="ENODEV ENODEV"
+		run race_same_file layfail "$want" "$file"
+		assert_output "$answer"
+		assert_equal "$(rot_sizes layfail)" "$((FCORE + FINIT))"
+		assert_equal "$(kernel_state | grep -c ' layfail ')" 1
+	done
+}
+
+@test "L4 on 6.12: another file of the same module, or init_module(), still waits by name as on 6.1" {
+	kernel_of 6.12
+	cp "$KO" "$BATS_TEST_TMPDIR/lay-copy.ko"
+	run race_same_file lay load_module "$KO" "$BATS_TEST_TMPDIR/lay-copy.ko"
+	assert_output "ok EEXIST"
+	on_kernel "$RMMOD" lay
+	# init_module() (a buffer, no file) of the same bytes
+	local d=$BATS_TEST_TMPDIR
+	rm -f "$d/gate" "$d/pid"
+	"$SIM" set "$K" lay init_gate="$d/gate"
+	on_kernel "$SYSC" finit "$KO" >"$d/first" &
+	local first=$!
+	wait_state '^live lay .* Loading '
+	on_kernel sh -c 'echo $$ >"$1"; exec "$2" init "$3"' sh "$d/pid" "$SYSC" "$KO" >"$d/second" &
+	local second=$!
+	wait_until test -s "$d/pid"
+	wait_until wchan_is "$(cat "$d/pid")" load_module
+	touch "$d/gate"
+	wait "$first" || true
+	wait "$second" || true
+	assert_equal "$(cat "$d/first") $(cat "$d/second")" "ok EEXIST"
+}

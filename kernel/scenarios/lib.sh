@@ -5,11 +5,15 @@
 # The caller exports: SIDE (real|sim), SIMDIR (sim: the simulated kernel),
 # MODDIR (test modules: alpha.ko ...),
 # ROTCTL (the syscall helper), LSMOD, RMMOD, MODREAP (the suite's tools)
-# and optionally LOADER (the suite's insmod: "$LOADER FILE" loads).
+# and optionally LOADER (the suite's insmod: "$LOADER FILE" loads), and
+# KSERIES (6.1 or 6.12, the kernel whose rows those are: the few that
+# differ by kernel expect its answer; 6.1 when unset).
 #
 # A row prints one line:  ROW <tab> ID <tab> EXPECTED <tab> ACTUAL <tab> WHAT
 # EXPECTED is what rot-abi.md says ("*": no fixed text, the two kernels
 # must agree); run.sh puts each side's ACTUAL beside it.
+
+KSERIES=${KSERIES:-6.1}
 
 row() { # ID EXPECTED ACTUAL WHAT
 	printf 'ROW\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4"
@@ -129,6 +133,21 @@ wait_name_waiter() { # PID
 	while [ $i -lt 600 ]; do
 		case $(cat "/proc/$1/wchan" 2>/dev/null) in
 		load_module | module_patient_check_exists*) break ;;
+		esac
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# wait_file_waiter PID: until the finit_module() PID of a file another
+# finit_module() is still loading sleeps: on 6.12 in idempotent_init_module
+# (waiting for that call), on 6.1 by name as wait_name_waiter says (at most
+# 600 looks). The simulator serves the same names.
+wait_file_waiter() { # PID
+	i=0
+	while [ $i -lt 600 ]; do
+		case $(cat "/proc/$1/wchan" 2>/dev/null) in
+		idempotent_init_module* | load_module | module_patient_check_exists*) break ;;
 		esac
 		sleep 0.05
 		i=$((i + 1))

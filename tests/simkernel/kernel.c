@@ -387,7 +387,14 @@ static int init_failed(const struct sim *s, uint32_t id)
  * load is waiting", where a delay would only hope so. DIR/root/proc/PID/
  * wchan, served by paths.c; removed when the wait ends.
  */
+static void wchan_publish_as(const char *dir, int waiting, const char *where);
+
 static void wchan_publish(const char *dir, int waiting)
+{
+	wchan_publish_as(dir, waiting, "load_module");
+}
+
+static void wchan_publish_as(const char *dir, int waiting, const char *where)
 {
 	char rel[64], pid[PATH_MAX], wchan[PATH_MAX];
 	snprintf(rel, sizeof(rel), "root/proc/%ld", (long)getpid());
@@ -397,8 +404,10 @@ static void wchan_publish(const char *dir, int waiting)
 	if (!sim_path(wchan, sizeof(wchan), dir, rel))
 		return;
 	if (waiting) {
+		char line[64];
+		int n = snprintf(line, sizeof(line), "%s\n", where);
 		if (mkdir(pid, 0755) == 0 || errno == EEXIST)
-			sim_write_atomic(wchan, "load_module\n", 12);
+			sim_write_atomic(wchan, line, (size_t)n);
 	} else {
 		unlink(wchan);
 		rmdir(pid);
@@ -453,6 +462,93 @@ static int builtin_dir_exists(struct sim *s, const char *name)
 	struct stat st;
 	snprintf(rel, sizeof(rel), "root/sys/module/%s", name);
 	return sim_path(path, sizeof(path), s->dir, rel) && stat(path, &st) == 0;
+}
+
+/*
+ * Linux 6.12's finit_module() (idempotent_init_module(), since 6.6): a call
+ * whose file (inode) another finit_module() is still loading does not load
+ * at all; it waits for that call and returns its result, 0 or the init's
+ * error (rot-abi.md L4, "On 6.12"). 6.1 has no such thing: there every
+ * call loads, and waits by name (wait_for_name() above).
+ *
+ * Across processes the calls meet in DIR/idem/DEV-INO. The first creates
+ * it (O_EXCL) and, its load over, writes "ret N" into it and removes the
+ * name; the others open it, wait until the line is there and return N,
+ * their wchan reading idempotent_init_module meanwhile (a test's
+ * handshake). One that finds the name gone between its create and its
+ * open loads, as a call made after the first one's end does on the kernel.
+ */
+static int is_612(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t len;
+	char *text = sim_path(path, sizeof(path), dir, "config") ? sim_read_file(path, &len) : NULL;
+	int yes = text && strstr(text, "kernel=6.12\n") != NULL;
+	free(text);
+	return yes;
+}
+
+int sim_idem_begin(const char *dir, uint64_t dev, uint64_t ino, struct sim_idem *idem, int *result)
+{
+	char rel[96];
+	idem->path[0] = 0;
+	if (!is_612(dir))
+		return 1;
+	snprintf(rel, sizeof(rel), "idem/%llx-%llx", (unsigned long long)dev, (unsigned long long)ino);
+	char sub[PATH_MAX];
+	if (!sim_path(sub, sizeof(sub), dir, "idem") || !sim_path(idem->path, sizeof(idem->path), dir, rel))
+		return -ENAMETOOLONG;
+	if (mkdir(sub, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	for (;;) {
+		int fd = open(idem->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return 1; /* the first: load, then sim_idem_end() */
+		}
+		if (errno != EEXIST)
+			return -errno;
+		fd = open(idem->path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue; /* the first one just finished: load anew */
+			return -errno;
+		}
+		idem->path[0] = 0;
+		wchan_publish_as(dir, 1, "idempotent_init_module");
+		char line[32];
+		ssize_t n;
+		int ret;
+		while ((n = pread(fd, line, sizeof(line) - 1, 0)) >= 0) {
+			line[n] = 0;
+			if (sscanf(line, "ret %d\n", &ret) == 1 && strchr(line, '\n'))
+				break;
+			sim_sleep_ms(2);
+		}
+		int saved = n < 0 ? -errno : 0;
+		close(fd);
+		wchan_publish_as(dir, 0, NULL);
+		if (saved)
+			return saved;
+		*result = ret;
+		return 0;
+	}
+}
+
+void sim_idem_end(struct sim_idem *idem, int ret)
+{
+	if (!idem->path[0])
+		return;
+	char line[32];
+	int n = snprintf(line, sizeof(line), "ret %d\n", ret);
+	int fd = open(idem->path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		/* Written before the name goes: a waiter holds the file open. */
+		if (write(fd, line, (size_t)n) != n)
+			(void)0;
+		close(fd);
+	}
+	unlink(idem->path);
 }
 
 int sim_sys_load(const char *dir, const void *image, size_t len, const char *args, unsigned flags)

@@ -11,6 +11,7 @@
 #ifndef SIMKERNEL_SIM_H
 #define SIMKERNEL_SIM_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -256,6 +257,15 @@ int sim_state_print(struct sim *s, int fd);
 
 /* kernel.c: the syscalls' semantics */
 int sim_sys_load(const char *dir, const void *image, size_t len, const char *args, unsigned flags);
+/* 6.12's finit_module() of a file another call is loading (rot-abi.md L4):
+ * sim_idem_begin() returns 1 for the call that loads (it then calls
+ * sim_idem_end() with its result), 0 with *result the loading call's
+ * result for one that waited, or a negative errno. On 6.1, always 1. */
+struct sim_idem {
+	char path[PATH_MAX];
+};
+int sim_idem_begin(const char *dir, uint64_t dev, uint64_t ino, struct sim_idem *idem, int *result);
+void sim_idem_end(struct sim_idem *idem, int ret);
 int sim_sys_delete(const char *dir, const char *name, unsigned flags);
 int sim_add_synthetic(struct sim *s, const char *name, uint32_t core, uint32_t init, const uint32_t *deps, unsigned ndeps);
 int sim_rot_synthetic(struct sim *s, uint32_t id);

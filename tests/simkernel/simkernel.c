@@ -259,7 +259,7 @@ static int cmd_create(int argc, char **argv)
 		return die(dir, err);
 	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
 					    "syms", "config", "lock", "devices",
-					    "mounts", "mntns", "fstypes", "percpu", "kmsg", "reclaim.lock" };
+					    "mounts", "mntns", "fstypes", "percpu", "kmsg", "reclaim.lock", "idem" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);

@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -56,6 +57,28 @@ static long sk_init_module(const void *image, unsigned long len, const char *par
 	return err ? fail(err) : 0;
 }
 
+/* kernel_read_file() and load_module(): the whole file, then the load. */
+static int read_and_load(const char *dir, int fd, size_t len, const char *params, unsigned flags)
+{
+	size_t got = 0;
+	char *buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			free(buf);
+			return n < 0 ? -errno : -EIO;
+		}
+		got += (size_t)n;
+	}
+	int err = sim_sys_load(dir, buf, len, params, flags);
+	free(buf);
+	return err;
+}
+
 static long sk_finit_module(int fd, const char *params, int flags)
 {
 	const char *dir;
@@ -72,22 +95,13 @@ static long sk_finit_module(int fd, const char *params, int flags)
 		return fail(-EINVAL);
 	if (!params)
 		return fail(-EFAULT);
-	size_t len = (size_t)st.st_size, got = 0;
-	char *buf = malloc(len ? len : 1);
-	if (!buf)
-		return fail(-ENOMEM);
-	while (got < len) {
-		ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			free(buf);
-			return fail(n < 0 ? -errno : -EIO);
-		}
-		got += (size_t)n;
-	}
-	err = sim_sys_load(dir, buf, len, params, (unsigned)flags);
-	free(buf);
+	struct sim_idem idem;
+	int result = 0;
+	err = sim_idem_begin(dir, (uint64_t)st.st_dev, (uint64_t)st.st_ino, &idem, &result);
+	if (err <= 0)
+		return err < 0 ? fail(err) : result ? fail(result) : 0;
+	err = read_and_load(dir, fd, (size_t)st.st_size, params, (unsigned)flags);
+	sim_idem_end(&idem, err);
 	return err ? fail(err) : 0;
 }
 
