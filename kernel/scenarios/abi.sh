@@ -123,19 +123,24 @@ rm -f slowinit.second slowinit-copy.ko
 # Linux 6.1 loads it and waits by name (EEXIST); 6.12 (since 6.6) waits
 # for the first call and returns its result, loading nothing of its own
 # (docs/rot-abi.md, L4 on 6.12). $KSERIES says which kernel this is.
+# same_file_race NAME: the first call's answer and the second's.
+same_file_race() {
+	$ROTCTL load "$MODDIR/$1.ko" $(gate "$1" init) >"$1.first" &
+	wait_state "$1" Loading
+	$ROTCTL load "$MODDIR/$1.ko" >"$1.second" &
+	wait_file_waiter $!
+	open_gate "$1"
+	wait
+	echo "$(cat "$1.first"),$(cat "$1.second")"
+	rm -f "$1.first" "$1.second"
+}
 r=$($ROTCTL delete slowinit 0)
-$ROTCTL load "$MODDIR/slowinit.ko" $(gate slowinit init) >slowinit.first &
-wait_state slowinit Loading
-$ROTCTL load "$MODDIR/slowinit.ko" >slowinit.second &
-wait_file_waiter $!
-open_gate slowinit
-wait
+r2=$(same_file_race slowinit)
 same=EEXIST
 [ "$KSERIES" = 6.12 ] && same=ok
 row load-same-file-while-loading "ok,ok,$same,Live,rot=2" \
-	"$r,$(cat slowinit.first),$(cat slowinit.second),$(live_state slowinit),rot=$(rotting_count slowinit)" \
+	"$r,$r2,$(live_state slowinit),rot=$(rotting_count slowinit)" \
 	"the file a finit_module() is still loading, again: 6.1 waits by name (EEXIST), 6.12 returns that call's result"
-rm -f slowinit.first slowinit.second
 
 # Loading a name whose load is still Loading and then fails: it waits,
 # then EBUSY; the failed load is not retried in its place.
@@ -155,18 +160,12 @@ rm -f slowfail.first slowfail.second slowfail-copy.ko
 # The very file again, with an init that fails: 6.1 answers EBUSY, 6.12
 # the init's own error; either way one instance rots (slowfail's second,
 # after the row above's).
-$ROTCTL load "$MODDIR/slowfail.ko" $(gate slowfail init) >slowfail.first &
-wait_state slowfail Loading
-$ROTCTL load "$MODDIR/slowfail.ko" >slowfail.second &
-wait_file_waiter $!
-open_gate slowfail
-wait
+r=$(same_file_race slowfail)
 same=EBUSY
 [ "$KSERIES" = 6.12 ] && same=ENODEV
 row load-same-file-while-loading-fails "ENODEV,$same,none,rot=2" \
-	"$(cat slowfail.first),$(cat slowfail.second),$(live_state slowfail),rot=$(rotting_count slowfail)" \
+	"$r,$(live_state slowfail),rot=$(rotting_count slowfail)" \
 	"the file a finit_module() is still loading, whose init then fails, again: 6.1 EBUSY, 6.12 the init's error; one instance rots"
-rm -f slowfail.first slowfail.second
 
 # Loading a name that is still Unloading: EBUSY at once.  The exit waits
 # for its gate on both kernels.
