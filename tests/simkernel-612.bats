@@ -295,3 +295,23 @@ race_same_file() {
 	wait "$second" || true
 	assert_equal "$(cat "$d/first") $(cat "$d/second")" "ok EEXIST"
 }
+
+# A signal mid-run: the process of the call being waited for was killed
+# before its load ended (on the kernel the first call always completes).
+# Its name in DIR/idem holds a pid and no result; a call of the same file
+# must not wait for it for ever, and loads as after the first call's end.
+@test "L4 on 6.12: a same-file call whose loading process is gone without a result loads instead of waiting for ever" {
+	kernel_of 6.12
+	sh -c 'exit 0' &
+	local dead=$! key
+	wait "$dead"
+	key=$(printf '%x-%x' "$(stat -c %d "$KO")" "$(stat -c %i "$KO")")
+	mkdir -p "$K/idem"
+	printf 'pid %s\n' "$dead" >"$K/idem/$key"
+	run timeout 60 "$SIM" run "$K" -- "$SYSC" finit "$KO"
+	assert_success
+	assert_output ok
+	run kernel_state
+	assert_line --regexp '^live lay [0-9]+ .* Live '
+	[ ! -e "$K/idem/$key" ]
+}

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -488,48 +489,86 @@ static int is_612(const char *dir)
 	return yes;
 }
 
+/*
+ * The file's lines: "pid P", the loading call's process, written at once;
+ * "ret N", appended when it is done. A call whose process is gone without
+ * a "ret" (killed before its load ended: on the kernel the first call
+ * always completes) leaves a name nobody would ever answer; a waiter that
+ * finds it so removes it and goes on as if the first call had ended.
+ */
+static int idem_read(int fd, int *ret, long *pid)
+{
+	char text[64];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	if (n < 0)
+		return -errno;
+	text[n] = 0;
+	const char *r = strstr(text, "ret ");
+	*pid = 0;
+	if (!strncmp(text, "pid ", 4) && strchr(text, '\n'))
+		*pid = strtol(text + 4, NULL, 10);
+	return r && strchr(r, '\n') && sscanf(r, "ret %d", ret) == 1;
+}
+
+/* True when the name still holds the file FD has open, and is now gone. */
+static int idem_remove_stale(const char *path, int fd)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev &&
+	       unlink(path) == 0;
+}
+
 int sim_idem_begin(const char *dir, uint64_t dev, uint64_t ino, struct sim_idem *idem, int *result)
 {
-	char rel[96];
+	char rel[96], path[PATH_MAX], sub[PATH_MAX];
 	idem->path[0] = 0;
 	if (!is_612(dir))
 		return 1;
 	snprintf(rel, sizeof(rel), "idem/%llx-%llx", (unsigned long long)dev, (unsigned long long)ino);
-	char sub[PATH_MAX];
-	if (!sim_path(sub, sizeof(sub), dir, "idem") || !sim_path(idem->path, sizeof(idem->path), dir, rel))
+	if (!sim_path(sub, sizeof(sub), dir, "idem") || !sim_path(path, sizeof(path), dir, rel))
 		return -ENAMETOOLONG;
 	if (mkdir(sub, 0755) < 0 && errno != EEXIST)
 		return -errno;
 	for (;;) {
-		int fd = open(idem->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
 		if (fd >= 0) {
+			char line[32];
+			int n = snprintf(line, sizeof(line), "pid %ld\n", (long)getpid());
+			int err = write(fd, line, (size_t)n) == n ? 0 : -EIO;
 			close(fd);
+			if (err) {
+				unlink(path);
+				return err;
+			}
+			memcpy(idem->path, path, sizeof(path));
 			return 1; /* the first: load, then sim_idem_end() */
 		}
 		if (errno != EEXIST)
 			return -errno;
-		fd = open(idem->path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			if (errno == ENOENT)
 				continue; /* the first one just finished: load anew */
 			return -errno;
 		}
-		idem->path[0] = 0;
 		wchan_publish_as(dir, 1, "idempotent_init_module");
-		char line[32];
-		ssize_t n;
-		int ret;
-		while ((n = pread(fd, line, sizeof(line) - 1, 0)) >= 0) {
-			line[n] = 0;
-			if (sscanf(line, "ret %d\n", &ret) == 1 && strchr(line, '\n'))
+		int done, ret = 0, stale = 0;
+		long pid;
+		while (!(done = idem_read(fd, &ret, &pid))) {
+			if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH && idem_read(fd, &ret, &pid) == 0) {
+				stale = 1;
 				break;
+			}
 			sim_sleep_ms(2);
 		}
-		int saved = n < 0 ? -errno : 0;
+		if (stale)
+			idem_remove_stale(path, fd);
 		close(fd);
 		wchan_publish_as(dir, 0, NULL);
-		if (saved)
-			return saved;
+		if (done < 0)
+			return done;
+		if (stale)
+			continue;
 		*result = ret;
 		return 0;
 	}
@@ -541,7 +580,7 @@ void sim_idem_end(struct sim_idem *idem, int ret)
 		return;
 	char line[32];
 	int n = snprintf(line, sizeof(line), "ret %d\n", ret);
-	int fd = open(idem->path, O_WRONLY | O_CLOEXEC);
+	int fd = open(idem->path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd >= 0) {
 		/* Written before the name goes: a waiter holds the file open. */
 		if (write(fd, line, (size_t)n) != n)
