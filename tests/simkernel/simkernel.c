@@ -270,6 +270,12 @@ static int cmd_create(int argc, char **argv)
 		sim_path(path, sizeof(path), dir, dirs[i]);
 		err = mkdirs(path);
 	}
+	/* 6.12's same-file finit_module() calls meet there (kernel.c,
+	 * sim_idem_begin()); its absence is what makes a kernel 6.1's. */
+	if (!err && (flags & SIM_CFG_LINUX_612)) {
+		sim_path(path, sizeof(path), dir, "idem");
+		err = mkdirs(path);
+	}
 	if (!err)
 		err = sim_create_state(dir, mode, release, flags, wait_ms);
 	if (!err)
