@@ -8,7 +8,8 @@
 #                 [--jobs N] [--rounds N]
 #                 [--scenarios "abi reclaim-taint evidence installer smp ..."]
 #                 [--tree DIR]   (a patched, configured and built tree of
-#                                 your own instead of the cache)
+#                                 your own instead of the cache; its
+#                                 Makefile says which kernel it is)
 #                 [--figures]    (also time insmod, lsmod and what a
 #                                 load/unload cycle leaves: figures.txt)
 #
@@ -64,15 +65,23 @@ while [ $# -gt 0 ]; do
 	--scenarios) scenarios=$2; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
 	--figures) figures=1; shift ;;
-	-h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
 case $results in /*) ;; *) results=$PWD/$results ;; esac
 
 # --kernel all: this script once per kernel, each with its own results.
+# A tree of one's own is one kernel: its Makefile says which.
+if [ "$kernel" = all ] && [ -n "$own_tree" ]; then
+	kernel=$(awk '$1 == "VERSION" { v = $3 } $1 == "PATCHLEVEL" { p = $3 } END { if (v != "") print v "." p }' \
+		"$own_tree/Makefile" 2>/dev/null || true)
+	case $kernel in
+	6.1 | 6.12) ;;
+	*) echo "run.sh: --tree $own_tree is not a Linux 6.1 or 6.12 tree; give --kernel" >&2; exit 2 ;;
+	esac
+fi
 if [ "$kernel" = all ]; then
-	[ -z "$own_tree" ] || { echo "run.sh: --tree needs --kernel 6.1 or 6.12" >&2; exit 2; }
 	status=0
 	total_passed=0
 	total_failed=0
