@@ -72,6 +72,7 @@ expected_files() {
 			echo "$fishdir/$t.fish"
 		done
 		echo "$libdir/libmodrot.so" "$libdir/libmodrot.so.1" "$libdir/libmodrot.so.1.0.0"
+		echo "$libdir/modrot/libcrypto-none.so"
 		echo "$libdir/pkgconfig/libmodrot.pc" "$includedir/modrot.h"
 		echo "$unitdir/modrot-ceiling.service" "$unitdir/modrot-metrics.service"
 		echo "$unitdir/modrot-metrics.timer" "$sysconfdir/default/modrot"
@@ -92,7 +93,7 @@ expected_files() {
 	assert_file_not_exist "$DEST$sbindir/lsmod"
 }
 
-@test "make install installs exactly the programs, pages, completions, library, header, .pc and units" {
+@test "make install installs exactly the programs, pages, completions, library, modprobe's libcrypto stand-in, header, .pc and units" {
 	run installed "$DEST"
 	assert_output "$(expected_files "$top_builddir")"
 }

@@ -2,6 +2,7 @@
 /* libkmod opened on first use, for modinfo and modprobe (kmod-lazy.h). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <openssl/crypto.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "kmod-lazy.h"
+#include "modrot.h"
 
 #define KMOD_LAZY_DEFINE(fn) __typeof__(fn) *lazy_##fn;
 KMOD_LAZY_FUNCTIONS(KMOD_LAZY_DEFINE)
@@ -57,6 +59,7 @@ static char why[256];
  * every signature after would be shown as none, in silence.
  */
 static bool crypto_decode_only;
+static bool no_signatures;
 
 void kmod_lazy_crypto_decode_only(void)
 {
@@ -120,15 +123,56 @@ static int crypto_first(void)
 		       : -ENOMEM;
 }
 
+/*
+ * A run that reads no signature (kmod_lazy_no_signatures()) has libkmod
+ * take tools/libcrypto-none.c for libcrypto.so.3: loaded first, by its
+ * path, its SONAME is what libkmod's DT_NEEDED finds already loaded. It is
+ * in modrot/ beside the libmodrot.so.1 this program runs with (the build
+ * tree's or the installed one: the loader says which), never found
+ * through a search path. NULL when there is none to take: that library
+ * was not found by an absolute path, or the file is missing or will not
+ * load (then libcrypto is loaded as ever).
+ */
+static void *crypto_none(void)
+{
+	Dl_info info;
+	char path[PATH_MAX];
+	if (!dladdr((void *)rot_library_error, &info) || !info.dli_fname ||
+	    info.dli_fname[0] != '/')
+		return NULL;
+	static const char leaf[] = "modrot/libcrypto-none.so";
+	size_t dir = (size_t)(strrchr(info.dli_fname, '/') - info.dli_fname) + 1;
+	if (dir + sizeof(leaf) > sizeof(path))
+		return NULL;
+	memcpy(path, info.dli_fname, dir);
+	memcpy(path + dir, leaf, sizeof(leaf));
+	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}
+
+void kmod_lazy_no_signatures(void)
+{
+	no_signatures = true;
+}
+
 /* Contexts are made by the main thread, before any job starts: no lock. */
 int kmod_lazy_open(void)
 {
 	if (state)
 		return state > 0 ? 0 : state;
-	if (crypto_first() < 0)
-		return -ENOMEM;
 	/* RTLD_NOW: a library without one of the functions fails here, once. */
-	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	void *none = no_signatures ? crypto_none() : NULL;
+	void *h = none ? dlopen(soname, RTLD_NOW | RTLD_LOCAL) : NULL;
+	if (none && !h) {
+		/* A libkmod that needs more of libcrypto than the stand-in has
+		 * (a newer one): without it, as if there were none. */
+		dlclose(none);
+		dlerror();
+	}
+	if (!h) {
+		if (crypto_first() < 0)
+			return -ENOMEM;
+		h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	}
 	const char *err = h ? NULL : dlerror();
 	size_t i;
 	for (i = 0; h && i < sizeof(names) / sizeof(names[0]); i++) {

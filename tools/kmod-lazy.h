@@ -78,6 +78,11 @@ const char *kmod_lazy_error(void);
  * signatures libkmod reads are only decoded (kmod-lazy.c says what that
  * spares). */
 void kmod_lazy_crypto_decode_only(void);
+/* Before kmod_lazy_open(), from a run that asks libkmod for no module's
+ * information (kmod_module_get_info(), the one call that decodes a
+ * signature): libkmod gets tools/libcrypto-none.c instead of libcrypto,
+ * where that is installed and libkmod loads with it. */
+void kmod_lazy_no_signatures(void);
 
 #define kmod_config_get_aliases (*lazy_kmod_config_get_aliases)
 #define kmod_config_get_blacklists (*lazy_kmod_config_get_blacklists)

@@ -384,6 +384,12 @@ static int context_new(struct modprobe_run *r)
 	}
 	if (mp_config_dirs_check(o->config_paths) < 0)
 		return -EINVAL;
+	/* Only a load reads a signature: its preflight (rot_preflight_check)
+	 * and, before the kernel gets a file, kmod_module_get_info()
+	 * (modprobe-insert.c). A dry run preflights nothing. */
+	if (o->show_config || o->show_modversions || o->show_exports || o->lookup_only ||
+	    o->show_depends || o->dry_run || o->remove)
+		kmod_lazy_no_signatures();
 	if (cli_moddir_open(dirname, &dirname) < 0)
 		return -ENOMEM;
 	/* libkmod's own lines (a bad modprobe.d line, say) go through the
