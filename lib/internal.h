@@ -19,6 +19,10 @@
  */
 int proc_read_whole(const char *path, char **out, size_t *len);
 
+/* Maps the whole pages of [p, p + len) at once (lib/prefault.c says why):
+ * for a fresh area of 64 KiB or more that is about to be written. */
+void mem_prefault(void *p, size_t len);
+
 struct stat;
 /* Opens a file a user named for reading, without waiting (O_NONBLOCK)
  * and only when fstat says it is regular: returns the descriptor, -EINVAL

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -80,9 +81,12 @@ int rot_file_check(const char *path, uint64_t limit)
  * Read fd to its end, at most limit bytes (more is -EFBIG), into a
  * NUL-terminated buffer that starts at cap bytes and doubles; closes fd.
  * The one read loop of lib: the size a file reports is only a hint (a
- * file that grows while it is read, /proc's that report 0).
+ * file that grows while it is read, /proc's that report 0). sized: cap
+ * comes from the file's own size, so the buffer will be filled and its
+ * pages are taken at once; a guessed cap is not (most /proc/modules are
+ * a few KB), only what a growth adds.
  */
-static int read_fd_whole(int fd, size_t cap, size_t limit, char **out, size_t *len)
+static int read_fd_whole(int fd, size_t cap, bool sized, size_t limit, char **out, size_t *len)
 {
 	size_t used = 0;
 	if (cap < 4096)
@@ -94,6 +98,8 @@ static int read_fd_whole(int fd, size_t cap, size_t limit, char **out, size_t *l
 		close(fd);
 		return -ENOMEM;
 	}
+	if (sized)
+		mem_prefault(buf, cap);
 	for (;;) {
 		if (used + 1 == cap) {
 			if (used > limit)
@@ -105,6 +111,7 @@ static int read_fd_whole(int fd, size_t cap, size_t limit, char **out, size_t *l
 				close(fd);
 				return -ENOMEM;
 			}
+			mem_prefault(grown + cap, grown_cap - cap);
 			buf = grown;
 			cap = grown_cap;
 		}
@@ -145,7 +152,7 @@ int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, siz
 		close(fd);
 		return -EFBIG;
 	}
-	return read_fd_whole(fd, (size_t)st->st_size + 1, limit, out, len);
+	return read_fd_whole(fd, (size_t)st->st_size + 1, true, limit, out, len);
 }
 
 int proc_read_whole(const char *path, char **out, size_t *len)
@@ -158,7 +165,8 @@ int proc_read_whole(const char *path, char **out, size_t *len)
 	 * regular file) says how big a buffer one read needs. */
 	struct stat st;
 	size_t cap = 64 * 1024;
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4)
+	bool sized = fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4;
+	if (sized)
 		cap = (size_t)st.st_size + 4096 + 1;
-	return read_fd_whole(fd, cap, SIZE_MAX / 4, out, len);
+	return read_fd_whole(fd, cap, sized, SIZE_MAX / 4, out, len);
 }

@@ -795,6 +795,8 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool
 		rot_snapshot_free(s);
 		return -ENOMEM;
 	}
+	mem_prefault(k.mods, k.cap * sizeof(*k.mods));
+	mem_prefault(k.pool, k.pool_cap * sizeof(*k.pool));
 
 	int err = parse_file(mbuf, mlen, &k, false);
 	s->live_count = k.count;

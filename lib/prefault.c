@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Fresh memory about to be written whole, its pages taken in one call.
+ *
+ * A buffer lib fills at once (a file read whole, the snapshot's module
+ * array) is new memory: each of its pages costs a fault on first touch,
+ * a trap into the kernel and back, about 1.5 us on a virtual machine.
+ * lsmod of 5,000 live and 5,000 rotting modules took 360 such faults for
+ * 900 KB of text and arrays, where cat of the same files takes 150.
+ * MADV_POPULATE_WRITE (Linux 5.14) maps them all in one system call; an
+ * older kernel answers EINVAL and the pages fault in as before. Only
+ * areas of 64 KiB or more are worth the call.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "internal.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define PREFAULT_MIN (64 * 1024)
+#define PAGE_MASK_4K ((uintptr_t)4095)
+
+void mem_prefault(void *p, size_t len)
+{
+	if (len < PREFAULT_MIN)
+		return;
+	/* Whole pages inside the area only: a page it shares with other
+	 * allocations is theirs to fault. */
+	uintptr_t start = ((uintptr_t)p + PAGE_MASK_4K) & ~PAGE_MASK_4K;
+	uintptr_t end = ((uintptr_t)p + len) & ~PAGE_MASK_4K;
+	if (end > start)
+		(void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+}
