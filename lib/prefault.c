@@ -13,6 +13,7 @@
  */
 #include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -21,16 +22,20 @@
 #endif
 
 #define PREFAULT_MIN (64 * 1024)
-#define PAGE_MASK_4K ((uintptr_t)4095)
 
 void mem_prefault(void *p, size_t len)
 {
 	if (len < PREFAULT_MIN)
 		return;
+	/* The loader's page size (4, 16 or 64 KiB): no system call. */
+	long size = sysconf(_SC_PAGESIZE);
+	if (size <= 0)
+		return;
+	uintptr_t mask = (uintptr_t)size - 1;
 	/* Whole pages inside the area only: a page it shares with other
 	 * allocations is theirs to fault. */
-	uintptr_t start = ((uintptr_t)p + PAGE_MASK_4K) & ~PAGE_MASK_4K;
-	uintptr_t end = ((uintptr_t)p + len) & ~PAGE_MASK_4K;
+	uintptr_t start = ((uintptr_t)p + mask) & ~mask;
+	uintptr_t end = ((uintptr_t)p + len) & ~mask;
 	if (end > start)
 		(void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
 }

@@ -71,6 +71,13 @@ no_load_runs() {
 		assert_equal "$status|$output|$stderr" "$want"
 	done < <(no_load_runs)
 	assert_equal "$(kernel_state)" "$before"
+	# and an unload that is done, not dry
+	ld_files mp -r mt_net
+	assert_success
+	took_none "$top_builddir/lib"
+	kernel_state | grep -q '^rotting mt_net '
+	run is_live mt_net
+	assert_failure
 }
 
 @test "a load takes the real libcrypto: a signed module loads on a kernel that enforces signatures, an unsigned one is refused" {
@@ -136,6 +143,9 @@ no_load_runs() {
 	[ -n "$wanted" ] || skip "this libkmod imports nothing from libcrypto"
 	have=$(nm -D --defined-only "$NONE" | awk '$2 == "T" { print $3 }' | sed 's/@@/@/' | sort)
 	assert_equal "$(comm -23 <(echo "$wanted") <(echo "$have"))" ""
+	# kmod 34 (Debian 13) imports one more, which Debian 12's does not:
+	# scripts/package-test.sh checks the stand-in against it there.
+	[[ "$have" == *OBJ_obj2txt@OPENSSL_3.0.0* ]]
 	run readelf -d "$NONE"
 	assert_output --partial "Library soname: [libcrypto.so.3]"
 	assert_equal "$(grep -c '(NEEDED)' <<<"$output")" 1

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* libkmod opened on first use, for modinfo and modprobe (kmod-lazy.h). */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <limits.h>
 #include <openssl/crypto.h>
@@ -10,7 +11,6 @@
 #include <string.h>
 
 #include "kmod-lazy.h"
-#include "modrot.h"
 
 #define KMOD_LAZY_DEFINE(fn) __typeof__(fn) *lazy_##fn;
 KMOD_LAZY_FUNCTIONS(KMOD_LAZY_DEFINE)
@@ -135,18 +135,25 @@ static int crypto_first(void)
  */
 static void *crypto_none(void)
 {
-	Dl_info info;
+	/* The loader's own record of where libmodrot.so.1 came from: not
+	 * dladdr() of one of its functions, which in a program built without
+	 * PIE is the program's PLT entry, named by argv[0]. */
+	void *self = dlopen("libmodrot.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	struct link_map *map = NULL;
 	char path[PATH_MAX];
-	if (!dladdr((void *)rot_library_error, &info) || !info.dli_fname ||
-	    info.dli_fname[0] != '/')
-		return NULL;
+	bool found = self && dlinfo(self, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name &&
+		     map->l_name[0] == '/';
 	static const char leaf[] = "modrot/libcrypto-none.so";
-	size_t dir = (size_t)(strrchr(info.dli_fname, '/') - info.dli_fname) + 1;
-	if (dir + sizeof(leaf) > sizeof(path))
-		return NULL;
-	memcpy(path, info.dli_fname, dir);
-	memcpy(path + dir, leaf, sizeof(leaf));
-	return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	size_t dir = found ? (size_t)(strrchr(map->l_name, '/') - map->l_name) + 1 : 0;
+	if (found && dir + sizeof(leaf) <= sizeof(path)) {
+		memcpy(path, map->l_name, dir);
+		memcpy(path + dir, leaf, sizeof(leaf));
+	} else {
+		found = false;
+	}
+	if (self)
+		dlclose(self);
+	return found ? dlopen(path, RTLD_NOW | RTLD_LOCAL) : NULL;
 }
 
 void kmod_lazy_no_signatures(void)

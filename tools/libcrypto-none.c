@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libcrypto-none.so: what libkmod 30 needs of libcrypto.so.3 to be loaded,
+ * libcrypto-none.so: what libkmod needs of libcrypto.so.3 to be loaded
+ * (kmod 30, Debian 12; kmod 34, Debian 13, adds OBJ_obj2txt),
  * for a modprobe run that reads no signature (tools/kmod-lazy.c).
  *
  * libkmod links libcrypto only to decode the PKCS#7 signature of a module
@@ -69,6 +70,13 @@ int BN_num_bits(const BIGNUM *a)
 int OBJ_obj2nid(const ASN1_OBJECT *o)
 {
 	return NID_undef;
+}
+
+int OBJ_obj2txt(char *buf, int buf_len, const ASN1_OBJECT *a, int no_name)
+{
+	if (buf && buf_len > 0)
+		buf[0] = '\0';
+	return -1;
 }
 
 void *OPENSSL_sk_value(const OPENSSL_STACK *st, int i)
