@@ -106,9 +106,10 @@ no_load_runs() {
 	local lib=$BATS_TEST_TMPDIR/lib
 	mkdir -p "$lib/modrot"
 	cp "$top_builddir/lib/libmodrot.so.1" "$lib/"
-	local want
+	local want before
 	want=$(mp -D mt_net)
 	[ -n "$want" ]
+	before=$(kernel_state)
 	# missing: modrot/ is empty
 	ld_files on_kernel env LD_LIBRARY_PATH="$lib" "$MODPROBE" --bytes -C "$MODTREE_CONF" -D mt_net
 	assert_success
@@ -132,6 +133,7 @@ no_load_runs() {
 	assert_output "$want"
 	[[ "$ld" == *"file=$lib/modrot/libcrypto-none.so [0];  generating link map"* ]]
 	[[ "$ld" == *"file=libcrypto.so.3 [0];  generating link map"* ]]
+	assert_equal "$(kernel_state)" "$before"
 }
 
 @test "the stand-in exports every libcrypto function the system's libkmod imports, under libcrypto.so.3's name and version" {

@@ -365,6 +365,14 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		cli_usage_fail("--reclaim frees what unloading leaves: it needs -r");
 }
 
+/* A run that only shows (-c, --show-*, -R, -D): it reads no kernel state
+ * and changes nothing. */
+static bool shows_only(const struct modprobe_opts *o)
+{
+	return o->show_config || o->show_modversions || o->show_exports || o->lookup_only ||
+	       o->show_depends;
+}
+
 /* The kmod context for the modules directory and modprobe.d asked for. */
 static int context_new(struct modprobe_run *r)
 {
@@ -387,8 +395,7 @@ static int context_new(struct modprobe_run *r)
 	/* Only a load reads a signature: its preflight (rot_preflight_check)
 	 * and, before the kernel gets a file, kmod_module_get_info()
 	 * (modprobe-insert.c). A dry run preflights nothing. */
-	if (o->show_config || o->show_modversions || o->show_exports || o->lookup_only ||
-	    o->show_depends || o->dry_run || o->remove)
+	if (shows_only(o) || o->dry_run || o->remove)
 		kmod_lazy_no_signatures();
 	if (cli_moddir_open(dirname, &dirname) < 0)
 		return -ENOMEM;
@@ -526,8 +533,7 @@ int main(int argc, char *argv[])
 	/* Only an unload makes something rot to talk about: no other run
 	 * asks whether stderr is a terminal. */
 	r.talk = !o.quiet && (cli_is_verbose() || (o.remove && isatty(STDERR_FILENO)));
-	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
-	    !o.show_depends) {
+	if (!shows_only(&o)) {
 		/* Counts of what rots and what a reclaim frees start from this
 		 * snapshot: other reclaiming runs wait until this one is done. */
 		if (o.reclaim)
