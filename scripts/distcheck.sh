@@ -40,6 +40,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 outside=$(mktemp -d "${TMPDIR:-/tmp}/modrot-distcheck.XXXXXX")
+# mktemp makes it private, but some tests run the built tools as a user
+# other than root, who must reach them and the simulator's preload.
+chmod go+rx "$outside"
 (
 	set -e
 	if git -C "$outside" rev-parse --git-dir > /dev/null 2>&1; then
