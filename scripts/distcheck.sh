@@ -1,12 +1,20 @@
 #!/bin/sh
-# make distcheck from a clean copy of the checkout: makes the tarball (which
-# must carry every tracked file, see dist-hook in Makefile.am), unpacks it,
-# builds it out of tree with -Werror, runs the whole test suite from it,
-# installs into and uninstalls from a scratch prefix, and checks that
-# make distclean leaves nothing behind. Ends with one line, PASS or FAIL,
-# and how long it took.
+# make distcheck as a packager meets the release: makes the tarball from
+# the checkout (which must carry every tracked file, see dist-hook in
+# Makefile.am), unpacks it in a new directory outside any git work tree,
+# configures it in a subdirectory of the unpacked tree and runs make
+# distcheck there. That builds a second copy out of tree with -Werror,
+# runs the whole test suite from it, installs into and uninstalls from a
+# scratch prefix, and checks that make distclean leaves nothing behind.
+# No test can lean on git: there is none above either copy. Ends with one
+# line, PASS or FAIL, and how long it took.
 #
 #   scripts/distcheck.sh [BUILDDIR]     # default: build-dist/
+#
+# BUILDDIR holds the build that makes the tarball, and BUILDDIR.log the
+# output of every step. The unpacked copy goes under $TMPDIR (default
+# /tmp), which must not be inside a git work tree, and is removed at the
+# end.
 #
 # DISTCHECK_TESTS="tests/install.bats ..." runs only those tests from the
 # tarball (the other phases are unchanged): a quick check of the packaging.
@@ -15,11 +23,33 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${1:-build-dist}
 case $builddir in /*) ;; *) builddir=$top/$builddir ;; esac
 
-"$top/scripts/need-packages.sh" autoconf automake make gcc pkg-config git perl >&2
+"$top/scripts/need-packages.sh" autoconf automake make gcc pkg-config git perl dpkg-dev >&2
+# git below answers for the directories, not for a repository named by
+# the environment.
+unset GIT_DIR GIT_WORK_TREE GIT_CEILING_DIRECTORIES
 start=$(date +%s)
 status=0
+outside=
+cleanup() {
+	if [ -d "$outside" ]; then
+		# make distcheck leaves its copy read-only when it fails
+		chmod -R u+w "$outside"
+		rm -rf "$outside"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+outside=$(mktemp -d "${TMPDIR:-/tmp}/modrot-distcheck.XXXXXX")
+# mktemp makes it private, but some tests run the built tools as a user
+# other than root, who must reach them and the simulator's preload.
+chmod go+rx "$outside"
 (
 	set -e
+	if git -C "$outside" rev-parse --git-dir > /dev/null 2>&1; then
+		echo "distcheck.sh: $outside is inside the git work tree of" \
+			"$(git -C "$outside" rev-parse --show-toplevel): set TMPDIR to a directory outside any"
+		exit 1
+	fi
 	cd "$top"
 	# Always: a Makefile.in older than a fragment it includes would make a
 	# tarball of the old lists.
@@ -28,6 +58,15 @@ status=0
 	mkdir -p "$builddir"
 	cd "$builddir"
 	"$top/configure" --enable-werror
+	make -j"$(nproc)" dist
+	name=$(sed -n 's/^PACKAGE = //p' Makefile)-$(sed -n 's/^VERSION = //p' Makefile)
+	tar -C "$outside" -xf "$name.tar.gz"
+	src=$outside/$name
+	[ ! -e "$src/.git" ] || { echo "distcheck.sh: $name.tar.gz holds .git"; exit 1; }
+	echo "distcheck.sh: $name.tar.gz unpacked in $src, outside any git work tree"
+	mkdir "$src/build"
+	cd "$src/build"
+	../configure --enable-werror
 	if [ -n "${DISTCHECK_TESTS:-}" ]; then
 		make -j"$(nproc)" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror \
 			TESTS="$DISTCHECK_TESTS"

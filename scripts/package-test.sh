@@ -105,11 +105,20 @@ builddeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control" | sed -e 
 	-e '/^[A-Z]/d' -e 's/([^)]*)//g' -e 's/|[^,]*//g' -e 's/debhelper-compat/debhelper/' | tr -d ' \n' | sed 's/,$//')
 done_step
 
-# The source tree, as git sees it (tracked and new files, nothing ignored).
+# The source tree: from a checkout, as git sees it (tracked and new files,
+# nothing ignored); from the release tarball, which has no git, the
+# release tree as make dist copies it from the build.
 copy_source() {
-	mkdir -p "$1"
-	(cd "$top" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
-		tar -C "$1" -xf - || fail "copying the source"
+	if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$top" && pwd -P)" ]; then
+		mkdir -p "$1"
+		(cd "$top" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
+			tar -C "$1" -xf - || fail "copying the source"
+	else
+		mkdir -p "$(dirname "$1")"
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top/build" \
+			distdir distdir="$1" >>"$log" 2>&1 || fail "copying the release tree (make distdir)"
+	fi
+	[ -f "$1/debian/control" ] || fail "no debian/control in the copy of the source"
 }
 
 # libmodrot1 must depend on what libmodrot opens on first use (no

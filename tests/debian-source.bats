@@ -15,25 +15,97 @@ stanza() {
 	awk -v f="Files: $1" 'BEGIN { RS = "" } index($0, f "\n") == 1 { print }' "$D/copyright"
 }
 
+# The release tree: what `make dist` puts in the tarball, copied by make
+# distdir from the build this suite runs in (from the build tree and the
+# source tree, whichever layout). Made once for the file; prints its path.
+# From a git checkout and from the unpacked tarball alike it is the same
+# set of files, and none of a build's own. (From a checkout, make dist's
+# hook also fails when a tracked file would be missing from it.)
+release_tree() {
+	local t=$BATS_FILE_TMPDIR/release
+	if [ ! -f "$t.done" ]; then
+		rm -rf "$t"
+		mkdir -p "$t"
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
+			distdir distdir="$t/modrot" > "$t.log" 2>&1 || { cat "$t.log"; return 1; }
+		touch "$t.done"
+	fi
+	echo "$t/modrot"
+}
+
+# source_files TREE: builds the source package of TREE with dpkg-source,
+# which applies debian/source/options and its own default exclusions, in
+# TREE's parent directory, unpacks the tarball it made beside it, and
+# prints one line per regular file the package holds, its path inside
+# the package, then a tab and "ELF" or "-" for whether it is an ELF file.
+source_files() {
+	local tree=$1 parent=${1%/*} tarball x=${1%/*}/unpacked version
+	version=$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Version)
+	tarball=$parent/$(dpkg-parsechangelog -l "$tree/debian/changelog" -S Source)_${version#*:}.tar.gz
+	(cd "$parent" && dpkg-source --compression=gzip --compression-level=1 -b "${tree##*/}") \
+		> "$parent/dpkg-source.log" 2>&1 && [ -f "$tarball" ] || { cat "$parent/dpkg-source.log"; return 1; }
+	rm -rf "$x"
+	mkdir "$x"
+	tar -C "$x" -xf "$tarball"
+	# one process reads the first bytes of every file (a few hundred)
+	tar -tf "$tarball" | (cd "$x" && perl -nle '
+		next if -l $_ || ! -f $_;
+		open(my $f, "<", $_) or die "$_: $!\n";
+		read($f, my $m, 4) // die "$_: $!\n";
+		s|^[^/]*/||;
+		print $_, "\t", $m eq "\x7fELF" ? "ELF" : "-";')
+}
+
+is_elf() { [ "$(head -c4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]; }
+
 @test "the source package holds no ELF file: the fuzz corpus and regression inputs are left out" {
-	local f elf=()
 	run grep -x 'tar-ignore = tests/fuzz/corpus' "$D/source/options"
 	assert_success
 	run grep -x 'tar-ignore = tests/fuzz/regress' "$D/source/options"
 	assert_success
-	cd "$top_srcdir"
-	while IFS= read -r f; do
-		[ -f "$f" ] || continue
-		case $f in tests/fuzz/corpus/* | tests/fuzz/regress/*) continue ;; esac
-		[ "$(head -c4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ] || elf+=("$f")
-	done < <(git ls-files 2>/dev/null || find . -type f ! -path './.git/*' | sed 's|^\./||')
-	assert_equal "${elf[*]}" ""
-	# the control: the corpus holds ELF files, which the check would see
+	local tree files
+	tree=$(release_tree)
+	files=$(source_files "$tree")
+	# what dpkg-source packed: the sources, the packaging, the tests
+	local f
+	for f in configure debian/control debian/source/options lib/modrot.h tools/lsmod.c \
+		tests/debian-source.bats tests/fixtures/modtree.spec; do
+		grep -qxF "$f	-" <<< "$files" || fail "the source package lacks $f"
+	done
+	[ "$(wc -l <<< "$files")" -gt 300 ]
+	# none of them an ELF file
+	run grep $'\tELF$' <<< "$files"
+	assert_output ""
+	# nothing of the corpus or the regression inputs, which hold ELF
+	# files in the release tree
+	run grep '^tests/fuzz/\(corpus\|regress\)/' <<< "$files"
+	assert_output ""
 	local n=0
-	for f in tests/fuzz/corpus/*/*; do
-		[ "$(head -c4 "$f" | od -An -c | tr -d ' ')" != '177ELF' ] || n=$((n + 1))
+	for f in "$tree"/tests/fuzz/corpus/*/* "$tree"/tests/fuzz/regress/*/*; do
+		! is_elf "$f" || { n=1; break; }
 	done
 	[ "$n" -gt 0 ]
+}
+
+@test "the source package check sees an ELF file planted where the package takes it, and none where it does not" {
+	local tree=$BATS_TEST_TMPDIR/planted/modrot elf=$FIXTURES/alpha.ko files
+	is_elf "$elf"
+	mkdir -p "${tree%/*}"
+	cp -a "$(release_tree)" "$tree"
+	# where the package takes files: beside the sources, in a directory of
+	# its own, under a name that says nothing
+	cp "$elf" "$tree/lib/planted.ko"
+	mkdir "$tree/kernel/planted"
+	cp "$elf" "$tree/kernel/planted/data"
+	# where it does not: the corpus (debian/source/options) and an object
+	# file (dpkg-source's own default)
+	cp "$elf" "$tree/tests/fuzz/corpus/planted"
+	cp "$elf" "$tree/tools/planted.o"
+	files=$(source_files "$tree" | LC_ALL=C sort)
+	run grep $'\tELF$' <<< "$files"
+	assert_output $'kernel/planted/data\tELF\nlib/planted.ko\tELF'
+	run grep -c 'planted' <<< "$files"
+	assert_output 2
 }
 
 @test "debian/copyright: kernel files are GPL-2 only as their SPDX lines say, debian/* has its stanza, no address" {

@@ -104,7 +104,11 @@ queries_on_this_kernel() {
 	compare_query -D -q -a mtnet mt_snd
 	compare_query -n -v -q -r mtnet
 	compare_query -D -a mt_snd mt_net
-	for f in $(cd "$K/root/lib/modules/6.1.0-sim" && find kernel -name '*.ko*' | sort); do
+	local kos
+	kos=$(cd "$K/root/lib/modules/6.1.0-sim" && find kernel -name '*.ko*' | sort)
+	# the tree's modules were there to compare
+	[ "$(wc -w <<< "$kos")" -gt 5 ]
+	for f in $kos; do
 		compare_query --show-exports "/lib/modules/6.1.0-sim/$f"
 		compare_query --show-modversions "/lib/modules/6.1.0-sim/$f"
 	done

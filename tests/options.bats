@@ -18,6 +18,14 @@ tools_with_options()
 	grep -l 'cli_next_option(argc' "$top_srcdir"/tools/*.c | sed 's|.*/||; s|\.c$||'
 }
 
+# $TOOLS: the same list, for the loops of every test; a list short of the
+# five tools the first test names fails every test, which would otherwise
+# check nothing.
+setup() {
+	TOOLS=$(tools_with_options)
+	[ "$(wc -w <<< "$TOOLS")" -ge 5 ] || fail "tools_with_options found only: $TOOLS"
+}
+
 # The options getopt's table in tools/$1.c gives, one a line, sorted: each
 # long name of the option array (and of the CLI_OPTIONS_* macros of
 # tools/cli-opts.h it lists), and each letter of the short-option string handed
@@ -44,7 +52,7 @@ table_options()
 	for t in insmod lsmod modreap modrot-metrics rmmod; do
 		assert_line "$t"
 	done
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		[ -x "$top_builddir/tools/$t" ] || fail "tools/$t is not built"
 	done
 }
@@ -58,7 +66,7 @@ table_options()
 
 @test "every tool's --help lists every option of its getopt table, and no other" {
 	local t diffs=
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		d=$(diff <(table_options "$t") <(completion_help_options "$t")) ||
 			diffs+=$'\n'"$t (< table only, > --help only):"$'\n'"$d"
 	done
@@ -67,7 +75,7 @@ table_options()
 
 @test "bash, zsh and fish complete every option each tool's --help lists" {
 	local t sh got diffs=
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		for sh in bash zsh fish; do
 			got=$("complete_$sh" "$t -" | grep -- '^-' | LC_ALL=C sort -u) ||
 				fail "$sh could not complete '$t -'"
@@ -166,7 +174,7 @@ refused()
 
 @test "every tool says an ambiguous long option is ambiguous, and lists every option it may mean" {
 	local t p want got seen=
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		p=$(ambiguous_prefix "$t")
 		[ -n "$p" ] || continue
 		seen+=" $t"
@@ -182,7 +190,7 @@ refused()
 
 @test "every tool takes a prefix that is one option's alone as that option" {
 	local t
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		run "$top_builddir/tools/$t" --he
 		assert_success
 		assert_equal "$output" "$("$top_builddir/tools/$t" --help)"
@@ -191,7 +199,7 @@ refused()
 
 @test "every tool names an option given a value it takes none of in full, typed whole or as a prefix" {
 	local t word
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		for word in --help=1 --hel=1; do
 			refused "$t" "$word"
 			assert_equal "$stderr" "$t: ERROR: option '--help' doesn't allow an argument (see '$t --help')"
@@ -201,7 +209,7 @@ refused()
 
 @test "every tool names a long option missing its argument in full, and a short one by its letter" {
 	local t name
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		for name in $(grep -oE '\{ "[a-z-]+", *required_argument' "$top_srcdir/tools/$t.c" | sed -E 's/^\{ "([^"]*)".*/\1/'); do
 			refused "$t" "--$name"
 			assert_equal "$stderr" "$t: ERROR: missing argument for option '--$name' (see '$t --help')"
@@ -215,7 +223,7 @@ refused()
 
 @test "every tool calls an unknown option unknown, long as typed and short by its letter, after long ones too" {
 	local t
-	for t in $(tools_with_options); do
+	for t in $TOOLS; do
 		refused "$t" --no-such-option=1
 		assert_equal "$stderr" "$t: ERROR: unknown option '--no-such-option=1' (see '$t --help')"
 		refused "$t" -Z
