@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -260,13 +261,28 @@ size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name
 int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
 /*
- * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
- * that two of them never reclaim the same instances while each counts
- * them as its own. Take it before reading the snapshot that the counts
- * come from. Returns a descriptor for rot_reclaim_unlock, or a negative
- * errno (-EINTR when a signal interrupted the wait).
+ * Serialises reclaiming runs of modrot's tools, so that two of them never
+ * reclaim the same instances while each counts them as its own. Take it
+ * before reading the snapshot that the counts come from.
+ *
+ * The lock is a POSIX record lock on rot_reclaim_lock_path(), a regular
+ * file owned by root, of mode 0600, in a directory owned by root that no
+ * one else may write (made 0700 when missing): no other user can create,
+ * open or hold it, so none can stall a reclaim. Waits at most timeout_ms
+ * (0: one try). Returns a descriptor for rot_reclaim_unlock, or
+ *   -ETIMEDOUT  another process held it the whole time; *holder (may be
+ *               NULL) is its PID, 0 when it could not be told;
+ *   -EINTR      a signal ended the wait;
+ *   -EACCES     the caller may not make or open it (not root);
+ *   -ELOOP      a symbolic link stands at the path or the directory's;
+ *   -EPERM      the file or its directory is not what only root could make
+ *               (another type, another owner, writable by others);
+ *   another negative errno when the directory could not be made.
  */
-int rot_reclaim_lock(void);
+int rot_reclaim_lock(unsigned timeout_ms, pid_t *holder);
+/* The lock file's path: /run/modrot/reclaim.lock, or the absolute path in
+ * MODROT_RECLAIM_LOCK (ignored in a setuid run). */
+const char *rot_reclaim_lock_path(void);
 void rot_reclaim_unlock(int lock);
 
 /* ---- queries keyed by a module's name, read now (rot_name_*, since 0.1):

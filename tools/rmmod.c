@@ -26,6 +26,7 @@
 #include "jsonwrt.h"
 #include "reasons.h"
 #include "modrot.h"
+#include "reclaim-lock.h"
 #include "reclaim-report.h"
 #include "stopsignal.h"
 #include "sizewords.h"
@@ -582,7 +583,15 @@ int main(int argc, char *argv[])
 
 	/* Counts of what a reclaim frees come from this snapshot: hold off other
 	 * reclaiming runs until we are done. */
-	int lock = o.reclaim ? rot_reclaim_lock() : -1;
+	int lock = -1;
+	if (o.reclaim) {
+		enum cli_exit lock_code = CLI_EXIT_PARTIAL;
+		lock = reclaim_lock_take(&lock_code);
+		if (lock < 0) {
+			free(names);
+			return stop_signal() ? stop_exit_code() : (int)lock_code;
+		}
+	}
 	int err = rot_snapshot_read(&r.snap);
 	if (err < 0) {
 		rot_reclaim_unlock(lock);
