@@ -478,6 +478,19 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_module *m,
 			    const bool *gone, unsigned unload_flags);
 
+/*
+ * What delete_module(2) would answer for m, told from the snapshot alone
+ * (since 0.1), in the kernel's own order: -ENOENT when m is NULL,
+ * -EWOULDBLOCK for live holders (rot_module_unload_check(), which also
+ * covers a stock kernel's references), -EBUSY when m is not Live (loading
+ * or unloading) or, without ROT_UNLOAD_FORCE, permanent (an init and no
+ * exit); else 0. A dry run asks this where the real run calls rot_unload(),
+ * so that both reach the same verdict. The caller's capability is not
+ * asked: a dry run does not need CAP_SYS_MODULE.
+ */
+int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_module *m,
+			      const bool *gone, unsigned unload_flags);
+
 /* ---- kernel taint ---- */
 
 #define ROT_TAINT_FORCED_RMMOD (1UL << 3) /* 'R': reclaim or forced unload */

@@ -423,3 +423,19 @@ void rot_reclaim_unlock(int lock)
 	if (lock >= 0)
 		close(lock);
 }
+
+int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_module *m,
+			      const bool *gone, unsigned unload_flags)
+{
+	if (!m)
+		return -ENOENT;
+	/* the kernel looks at the holders, the state, a missing exit, then
+	 * the references (stock), which rot_module_unload_check() adds */
+	if (rot_module_live_holders(snap, m, gone))
+		return -EWOULDBLOCK;
+	if (rot_module_state(m) != ROT_STATE_LIVE)
+		return -EBUSY;
+	if (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE))
+		return -EBUSY;
+	return rot_module_unload_check(snap, m, gone, unload_flags);
+}

@@ -407,6 +407,16 @@ static void unload_unused(struct rmmod_run *r)
 		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
 		const char *name = rot_module_name(m);
 		if (r->opts->dry_run) {
+			/* the kernel's answer as unload_one would get it, told
+			 * from the snapshot */
+			int refused = rot_module_unload_predict(snap, m, r->gone.marks,
+								r->opts->unload_flags);
+			if (refused < 0) {
+				report_unload_error(r, name, m, refused);
+				r->failed[rot_snapshot_index_of(snap, m)] = true;
+				continue;
+			}
+			gone_marks_set(&r->gone, m);
 			record(r, name, "would unload", 0, REASON_NONE, 0, rot_module_size(m), NULL);
 			if (!r->opts->json) {
 				char safe[4 * ROT_NAME_MAX + 8];
