@@ -99,6 +99,9 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 
 const char *rot_module_name(const struct rot_module *m);
 uint64_t rot_module_size(const struct rot_module *m);
+/* The kernel's use count; -ENOENT (-2, what kmod's lsmod prints then) on
+ * a kernel built without CONFIG_MODULE_UNLOAD, whose /proc/modules shows
+ * "- -" for the count and the holders. */
 long rot_module_refcnt(const struct rot_module *m);
 /* A rotting instance's outstanding pins (rot-abi.md C3, P1: the third
  * column of /proc/rotting_modules; 0 on a revision-2 kernel). 0 for a
