@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,6 +99,9 @@ const struct rot_module *rot_snapshot_find_live(const struct rot_snapshot *snap,
 
 const char *rot_module_name(const struct rot_module *m);
 uint64_t rot_module_size(const struct rot_module *m);
+/* The kernel's use count; -ENOENT (-2, what kmod's lsmod prints then) on
+ * a kernel built without CONFIG_MODULE_UNLOAD, whose /proc/modules shows
+ * "- -" for the count and the holders. */
 long rot_module_refcnt(const struct rot_module *m);
 /* A rotting instance's outstanding pins (rot-abi.md C3, P1: the third
  * column of /proc/rotting_modules; 0 on a revision-2 kernel). 0 for a
@@ -260,13 +264,28 @@ size_t rot_snapshot_rotting_of(const struct rot_snapshot *snap, const char *name
 int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint64_t *newest_size);
 
 /*
- * Serialises reclaiming runs of modrot's tools (flock on /sys/module), so
- * that two of them never reclaim the same instances while each counts
- * them as its own. Take it before reading the snapshot that the counts
- * come from. Returns a descriptor for rot_reclaim_unlock, or a negative
- * errno (-EINTR when a signal interrupted the wait).
+ * Serialises reclaiming runs of modrot's tools, so that two of them never
+ * reclaim the same instances while each counts them as its own. Take it
+ * before reading the snapshot that the counts come from.
+ *
+ * The lock is a POSIX record lock on rot_reclaim_lock_path(), a regular
+ * file owned by root, of mode 0600, in a directory owned by root that no
+ * one else may write (made 0700 when missing): no other user can create,
+ * open or hold it, so none can stall a reclaim. Waits at most timeout_ms
+ * (0: one try). Returns a descriptor for rot_reclaim_unlock, or
+ *   -ETIMEDOUT  another process held it the whole time; *holder (may be
+ *               NULL) is its PID, 0 when it could not be told;
+ *   -EINTR      a signal ended the wait;
+ *   -EACCES     the caller may not make or open it (not root);
+ *   -ELOOP      a symbolic link stands at the path or the directory's;
+ *   -EPERM      the file or its directory is not what only root could make
+ *               (another type, another owner, writable by others);
+ *   another negative errno when the directory could not be made.
  */
-int rot_reclaim_lock(void);
+int rot_reclaim_lock(unsigned timeout_ms, pid_t *holder);
+/* The lock file's path: /run/modrot/reclaim.lock, or the absolute path in
+ * MODROT_RECLAIM_LOCK (ignored in a setuid run). */
+const char *rot_reclaim_lock_path(void);
 void rot_reclaim_unlock(int lock);
 
 /* ---- queries keyed by a module's name, read now (rot_name_*, since 0.1):
@@ -461,6 +480,19 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
  */
 int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_module *m,
 			    const bool *gone, unsigned unload_flags);
+
+/*
+ * What delete_module(2) would answer for m, told from the snapshot alone
+ * (since 0.1), in the kernel's own order: -ENOENT when m is NULL,
+ * -EWOULDBLOCK for live holders (rot_module_unload_check(), which also
+ * covers a stock kernel's references), -EBUSY when m is not Live (loading
+ * or unloading) or, without ROT_UNLOAD_FORCE, permanent (an init and no
+ * exit); else 0. A dry run asks this where the real run calls rot_unload(),
+ * so that both reach the same verdict. The caller's capability is not
+ * asked: a dry run does not need CAP_SYS_MODULE.
+ */
+int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_module *m,
+			      const bool *gone, unsigned unload_flags);
 
 /* ---- kernel taint ---- */
 

@@ -348,6 +348,14 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 					 : "the size is not a number";
 		return err;
 	}
+	/* A kernel built without CONFIG_MODULE_UNLOAD prints "- -" for the
+	 * count and the holders: it keeps no count, and its sysfs has no
+	 * refcnt file, for which kmod's lsmod prints -ENOENT. */
+	bool no_unload = strcmp(f[F_REFCNT], "-") == 0 && strcmp(f[F_HOLDERS], "-") == 0 &&
+			 strcmp(f[F_STATE], "Rotting") != 0;
+	static char enoent[] = "-2";
+	if (no_unload)
+		f[F_REFCNT] = enoent;
 	/* A stock kernel may print a negative count for a module being torn down. */
 	bool negative = f[F_REFCNT][0] == '-';
 	err = parse_u64(f[F_REFCNT] + negative, 10, &v);
@@ -390,6 +398,11 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 			*reason = "the taints are not in parentheses";
 			return -EPROTO;
 		}
+		/* A module coming or going also shows its state there, '+'
+		 * or '-' after the taint letters ("(+)", "(OE-)"): the state
+		 * column already says it. */
+		if (t[tl - 2] == '+' || t[tl - 2] == '-')
+			tl--;
 		t[tl - 1] = '\0';
 		m->taints = t + 1;
 	}
@@ -614,7 +627,8 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 		const unsigned char *q = taints;
 		while (*q != '\n' && *q != ' ' && *q != '\0')
 			q++;
-		if ((*q != '\n' && q != e) || q - taints < 2 || taints[0] != '(' || q[-1] != ')')
+		if ((*q != '\n' && q != e) || q - taints < 2 || taints[0] != '(' || q[-1] != ')' ||
+		    q[-2] == '+' || q[-2] == '-')
 			return 1;
 		p = q;
 	} else if (*p != '\n' && p != e) {

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -289,25 +291,151 @@ bool rot_name_is_builtin(const char *name)
 	return access(path, F_OK) < 0 && errno == ENOENT;
 }
 
-int rot_reclaim_lock(void)
+/* Where the lock lives: a file only root can make, in a directory only
+ * root can write (systemd/tmpfiles.d makes it at boot). MODROT_RECLAIM_LOCK
+ * names another place, for tests; secure_getenv ignores it in a setuid
+ * run. */
+const char *rot_reclaim_lock_path(void)
 {
-	/* /sys/module is the one directory every tool on this kernel sees the
-	 * same way; an advisory lock on it needs no file of our own. */
-	int fd = open("/sys/module", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	const char *env = secure_getenv("MODROT_RECLAIM_LOCK");
+	return env && env[0] == '/' ? env : "/run/modrot/reclaim.lock";
+}
+
+/* Opens the lock's directory, made when it is missing, and checks that no
+ * one but root could have put anything in it. */
+static int lock_dir_open(const char *dir)
+{
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	/* EINTR is returned, not retried: a signal must be able to end a
-	 * wait behind another run. */
-	if (flock(fd, LOCK_EX) < 0) {
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 && errno == ENOTDIR) {
+		/* O_DIRECTORY answers first for a symbolic link to a directory */
+		struct stat lst;
+		return lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode) ? -ELOOP : -EPERM;
+	}
+	if (dfd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(dfd, &st) < 0) {
 		int err = -errno;
-		close(fd);
+		close(dfd);
 		return err;
 	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+		close(dfd);
+		return -EPERM;
+	}
+	return dfd;
+}
+
+/* Opens the lock file, made 0600 when it is missing. O_NONBLOCK keeps a
+ * FIFO planted there from stalling the open; the checks after refuse it. */
+static int lock_file_open(void)
+{
+	char dir[PATH_MAX];
+	const char *path = rot_reclaim_lock_path();
+	const char *slash = strrchr(path, '/');
+	size_t dlen = (size_t)(slash - path);
+
+	if (!slash[1] || dlen >= sizeof(dir))
+		return -EINVAL;
+	memcpy(dir, path, dlen);
+	dir[dlen] = '\0';
+	int dfd = lock_dir_open(dlen ? dir : "/");
+	if (dfd < 0)
+		return dfd;
+	int fd = openat(dfd, slash + 1,
+			O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+	int err = fd < 0 ? -errno : 0;
+	close(dfd);
+	if (fd < 0)
+		return err == -ENXIO || err == -EISDIR ? -EPERM : err;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 077)) {
+		close(fd);
+		return -EPERM;
+	}
 	return fd;
+}
+
+/* The process that holds the lock, or 0 when it was let go meanwhile. */
+static pid_t lock_holder(int fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+		return 0;
+	return fl.l_pid > 0 ? fl.l_pid : 0;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+int rot_reclaim_lock(unsigned timeout_ms, pid_t *holder)
+{
+	if (holder)
+		*holder = 0;
+	int fd = lock_file_open();
+	if (fd < 0)
+		return fd;
+	/* A POSIX record lock, not flock(): F_GETLK names the process that
+	 * holds it (an open file description lock would report no PID).
+	 * It is the process's: nothing else in a tool opens this file, so
+	 * no close elsewhere can drop it. */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	uint64_t deadline = now_ms() + timeout_ms;
+	long step_ms = 10;
+	for (;;) {
+		if (fcntl(fd, F_SETLK, &fl) == 0)
+			return fd;
+		if (errno != EACCES && errno != EAGAIN) {
+			int err = -errno;
+			close(fd);
+			return err;
+		}
+		uint64_t now = now_ms();
+		if (now >= deadline) {
+			if (holder)
+				*holder = lock_holder(fd);
+			close(fd);
+			return -ETIMEDOUT;
+		}
+		/* Polled, so that the wait is bounded without a timer signal
+		 * the library would have to own. A signal ends the sleep with
+		 * EINTR (nanosleep is never restarted), and the wait with it. */
+		uint64_t left = deadline - now;
+		long ms = (uint64_t)step_ms < left ? step_ms : (long)left;
+		struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+		if (nanosleep(&ts, NULL) < 0 && errno == EINTR) {
+			close(fd);
+			return -EINTR;
+		}
+		if (step_ms < 200)
+			step_ms *= 2;
+	}
 }
 
 void rot_reclaim_unlock(int lock)
 {
 	if (lock >= 0)
 		close(lock);
+}
+
+int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_module *m,
+			      const bool *gone, unsigned unload_flags)
+{
+	if (!m)
+		return -ENOENT;
+	/* the kernel looks at the holders, the state, a missing exit, then
+	 * the references (stock), which rot_module_unload_check() adds */
+	if (rot_module_live_holders(snap, m, gone))
+		return -EWOULDBLOCK;
+	if (rot_module_state(m) != ROT_STATE_LIVE)
+		return -EBUSY;
+	if (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE))
+		return -EBUSY;
+	return rot_module_unload_check(snap, m, gone, unload_flags);
 }

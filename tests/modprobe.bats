@@ -477,6 +477,37 @@ CONF
 	assert_equal "$(kernel_state)" "$before"
 }
 
+# /dev/null reads as an empty file, as kmod reads it: -C /dev/null is an
+# empty configuration, and a NAME.conf linked to it is masked. kmod's
+# modprobe beside ours, on twin kernels: the same answer and the same kernel.
+@test "-C /dev/null is an empty configuration, and a .conf linked to /dev/null is masked, as kmod reads them" {
+	local d=$BATS_TEST_TMPDIR/conf
+	mkdir "$d"
+	echo 'options mt_extra x=1' > "$d/ok.conf"
+	ln -s /dev/null "$d/masked.conf"
+	for conf in /dev/null "$d"; do
+		run --separate-stderr on_kernel "$MODPROBE" -C "$conf" mt_extra
+		assert_success
+		assert_equal "$stderr" ""
+		is_live mt_extra
+		on_kernel "$MODPROBE" -C "$conf" -r mt_extra
+		run is_live mt_extra
+		assert_failure
+		# kmod 30 takes both too
+		run --separate-stderr on_kernel "$KMOD_MODPROBE" -C "$conf" mt_extra
+		assert_success
+		is_live mt_extra
+		on_kernel "$KMOD_MODPROBE" -C "$conf" -r mt_extra
+	done
+	# -c shows what was read: nothing from /dev/null
+	run --separate-stderr on_kernel "$MODPROBE" -C /dev/null -c
+	assert_success
+	refute_output --partial "options mt_extra"
+	run --separate-stderr on_kernel "$MODPROBE" -C "$d" -c
+	assert_success
+	assert_output --partial "options mt_extra x=1"
+}
+
 # libkmod reads every NAME.conf of a configuration directory to its end:
 # kmod's modprobe waits on a FIFO there for ever and reads /dev/zero until
 # memory runs out. Refused before libkmod sees them, whether named by -C,

@@ -263,32 +263,76 @@ delta_reaped() {
 	wait_until eval '[ "$(rotting_count delta)" -eq 0 ]'
 }
 
-@test "modreap --watch asks for a refused name once, and again only when it changes" {
+@test "modreap --watch asks a refused, unchanged name again after 1, 3, 7 and 15 passes, and again when it changes" {
+	rot_straytimer 2
+	(exec "$SIM" run "$K" -- "$MODREAP" -J --watch --down-to 0 --interval 0.01 \
+		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
+	reaper=$!
+	# A JSON line a pass: wait for 33 passes.
+	wait_until has_lines "$BATS_TEST_TMPDIR/watch.out" 33
+	kill -TERM "$reaper"
+	rc=0
+	wait "$reaper" || rc=$?
+	assert_equal "$rc" 143
+	# The passes that asked (and were refused): the first, then after a
+	# back-off that doubles up to 16 passes.
+	run jq -r 'select(.pass and .pass <= 33 and .failures > 0) | .pass' "$BATS_TEST_TMPDIR/watch.out"
+	assert_output "$(printf '%s\n' 1 3 7 15 31)"
+	assert_equal "$(grep -c . "$BATS_TEST_TMPDIR/watch.err")" \
+		"$(jq -s '[.[] | select(.pass) | .failures] | add' "$BATS_TEST_TMPDIR/watch.out")"
+	run sort -u "$BATS_TEST_TMPDIR/watch.err"
+	assert_output "$(refused_words 2 instances them)"
+	assert_equal "$(rotting_count straytimer)" 2
+	# A change is asked about at once: a third instance, the next pass.
+	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --down-to 0 --interval 0.05 \
+		> "$BATS_TEST_TMPDIR/watch2.out" 2> "$BATS_TEST_TMPDIR/watch2.err") &
+	reaper=$!
+	wait_until has_lines "$BATS_TEST_TMPDIR/watch2.err" 1
+	rot_straytimer 1
+	wait_until grep -qF "$(refused_words 3 instances them)" "$BATS_TEST_TMPDIR/watch2.err"
+	kill -TERM "$reaper"
+	rc=0
+	wait "$reaper" || rc=$?
+	assert_equal "$rc" 143
+	run cat "$BATS_TEST_TMPDIR/watch2.err"
+	assert_line --index 0 "$(refused_words 2 instances them)"
+	run sort -u "$BATS_TEST_TMPDIR/watch2.err"
+	assert_output "$(printf '%s\n' "$(refused_words 2 instances them)" "$(refused_words 3 instances them)")"
+	assert_equal "$(rotting_count straytimer)" 3
+}
+
+@test "modreap --watch reclaims a refused name once what kept it goes, with nothing else changing" {
 	rot_straytimer 2
 	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --down-to 0 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
 	reaper=$!
-	# A pass refuses straytimer; a later one reclaims delta and must not ask again.
 	wait_until has_lines "$BATS_TEST_TMPDIR/watch.err" 1
-	delta_reaped
-	# straytimer changes: asked again, once; a later pass again leaves it be.
-	rot_straytimer 1
-	wait_until has_lines "$BATS_TEST_TMPDIR/watch.err" 2
-	delta_reaped
+	# the user goes: the timers in both instances stop
+	"$SIM" release "$K" straytimer timer 1
+	"$SIM" release "$K" straytimer timer 1
+	wait_until eval '[ "$(rotting_count straytimer)" -eq 0 ]'
 	kill -TERM "$reaper"
 	rc=0
 	wait "$reaper" || rc=$?
-	# Stopped by SIGTERM: 128 + 15, over the refusals' exit 1; the
-	# refusals are still told below.
 	assert_equal "$rc" 143
-	run cat "$BATS_TEST_TMPDIR/watch.err"
-	assert_line --index 0 "$(refused_words 2 instances them)"
-	assert_line --index 1 "$(refused_words 3 instances them)"
-	assert_equal "${#lines[@]}" 2
-	assert_equal "$(rotting_count straytimer)" 3
-	assert_equal "$(rotting_count delta)" 0
 	run tail -1 "$BATS_TEST_TMPDIR/watch.out"
-	assert_output --regexp '^total: reclaimed 2 instances, [0-9]+ bytes; [0-9]+ bytes still rot; 3 instances still in use; kernel taint: none -> R \(8\)$'
+	assert_output --regexp '^total: reclaimed 2 instances, [0-9]+ bytes; 0 bytes still rot; kernel taint: none -> R \(8\)$'
+}
+
+@test "modreap --watch: a SIGTERM between its look at the stop flag and its sleep ends the sleep at once" {
+	kmod_load delta
+	kmod_unload delta
+	local shim=$BATS_TEST_TMPDIR/signal-before-sleep.so
+	"${CC:-cc}" -shared -fPIC -o "$shim" "$top_srcdir/tests/helpers/signal-before-sleep.c" -ldl
+	# A day's interval: the first pass reclaims delta, and the signal,
+	# sent just before the sleep, must end it, not a day later.
+	run --separate-stderr timeout 60 env --default-signal=TERM SLEEP_SIGNAL_MIN=3600 \
+		SIMKERNEL_DIR="$K" LD_PRELOAD="$shim:$top_builddir/tests/simkernel/libsimkernel.so" \
+		"$MODREAP" -b --watch --down-to 0 --interval 86400
+	assert_equal "$status" 143
+	assert_equal "$stderr" "signalled before sleeping"
+	assert_line --regexp '^total: reclaimed 1 instance, [0-9]+ bytes; 0 bytes still rot; kernel taint: none -> R \(8\)$'
+	assert_equal "$(rotting_count delta)" 0
 }
 
 @test "modreap says what keeps a pinned, entered or probed name; --force frees none of them" {

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cli-errors.h"
@@ -23,10 +24,20 @@ static const char *const default_dirs[] = {
 	"/usr/lib/modprobe.d", "/lib/modprobe.d", NULL,
 };
 
+/* /dev/null reads as an empty file: kmod reads "-C /dev/null" as an empty
+ * configuration, and a NAME.conf linked to it masks that file (as
+ * systemd's configuration directories are masked). Any other device may
+ * block or never end. */
+static bool is_dev_null(const struct stat *st)
+{
+	return S_ISCHR(st->st_mode) && major(st->st_rdev) == 1 && minor(st->st_rdev) == 3;
+}
+
 int mp_config_path_check(const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+	    !is_dev_null(&st)) {
 		cli_error("-C %s: %s, not a configuration file or directory", path,
 			  cli_file_kind(st.st_mode & S_IFMT));
 		return -EINVAL;
@@ -53,7 +64,8 @@ static int entry_check(int dfd, const char *dir, const char *name, unsigned char
 	struct stat st;
 	if (!read_by_libkmod(name) || type == DT_REG || type == DT_DIR)
 		return 0;
-	if (fstatat(dfd, name, &st, 0) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+	if (fstatat(dfd, name, &st, 0) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode) ||
+	    is_dev_null(&st))
 		return 0;
 	cli_error("%s/%s: %s, not a configuration file; nothing done", dir, name,
 		  cli_file_kind(st.st_mode & S_IFMT));

@@ -308,6 +308,50 @@ static void sleep_msec(unsigned long long ms)
 		;
 }
 
+/*
+ * -n: the verdict unload_now would reach, by the same rules: the kernel's
+ * answer told from the snapshot (lib's rot_module_unload_predict(), where
+ * the real run calls rot_unload()), and with -w on a rot kernel the in-use
+ * rule, which the real run waits on. The words are the real run's, but
+ * for the wait it does not make.
+ */
+static int unload_predicted(struct modprobe_run *r, struct kmod_module *mod, unsigned flags)
+{
+	const char *name = kmod_module_get_name(mod);
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	char why[WHY_MAX];
+	int err = 0;
+
+	/* the real run asks the rule before each try, then the kernel */
+	if (r->opts->wait_msec && r->rot) {
+		enum verdict v = in_use(r, mod, why, sizeof(why));
+		if (v == IN_USE) {
+			mp_fail(r, -EWOULDBLOCK, MP_ERROR,
+				"could not remove '%s': still in use%s (a run would wait %llu ms first)",
+				name, why, r->opts->wait_msec);
+			return -EWOULDBLOCK;
+		}
+		if (v == UNKNOWN && !r->opts->force) {
+			mp_fail(r, -EWOULDBLOCK, MP_ERROR,
+				"could not remove '%s': cannot tell whether it is in use: %s; not "
+				"unloaded (-f unloads it anyway; a run would wait %llu ms first)",
+				name, why, r->opts->wait_msec);
+			return -EWOULDBLOCK;
+		}
+	}
+	if (snap)
+		err = rot_module_unload_predict(snap, rot_snapshot_find_live(snap, name),
+						gone_marks(r)->marks, flags);
+	if (err < 0) {
+		mp_fail(r, err, MP_ERROR, "could not remove '%s': %s%s", name, strerror(-err),
+			cli_errno_hint(err));
+		return err;
+	}
+	mark_gone(r, name);
+	report_rot(r, name);
+	return 0;
+}
+
 /* One delete_module (through lib), retried while in use with -w. */
 static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 {
@@ -319,11 +363,8 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	int err;
 
 	show(r, "rmmod", name);
-	if (r->opts->dry_run) {
-		mark_gone(r, name);
-		report_rot(r, name);
-		return 0;
-	}
+	if (r->opts->dry_run)
+		return unload_predicted(r, mod, flags);
 	for (;;) {
 		/* on a rot kernel nothing but the rule tells when a user is gone */
 		enum verdict v = deadline && r->rot ? in_use_now(r, name, why, sizeof(why)) : UNUSED;

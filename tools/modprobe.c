@@ -27,7 +27,9 @@
 #include "kmodlog.h"
 #include "moddir-check.h"
 #include "modprobe.h"
+#include "reclaim-lock.h"
 #include "reclaim-report.h"
+#include "stopsignal.h"
 #include "sizewords.h"
 
 static void help(void)
@@ -536,8 +538,11 @@ int main(int argc, char *argv[])
 	if (!shows_only(&o)) {
 		/* Counts of what rots and what a reclaim frees start from this
 		 * snapshot: other reclaiming runs wait until this one is done. */
-		if (o.reclaim)
-			lock = rot_reclaim_lock();
+		if (o.reclaim && (lock = reclaim_lock_take(&code)) < 0) {
+			if (stop_signal())
+				code = stop_exit_code();
+			goto out;
+		}
 		if (!mp_snapshot(&r) && o.remove) {
 			/* the error of the one read: a second could succeed */
 			code = cli_snapshot_error(r.snap_err);

@@ -16,6 +16,7 @@
 #include "cli-msg.h"
 #include "cli-run.h"
 #include "modreap.h"
+#include "reclaim-lock.h"
 #include "stopsignal.h"
 #include "unload-words.h"
 
@@ -56,11 +57,20 @@ static struct refusal *find_refusal(const struct reap_run *r, const char *name)
 	return NULL;
 }
 
-/* --watch: the kernel refused this group last time and it has not changed since. */
+/* --watch: the kernel refused this group, it has not changed since, and its
+ * turn to be asked again has not come. */
 static bool refused_before(const struct reap_run *r, const struct rot_group *g)
 {
 	const struct refusal *f = find_refusal(r, g->name);
-	return f && f->instances == g->instances;
+	return f && f->instances == g->instances && f->wait > 0;
+}
+
+/* --watch, before each pass: every refused name is a pass nearer its turn. */
+static void refusals_tick(struct reap_run *r)
+{
+	for (size_t i = 0; i < r->nrefusals; i++)
+		if (r->refusals[i].wait > 0)
+			r->refusals[i].wait--;
 }
 
 static void note_refusal(struct reap_run *r, const char *name, size_t instances)
@@ -73,8 +83,17 @@ static void note_refusal(struct reap_run *r, const char *name, size_t instances)
 		r->refusals = grown;
 		f = &r->refusals[r->nrefusals++];
 		snprintf(f->name, sizeof(f->name), "%s", name);
+		f->backoff = 0;
+	} else if (f->instances != instances) {
+		f->backoff = 0;
 	}
 	f->instances = instances;
+	/* The first refusal waits one pass, each one after it twice as many,
+	 * up to the most: refusals_tick runs before the pass that asks. */
+	f->backoff = f->backoff ? f->backoff * 2 : 2;
+	if (f->backoff > REFUSAL_BACKOFF_MAX)
+		f->backoff = REFUSAL_BACKOFF_MAX;
+	f->wait = f->backoff;
 }
 
 /* -J: what kept name's instances, the latest reply per name */
@@ -299,13 +318,16 @@ out:
 struct reap_status reap_pass(struct reap_run *r, bool first)
 {
 	struct reap_status st = { 0 };
-	int lock = rot_reclaim_lock();
+	int lock = reclaim_lock_take(&st.exit);
 	if (lock == -EINTR)
 		return st; /* a stop signal arrived while another run held the lock */
-	if (lock < 0)
-		cli_warn("could not take the reclaim lock (%s): counts may include what a "
-			 "concurrent run reclaims",
-			 strerror(-lock));
+	if (lock < 0) {
+		/* Said: a run that cannot take it reclaims nothing, since its
+		 * counts could include what another run frees. */
+		st.err = lock;
+		st.said = true;
+		return st;
+	}
 	struct rot_snapshot *snap;
 	struct rot_group *groups;
 	size_t ngroups;
@@ -375,15 +397,23 @@ struct reap_status reap_watch(struct reap_run *r)
 		.tv_nsec = (long)((r->opts->interval - (double)(time_t)r->opts->interval) * 1e9),
 	};
 	unsigned pass = 0;
-	for (bool first = true; !stop_signal(); first = false) {
+	for (bool first = true; !stop_signal();) {
 		struct cli_outcome before = r->outcome;
 		size_t freed_before = r->instances;
 		for (size_t i = 0; i < r->nreaped; i++)
 			r->reaped[i].pass_instances = r->reaped[i].pass_bytes =
 				r->reaped[i].pass_percpu = 0;
+		refusals_tick(r);
 		struct reap_status st = reap_pass(r, first);
-		if (st.err < 0)
+		if (st.err == -ETIMEDOUT && st.said) {
+			/* Another run held the lock all along: this pass is
+			 * skipped and the next one tries again. */
+			cli_outcome_failed(&r->outcome, st.err);
+		} else if (st.err < 0) {
 			return st;
+		} else {
+			first = false; /* the taint before the run is read */
+		}
 		pass++;
 		if (r->opts->json) {
 			int err = reap_print_pass(r, pass, r->outcome.failures - before.failures);
@@ -405,8 +435,7 @@ struct reap_status reap_watch(struct reap_run *r)
 			cli_error("stopped watching: reclaiming needs CAP_SYS_MODULE");
 			break;
 		}
-		if (!stop_signal())
-			nanosleep(&pause, NULL);
+		stop_signal_sleep(&pause);
 	}
 	count_refusals(r);
 	return (struct reap_status){ 0 };

@@ -50,11 +50,19 @@ struct reaped {
 	uint64_t pass_percpu;
 };
 
-/* A name the kernel refused as still in use, and how many instances it had then. */
+/* A name the kernel refused as still in use, and how many instances it had
+ * then. --watch asks again once it changes, and otherwise after `wait` more
+ * passes: a back-off that doubles with each refusal in a row, so that a
+ * name freed later (the user went) is reclaimed without asking every pass. */
 struct refusal {
 	char name[ROT_NAME_MAX + 1];
 	size_t instances;
+	unsigned wait;    /* passes left before it is asked again */
+	unsigned backoff; /* the passes it waited last time */
 };
+
+/* The longest a refused, unchanged name waits between two asks, in passes. */
+#define REFUSAL_BACKOFF_MAX 16
 
 /* A name a reclaim kept instances of, and the kernel's reply saying why. */
 struct kept_name {

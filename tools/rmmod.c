@@ -26,6 +26,7 @@
 #include "jsonwrt.h"
 #include "reasons.h"
 #include "modrot.h"
+#include "reclaim-lock.h"
 #include "reclaim-report.h"
 #include "stopsignal.h"
 #include "sizewords.h"
@@ -406,6 +407,16 @@ static void unload_unused(struct rmmod_run *r)
 		const struct rot_module *m = rot_snapshot_module(snap, order[k]);
 		const char *name = rot_module_name(m);
 		if (r->opts->dry_run) {
+			/* the kernel's answer as unload_one would get it, told
+			 * from the snapshot */
+			int refused = rot_module_unload_predict(snap, m, r->gone.marks,
+								r->opts->unload_flags);
+			if (refused < 0) {
+				report_unload_error(r, name, m, refused);
+				r->failed[rot_snapshot_index_of(snap, m)] = true;
+				continue;
+			}
+			gone_marks_set(&r->gone, m);
 			record(r, name, "would unload", 0, REASON_NONE, 0, rot_module_size(m), NULL);
 			if (!r->opts->json) {
 				char safe[4 * ROT_NAME_MAX + 8];
@@ -582,7 +593,15 @@ int main(int argc, char *argv[])
 
 	/* Counts of what a reclaim frees come from this snapshot: hold off other
 	 * reclaiming runs until we are done. */
-	int lock = o.reclaim ? rot_reclaim_lock() : -1;
+	int lock = -1;
+	if (o.reclaim) {
+		enum cli_exit lock_code = CLI_EXIT_PARTIAL;
+		lock = reclaim_lock_take(&lock_code);
+		if (lock < 0) {
+			free(names);
+			return stop_signal() ? stop_exit_code() : (int)lock_code;
+		}
+	}
 	int err = rot_snapshot_read(&r.snap);
 	if (err < 0) {
 		rot_reclaim_unlock(lock);

@@ -12,6 +12,7 @@
 #define MODROT_STOPSIGNAL_H
 
 #include <stdbool.h>
+#include <time.h>
 
 /*
  * Catches the three signals. restart: calls the signal lands in are
@@ -20,6 +21,14 @@
  * look at stop_signal() at once.
  */
 void stop_signals_catch(bool restart);
+
+/*
+ * Sleeps for *t, or less: returns at once when a stop signal was caught
+ * before the call or arrives during it. The signals are blocked from the
+ * look at stop_signal() until ppoll() takes them back atomically, so one
+ * that lands between the look and the sleep cannot be missed.
+ */
+void stop_signal_sleep(const struct timespec *t);
 
 /* The signal caught, or 0. Safe from any thread. */
 int stop_signal(void);

@@ -46,6 +46,10 @@
 # shellcheck source=tests/helpers/untraced.bash
 . "${BASH_SOURCE[0]%/*}/untraced.bash"
 
+# The reclaim lock (lib's rot_reclaim_lock) in the test's own directory:
+# /run/modrot/reclaim.lock is the machine's, shared by every suite.
+export MODROT_RECLAIM_LOCK=${BATS_TEST_TMPDIR:-${BATS_FILE_TMPDIR:?}}/modrot/reclaim.lock
+
 SIMKERNEL="$top_builddir/tests/simkernel/simkernel"
 SIMKERNEL_LIB="$top_builddir/tests/simkernel/libsimkernel.so"
 SYSC="$top_builddir/tests/simkernel/sysc"

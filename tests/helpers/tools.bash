@@ -28,6 +28,9 @@
 # The index check's kept verdicts (lib/indexcache.c) stay in the test's
 # own directory: root's default, /run/modrot, is the machine's.
 export MODROT_INDEX_CACHE=${BATS_TEST_TMPDIR:-${BATS_FILE_TMPDIR:?}}/index-cache
+# The reclaim lock (lib's rot_reclaim_lock) too: /run/modrot/reclaim.lock is
+# the machine's, and the tests plant what a hostile user would at its place.
+export MODROT_RECLAIM_LOCK=${BATS_TEST_TMPDIR:-${BATS_FILE_TMPDIR:?}}/modrot/reclaim.lock
 SIM=$top_builddir/tests/simkernel/simkernel
 FIXTURES=$top_builddir/tests/fixtures/out
 LSMOD=$top_builddir/tools/lsmod

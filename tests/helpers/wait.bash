@@ -56,8 +56,8 @@ wait_sleeping() {
 	wait_syscall "$1" 35 230
 }
 
-# wait_passes PID N: until PID, a loop that sleeps in nanosleep(2) between
-# its passes (modreap --watch), has ended N more passes. A pass ended when
+# wait_passes PID N: until PID, a loop that sleeps in ppoll(2) (271; or
+# nanosleep(2)) between its passes (modreap --watch), has ended N more passes. A pass ended when
 # PID is seen asleep again having read something (/proc/PID/io syscr)
 # since it was last seen asleep: every read after a sleep belongs to a pass
 # that began after it, and that pass is over once PID sleeps again.
@@ -69,7 +69,7 @@ wait_passes() {
 			echo "process $pid ended with $n passes still to go" >&2
 			return 1
 		fi
-		if [ "$nr" = 35 ] || [ "$nr" = 230 ]; then
+		if [ "$nr" = 271 ] || [ "$nr" = 35 ] || [ "$nr" = 230 ]; then
 			[ -z "$last" ] || [ "$reads" = "$last" ] || n=$((n - 1))
 			last=$reads
 		fi
