@@ -283,7 +283,7 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 	if (!r->usage_ctx_read) {
 		r->usage_ctx_read = true;
 		char what[4096];
-		err = rot_usage_ctx_read(NULL, &r->usage_ctx, what, sizeof(what));
+		err = rot_usage_ctx_read(r->snap, NULL, &r->usage_ctx, what, sizeof(what));
 		if (err < 0) {
 			if (err != -ENOMEM) {
 				cli_error("cannot tell which modules are in use: could not read %s: %s",
@@ -294,7 +294,12 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 		}
 	}
 	err = rot_module_usage(r->usage_ctx, r->snap, m, NULL, u);
-	if (err < 0 && err != -ENOMEM) {
+	const char *input = rot_usage_ctx_failed_input(r->usage_ctx);
+	if (err < 0 && err != -ENOMEM && input) {
+		cli_error("cannot tell whether %s is in use: could not read %s: %s", rot_module_name(m),
+			  input, cli_input_error(err));
+		r->cell_failed = true;
+	} else if (err < 0 && err != -ENOMEM) {
 		cli_error("could not count the devices of %s: %s", rot_module_name(m),
 			  strerror(-err));
 		r->cell_failed = true;

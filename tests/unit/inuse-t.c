@@ -60,7 +60,7 @@ static void a_mounted_type_marks_its_providers(void)
 				    "alias pci:v* modrot_unit_pci\n");
 	struct rot_usage_ctx *ctx = NULL;
 	char what[256] = "x";
-	int err = rot_usage_ctx_read(dir, &ctx, what, sizeof(what));
+	int err = rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what));
 	is_int(err, 0, "the rule's inputs are read");
 	is_str(what, "", "nothing failed, nothing named");
 
@@ -109,11 +109,11 @@ static void unreadable_inputs_fail_closed(void)
 	char what[256];
 
 	remove_file("modules.alias");
-	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), 0, "no index at all: no providers");
+	is_int(rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what)), 0, "no index at all: no providers");
 	rot_usage_ctx_free(ctx);
 
 	write_file("modules.alias.bin", "");
-	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), -ENOENT,
+	is_int(rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what)), -ENOENT,
 	       "modules.alias missing beside modules.alias.bin is an error");
 	ok(ctx == NULL, "and no context is returned");
 	ok(strstr(what, "/modules.alias") && !strstr(what, ".bin"), "the missing file is named: %s",
@@ -122,7 +122,7 @@ static void unreadable_inputs_fail_closed(void)
 	char path[256];
 	snprintf(path, sizeof(path), "%s/modules.alias", dir);
 	mkdir(path, 0700);
-	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), -EISDIR,
+	is_int(rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what)), -EISDIR,
 	       "a directory where modules.alias should be");
 	remove_file("modules.alias");
 	remove_file("modules.alias.bin");
@@ -144,7 +144,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 {
 	write_file("modules.alias", "alias fs-proc modrot_unit_f\n");
 	struct rot_usage_ctx *ctx = NULL;
-	rot_usage_ctx_read(dir, &ctx, NULL, 0);
+	rot_usage_ctx_read(NULL, dir, &ctx, NULL, 0);
 	struct rot_snapshot *s = parse(rot_modules, "modrot_unit_b 4096 0 [rotting], Rotting 0x9000\n");
 	size_t n = rot_snapshot_live_count(s), at = 99;
 	bool *unused = calloc(n, sizeof(*unused));
