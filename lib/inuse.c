@@ -500,6 +500,10 @@ int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_mo
 		return -ENOENT;
 	if (rot_module_live_holders(snap, m, gone))
 		return -EWOULDBLOCK;
+	/* rot-abi.md U8: pins refuse a module that did not declare
+	 * MODULE_ROT_SAFE(), forced or not */
+	if (rot_snapshot_has_pins(snap) && rot_module_pins(m) && !rot_module_is_rot_safe(m))
+		return -EWOULDBLOCK;
 	/* On a stock kernel each holder also holds a reference; holders gone
 	 * have dropped theirs. A rot kernel's count is always 0. */
 	long refs = rot_module_refcnt(m);
