@@ -61,7 +61,7 @@ MT=/lib/modules/6.1.0-sim
 fails_closed_after() {
 	local spoil=$1 want=$2 tool before M level
 	for tool in rmmod modprobe lsmod; do
-		kernel_new rot
+		kernel_new rot --abi 3
 		modtree_install
 		M=$K/root$MT
 		kmod_probe mtfs_tools
@@ -107,7 +107,7 @@ fails_closed_after() {
 	local kind d before tool level
 	for kind in file fifo dangling; do
 		for tool in rmmod modprobe lsmod; do
-			kernel_new rot
+			kernel_new rot --abi 3
 			modtree_install
 			kmod_probe mt_codec
 			d=$K/root/sys/module/mt_codec/drivers/platform:mt_codec
@@ -138,7 +138,7 @@ fails_closed_after() {
 @test "a mount with a subtype (mtfs.sub, as fuse.sshfs) is a mount of its type: the provider stays" {
 	local f tool
 	for tool in rmmod modprobe lsmod; do
-		kernel_new rot
+		kernel_new rot --abi 3
 		modtree_install
 		kmod_probe mtfs_tools
 		for f in "$K/root/proc/mounts" "$K/root/proc/self/mounts"; do

@@ -163,7 +163,7 @@ taint 8\$"
 	local input kind before want code reason why
 	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
 		for kind in missing dir fifo zero huge noperm; do
-			kernel_new rot
+			kernel_new rot --abi 3
 			modtree_install
 			mp mtfs_tools
 			"$SIM" mount "$K" mtfs /dev/vdb /srv
@@ -224,7 +224,7 @@ taint 8\$"
 	assert_equal "$(kernel_state)" "$before"
 	# the rule's holders come from /proc/modules, and so do --remove-holders':
 	# a sysfs holders directory that cannot be read hides none
-	kernel_new rot
+	kernel_new rot --abi 3
 	modtree_install
 	mp mtfs_tools
 	chmod 000 "$K/root/sys/module/mtfs/holders"
@@ -335,7 +335,7 @@ kernel taint: none -> R (8)"
 }
 
 @test "-r of a builtin module: kmod's words, FATAL (WARNING with -a), exit 1, nothing changed" {
-	kernel_new rot --builtin ext4
+	kernel_new rot --abi 3 --builtin ext4
 	# the tree over the kernel's modules.builtin (modtree_install brings an empty one)
 	"$MODTREE" "$K/root" >/dev/null 2>&1
 	grep -qx 'kernel/builtin/ext4.ko' "$K/root/lib/modules/6.1.0-sim/modules.builtin"
