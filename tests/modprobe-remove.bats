@@ -160,8 +160,12 @@ taint 8\$"
 
 @test "-r fails closed when an input of the in-use rule cannot be read, and names it" {
 	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	local input kind before want code reason why
+	local input kind before want code reason why target
 	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
+		# a mount table is read only to judge a module that provides a
+		# type (mtfs); mtfs_tools provides none (issue 32, tools-rev4.bats)
+		target=mtfs_tools
+		[ "$input" = /proc/self/mounts ] && target=mtfs
 		for kind in missing dir fifo zero huge noperm; do
 			kernel_new rot --abi 3
 			modtree_install
@@ -178,7 +182,7 @@ taint 8\$"
 			esac
 			code=1
 			[ "$kind" = noperm ] && code=4
-			want="modprobe: FATAL: could not remove 'mtfs_tools': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
+			want="modprobe: FATAL: could not remove '$target': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
 			# modules.alias.bin cannot be checked against it either.
 			if [ "$input" = /lib/modules/6.1.0-sim/modules.alias ]; then
 				case $kind in
@@ -188,7 +192,7 @@ taint 8\$"
 				esac
 				want="modprobe: WARNING: $input.bin $why: read as missing (run depmod)"$'\n'$want
 			fi
-			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mtfs_tools
+			run --separate-stderr unreadable timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r "$target"
 			if [ "$status" -ne "$code" ] || [ "$stderr" != "$want" ] || [ "$(kernel_state)" != "$before" ]; then
 				echo "$input $kind: exit $status (want $code)"
 				echo "  stderr: $stderr"

@@ -298,8 +298,8 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 	err = rot_module_usage(r->usage_ctx, r->snap, m, NULL, u);
 	const char *input = rot_usage_ctx_failed_input(r->usage_ctx);
 	if (err < 0 && err != -ENOMEM && input) {
-		cli_error("cannot tell whether %s is in use: could not read %s: %s", rot_module_name(m),
-			  input, cli_input_error(err));
+		cli_error("cannot tell which modules are in use: could not read %s: %s", input,
+			  cli_input_error(err));
 		r->cell_failed = true;
 	} else if (err < 0 && err != -ENOMEM) {
 		cli_error("could not count the devices of %s: %s", rot_module_name(m),
