@@ -381,7 +381,7 @@ spoil_process() {
 	# which provides none, is judged without: tools-rev4.bats)
 	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -n mtfs
 	assert_failure
-	assert_equal "$stderr" "modprobe: FATAL: could not remove 'mtfs': cannot tell what is in use: could not read $input: Permission denied; nothing unloaded (-f unloads anyway)"
+	assert_equal "$stderr" "modprobe: FATAL: Module mtfs: cannot tell whether it is in use: could not read $input: Permission denied; nothing unloaded (-f unloads it anyway)."
 	assert_equal "$(kernel_state)" "$before"
 	# -f: the module named goes; what it leaves, perhaps in use, stays
 	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -f mtfs_tools

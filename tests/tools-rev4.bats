@@ -116,7 +116,7 @@ mt_fscore 0 true"
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$MODPROBE" -C "$MODTREE_CONF" -r mtfs
 	assert_failure 1
-	assert_equal "$stderr" "modprobe: FATAL: could not remove 'mtfs': cannot tell what is in use: could not read /proc/4242/mounts: File too large; nothing unloaded (-f unloads anyway)"
+	assert_equal "$stderr" "modprobe: FATAL: Module mtfs: cannot tell whether it is in use: could not read /proc/4242/mounts: File too large; nothing unloaded (-f unloads it anyway)."
 	assert_equal "$(kernel_state)" "$before"
 	run --separate-stderr on_kernel "$RMMOD" --unused
 	assert_failure 1
