@@ -184,8 +184,11 @@ taint 8\$"
 			[ "$kind" = noperm ] && code=4
 			want="modprobe: FATAL: could not remove '$target': cannot tell what is in use: could not read $input: $reason; nothing unloaded (-f unloads anyway)"
 			# the table is needed by mtfs's own verdict: modprobe's words for a module
-			[ "$target" = mtfs ] &&
+			# (exit 1, as for a module's unreadable drivers: the verdict's)
+			if [ "$target" = mtfs ]; then
 				want="modprobe: FATAL: Module mtfs: cannot tell whether it is in use: could not read $input: $reason; nothing unloaded (-f unloads it anyway)."
+				code=1
+			fi
 			# modules.alias.bin cannot be checked against it either.
 			if [ "$input" = /lib/modules/6.1.0-sim/modules.alias ]; then
 				case $kind in
