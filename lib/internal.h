@@ -50,8 +50,15 @@ int parse_u64(const char *s, unsigned base, uint64_t *out);
 int parse_state(const char *s, enum rot_state *state);
 /* What the kernel can print as a module's name (no '/', not "." or ".."). */
 bool valid_name(const char *s, size_t len);
+
+/* pins.c: /proc/module_pins (rot-abi.md C5), fn called per line */
+typedef int (*pins_fn)(void *arg, const char *name, uint32_t pins, bool safe);
+int pins_parse(char *buf, size_t len, pins_fn fn, void *arg);
 /* rot_snapshot_parse(), with the one-pass line parser (fast) or with
  * parse_line() alone: the tests parse both ways and compare. */
+/* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
+int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
+			const char *pins, size_t pins_len, struct rot_snapshot **out);
 int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, bool fast, struct rot_snapshot **out);
 

@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The one rule for "in use". A reference count says nothing on a rot kernel
- * (it is always 0), so a module is in use when live modules depend on it
- * (holders), devices are bound to its drivers, or a file system of a type
- * it provides is mounted. On a stock kernel references beyond its holders
- * count too, since an open device or a mount holds one there.
+ * The one rule for "in use", from what the kernel knows wherever it says
+ * it. A module is in use when live modules depend on it (holders) or
+ * devices are bound to its drivers, and:
+ *
+ * - on a rot kernel of revision 4, when it is pinned (rot-abi.md C5:
+ *   /proc/module_pins, read with the snapshot): an open file, a mount, a
+ *   socket, a crypto transform all hold a pin. No mount table is read;
+ * - on a stock kernel, when references beyond its holders remain (the
+ *   reference count, as kmod reads it): an open device or a mount holds
+ *   one there. No mount table is read either;
+ * - only on a rot kernel of revision 1 to 3, whose reference count is
+ *   always 0 and whose pins no file shows, it is guessed: a file system
+ *   of a type it provides is mounted in some mount namespace.
+ *
+ * The guess is what the rest of this comment is about. It fails closed on
+ * every doubt, and a refusal names the input it could not trust.
  *
  * Which module provides a type is what the module says of itself:
  * MODULE_ALIAS_FS() gives it the alias fs-TYPE, which depmod copies into
@@ -17,7 +28,16 @@
  * pattern (fs-ext[234]), which modprobe matches as fnmatch() does.
  *
  * The mounts are those of every mount namespace (mntns.c): a container's
- * mount keeps the module busy as much as one of this process's.
+ * mount keeps the module busy as much as one of this process's. They are
+ * read only when a module that provides a file system type is judged, and
+ * then once per context: a module that provides none is judged without
+ * reading any table, so no user's mount table (however large) can stand
+ * in the way of unloading a network driver.
+ *
+ * The module directory and its alias index are read first: without them
+ * nothing says which modules provide a type, which is no reason to think
+ * none does (a container without /lib/modules/RELEASE, a kernel upgraded
+ * before a reboot), so their absence is an error, never "no providers".
  *
  * The rule fails closed: an input it cannot read (a mount table, a
  * process's namespace link, or the text index while depmod's binary one
@@ -31,6 +51,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +82,12 @@ struct rot_usage_ctx {
 	size_t np;
 	struct mntns_tables tables;
 	char *alias_text;
+	/* the kernel knows (stock: references; revision 4: pins): no input read */
+	bool kernel_knows;
+	/* the mount tables, read on the first judgement that needs them */
+	bool tables_tried;
+	int tables_err;
+	char what[4096]; /* the input the last failed judgement could not read */
 };
 
 /*
@@ -194,7 +221,8 @@ static bool fs_type_is(const char *mounted, const char *alias_type)
 	return !fnmatch(alias_type, base, 0);
 }
 
-/* `alias fs-TYPE NAME` lines: every provider of each mounted TYPE. */
+/* `alias fs-TYPE NAME` lines: every module that provides a type, mounted
+ * or not (which types are mounted is read later, and only if needed). */
 static int providers_find(struct rot_usage_ctx *c)
 {
 	static const char key[] = "alias fs-";
@@ -212,11 +240,6 @@ static int providers_find(struct rot_usage_ctx *c)
 		for (char *p = name; *p; p++)
 			if (*p == '-')
 				*p = '_';
-		bool mounted = false;
-		for (size_t i = 0; i < c->n && !mounted; i++)
-			mounted = fs_type_is(c->v[i].type, type);
-		if (!mounted)
-			continue;
 		if (c->np == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
 			struct provider *np = realloc(c->p, ncap * sizeof(*np));
@@ -250,33 +273,56 @@ static int moddir_path(const char *moddir, char *path, size_t cap)
 	return snprintf(path, cap, "/lib/modules/%s", u.release) < (int)cap ? 0 : -ENAMETOOLONG;
 }
 
-/* The text index, or none at all: without modules.alias and its binary
- * twin no module is known to provide a type. The text file missing beside
- * the binary one is an index half gone, which tells nothing; so is a text
- * the binary one does not confirm (-ESTALE). */
+/* Whether name provides any file system type. */
+static bool provides_any(const struct rot_usage_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->np; i++)
+		if (!strcmp(c->p[i].name, name))
+			return true;
+	return false;
+}
+
+/* The text index. Missing, with the module directory or not, it tells
+ * nothing of which modules provide a type: an error (-ENOENT naming it),
+ * never "none does". So is a text the binary one does not confirm
+ * (-ESTALE): cut short, or not depmod's. */
 static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, size_t cap)
 {
 	char dir[4096 - sizeof("/modules.alias.bin")], path[4096];
+	struct stat st;
 	int err = moddir_path(moddir, dir, sizeof(dir));
-	snprintf(path, sizeof(path), "%s/modules.alias", err ? "" : dir);
-	if (err == 0)
+	snprintf(path, sizeof(path), "%s", err ? "" : dir);
+	if (err == 0 && stat(dir, &st) < 0)
+		err = -errno;
+	else if (err == 0 && !S_ISDIR(st.st_mode))
+		err = -ENOTDIR;
+	if (err == 0) {
+		snprintf(path, sizeof(path), "%s/modules.alias", dir);
 		err = usage_input_read(path, &c->alias_text);
+	}
 	if (err == 0) {
 		err = index_confirms_text(dir, "modules.alias");
 		if (err == -ENOENT)
 			err = 0;
-	} else if (err == -ENOENT) {
-		snprintf(path, sizeof(path), "%s/modules.alias.bin", dir);
-		if (access(path, F_OK) < 0 && errno == ENOENT)
-			return 0;
-		snprintf(path, sizeof(path), "%s/modules.alias", dir);
 	}
 	if (err < 0 && what)
 		snprintf(what, cap, "%s", path);
 	return err;
 }
 
-int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap)
+/* The mount tables, once per context, on the first judgement of a module
+ * that provides a type; a failure is kept, and named in c->what. */
+static int tables_need(struct rot_usage_ctx *c)
+{
+	if (!c->tables_tried) {
+		c->tables_tried = true;
+		c->tables_err = mounts_read(c, c->what, sizeof(c->what));
+	}
+	return c->tables_err;
+}
+
+int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir, struct rot_usage_ctx **out,
+		       char *what, size_t cap)
 {
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
 	int err;
@@ -286,10 +332,15 @@ int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *wha
 		what[0] = '\0';
 	if (!c)
 		return -ENOMEM;
-	err = mounts_read(c, what, cap);
-	if (!err && c->n)
-		err = alias_read(c, moddir, what, cap);
-	if (!err && c->alias_text)
+	/* The kernel says what uses a module: a stock kernel (references) or
+	 * one of revision 4 (D5: pins). Without a snapshot, it is guessed. */
+	c->kernel_knows = snap && (!rot_snapshot_has_rot(snap) || rot_snapshot_has_pins(snap));
+	if (c->kernel_knows) {
+		*out = c;
+		return 0;
+	}
+	err = alias_read(c, moddir, what, cap);
+	if (!err)
 		err = providers_find(c);
 	if (err) {
 		rot_usage_ctx_free(c);
@@ -322,20 +373,45 @@ size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot
 	return n;
 }
 
-/* rot_module_usage() into a whole struct of this release's size. */
-static int usage_of(const struct rot_usage_ctx *c, const struct rot_snapshot *snap,
+/* rot_module_usage() into a whole struct of this release's size. The
+ * context is only changed by reading the mount tables it was made for,
+ * once: every caller sees the same tables. */
+static int usage_of(const struct rot_usage_ctx *cc, const struct rot_snapshot *snap,
 		    const struct rot_module *m, const bool *gone, struct rot_usage *u)
 {
+	struct rot_usage_ctx *c = (struct rot_usage_ctx *)cc;
 	const char *name = rot_module_name(m);
 	*u = (struct rot_usage){ .size = sizeof(*u) };
+	if (c)
+		c->what[0] = '\0';
 	if (rot_module_is_rotting(m))
 		return 0; /* gone from the kernel's view: nothing can use it through it */
 	u->holders = rot_module_live_holders(snap, m, gone);
 	if (!rot_snapshot_has_rot(snap)) {
 		long refs = rot_module_refcnt(m) - (long)rot_module_holder_count(m);
 		u->refs = refs > 0 ? refs : 0;
+	} else if (rot_snapshot_has_pins(snap)) {
+		/* C5: a module with no line loaded after /proc/modules was read:
+		 * its pins are not known, so neither is whether it is unused */
+		if (!rot_module_pins_known(m)) {
+			if (c)
+				snprintf(c->what, sizeof(c->what), "/proc/module_pins");
+			return -ENODATA;
+		}
+		u->pins = rot_module_pins(m);
+	} else if (c && c->kernel_knows) {
+		/* made for a kernel that tells, asked of one that does not */
+		snprintf(c->what, sizeof(c->what), "/proc/module_pins");
+		return -EXDEV;
+	} else if (c && provides_any(c, name)) {
+		int err = tables_need(c);
+		if (err < 0) {
+			if (!c->what[0])
+				snprintf(c->what, sizeof(c->what), "/proc");
+			return err;
+		}
 	}
-	for (size_t i = 0; c && i < c->n; i++) {
+	for (size_t i = 0; c && rot_snapshot_has_rot(snap) && !rot_snapshot_has_pins(snap) && i < c->n; i++) {
 		if (!provides(c, name, c->v[i].type))
 			continue;
 		if (!u->mounts++) {
@@ -365,7 +441,13 @@ bool rot_usage_in_use(const struct rot_usage *u)
 	/* Fails closed: what cannot be read is not known to be unused. */
 	if (!u || u->size < ROT_USAGE_SIZE_0_1)
 		return true;
-	return u->holders || u->devices || u->mounts || u->refs > 0;
+	bool pinned = u->size >= offsetof(struct rot_usage, pins) + sizeof(u->pins) && u->pins;
+	return u->holders || u->devices || u->mounts || u->refs > 0 || pinned;
+}
+
+const char *rot_usage_ctx_failed_input(const struct rot_usage_ctx *ctx)
+{
+	return ctx && ctx->what[0] ? ctx->what : NULL;
 }
 
 int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
@@ -417,6 +499,10 @@ int rot_module_unload_check(const struct rot_snapshot *snap, const struct rot_mo
 	if (!m)
 		return -ENOENT;
 	if (rot_module_live_holders(snap, m, gone))
+		return -EWOULDBLOCK;
+	/* rot-abi.md U8: pins refuse a module that did not declare
+	 * MODULE_ROT_SAFE(), forced or not */
+	if (rot_snapshot_has_pins(snap) && rot_module_pins(m) && !rot_module_is_rot_safe(m))
 		return -EWOULDBLOCK;
 	/* On a stock kernel each holder also holds a reference; holders gone
 	 * have dropped theirs. A rot kernel's count is always 0. */

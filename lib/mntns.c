@@ -30,8 +30,17 @@
  * mount of its nsfs file or an open descriptor) has no /proc/PID to read
  * it through; nor do processes that are not in this PID namespace's
  * /proc. One mounted hidepid=2 (invisible) or 4 (ptraceable) hides from a
- * caller other than root the processes it cannot ptrace: there the rule
- * fails closed (EACCES, naming /proc). A process whose root is not its namespace's
+ * caller without CAP_SYS_PTRACE the processes it cannot ptrace (root
+ * without that capability included): there the rule fails closed (EACCES,
+ * naming /proc).
+ *
+ * Processes come and go while the tables are read: the only process of a
+ * namespace may fork and exit between the listing and its turn, leaving
+ * its namespace to a child the listing never named. So /proc is listed
+ * again once every process listed was read, and each process that
+ * appeared meanwhile is read too, until a listing names none that was not
+ * read; a process list that keeps changing past a bound is -EAGAIN,
+ * naming /proc, rather than a table taken as complete. A process whose root is not its namespace's
  * (chroot) sees only the mounts below its root: the first process read
  * for a namespace stands for all of it.
  */
@@ -42,8 +51,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 
 #include "internal.h"
+
+/* How many times /proc is listed again for processes that appeared while
+ * the tables were read, before the scan gives up (-EAGAIN). */
+#define MNTNS_RESCANS 8
 
 /* The namespaces already read: an open-addressing set of inode numbers
  * (never 0: the kernel numbers namespaces from 0xF0000000 up). */
@@ -151,13 +166,24 @@ static int pid_cmp(const void *a, const void *b)
 /*
  * Whether proc, as this process's table shows it mounted, hides from it
  * processes it cannot ptrace (hidepid=2 or invisible, 4 or ptraceable):
- * those it cannot list, nor tell were ever there. Root is taken to see
- * them all.
+ * those it cannot list, nor tell were ever there. Only CAP_SYS_PTRACE
+ * (in the effective set) sees them all, whatever the user: root without
+ * it does not.
  */
+static bool may_ptrace_all(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d) < 0)
+		return false;
+	return d[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32));
+}
+
 static bool processes_hidden(const char *proc, const char *self_text)
 {
 	size_t plen = strlen(proc);
-	if (geteuid() == 0)
+	if (may_ptrace_all())
 		return false;
 	for (const char *l = self_text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		/* SOURCE TARGET TYPE OPTIONS ...: proc's own line */
@@ -299,6 +325,40 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 	}
 	for (size_t i = 0; !err && i < npids; i++)
 		err = process_read(proc, pids[i], &seen, t, &total, path, sizeof(path));
+	/* List again until no process appeared that was not read (bounded). */
+	for (unsigned round = 0; !err; round++) {
+		long *now = NULL;
+		size_t nnow = 0, fresh = 0;
+		snprintf(path, sizeof(path), "%s", proc);
+		err = pids_list(proc, &now, &nnow);
+		for (size_t i = 0; !err && i < nnow; i++) {
+			if (bsearch(&now[i], pids, npids, sizeof(*pids), pid_cmp))
+				continue;
+			fresh++;
+			if (round < MNTNS_RESCANS)
+				err = process_read(proc, now[i], &seen, t, &total, path, sizeof(path));
+		}
+		if (!err && fresh && round >= MNTNS_RESCANS) {
+			snprintf(path, sizeof(path), "%s", proc);
+			err = -EAGAIN;
+		}
+		if (err || !fresh) {
+			free(now);
+			break;
+		}
+		/* what was read now is the list the next listing is held to */
+		long *merged = realloc(pids, (npids + nnow) * sizeof(*pids));
+		if (!merged) {
+			free(now);
+			err = -ENOMEM;
+			break;
+		}
+		pids = merged;
+		memcpy(pids + npids, now, nnow * sizeof(*now));
+		npids += nnow;
+		qsort(pids, npids, sizeof(*pids), pid_cmp);
+		free(now);
+	}
 	free(pids);
 	free(seen.slot);
 	if (err < 0) {

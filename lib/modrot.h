@@ -84,6 +84,9 @@ const char *rot_library_error(void);
 
 /* True when the kernel follows the module-rot ABI (/proc/rotting_modules exists). */
 bool rot_snapshot_has_rot(const struct rot_snapshot *snap);
+/* True when the kernel is of rot-abi revision 4 (D5: /proc/module_pins
+ * exists, and the snapshot read it; since 0.1). */
+bool rot_snapshot_has_pins(const struct rot_snapshot *snap);
 
 /* Live (and loading or unloading) modules first, newest first; then
  * rotting instances, newest first. */
@@ -104,10 +107,21 @@ uint64_t rot_module_size(const struct rot_module *m);
  * "- -" for the count and the holders. */
 long rot_module_refcnt(const struct rot_module *m);
 /* A rotting instance's outstanding pins (rot-abi.md C3, P1: the third
- * column of /proc/rotting_modules; 0 on a revision-2 kernel). 0 for a
- * live module, whose pins no file shows (C1); rot_module_refcnt() of a
- * rotting instance is the same count. */
+ * column of /proc/rotting_modules; 0 on a revision-2 kernel);
+ * rot_module_refcnt() of a rotting instance is the same count. A live
+ * module's pins on a revision-4 kernel (C5: /proc/module_pins), 0 on an
+ * older one, whose pins no file shows (C1): rot_module_pins_known() tells
+ * the two apart. */
 unsigned long rot_module_pins(const struct rot_module *m);
+/* Whether rot_module_pins() is the kernel's count (since 0.1): always for a
+ * rotting instance; for a live module only when the snapshot read
+ * /proc/module_pins and it had the module's line (a module loaded between
+ * the reads of /proc/modules and /proc/module_pins has none). */
+bool rot_module_pins_known(const struct rot_module *m);
+/* Whether the live module declared MODULE_ROT_SAFE() (rot-abi.md C4, C5;
+ * since 0.1): then it unloads while pinned (U8). False on a kernel older
+ * than revision 4, which does not tell. */
+bool rot_module_is_rot_safe(const struct rot_module *m);
 enum rot_state rot_module_state(const struct rot_module *m);
 bool rot_module_is_rotting(const struct rot_module *m);
 bool rot_module_is_permanent(const struct rot_module *m);
@@ -164,6 +178,11 @@ enum rot_reclaim_flags {
 #define ROT_KEPT_RCU 0x10u     /* an RCU callback */
 #define ROT_KEPT_KPROBE 0x20u  /* a kprobe on its text */
 #define ROT_KEPT_RUNNING 0x40u /* a callback still running after the forced wait */
+#define ROT_KEPT_OBJECT 0x80u  /* another tracked object in its memory (revision 3) */
+/* revision 4 (R10, P7; since 0.1) */
+#define ROT_KEPT_REF 0x100u       /* a word outside it points into it (the scan) */
+#define ROT_KEPT_USER 0x200u      /* a rotting instance that used it remains */
+#define ROT_KEPT_UNSCANNED 0x400u /* a region the scan could not read */
 
 /*
  * What one reclaim of a name did (since 0.1). An extensible struct: the
@@ -193,16 +212,27 @@ struct rot_reclaim_result {
 	 * the freed instances held or how many stay: the counts are then
 	 * estimates from the snapshot alone. */
 	int recount_err;
+	/* since 0.1, revision 4 (R11): references the scan found outside task
+	 * stacks (callbacks then counts them too, as revision 3's reply does) */
+	unsigned refs;
+	/* since 0.1, revision 4: where the first reference was found
+	 * ("task PID (COMM) stack", "slab CACHE object", "rotting user NAME",
+	 * ...: printable ASCII, as the kernel wrote it); "" when the kernel
+	 * named none (an older revision, or only pins kept). Valid until the
+	 * next rot_reclaim() of the same thread. */
+	const char *where;
 };
 /* The size of struct rot_reclaim_result in 0.1: the least rot_reclaim() accepts. */
 #define ROT_RECLAIM_RESULT_SIZE_0_1 (offsetof(struct rot_reclaim_result, recount_err) + sizeof(int))
 
 /*
  * Reclaims the rotting instances of name, and accounts for them: one entry
- * point for every tool (since 0.1). ioctl(ROT_IOC_RECLAIM) on
- * /proc/rotting_modules (rot-abi.md R1-R9); only a kernel that answers
- * ENOTTY (revision 2 or 1) is asked with delete_module(MODULE_RECLAIM). On
- * revision 3 the kernel's reply is the result (and what kept instances
+ * point for every tool (since 0.1). ioctl(ROT_IOC_RECLAIM4) on
+ * /proc/rotting_modules (rot-abi.md R10-R13); a kernel that answers
+ * ENOTTY (revision 3) is asked with ROT_IOC_RECLAIM (R1-R9), and only one
+ * that answers ENOTTY to that too (revision 2 or 1) with
+ * delete_module(MODULE_RECLAIM). On revision 4 or 3 the kernel's reply is
+ * the result (and what kept instances
  * hold is read from /proc/rotting_modules). On revision 2 or 1 the count
  * freed is the kernel's (revision 1 returns 0: then it is what the
  * snapshot saw rot, plus the snapshot's live instance if it has been
@@ -382,36 +412,45 @@ bool rot_devices_match(const struct rot_devices *devs, const char *pattern);
 /* ---- in use: one rule for every tool ---- */
 
 /*
- * A module is in use when live modules depend on it (holders), devices are
- * bound to its drivers, or a file system of a type it provides is mounted;
- * on a stock kernel also when it holds references beyond its holders. The
+ * A module is in use when live modules depend on it (holders) or devices
+ * are bound to its drivers, and also: on a rot kernel of revision 4 when
+ * it is pinned (rot-abi.md C5, /proc/module_pins, read with the
+ * snapshot); on a stock kernel when it holds references beyond its
+ * holders; only on a rot kernel of revision 1 to 3, whose pins no file
+ * shows, when a file system of a type it provides is mounted. The
  * reference count of a rot kernel (always 0) is never read as "unused".
  */
 struct rot_usage_ctx;
 
 /*
- * Reads the mount tables once, of every mount namespace a process is in
- * (/proc/self/mounts, then /proc/PID/mounts of one process per other
+ * The in-use rule's inputs, for the kernel of snap (the snapshot the rule
+ * will be asked about; NULL: a kernel of revision 1 to 3). On a stock
+ * kernel or one of revision 4 the kernel knows what uses a module:
+ * nothing is read here, and a context made so refuses (-ESTALE) to judge
+ * a module of a snapshot of revision 1 to 3. On revision 1
+ * to 3: MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS: every
+ * module with the alias fs-TYPE provides TYPE; moddir NULL is
+ * /lib/modules/RELEASE of the running kernel), read now; and, on the
+ * first judgement of a module that provides a type (never for one that
+ * provides none), the mount tables of every mount namespace a process is
+ * in (/proc/self/mounts, then /proc/PID/mounts of one process per other
  * namespace, told apart by /proc/PID/ns/mnt; processes that exit
- * meanwhile are passed over), and, for the types
- * mounted, which modules provide them: the `alias fs-TYPE NAME` lines of
- * MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS); every module
- * with the alias fs-TYPE provides TYPE. moddir NULL is /lib/modules/RELEASE
- * of the running kernel. Without an index (neither modules.alias nor
- * modules.alias.bin) no module is known to provide a type (not an error).
+ * meanwhile are passed over, and /proc is listed again until no process
+ * appeared that was not read, a bounded number of times, else -EAGAIN).
  * A process whose link the caller may not read (another user's: EACCES)
  * is read through its table, which anyone may read.
- * The rule fails closed: an input that cannot be read (missing, a
- * directory, not a regular file, over 64 MiB, unreadable, malformed, a
- * process's namespace link naming no mount namespace (-ENOLINK), /proc
- * hiding processes from a caller other than root (hidepid=2 or 4:
- * -EACCES, "/proc"), and
- * modules.alias missing beside modules.alias.bin) is -errno, never "no
- * users"; then what (cap bytes; may be NULL) gets the path of the input
- * that could not be read ("" when none: out of memory). Since 0.1, as
- * rot_usage_ctx_free().
+ * The rule fails closed: an input that cannot be read (missing, the
+ * module directory or modules.alias included, a directory, not a regular
+ * file, over 64 MiB, unreadable, malformed, a process's namespace link
+ * naming no mount namespace (-ENOLINK), /proc hiding processes from a
+ * caller without CAP_SYS_PTRACE (hidepid=2 or 4: -EACCES, "/proc")) is
+ * -errno, never "no users"; then what (cap bytes; may be NULL) gets the
+ * path of the input that could not be read ("" when none: out of
+ * memory), or, for the tables, rot_usage_ctx_failed_input() after the
+ * judgement that needed them. Since 0.1, as rot_usage_ctx_free().
  */
-int rot_usage_ctx_read(const char *moddir, struct rot_usage_ctx **out, char *what, size_t cap);
+int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir, struct rot_usage_ctx **out,
+		       char *what, size_t cap);
 void rot_usage_ctx_free(struct rot_usage_ctx *ctx);
 
 /*
@@ -429,6 +468,9 @@ struct rot_usage {
 	const char *mount_type; /* the first such mount, for messages (in ctx) */
 	const char *mount_target;
 	long mount_pid; /* the process in whose mount namespace it is; 0: the caller's */
+	/* since 0.1, revision 4: its pins (rot-abi.md C5), each a user the
+	 * kernel counts (an open file, a mount, a socket, a transform) */
+	unsigned long pins;
 };
 /* The size of struct rot_usage in 0.1: the least the library accepts. */
 #define ROT_USAGE_SIZE_0_1 (offsetof(struct rot_usage, mount_pid) + sizeof(long))
@@ -449,6 +491,12 @@ size_t rot_module_live_holders(const struct rot_snapshot *snap, const struct rot
 
 /* The rule itself, over the members u->size covers. */
 bool rot_usage_in_use(const struct rot_usage *u);
+
+/* The input the last rot_module_usage() (or rot_snapshot_unused()) of ctx
+ * could not read or trust, for the words of a refusal (since 0.1): a path
+ * (/proc/PID/mounts, /proc, /proc/module_pins, ...), or NULL when the
+ * last one failed on nothing of ctx's or did not fail. */
+const char *rot_usage_ctx_failed_input(const struct rot_usage_ctx *ctx);
 
 /* rot_snapshot_unused() flags */
 enum rot_unused_flags {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * One consistent view of the kernel's modules, from one read of
- * /proc/modules and one of /proc/rotting_modules. Lines are split in
- * place; every string a rot_module hands out points into those buffers.
+ * /proc/modules, one of /proc/rotting_modules and, on a revision-4 kernel,
+ * one of /proc/module_pins (pins.c). Lines are split in place; every
+ * string a rot_module hands out points into those buffers.
  */
 #include <endian.h>
 #include <errno.h>
@@ -27,9 +28,12 @@ struct rot_module {
 	uint64_t size;
 	uint64_t address;
 	int32_t refcnt;
+	uint32_t live_pins; /* revision 4: a live module's pins (C5) */
 	uint16_t nholders;
 	uint8_t state; /* enum rot_state */
 	bool permanent;
+	bool rot_safe;   /* revision 4: declared MODULE_ROT_SAFE() (C4) */
+	bool pins_known; /* revision 4: /proc/module_pins had its line */
 };
 
 struct rot_snapshot {
@@ -42,6 +46,7 @@ struct rot_snapshot {
 	size_t count;
 	size_t live_count;
 	bool has_rot;
+	bool has_pins; /* /proc/module_pins was read: revision 4 (D5) */
 };
 
 static size_t count_byte(const char *s, size_t len, char c)
@@ -836,6 +841,31 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool
 	return 0;
 }
 
+/* One /proc/module_pins line onto its live module. A line of a module
+ * /proc/modules did not list (loaded between the two reads) is passed
+ * over; a module without a line keeps pins_known false. */
+static int pins_onto(void *arg, const char *name, uint32_t pins, bool safe)
+{
+	struct rot_module *m = (struct rot_module *)rot_snapshot_find_live(arg, name);
+	if (m) {
+		m->live_pins = pins;
+		m->rot_safe = safe;
+		m->pins_known = true;
+	}
+	return 0;
+}
+
+/* Takes ownership of pbuf (NULL: no /proc/module_pins). */
+static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
+{
+	if (!pbuf)
+		return 0;
+	s->has_pins = true;
+	int err = pins_parse(pbuf, plen, pins_onto, s);
+	free(pbuf);
+	return err;
+}
+
 int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, bool fast, struct rot_snapshot **out)
 {
@@ -861,10 +891,30 @@ int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rott
 	return snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
 }
 
+int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
+			const char *pins, size_t pins_len, struct rot_snapshot **out)
+{
+	*out = NULL;
+	int err = snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
+	char *p = err == 0 && pins ? malloc(pins_len + 1) : NULL;
+	if (err == 0 && pins && !p)
+		err = -ENOMEM;
+	if (p) {
+		memcpy(p, pins, pins_len);
+		p[pins_len] = '\0';
+		err = snapshot_pins(*out, p, pins_len);
+	}
+	if (err < 0 && *out) {
+		rot_snapshot_free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
 int rot_snapshot_read(struct rot_snapshot **out)
 {
-	char *mbuf, *rbuf = NULL;
-	size_t mlen, rlen = 0;
+	char *mbuf, *rbuf = NULL, *pbuf = NULL;
+	size_t mlen, rlen = 0, plen = 0;
 
 	int err = proc_read_whole("/proc/modules", &mbuf, &mlen);
 	if (err < 0)
@@ -874,7 +924,27 @@ int rot_snapshot_read(struct rot_snapshot **out)
 		free(mbuf);
 		return err;
 	}
-	return snapshot_build(mbuf, mlen, rbuf, rlen, true, out);
+	/* D5: only a rot kernel of revision 4 has it; read after /proc/modules,
+	 * so a module listed there and gone since has no line, never a stale one */
+	if (rbuf) {
+		err = proc_read_whole("/proc/module_pins", &pbuf, &plen);
+		if (err < 0 && err != -ENOENT) {
+			free(mbuf);
+			free(rbuf);
+			return err;
+		}
+	}
+	err = snapshot_build(mbuf, mlen, rbuf, rlen, true, out);
+	if (err == 0) {
+		err = snapshot_pins(*out, pbuf, plen);
+		if (err < 0) {
+			rot_snapshot_free(*out);
+			*out = NULL;
+		}
+	} else {
+		free(pbuf);
+	}
+	return err;
 }
 
 void rot_snapshot_free(struct rot_snapshot *snap)
@@ -992,7 +1062,22 @@ long rot_module_refcnt(const struct rot_module *m)
 
 unsigned long rot_module_pins(const struct rot_module *m)
 {
-	return m->state == ROT_STATE_ROTTING ? (unsigned long)m->refcnt : 0;
+	return m->state == ROT_STATE_ROTTING ? (unsigned long)m->refcnt : m->live_pins;
+}
+
+bool rot_snapshot_has_pins(const struct rot_snapshot *snap)
+{
+	return snap->has_pins;
+}
+
+bool rot_module_pins_known(const struct rot_module *m)
+{
+	return m->state == ROT_STATE_ROTTING || m->pins_known;
+}
+
+bool rot_module_is_rot_safe(const struct rot_module *m)
+{
+	return m->rot_safe;
 }
 enum rot_state rot_module_state(const struct rot_module *m)
 {

@@ -70,18 +70,37 @@ struct rot_reclaim_req {
 _Static_assert(sizeof(struct rot_reclaim_req) == 112, "rot-abi.md: struct rot_reclaim is 112 bytes");
 _Static_assert(ROT_IOC_RECLAIM == 0xc070b801u, "rot-abi.md: ROT_IOC_RECLAIM");
 
-/* ioctl(ROT_IOC_RECLAIM): what it returned, or -errno; *req holds the reply */
-static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim_req *req)
+/* Revision 4's (R11): revision 3's, then where; the same layout on every ABI. */
+struct rot_reclaim4_req {
+	struct rot_reclaim_req r3; /* callbacks is refs there */
+	char where[128];
+};
+#define ROT_IOC_RECLAIM4 _IOWR(0xB8, 0x02, struct rot_reclaim4_req)
+_Static_assert(sizeof(struct rot_reclaim4_req) == 240, "rot-abi.md: struct rot_reclaim4 is 240 bytes");
+_Static_assert(ROT_IOC_RECLAIM4 == 0xc0f0b802u, "rot-abi.md: ROT_IOC_RECLAIM4");
+
+/* where the last revision-4 reply of this thread found a reference */
+static _Thread_local char reclaim_where[128];
+
+/* ioctl(ROT_IOC_RECLAIM4), then ROT_IOC_RECLAIM on ENOTTY: what it
+ * returned, or -errno; *req holds the reply, *revision who answered (4 or 3) */
+static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim4_req *req, unsigned *revision)
 {
 	memset(req, 0, sizeof(*req));
-	snprintf(req->name, sizeof(req->name), "%s", name);
-	req->flags = force ? 0x1u : 0;
+	snprintf(req->r3.name, sizeof(req->r3.name), "%s", name);
+	req->r3.flags = force ? 0x1u : 0;
 	int fd = open("/proc/rotting_modules", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -EOPNOTSUPP : -errno; /* gone: no rot kernel now */
-	int ret = ioctl(fd, ROT_IOC_RECLAIM, req);
+	*revision = 4;
+	int ret = ioctl(fd, ROT_IOC_RECLAIM4, req);
+	if (ret < 0 && errno == ENOTTY) {
+		*revision = 3;
+		ret = ioctl(fd, ROT_IOC_RECLAIM, &req->r3);
+	}
 	int err = ret < 0 ? -errno : ret;
 	close(fd);
+	req->where[sizeof(req->where) - 1] = '\0';
 	return err;
 }
 
@@ -206,28 +225,35 @@ static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsigned flags,
 		       struct rot_reclaim_result *res)
 {
-	*res = (struct rot_reclaim_result){ .size = sizeof(*res) };
+	reclaim_where[0] = '\0';
+	*res = (struct rot_reclaim_result){ .size = sizeof(*res), .where = reclaim_where };
 	/* A stock kernel would take revision 2's request for an unload. */
 	if (!rot_snapshot_has_rot(snap))
 		return -EOPNOTSUPP;
 	struct reclaim_seen seen;
 	reclaim_seen_of(snap, name, flags, &seen);
 	bool force = flags & ROT_RECLAIM_FORCE;
-	struct rot_reclaim_req req;
-	int ret = reclaim_ioctl(name, force, &req);
+	struct rot_reclaim4_req req4;
+	const struct rot_reclaim_req *r = &req4.r3;
+	unsigned revision = 3;
+	int ret = reclaim_ioctl(name, force, &req4, &revision);
 	if (ret >= 0 || ret == -EBUSY) {
+		if (revision == 4)
+			memcpy(reclaim_where, req4.where, sizeof(reclaim_where));
 		*res = (struct rot_reclaim_result){
-			.freed = req.freed,
-			.kept = req.kept,
-			.why = req.why,
-			.pins = req.pins,
-			.tasks = req.tasks,
-			.callbacks = req.callbacks,
-			.probes = req.probes,
-			.bytes = req.bytes,
+			.freed = r->freed,
+			.kept = r->kept,
+			.why = r->why,
+			.pins = r->pins,
+			.tasks = r->tasks,
+			.callbacks = r->callbacks,
+			.probes = r->probes,
+			.bytes = r->bytes,
 			.size = sizeof(*res),
-			.percpu = req.percpu,
-			.revision = 3,
+			.percpu = r->percpu,
+			.revision = revision,
+			.refs = revision == 4 ? r->callbacks : 0,
+			.where = reclaim_where,
 		};
 		/* the kernel counted both sides; only what the kept ones hold is ours to read */
 		if (res->kept) {

@@ -33,12 +33,14 @@ mt_fscore mtfs 0 0 true"
 	assert_equal "$(jq -c '.modules[0]' <<<"$output")" '{"name":"mtfs","mounts":1,"inuse":true}'
 }
 
-@test "without any alias index (text or binary) no module is known to provide a mounted type" {
+@test "without any alias index (text or binary) nothing says who provides a mounted type: the column fails closed (issue 32)" {
 	kmod_probe mtfs
 	"$SIM" mount "$K" mtfs
 	rm "$K/root/lib/modules/6.1.0-sim/modules.alias" "$K/root/lib/modules/6.1.0-sim/modules.alias.bin"
-	run on_kernel "$LSMOD" -r -n -o name,mounts,inuse
-	assert_line 'mtfs 0 false'
+	run --separate-stderr on_kernel "$LSMOD" -r -n -o name,mounts,inuse
+	assert_failure 1
+	assert_equal "$stderr" "lsmod: ERROR: cannot tell which modules are in use: could not read /lib/modules/6.1.0-sim/modules.alias: No such file or directory"
+	refute_output --partial 'false'
 }
 
 @test "lsmod's INUSE column fails closed too, and names the input it could not read" {

@@ -176,6 +176,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 }
 
 @test "modreap NAME reports instances still in use, reclaims the other names and exits 1" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	make_rot
 	rot_straytimer 2
 	stray=$(rotting_bytes straytimer)
@@ -194,6 +195,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 }
 
 @test "modreap with only refusals exits 1 and leaves the taint alone" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	rot_straytimer 1
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$MODREAP" -b -a
@@ -219,6 +221,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 }
 
 @test "modreap --force frees instances still in use" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	make_rot
 	rot_straytimer 2
 	stray=$(rotting_bytes straytimer)
@@ -236,6 +239,7 @@ refused_words() { # N INSTANCE(S) IT|THEM: N instances of straytimer, a timer in
 }
 
 @test "modreap --down-to passes over a refused name to the next largest and meets the target" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	rot_straytimer 4
 	kmod_load delta alpha
 	kmod_unload delta alpha
@@ -264,6 +268,7 @@ delta_reaped() {
 }
 
 @test "modreap --watch asks a refused, unchanged name again after 1, 3, 7 and 15 passes, and again when it changes" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	rot_straytimer 2
 	(exec "$SIM" run "$K" -- "$MODREAP" -J --watch --down-to 0 --interval 0.01 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
@@ -302,6 +307,7 @@ delta_reaped() {
 }
 
 @test "modreap --watch reclaims a refused name once what kept it goes, with nothing else changing" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	rot_straytimer 2
 	(exec "$SIM" run "$K" -- "$MODREAP" -b --watch --down-to 0 --interval 0.05 \
 		> "$BATS_TEST_TMPDIR/watch.out" 2> "$BATS_TEST_TMPDIR/watch.err") &
@@ -336,7 +342,7 @@ delta_reaped() {
 }
 
 @test "modreap says what keeps a pinned, entered or probed name; --force frees none of them" {
-	kernel_new rot --reclaim-wait 0 # the kernel waits 5 s for the task first (R5)
+	kernel_new rot --abi 3 --reclaim-wait 0 # the kernel waits 5 s for the task first (R5)
 	kmod_load delta
 	"$SIM" pin "$K" delta 2
 	kmod_unload delta
@@ -365,6 +371,7 @@ modreap: ERROR: could not reclaim delta: 1 rotting instance kept: 2 pins"
 }
 
 @test "modreap -J lists each kept name with kept, why, pins, tasks, callbacks and probes" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	kmod_load delta
 	"$SIM" pin "$K" delta 2
 	"$SIM" hold "$K" delta work 3
@@ -511,6 +518,7 @@ taint 8\$"
 }
 
 @test "modreap is clean under valgrind: report, JSON, dry run and reclaim" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	skip_if_sanitized
 	make_rot
 	valgrind_clean "$MODREAP" -b

@@ -43,7 +43,7 @@ setup() { inuse_kernel; }
 	local input file kind before want code
 	for input in /proc/self/mounts /lib/modules/6.1.0-sim/modules.alias; do
 		for kind in missing dir fifo zero huge noperm; do
-			kernel_new rot
+			kernel_new rot --abi 3
 			modtree_install
 			kmod_probe mtfs_tools
 			"$SIM" mount "$K" mtfs /dev/vdb /srv

@@ -235,6 +235,7 @@ refused_words_rev2() { # NAME N INSTANCE(S) IT|THEM
 }
 
 @test "rmmod --reclaim of instances all still in use: one line, exit 1, nothing freed, no taint" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	rot_straytimer
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$RMMOD" --reclaim straytimer
@@ -246,6 +247,7 @@ refused_words_rev2() { # NAME N INSTANCE(S) IT|THEM
 }
 
 @test "rmmod --reclaim frees what is not in use, reports the rest and exits 1" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	kmod_load straytimer
 	kmod_unload straytimer
 	"$SIM" set "$K" straytimer stray=none
@@ -266,6 +268,7 @@ taint 8\$"
 }
 
 @test "rmmod --reclaim says what keeps each name: pins, a task, a timer (revision 3's reply)" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	kmod_load delta
 	"$SIM" pin "$K" delta 3
 	"$SIM" hold "$K" delta task
@@ -283,7 +286,7 @@ taint 8\$"
 }
 
 @test "rmmod --reclaim -f stops a timer and frees that instance, but not a pinned or entered one" {
-	kernel_new rot --reclaim-wait 0 # the kernel waits 5 s for the task first (R5)
+	kernel_new rot --abi 3 --reclaim-wait 0 # revision 3 (R5): the kernel waits 5 s for the task first
 	kmod_load delta
 	"$SIM" pin "$K" delta 2
 	"$SIM" hold "$K" delta task
@@ -304,6 +307,7 @@ taint 8\$"
 }
 
 @test "rmmod -J --reclaim: a kept name's record has kept, why, pins, tasks, callbacks and probes" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	kmod_load delta
 	"$SIM" pin "$K" delta
 	"$SIM" hold "$K" delta kprobe 2 # two kprobes: probes counts the instance once (R4)
@@ -337,6 +341,7 @@ taint 8\$"
 }
 
 @test "rmmod -J --reclaim: refused instances are a failed EBUSY record and the summary's refused" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	kmod_load straytimer
 	kmod_unload straytimer
 	"$SIM" set "$K" straytimer stray=none
@@ -353,6 +358,7 @@ taint 8\$"
 }
 
 @test "rmmod --reclaim -f frees instances still in use, with the kernel's count" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	rot_straytimer
 	kmod_load straytimer
 	bytes=$(( $(rotting_bytes straytimer) + $(live_size straytimer) ))
@@ -366,7 +372,7 @@ taint 8\$"
 }
 
 @test "rmmod --reclaim on a kernel that does not check (rot_reclaim_checks N) frees everything" {
-	kernel_new rot --reclaim-checks n
+	kernel_new rot --abi 3 --reclaim-checks n
 	rot_straytimer
 	run --separate-stderr on_kernel "$RMMOD" -b --reclaim straytimer
 	assert_success
@@ -505,6 +511,7 @@ taint 8\$"
 }
 
 @test "rmmod is clean under valgrind: unload, holders, reclaim and errors" {
+	kernel_new rot --abi 3 # revision 3's reply (R4, R5): revision 4's is in tools-rev4.bats
 	skip_if_sanitized
 	kmod_load alpha beta gamma delta permanent
 	valgrind_clean "$RMMOD" -v delta

@@ -18,7 +18,8 @@ RAWSYS="$top_builddir/tests/simkernel/rawsys"
 	assert_output "init_module EPERM
 finit_module EPERM
 delete_module EPERM
-ioctl_reclaim EPERM"
+ioctl_reclaim EPERM
+ioctl_reclaim4 EPERM"
 }
 
 @test "the preload's constructor alone installs the guard" {
@@ -29,14 +30,17 @@ ioctl_reclaim EPERM"
 	assert_output "init_module EPERM
 finit_module EPERM
 delete_module EPERM
-ioctl_reclaim EPERM"
+ioctl_reclaim EPERM
+ioctl_reclaim4 EPERM"
 }
 
 @test "the guard stops only the reclaim request among ioctls: a tty ioctl still passes" {
-	# ROT_IOC_RECLAIM (0xc070b801) on fd -1 would be EBADF from a kernel;
-	# under the guard it never gets there. TCGETS on a non-tty still does.
+	# ROT_IOC_RECLAIM (0xc070b801) and ROT_IOC_RECLAIM4 (0xc0f0b802) on fd
+	# -1 would be EBADF from a kernel; under the guard neither gets there.
+	# TCGETS on a non-tty still does.
 	run "$GUARD" "$RAWSYS"
 	assert_line "ioctl_reclaim EPERM"
+	assert_line "ioctl_reclaim4 EPERM"
 	run "$GUARD" sh -c 'stty < /dev/null 2>&1'
 	assert_failure
 	assert_output --partial "Inappropriate ioctl"
@@ -55,7 +59,8 @@ ioctl_reclaim EPERM"
 	assert_output "init_module ENOSYS
 finit_module ENOSYS
 delete_module ENOSYS
-ioctl_reclaim EBADF"
+ioctl_reclaim EBADF
+ioctl_reclaim4 EBADF"
 }
 
 @test "simkernel-guard without a command is a usage error" {

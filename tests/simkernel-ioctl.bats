@@ -7,7 +7,7 @@
 load helpers/rot3
 
 setup() {
-	sim_create rot
+	sim_create rot --abi 3
 }
 
 @test "the ioctl frees every rotting instance of the name, returns the count, fills the reply and taints R (R1, R3)" {
@@ -102,7 +102,7 @@ freed=0 kept=1 why=pin pins=2 tasks=0 callbacks=0 probes=0 bytes=0 percpu=0"
 
 @test "each thing reclaim finds inside keeps the instance and is named in why (R4)" {
 	for kind in task timer work rcu kprobe running; do
-		sim_create rot
+		sim_create rot --abi 3
 		load_delta
 		"$SIMKERNEL" hold "$K" delta $kind 2
 		sim_run "$SYSC" delete delta 0x800
@@ -142,7 +142,7 @@ taint 8\$"
 }
 
 @test "forced: timers, work and RCU callbacks are stopped and the instance freed; tasks, kprobes, running stay (R5)" {
-	sim_create rot --reclaim-wait 0
+	sim_create rot --abi 3 --reclaim-wait 0
 	load_delta
 	for kind in timer work rcu; do "$SIMKERNEL" hold "$K" delta $kind; done
 	sim_run "$SYSC" delete delta 0x800
@@ -171,7 +171,7 @@ taint 8\$"
 }
 
 @test "--reclaim-checks n: only pins and kprobes are refused (D2)" {
-	sim_create rot --reclaim-checks n
+	sim_create rot --abi 3 --reclaim-checks n
 	load_delta
 	for kind in task timer work rcu running; do "$SIMKERNEL" hold "$K" delta $kind; done
 	sim_run "$SYSC" delete delta 0x800
@@ -211,7 +211,7 @@ taint 8\$"
 	assert_output EPERM
 	run sim_state
 	assert_output "$before"
-	sim_create rot --modules-disabled
+	sim_create rot --abi 3 --modules-disabled
 	run sim_run "$SYSC" reclaim delta
 	assert_output EPERM
 }

@@ -75,7 +75,7 @@ load_mtfs() {
 }
 
 @test "rot: a mount pins its module; it unloads and rots under it, kept from reclaim until umount (C3, P1, R4)" {
-	sim_create rot
+	sim_create rot --abi 3
 	modtree_install
 	load_mtfs
 	"$SIMKERNEL" mount "$K" mtfs /dev/vdb /srv

@@ -34,7 +34,7 @@ teardown() {
 # --- U7 ---------------------------------------------------------------
 
 @test "U7: a pinned crypto template refuses delete_module with EWOULDBLOCK, forced or not; nothing changes" {
-	sim_create rot
+	sim_create rot --abi 3
 	load_fx cbc
 	"$SIMKERNEL" pin "$K" cbc
 	refused_deletes cbc EWOULDBLOCK 0 0x800 0x200 0xa00
@@ -57,7 +57,7 @@ taint 0\$"
 }
 
 @test "U7: rmmod, rmmod -f and modprobe -r say the module is in use and exit 1; modreap finds nothing rotting" {
-	sim_create rot
+	sim_create rot --abi 3
 	install_fixture cbc
 	load_fx cbc
 	"$SIMKERNEL" pin "$K" cbc 2
@@ -80,7 +80,7 @@ taint 0\$"
 }
 
 @test "U7: a livepatch refuses while its patch pins it; disabled (unpinned), it unloads and is reclaimed" {
-	sim_create rot
+	sim_create rot --abi 3
 	run sim_run "$SYSC" finit "$(fixture livepatch-sample)"
 	assert_output ok
 	"$SIMKERNEL" pin "$K" livepatch_sample
@@ -99,7 +99,7 @@ taint 0\$"
 }
 
 @test "U7 is only for modules that ask: any other pinned module unloads (C3); the key works from DIR/behaviour too" {
-	sim_create rot
+	sim_create rot --abi 3
 	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	run sim_run "$SYSC" delete delta 0
@@ -147,7 +147,7 @@ taint 0\$"
 # --- R5: the forced reclaim's bounded wait -----------------------------
 
 @test "R5: forced, a task inside is waited for, bounded; then it is kept with ROT_KEPT_RUNNING and a log line" {
-	sim_create rot --reclaim-wait 400
+	sim_create rot --abi 3 --reclaim-wait 400
 	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	"$SIMKERNEL" hold "$K" delta task
@@ -175,7 +175,7 @@ freed=0 kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0 bytes=0 percpu=0
 }
 
 @test "R5: forced, pins and kprobes alone are not waited for; stopped timers, work and RCU need no wait" {
-	sim_create rot --reclaim-wait 600000
+	sim_create rot --abi 3 --reclaim-wait 600000
 	load_fx delta
 	"$SIMKERNEL" pin "$K" delta
 	"$SIMKERNEL" hold "$K" delta kprobe
@@ -190,7 +190,7 @@ freed=1 kept=1 why=pin,kprobe pins=1 tasks=0 callbacks=0 probes=1 bytes=[0-9]+ p
 }
 
 @test "R5: a callback that comes back at every look is kept as a timer, with ROT_KEPT_RUNNING once the wait ran out" {
-	sim_create rot --reclaim-wait 0
+	sim_create rot --abi 3 --reclaim-wait 0
 	load_fx delta
 	"$SIMKERNEL" hold "$K" delta running
 	sim_run "$SYSC" delete delta 0
@@ -203,7 +203,7 @@ taint 0\$"
 }
 
 @test "R5: the wait ends as soon as the task leaves; loads and unloads go on meanwhile, other reclaims wait behind it" {
-	sim_create rot --reclaim-wait 600000
+	sim_create rot --abi 3 --reclaim-wait 600000
 	load_fx delta
 	"$SIMKERNEL" hold "$K" delta task
 	"$SIMKERNEL" hold "$K" delta timer
@@ -241,7 +241,7 @@ freed=1 kept=0 why=- pins=0 tasks=0 callbacks=0 probes=0 bytes=$size percpu=0"
 }
 
 @test "R6: a forced reclaim in its wait, and one waiting behind it, end with EINTR on a caught signal; nothing freed" {
-	sim_create rot --reclaim-wait 600000
+	sim_create rot --abi 3 --reclaim-wait 600000
 	load_fx delta
 	"$SIMKERNEL" hold "$K" delta task
 	"$SIMKERNEL" hold "$K" delta work
@@ -277,7 +277,7 @@ audit: type=1330 op=reclaim name="delta" freed=0 kept=0 res=0'
 # --- R4, R7: the kernel log and the audit record ------------------------
 
 @test "R7: a reclaim logs what it freed and what it kept; every request past its checks is audited, others are not" {
-	sim_create rot
+	sim_create rot --abi 3
 	rot_delta 2 0
 	load_fx delta
 	"$SIMKERNEL" pin "$K" delta 2
@@ -313,7 +313,7 @@ audit: type=1330 op=reclaim name=\"$(printf 'x%.0s' $(seq 60))\" freed=0 kept=0 
 }
 
 @test "the log starts empty, create empties it, and dmesg of no kernel fails with one line" {
-	sim_create rot
+	sim_create rot --abi 3
 	run "$SIMKERNEL" dmesg "$K"
 	assert_success
 	assert_output ''

@@ -20,7 +20,7 @@ setup_file() {
 
 # run_users [CREATE-OPTION...]: the scenario on a fresh kernel, its output in $BATS_TEST_TMPDIR/users.sim
 run_users() {
-	sim_create rot "$@"
+	sim_create rot --abi 3 "$@"
 	(
 		cd "$BATS_TEST_TMPDIR"
 		export SIDE=sim MODDIR=$FIXTURES ROTCTL=$ROTCTL_DYN ROUNDS=1

@@ -46,6 +46,12 @@ const char *cli_input_error(int err)
 		return "not what its binary index holds (run depmod)";
 	case -ENOLINK:
 		return "names no mount namespace (not mnt:[INODE])";
+	case -ENODATA:
+		return "has no line for it (it loaded while the module list was read)";
+	case -EXDEV:
+		return "read for another kernel than the module list's";
+	case -EAGAIN:
+		return "its processes kept changing while their mount tables were read";
 	default:
 		return cli_strerror(err);
 	}

@@ -71,6 +71,8 @@
 #define JK_TASKS "tasks"
 #define JK_CALLBACKS "callbacks"
 #define JK_PROBES "probes"
+#define JK_REFS "refs"
+#define JK_WHERE "where"
 
 /* The per-CPU module reserve (modreap, insmod) */
 #define JK_PERCPU_RESERVE_BYTES "percpu_reserve_bytes"

@@ -60,12 +60,14 @@ static const struct column_info columns[] = {
 			 "mounts of file system types the module provides (its fs-TYPE aliases)",
 			 JK_MOUNTS },
 	[COL_INUSE] = { "INUSE", 1, 0,
-			"in use: holders, bound devices or mounts (stock: also references); "
-			"what modprobe -r and rmmod --unused leave alone",
+			"in use: holders, bound devices, and pins (rot-abi revision 4), references "
+			"(stock) or mounts (revisions 1 to 3); what modprobe -r and rmmod --unused "
+			"leave alone",
 			JK_INUSE },
 	[COL_PINS] = { "PINS", 3, SCOLS_FL_RIGHT,
-		       "a rotting instance's outstanding pins, which keep it from being reclaimed "
-		       "(0 for a live module: no file shows those)",
+		       "outstanding pins: a rotting instance's keep it from being reclaimed, a live "
+		       "module's (rot-abi revision 4) from being unloaded unless it declares "
+		       "MODULE_ROT_SAFE; unknown for a live module on an older kernel",
 		       JK_PINS },
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
@@ -283,7 +285,7 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 	if (!r->usage_ctx_read) {
 		r->usage_ctx_read = true;
 		char what[4096];
-		err = rot_usage_ctx_read(NULL, &r->usage_ctx, what, sizeof(what));
+		err = rot_usage_ctx_read(r->snap, NULL, &r->usage_ctx, what, sizeof(what));
 		if (err < 0) {
 			if (err != -ENOMEM) {
 				cli_error("cannot tell which modules are in use: could not read %s: %s",
@@ -294,7 +296,12 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 		}
 	}
 	err = rot_module_usage(r->usage_ctx, r->snap, m, NULL, u);
-	if (err < 0 && err != -ENOMEM) {
+	const char *input = rot_usage_ctx_failed_input(r->usage_ctx);
+	if (err < 0 && err != -ENOMEM && input) {
+		cli_error("cannot tell which modules are in use: could not read %s: %s", input,
+			  cli_input_error(err));
+		r->cell_failed = true;
+	} else if (err < 0 && err != -ENOMEM) {
 		cli_error("could not count the devices of %s: %s", rot_module_name(m),
 			  strerror(-err));
 		r->cell_failed = true;
@@ -319,7 +326,10 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 		listing_i64(l, col, rot_module_is_rotting(m) ? 0 : rot_module_refcnt(m));
 		break;
 	case COL_PINS:
-		listing_u64(l, col, rot_module_pins(m));
+		if (rot_module_pins_known(m))
+			listing_u64(l, col, rot_module_pins(m));
+		else
+			listing_unknown(l, col); /* no file shows a live module's pins there */
 		break;
 	case COL_HOLDERS:
 		listing_list_begin(l, col);
@@ -372,7 +382,11 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 		int err = usage_of(r, m, &u);
 		if (err < 0)
 			return err;
-		if (id == COL_MOUNTS)
+		/* a kernel that counts its users (stock, rot-abi revision 4) is
+		 * asked no mount table */
+		if (id == COL_MOUNTS && (!rot_snapshot_has_rot(r->snap) || rot_snapshot_has_pins(r->snap)))
+			listing_unknown(l, col);
+		else if (id == COL_MOUNTS)
 			listing_u64(l, col, u.mounts);
 		else
 			listing_bool(l, col, rot_usage_in_use(&u));

@@ -81,6 +81,13 @@ static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct 
 {
 	struct rot_usage u = { .size = sizeof(u) };
 	int err = rot_module_usage(ctx, snap, m, gone, &u);
+	const char *input = rot_usage_ctx_failed_input(ctx);
+	if (err < 0 && input) {
+		/* an input of the rule (a mount table, /proc/module_pins) that
+		 * could not be read or trusted tells nothing of its users */
+		snprintf(why, cap, "could not read %s: %s", input, cli_input_error(err));
+		return UNKNOWN;
+	}
 	if (err < 0) {
 		/* devices that cannot be counted are not known to be none */
 		snprintf(why, cap, "could not read /sys/module/%s/drivers: %s", rot_module_name(m),
@@ -102,6 +109,8 @@ static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct 
 	else if (u.mounts)
 		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type,
 			 u.mount_target);
+	else if (u.pins)
+		snprintf(why, cap, ": pinned %lu %s", u.pins, u.pins == 1 ? "time" : "times");
 	return IN_USE;
 }
 
@@ -111,7 +120,7 @@ static int usage_inputs(struct modprobe_run *r, char *why, size_t cap)
 {
 	if (!r->usage_read) {
 		r->usage_read = true;
-		r->usage_err = rot_usage_ctx_read(r->moddir, &r->usage, r->usage_what,
+		r->usage_err = rot_usage_ctx_read(mp_snapshot(r), r->moddir, &r->usage, r->usage_what,
 						  sizeof(r->usage_what));
 	}
 	if (r->usage_err < 0)
@@ -161,7 +170,7 @@ static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *w
 		snprintf(why, cap, "could not read the module list: %s", strerror(-err));
 		return UNKNOWN;
 	}
-	err = rot_usage_ctx_read(r->moddir, &ctx, what, sizeof(what));
+	err = rot_usage_ctx_read(snap, r->moddir, &ctx, what, sizeof(what));
 	if (err < 0) {
 		snprintf(why, cap, "could not read %s: %s", what[0] ? what : "its inputs",
 			 cli_input_error(err));

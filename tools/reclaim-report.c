@@ -36,8 +36,9 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
 
 const char *kept_word(unsigned bit_index)
 {
-	static const char *const words[] = { "pin", "task",   "timer",  "work",
-					     "rcu", "kprobe", "running" };
+	/* ROT_KEPT_* by bit: revision 3's, then revision 4's (R10, P7) */
+	static const char *const words[] = { "pin",    "task",    "timer", "work", "rcu",      "kprobe",
+					     "running", "object", "ref",   "user", "unscanned" };
 	return bit_index < sizeof(words) / sizeof(words[0]) ? words[bit_index] : NULL;
 }
 
@@ -53,6 +54,12 @@ void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *re
 	json_u64(w, JK_TASKS, reply->tasks);
 	json_u64(w, JK_CALLBACKS, reply->callbacks);
 	json_u64(w, JK_PROBES, reply->probes);
+	/* revision 4 (R11): the scan's references, and where it found the first */
+	json_u64(w, JK_REFS, reply->refs);
+	if (reply->where && reply->where[0])
+		json_string(w, JK_WHERE, reply->where);
+	else
+		json_null(w, JK_WHERE);
 }
 
 void report_taint_change(unsigned long before, unsigned long after, bool predicted)

@@ -332,7 +332,7 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	bool *in = calloc(n + 1, sizeof(*in));
 	struct rot_usage_ctx *ctx = NULL;
 	char what[4096] = "", why[1024];
-	int err = in ? rot_usage_ctx_read(NULL, &ctx, what, sizeof(what)) : -ENOMEM;
+	int err = in ? rot_usage_ctx_read(snap, NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
@@ -352,8 +352,9 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	}
 	if (err < 0) {
 		const char *name = rot_module_name(rot_snapshot_module(snap, at));
-		failed(r, name, err, false, reason_for_errno(REASON_READ, err), "%s",
-		       unused_unknown_words(why, sizeof(why), NULL, name, err));
+		const char *input = rot_usage_ctx_failed_input(ctx);
+		failed(r, input ? "" : name, err, false, reason_for_errno(REASON_READ, err), "%s",
+		       unused_unknown_words(why, sizeof(why), input, input ? NULL : name, err));
 		goto fail;
 	}
 	rot_usage_ctx_free(ctx);

@@ -78,7 +78,17 @@ const char *unload_refusal(const struct unload_scene *s, const char *name,
 		snprintf(buf, cap, "Module %s is not currently loaded", name);
 		break;
 	case EWOULDBLOCK:
-		if (m && rot_module_holder_count(m))
+		if (m && rot_module_holder_count(m) &&
+		    rot_module_live_holders(s->snap, m, s->gone ? s->gone->marks : NULL))
+			in_use_words(s, m, buf, cap);
+		else if (m && rot_snapshot_has_pins(s->snap) && rot_module_pins(m) &&
+			 !rot_module_is_rot_safe(m))
+			/* rot-abi.md U8: the kernel runs no exit not written for users still inside */
+			snprintf(buf, cap,
+				 "Module %s is in use (pinned %lu %s) and does not declare MODULE_ROT_SAFE: "
+				 "the kernel will not run its exit while it is used",
+				 name, rot_module_pins(m), rot_module_pins(m) == 1 ? "time" : "times");
+		else if (m && rot_module_holder_count(m))
 			in_use_words(s, m, buf, cap);
 		else
 			snprintf(buf, cap, "Module %s is in use", name);
@@ -204,6 +214,14 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 	/* R5: the kernel marks every instance a forced reclaim still kept when its wait ran out */
 	if (k->why & ROT_KEPT_RUNNING)
 		add_reason(buf, cap, "still in use when the forced reclaim's wait ran out");
+	/* revision 4: what the scan found (R10), the users it keeps for (P7) */
+	if (k->why & ROT_KEPT_REF)
+		add_reason(buf, cap, "%u %s into it from outside", k->refs,
+			   k->refs == 1 ? "reference" : "references");
+	if (k->why & ROT_KEPT_USER)
+		add_reason(buf, cap, "a rotting module that used it still calls it");
+	if (k->why & ROT_KEPT_UNSCANNED)
+		add_reason(buf, cap, "memory the kernel's scan could not read");
 	if (!buf[0])
 		snprintf(buf, cap, "the kernel did not say why");
 }
@@ -215,7 +233,7 @@ void refused_message(char *buf, size_t cap, const char *name, const struct rot_r
 	size_t refused = o->kept;
 	const char *them = refused == 1 ? "it" : "them";
 	cli_safe(name, safe, sizeof(safe));
-	if (o->revision != 3) {
+	if (o->revision < 3) {
 		snprintf(buf, cap,
 			 "%s: %zu rotting %s still in use (an armed timer, queued work or a probe "
 			 "points into %s); not reclaimed; '%s %s' frees %s anyway, at the risk of a crash",
@@ -226,9 +244,16 @@ void refused_message(char *buf, size_t cap, const char *name, const struct rot_r
 	kept_reasons(why, sizeof(why), o);
 	/* R5: forcing stops timers, work and RCU callbacks, nothing else */
 	char hint[sizeof(safe) + 128] = "";
-	if (!forced && (o->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)))
+	if (!forced && o->revision == 3 && (o->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)))
 		snprintf(hint, sizeof(hint), "; '%s %s' stops the timers and work left in %s",
 			 force_cmd, safe, them);
-	snprintf(buf, cap, "could not reclaim %s: %zu rotting %s kept: %s%s", safe, refused,
-		 instances_word(refused), why, hint);
+	/* R11: where the kernel found the first reference, in its words */
+	char where[4 * 128 + 40] = "";
+	if (o->revision >= 4 && o->where && o->where[0]) {
+		char w[4 * 128 + 8];
+		snprintf(where, sizeof(where), "; the first reference is from %s",
+			 cli_safe(o->where, w, sizeof(w)));
+	}
+	snprintf(buf, cap, "could not reclaim %s: %zu rotting %s kept: %s%s%s", safe, refused,
+		 instances_word(refused), why, where, hint);
 }

@@ -31,6 +31,7 @@ struct behaviour {
 	const char *driver; /* the driver's name, when not the module's */
 	unsigned stray; /* enum sim_stray */
 	int pins_block_unload; /* rot-abi.md U7 */
+	int rot_safe; /* rot-abi.md C4: .modinfo rot=safe, or the behaviour key rot_safe=1 */
 	char *file; /* DIR/behaviour/NAME, kept for the device strings */
 };
 
@@ -80,6 +81,8 @@ static void behaviour_set(struct behaviour *b, const char *key, const char *val)
 		b->stray = stray_parse(val);
 	else if (!strcmp(key, "pins_block_unload"))
 		b->pins_block_unload = atoi(val) > 0;
+	else if (!strcmp(key, "rot_safe"))
+		b->rot_safe = atoi(val) > 0;
 }
 
 /* the image's alias= patterns, NULL-terminated; NULL when it has none */
@@ -103,6 +106,9 @@ static void behaviour_read(const char *dir, const struct sim_image *im, struct b
 {
 	char path[PATH_MAX], rel[PATH_MAX];
 	memset(b, 0, sizeof(*b));
+	/* C4: the kernel reads rot= when the module loads; another value is ignored */
+	const char *rot = sim_modinfo_get(im, "rot");
+	b->rot_safe = rot && !strcmp(rot, "safe");
 	const char *end = im->modinfo ? im->modinfo + im->modinfo_len : NULL;
 	for (const char *p = im->modinfo; p && p < end; p += strnlen(p, (size_t)(end - p)) + 1) {
 		if (strncmp(p, "simkernel.", 10))
@@ -323,9 +329,14 @@ static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, in
 		if (h >= 0 && !copy.hold[h])
 			copy.hold[h] = 1; /* what its exit forgot stays armed in the instance */
 		copy.kind = SIM_ROT;
-		copy.ndeps = 0; /* a rotting instance holds no references */
 		copy.flags &= (uint8_t)~(SIM_F_HAS_SYMS | SIM_F_BOUND);
-		memset(copy.deps, 0, sizeof(copy.deps));
+		/* A rotting instance holds no references (P6): no count looks at a
+		 * rotting record's deps. Revision 4 keeps them as the instances it
+		 * still calls, which its reclaim keeps (P7). */
+		if (sim_abi(s->hdr->cfgflags) != 4) {
+			copy.ndeps = 0;
+			memset(copy.deps, 0, sizeof(copy.deps));
+		}
 		sim_ledger(s, "rot", &copy, bytes);
 		sim_append(s, &copy);
 	} else {
@@ -670,6 +681,8 @@ int sim_sys_load(const char *dir, const void *image, size_t len, const char *arg
 		rec.flags |= SIM_F_HAS_SYMS;
 	if (b.pins_block_unload)
 		rec.flags |= SIM_F_PINS_BLOCK;
+	if (b.rot_safe)
+		rec.flags |= SIM_F_ROT_SAFE;
 	struct sim_rec *r = sim_append(&s, &rec);
 	if (!r) {
 		err = -ENOMEM;
@@ -855,7 +868,17 @@ int sim_sys_delete(const char *dir, const char *name_in, unsigned flags)
 	 * pinned, forced or not, as a stock kernel refuses a module in use.
 	 * Revision 2 counted no pins.
 	 */
-	if (rot && (r->flags & SIM_F_PINS_BLOCK) && r->pins && !(s.hdr->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2))) {
+	if (rot && (r->flags & SIM_F_PINS_BLOCK) && r->pins && sim_abi(s.hdr->cfgflags) == 3) {
+		err = -EWOULDBLOCK;
+		goto out;
+	}
+	/*
+	 * U8 (revision 4, replaces U7): outstanding pins refuse the unload of
+	 * a module that did not declare MODULE_ROT_SAFE(), forced or not; the
+	 * check and the state change share the state lock, as the kernel's
+	 * one atomic step from "no pins" to "stopping".
+	 */
+	if (rot && r->pins && !(r->flags & SIM_F_ROT_SAFE) && sim_abi(s.hdr->cfgflags) == 4) {
 		err = -EWOULDBLOCK;
 		goto out;
 	}

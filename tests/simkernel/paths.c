@@ -79,7 +79,7 @@ const char *sk_redirect(const char *path, char *buf, size_t len, int *sysfs)
 		rel = path;
 		if (!*p)
 			rel = "/proc"; /* its listing: the processes procns.c made */
-		else if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules"))
+		else if (!strcmp(p, "modules") || !strcmp(p, "rotting_modules") || !strcmp(p, "module_pins"))
 			lazy = SIM_LAZY_PROC;
 		else if (!strcmp(p, "module_percpu"))
 			lazy = SIM_LAZY_PERCPU;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * rawsys: issue init_module, finit_module, delete_module and the
- * ROT_IOC_RECLAIM ioctl with the
+ * ROT_IOC_RECLAIM and ROT_IOC_RECLAIM4 ioctls with the
  * syscall instruction itself, bypassing libc and any preload, and print
  * each errno name. Arguments are harmless (a NULL image, a bad fd, a name
  * no module has) in case the call ever reached a kernel. With --filters,
@@ -38,5 +38,7 @@ int main(int argc, char **argv)
 	show("delete_module", raw3(SYS_delete_module, (long)"simkernel_no_such_module", 04000, 0));
 	/* rot-abi.md revision 3's reclaim; fd -1, so a kernel would say EBADF */
 	show("ioctl_reclaim", raw3(SYS_ioctl, -1, (long)0xc070b801u, 0));
+	/* revision 4's (ROT_IOC_RECLAIM4) */
+	show("ioctl_reclaim4", raw3(SYS_ioctl, -1, (long)0xc0f0b802u, 0));
 	return 0;
 }

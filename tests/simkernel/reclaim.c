@@ -2,7 +2,9 @@
 /*
  * Reclaim: revision 3's ioctl(ROT_IOC_RECLAIM) (rot-abi.md R1-R9), with
  * the forced reclaim's bounded wait (R5), the kernel log and the audit
- * record (R4, R7); and revision 2's and 1's delete_module(MODULE_RECLAIM).
+ * record (R4, R7); revision 4's scan (R10-R13, P7), asked through
+ * ROT_IOC_RECLAIM4 or, with revision 3's reply, ROT_IOC_RECLAIM; and
+ * revision 2's and 1's delete_module(MODULE_RECLAIM).
  *
  * As the kernel does, revision 3 serialises reclaims with a lock of their
  * own (DIR/reclaim.lock, the kernel's reclaim_mutex), taken interruptibly,
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,7 +35,7 @@
 
 const char *sim_hold_name(unsigned hold)
 {
-	static const char *const names[SIM_NHOLD] = { "task", "timer", "work", "rcu", "kprobe", "running" };
+	static const char *const names[SIM_NHOLD] = { "task", "timer", "work", "rcu", "kprobe", "running", "ref" };
 	return hold < SIM_NHOLD ? names[hold] : "?";
 }
 
@@ -47,6 +50,7 @@ int sim_hold_parse(const char *word)
 /* How a reclaim looks at an instance: which kernel asked, and how. */
 struct reclaim_how {
 	int rev3;   /* ROT_IOC_RECLAIM; else revision 2's (or 1's) delete_module */
+	int rev4;   /* revision 4's scan (R10): every hold is a reference found */
 	int checks; /* rot_reclaim_checks Y: every R4 check is there */
 	int force;  /* ROT_RECLAIM_FORCE (R5), or revision 2's O_TRUNC */
 };
@@ -55,6 +59,10 @@ struct reclaim_how {
  * revision 2 knew nothing of tasks or of callbacks that come back */
 static int hold_seen(const struct reclaim_how *how, unsigned h)
 {
+	if (h == SIM_HOLD_REF)
+		return how->rev4; /* only revision 4 scans */
+	if (how->rev4)
+		return 1;
 	if (!how->rev3)
 		return how->checks && h != SIM_HOLD_TASK && h != SIM_HOLD_RUNNING;
 	return how->checks || h == SIM_HOLD_KPROBE;
@@ -68,8 +76,8 @@ static int hold_seen(const struct reclaim_how *how, unsigned h)
  */
 static int stop_callbacks(struct sim_rec *r, const struct reclaim_how *how)
 {
-	if (!how->force || !how->rev3 || !how->checks)
-		return 0;
+	if (!how->force || !how->rev3 || how->rev4 || !how->checks)
+		return 0; /* R12: revision 4 stops nothing, it only looks again */
 	int stopped = r->hold[SIM_HOLD_TIMER] || r->hold[SIM_HOLD_WORK] || r->hold[SIM_HOLD_RCU];
 	r->hold[SIM_HOLD_TIMER] = r->hold[SIM_HOLD_WORK] = r->hold[SIM_HOLD_RCU] = 0;
 	return stopped;
@@ -77,12 +85,151 @@ static int stop_callbacks(struct sim_rec *r, const struct reclaim_how *how)
 
 /* what one look found in one instance */
 struct seen {
-	uint32_t why, pins, tasks, callbacks, probes;
+	uint32_t why, pins, tasks, callbacks, probes, refs;
+	char where[SIM_WHERE_LEN]; /* revision 4: where the first reference was found */
 };
 
-/* R4: what keeps r rotting, as ROT_KEPT_* bits and counts; why 0: free it */
-static void look_at(const struct sim_rec *r, const struct reclaim_how *how, struct seen *v)
+/* what a reclaim answers, either request's reply filled from it */
+struct tally {
+	uint32_t freed, kept, why, pins, tasks, callbacks, refs, probes;
+	uint64_t bytes, percpu;
+	char where[SIM_WHERE_LEN];
+};
+
+static int where_path(const char *dir, uint32_t id, char *path, size_t len)
 {
+	char rel[64];
+	snprintf(rel, sizeof(rel), "where/%" PRIu32, id);
+	return sim_path(path, len, dir, rel) ? 0 : -ENAMETOOLONG;
+}
+
+/* DIR/where/ID: "KIND TEXT" lines, KIND task or ref */
+int sim_where_set(const char *dir, uint32_t id, const char *kind, const char *text)
+{
+	char path[PATH_MAX], wdir[PATH_MAX], buf[4 * SIM_WHERE_LEN];
+	size_t n = 0, kl = strlen(kind);
+	if (where_path(dir, id, path, sizeof(path)) || !sim_path(wdir, sizeof(wdir), dir, "where"))
+		return -ENAMETOOLONG;
+	if (mkdir(wdir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	char *old = sim_read_file(path, NULL);
+	for (char *line = old ? strtok(old, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		if (strncmp(line, kind, kl) || line[kl] != ' ')
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s\n", line);
+	free(old);
+	if (text)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s %s\n", kind, text);
+	if (!n)
+		return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+	return sim_write_atomic(path, buf, n);
+}
+
+void sim_where_drop(const char *dir, uint32_t id)
+{
+	char path[PATH_MAX];
+	if (!where_path(dir, id, path, sizeof(path)))
+		unlink(path);
+}
+
+/* the WHERE a test gave a task or ref hold of instance id, "" if none */
+static void where_get(const char *dir, uint32_t id, const char *kind, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	size_t kl = strlen(kind);
+	out[0] = '\0';
+	if (where_path(dir, id, path, sizeof(path)))
+		return;
+	char *text = sim_read_file(path, NULL);
+	for (char *line = text ? strtok(text, "\n") : NULL; line; line = strtok(NULL, "\n"))
+		if (!strncmp(line, kind, kl) && line[kl] == ' ') {
+			snprintf(out, len, "%s", line + kl + 1);
+			break;
+		}
+	free(text);
+}
+
+/*
+ * Where revision 4's scan finds what a hold stands for (R11's forms): a
+ * timer, work item, RCU callback or re-armed timer hangs on a per-CPU
+ * list of the core kernel; a registered kprobe is in the kprobe table.
+ */
+static const char *hold_where(unsigned h)
+{
+	switch (h) {
+	case SIM_HOLD_TIMER:
+	case SIM_HOLD_WORK:
+	case SIM_HOLD_RCU:
+	case SIM_HOLD_RUNNING: return "per-CPU data of CPU 0";
+	case SIM_HOLD_KPROBE: return "kernel data kprobe_table";
+	}
+	return "";
+}
+
+/*
+ * P7: the newest rotting instance other than r that used r (r's id among
+ * its kept dependencies), or NULL.
+ */
+static const struct sim_rec *rotting_user(const struct sim *s, const struct sim_rec *r)
+{
+	for (uint32_t i = s->hdr->count; i-- > 0;) {
+		const struct sim_rec *u = &s->recs[i];
+		if (u->kind != SIM_ROT || u == r)
+			continue;
+		for (unsigned d = 0; d < u->ndeps; d++)
+			if (u->deps[d] == r->id)
+				return u;
+	}
+	return NULL;
+}
+
+/*
+ * Revision 4 (R10, P7, R11): pins and rotting users are known without a
+ * scan; the scan then finds references in the core's data and in slab
+ * objects before it reaches task stacks, so WHERE names a user first, then
+ * a reference, then a task.
+ */
+static void look_at4(const struct sim *s, const struct sim_rec *r, struct seen *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (r->pins) {
+		v->why |= SIM_KEPT_PIN;
+		v->pins = r->pins;
+	}
+	const struct sim_rec *u = rotting_user(s, r);
+	if (u) {
+		v->why |= SIM_KEPT_USER;
+		snprintf(v->where, sizeof(v->where), "rotting user %s", u->name);
+	}
+	static const unsigned order[] = { SIM_HOLD_REF, SIM_HOLD_TIMER, SIM_HOLD_WORK, SIM_HOLD_RCU,
+					  SIM_HOLD_RUNNING, SIM_HOLD_KPROBE, SIM_HOLD_TASK };
+	for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		unsigned h = order[k];
+		if (!r->hold[h])
+			continue;
+		if (h == SIM_HOLD_TASK) {
+			v->why |= SIM_KEPT_BIT(SIM_HOLD_TASK);
+			v->tasks += r->hold[h];
+		} else {
+			v->why |= SIM_KEPT_REF;
+			v->refs += r->hold[h];
+		}
+		if (v->where[0])
+			continue;
+		if (h == SIM_HOLD_REF || h == SIM_HOLD_TASK)
+			where_get(s->dir, r->id, sim_hold_name(h), v->where, sizeof(v->where));
+		if (!v->where[0])
+			snprintf(v->where, sizeof(v->where), "%s",
+				 h == SIM_HOLD_TASK ? "task 1 (init) stack" : h == SIM_HOLD_REF ? "page" : hold_where(h));
+	}
+}
+
+/* R4: what keeps r rotting, as ROT_KEPT_* bits and counts; why 0: free it */
+static void look_at(const struct sim *s, const struct sim_rec *r, const struct reclaim_how *how, struct seen *v)
+{
+	if (how->rev4) {
+		look_at4(s, r, v);
+		return;
+	}
 	memset(v, 0, sizeof(*v));
 	if (!how->rev3 && how->force)
 		return;
@@ -109,19 +256,38 @@ static void look_at(const struct sim_rec *r, const struct reclaim_how *how, stru
 	}
 }
 
-static void add_seen(struct sim_rot_reclaim *out, const struct seen *v)
+static void add_seen(struct tally *out, const struct seen *v)
 {
 	out->kept++;
 	out->why |= v->why;
 	out->pins += v->pins;
 	out->tasks += v->tasks;
 	out->callbacks += v->callbacks;
+	out->refs += v->refs;
 	out->probes += v->probes;
+	if (!out->where[0])
+		memcpy(out->where, v->where, sizeof(out->where));
+}
+
+/* revision 3's reply; on revision 4 filled from the scan, callbacks counting refs (R11) */
+static void reply3(const struct tally *t, struct sim_rot_reclaim *out, int rev4)
+{
+	out->freed = t->freed;
+	out->kept = t->kept;
+	out->why = t->why;
+	out->pins = t->pins;
+	out->tasks = t->tasks;
+	out->callbacks = rev4 ? t->refs : t->callbacks;
+	out->probes = t->probes;
+	out->bytes = t->bytes;
+	out->percpu = t->percpu;
 }
 
 /* frees r (ledger `reclaim`, its per-CPU area), counting it into out */
-static void free_instance(struct sim *s, struct sim_rec *r, struct sim_rot_reclaim *out)
+static void free_instance(struct sim *s, struct sim_rec *r, struct tally *out)
 {
+	if (r->hold[SIM_HOLD_TASK] || r->hold[SIM_HOLD_REF])
+		sim_where_drop(s->dir, r->id);
 	uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
 	sim_ledger(s, "reclaim", r, held);
 	int pcpu = sim_percpu_release(s, r);
@@ -132,7 +298,7 @@ static void free_instance(struct sim *s, struct sim_rec *r, struct sim_rot_recla
 }
 
 /* R3: taint R when something was freed; the state was changed either way */
-static int finish(struct sim *s, struct sim_rot_reclaim *out, int touched)
+static int finish(struct sim *s, struct tally *out, int touched)
 {
 	if (out->freed) {
 		sim_add_taint(s, SIM_TAINT_FORCED_RMMOD);
@@ -147,19 +313,23 @@ static int finish(struct sim *s, struct sim_rot_reclaim *out, int touched)
 
 int sim_reclaim_legacy(struct sim *s, const char *name, int checks, int force, struct sim_rot_reclaim *out)
 {
-	struct reclaim_how how = { 0, checks, force };
+	struct reclaim_how how = { 0, 0, checks, force };
+	struct tally t;
+	memset(&t, 0, sizeof(t));
 	for (uint32_t i = 0; i < s->hdr->count; i++) {
 		struct sim_rec *r = &s->recs[i];
 		if (r->kind != SIM_ROT || strcmp(r->name, name))
 			continue;
 		struct seen v;
-		look_at(r, &how, &v);
+		look_at(s, r, &how, &v);
 		if (v.why)
-			add_seen(out, &v);
+			add_seen(&t, &v);
 		else
-			free_instance(s, r, out);
+			free_instance(s, r, &t);
 	}
-	return finish(s, out, 0);
+	int ret = finish(s, &t, 0);
+	reply3(&t, out, 0);
+	return ret;
 }
 
 /* --- revision 3 ------------------------------------------------------- */
@@ -207,12 +377,14 @@ static int look_once(struct sim *s, struct look *lk, const struct reclaim_how *h
 		memset(&lk->seen[k], 0, sizeof(lk->seen[k]));
 	uint32_t i = 0;
 	for (struct sim_rec *r; (r = next_of(s, lk, &i, &slot));) {
-		look_at(r, how, &lk->seen[slot]);
+		look_at(s, r, how, &lk->seen[slot]);
 		if (stop_callbacks(r, how)) {
 			*touched = 1;
 			again = 1;
 		}
-		if (how->checks && (r->hold[SIM_HOLD_TASK] || r->hold[SIM_HOLD_RUNNING]))
+		if (how->rev4 && (lk->seen[slot].why & ~(SIM_KEPT_PIN | SIM_KEPT_USER)))
+			again = 1; /* R12: anything but pins and users may still go away */
+		else if (!how->rev4 && how->checks && (r->hold[SIM_HOLD_TASK] || r->hold[SIM_HOLD_RUNNING]))
 			again = 1;
 	}
 	return how->force && again;
@@ -266,7 +438,8 @@ static int look(struct sim *s, struct look *lk, struct reclaim_how how, int *tou
 		if (now_ms() >= deadline) {
 			how.force = 0;
 			look_once(s, lk, &how, touched);
-			for (size_t k = 0; k < lk->n; k++)
+			/* R12: revision 4 then answers as a plain reclaim would */
+			for (size_t k = 0; k < lk->n && !how.rev4; k++)
 				if (lk->seen[k].why)
 					lk->seen[k].why |= SIM_KEPT_BIT(SIM_HOLD_RUNNING);
 			return 0;
@@ -299,7 +472,7 @@ static void audit_name(const char *name, char *buf, size_t cap)
 }
 
 /* R7: the audit record every request past its checks writes, whatever the result */
-static void audit(const char *dir, const char *name, const struct sim_rot_reclaim *out, int ret)
+static void audit(const char *dir, const char *name, const struct tally *out, int ret)
 {
 	char quoted[2 * 64 + 3];
 	audit_name(name, quoted, sizeof(quoted));
@@ -307,9 +480,17 @@ static void audit(const char *dir, const char *name, const struct sim_rot_reclai
 		 out->freed, out->kept, ret > 0);
 }
 
-/* the kernel log's line for a kept instance (R4), and for what was freed (R7) */
-static void log_kept(const char *dir, const char *name, const struct seen *v)
+/* the kernel log's line for a kept instance (R4; revision 4: R13), and for what was freed (R7) */
+static void log_kept(const char *dir, const char *name, const struct seen *v, int rev4)
 {
+	if (rev4) {
+		/* kept by pins alone, the scan found nothing to name */
+		sim_klog(dir,
+			 "%s: a rotting instance is still referenced (pins %" PRIu32 ", tasks %" PRIu32 ", refs %" PRIu32
+			 ")%s%s: not reclaimed",
+			 name, v->pins, v->tasks, v->refs, v->where[0] ? " from " : "", v->where);
+		return;
+	}
 	sim_klog(dir,
 		 "%s: a rotting instance is still in use (pins %" PRIu32 ", tasks %" PRIu32 ", callbacks %" PRIu32
 		 ", kprobes %" PRIu32 "%s): not reclaimed",
@@ -344,7 +525,7 @@ static int lock_reclaims(const char *dir, int *fd)
 }
 
 /* the reclaim itself, with the reclaim lock held: R1-R5 */
-static int reclaim3(const char *dir, const char *name, int force, struct sim_rot_reclaim *out)
+static int reclaim3(const char *dir, const char *name, int force, struct tally *out)
 {
 	struct sim s;
 	int err = sim_open(&s, dir, 1);
@@ -369,7 +550,8 @@ static int reclaim3(const char *dir, const char *name, int force, struct sim_rot
 		if (s.recs[i].kind == SIM_ROT && !strcmp(s.recs[i].name, name))
 			lk.ids[k++] = s.recs[i].id;
 	qsort(lk.ids, lk.n, sizeof(*lk.ids), cmp_u32);
-	struct reclaim_how how = { 1, !(s.hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS), force };
+	int rev4 = sim_abi(s.hdr->cfgflags) == 4;
+	struct reclaim_how how = { 1, rev4, !(s.hdr->cfgflags & SIM_CFG_NO_RECLAIM_CHECKS), force };
 	int touched = 0;
 	err = look(&s, &lk, how, &touched);
 	if (err) {
@@ -382,7 +564,7 @@ static int reclaim3(const char *dir, const char *name, int force, struct sim_rot
 	for (struct sim_rec *r; (r = next_of(&s, &lk, &i, &slot));) {
 		if (lk.seen[slot].why) {
 			add_seen(out, &lk.seen[slot]);
-			log_kept(dir, name, &lk.seen[slot]);
+			log_kept(dir, name, &lk.seen[slot], rev4);
 			continue;
 		}
 		free_instance(&s, r, out);
@@ -404,7 +586,9 @@ static int valid_name(const char *name, size_t cap)
 	return n > 0 && n < cap;
 }
 
-int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
+/* either request: the checks (R6), the lock, the reclaim, the audit record */
+static int sys_reclaim(const char *dir, const char *name_in, uint32_t flags, int want4, struct tally *out,
+		       int *rev4)
 {
 	struct sim s;
 	int err = sim_open(&s, dir, 1);
@@ -413,17 +597,18 @@ int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
 	uint32_t cfg = s.hdr->cfgflags;
 	int mode = (int)s.hdr->mode;
 	sim_close(&s);
-	if (mode != SIM_MODE_ROT || (cfg & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2)))
-		return -ENOTTY; /* R8, D3: the ioctl is revision 3's */
+	*rev4 = sim_abi(cfg) == 4;
+	if (mode != SIM_MODE_ROT || sim_abi(cfg) < (want4 ? 4 : 3))
+		return -ENOTTY; /* R8, D3, R11: each request is its revision's */
 	if (cfg & SIM_CFG_MODULES_DISABLED)
 		return -EPERM;
-	if ((req->flags & ~SIM_ROT_RECLAIM_FORCE) || !valid_name(req->name, sizeof(req->name)))
+	char name[64];
+	memcpy(name, name_in, sizeof(name));
+	if ((flags & ~SIM_ROT_RECLAIM_FORCE) || !valid_name(name, sizeof(name)))
 		return -EINVAL;
-	struct sim_rot_reclaim out;
-	memset(&out, 0, sizeof(out));
-	memcpy(&out, req, offsetof(struct sim_rot_reclaim, freed));
+	memset(out, 0, sizeof(*out));
 	/* no module name is that long: nothing of it rots */
-	if (strlen(req->name) >= SIM_NAME_LEN) {
+	if (strlen(name) >= SIM_NAME_LEN) {
 		err = -ENOENT;
 	} else {
 		int lockfd;
@@ -432,13 +617,42 @@ int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
 		pthread_sigmask(SIG_BLOCK, &all, &caller_mask);
 		err = lock_reclaims(dir, &lockfd);
 		if (!err) {
-			err = reclaim3(dir, req->name, !!(req->flags & SIM_ROT_RECLAIM_FORCE), &out);
+			err = reclaim3(dir, name, !!(flags & SIM_ROT_RECLAIM_FORCE), out);
 			close(lockfd);
 		}
 		pthread_sigmask(SIG_SETMASK, &caller_mask, NULL);
 	}
-	audit(dir, out.name, &out, err);
+	audit(dir, name, out, err);
+	return err;
+}
+
+int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req)
+{
+	struct tally t;
+	int rev4;
+	int err = sys_reclaim(dir, req->name, req->flags, 0, &t, &rev4);
 	if (err > 0 || err == -EBUSY)
-		*req = out;
+		reply3(&t, req, rev4);
+	return err;
+}
+
+int sim_sys_reclaim4(const char *dir, struct sim_rot_reclaim4 *req)
+{
+	struct tally t;
+	int rev4;
+	int err = sys_reclaim(dir, req->name, req->flags, 1, &t, &rev4);
+	if (err > 0 || err == -EBUSY) {
+		req->freed = t.freed;
+		req->kept = t.kept;
+		req->why = t.why;
+		req->pins = t.pins;
+		req->tasks = t.tasks;
+		req->refs = t.refs;
+		req->probes = 0; /* R11: a kprobe is a reference */
+		req->bytes = t.bytes;
+		req->percpu = t.percpu;
+		memcpy(req->where, t.where, sizeof(req->where));
+		req->where[sizeof(req->where) - 1] = '\0';
+	}
 	return err;
 }

@@ -179,6 +179,22 @@ static int render_proc(struct sim *s)
 				    (size_t)(p - mod));
 		if (err || s->hdr->mode != SIM_MODE_ROT)
 			continue;
+		if (sim_abi(s->hdr->cfgflags) == 4) {
+			/* rot-abi.md C5: NAME PINS SAFE, in /proc/modules' order; no
+			 * pointer in it, so both variants read the same */
+			p = mod;
+			for (uint32_t k = h.nlive; k-- > 0;) {
+				const struct sim_rec *r = &s->recs[h.live[k]];
+				p = put_str(p, r->name);
+				*p++ = ' ';
+				p = sim_fmt_u64(p, r->pins);
+				p = put_str(p, (r->flags & SIM_F_ROT_SAFE) ? " safe\n" : " -\n");
+			}
+			err = write_variant(s, nocap ? "root/.nocap/proc/module_pins" : "root/proc/module_pins", mod,
+					    (size_t)(p - mod));
+			if (err)
+				continue;
+		}
 		int pins_shown = !(s->hdr->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2));
 		p = rot;
 		for (uint32_t i = s->hdr->count; i-- > 0;) {

@@ -35,6 +35,13 @@ enum sim_mode { SIM_MODE_ROT = 0, SIM_MODE_STOCK = 1 };
 #define SIM_CFG_ABI_REV1 0x8u /* rot-abi revision 1's delete_module (older kernels) */
 #define SIM_CFG_ABI_REV2 0x10u /* revision 2: reclaim by delete_module, ioctl ENOTTY */
 #define SIM_CFG_LINUX_612 0x20u /* create --kernel 6.12: 6.12's module memory types give SIZE */
+#define SIM_CFG_ABI_REV3 0x40u /* revision 3: no /proc/module_pins, U7, R4's list (no flag: revision 4) */
+
+/* the rot-abi.md revision a rot-mode state follows (1 to 4) */
+static inline int sim_abi(uint32_t cfgflags)
+{
+	return (cfgflags & SIM_CFG_ABI_REV1) ? 1 : (cfgflags & SIM_CFG_ABI_REV2) ? 2 : (cfgflags & SIM_CFG_ABI_REV3) ? 3 : 4;
+}
 
 /* rot-abi.md revision 3's reclaim request (R1-R9), as the kernel's uapi has it */
 #define SIM_ROT_RECLAIM_FORCE 0x1u
@@ -46,13 +53,29 @@ struct sim_rot_reclaim {
 };
 _Static_assert(sizeof(struct sim_rot_reclaim) == 112, "struct rot_reclaim is 112 bytes");
 
+/* revision 4's request (rot-abi.md R11): the same layout on every ABI */
+#define SIM_ROT_IOC_RECLAIM4 0xc0f0b802u /* _IOWR(0xB8, 0x02, struct sim_rot_reclaim4) */
+#define SIM_WHERE_LEN 128
+struct sim_rot_reclaim4 {
+	char name[64];
+	uint32_t flags, freed, kept, why, pins, tasks, refs, probes;
+	uint64_t bytes, percpu;
+	char where[SIM_WHERE_LEN];
+};
+_Static_assert(sizeof(struct sim_rot_reclaim4) == 240, "struct rot_reclaim4 is 240 bytes");
+#define SIM_KEPT_REF 0x100u       /* R10: a word outside points into it */
+#define SIM_KEPT_USER 0x200u      /* P7: a rotting instance that used it remains */
+#define SIM_KEPT_UNSCANNED 0x400u /* R10: a region the scan could not read (never modelled) */
+
 /*
  * What keeps a rotting instance from being reclaimed besides pins (R4),
  * each a count a test sets with `simkernel hold`; the order is the
  * ROT_KEPT_* bits' from ROT_KEPT_TASK (0x02) up.
  */
 enum sim_hold { SIM_HOLD_TASK = 0, SIM_HOLD_TIMER, SIM_HOLD_WORK, SIM_HOLD_RCU, SIM_HOLD_KPROBE,
-		SIM_HOLD_RUNNING, SIM_NHOLD };
+		SIM_HOLD_RUNNING, SIM_HOLD_REF, SIM_NHOLD };
+/* SIM_HOLD_REF (revision 4 only): a reference the scan finds (R10), with
+ * its WHERE in DIR/where/ID; it has no revision-3 ROT_KEPT bit */
 #define SIM_KEPT_PIN 0x01u
 #define SIM_KEPT_BIT(hold) (0x02u << (hold))
 const char *sim_hold_name(unsigned hold);
@@ -96,6 +119,7 @@ enum sim_mstate { SIM_LOADING = 0, SIM_RUNNING = 1, SIM_UNLOADING = 2 };
 #define SIM_F_BOUND 0x8u       /* its drivers have devices (DIR/devices) */
 #define SIM_F_PERCPU 0x10u     /* holds an area of the per-CPU reserve (DIR/percpu) */
 #define SIM_F_PINS_BLOCK 0x20u /* rot-abi.md U7: pins refuse its unload (crypto, livepatch) */
+#define SIM_F_ROT_SAFE 0x40u   /* rot-abi.md C4: .modinfo rot=safe (MODULE_ROT_SAFE()) */
 
 struct sim_rec {
 	char name[SIM_NAME_LEN];
@@ -107,7 +131,8 @@ struct sim_rec {
 	int32_t refs; /* stock mode: references beyond holders */
 	uint32_t exit_delay_ms;
 	uint8_t kind, mstate, flags, ndeps;
-	uint32_t deps[SIM_MAX_DEPS]; /* ids of the live modules this one uses */
+	uint32_t deps[SIM_MAX_DEPS]; /* ids of the live modules this one uses; revision 4 keeps
+				      * them in a rotting instance: the instances it used (P7) */
 	uint8_t stray; /* enum sim_stray: what its exit leaves pointing into it */
 	uint8_t pad[3];
 	uint32_t pins;             /* rot mode: outstanding pins (rot-abi.md C3); they follow it into rot */
@@ -273,6 +298,12 @@ int sim_rot_synthetic(struct sim *s, uint32_t id);
  * freed, or a negative errno; req's out fields are written on success and
  * on -EBUSY */
 int sim_sys_reclaim(const char *dir, struct sim_rot_reclaim *req);
+/* ROT_IOC_RECLAIM4 (rot-abi.md R10-R13), revision 4 only (else -ENOTTY) */
+int sim_sys_reclaim4(const char *dir, struct sim_rot_reclaim4 *req);
+/* DIR/where/ID: where the scan finds a task's or a ref hold's reference
+ * (kind "task" or "ref"); text NULL removes it */
+int sim_where_set(const char *dir, uint32_t id, const char *kind, const char *text);
+void sim_where_drop(const char *dir, uint32_t id);
 void sim_changed(struct sim *s);
 void sim_add_taint(struct sim *s, int bit);
 

@@ -19,7 +19,7 @@
 static const char usage_text[] =
 	"usage: simkernel create DIR [--mode rot|stock] [--kernel 6.1|6.12] [--release R] [--builtin a,b]\n"
 	"                            [--sig-enforce] [--modules-disabled] [--devices FILE]\n"
-	"                            [--reclaim-checks y|n] [--abi 1|2|3] [--percpu-reserve SIZE]\n"
+	"                            [--reclaim-checks y|n] [--abi 1|2|3|4] [--percpu-reserve SIZE]\n"
 	"                            [--reclaim-wait MS]\n"
 	"       simkernel run DIR [--nocap] -- COMMAND [ARG...]\n"
 	"       simkernel state DIR\n"
@@ -29,7 +29,8 @@ static const char usage_text[] =
 	"       simkernel ref DIR NAME N\n"
 	"       simkernel pin DIR NAME [N]      /  simkernel unpin DIR NAME [N]\n"
 	"       simkernel hold DIR NAME task|timer|work|rcu|kprobe|running [N]\n"
-	"       simkernel release DIR NAME task|timer|work|rcu|kprobe|running [N]\n"
+	"       simkernel hold DIR NAME ref WHERE [N]\n"
+	"       simkernel release DIR NAME task|timer|work|rcu|kprobe|running|ref [N]\n"
 	"       simkernel device add DIR BUS ID MODALIAS\n"
 	"       simkernel device add DIR --from FILE     (lines \"BUS ID MODALIAS\"; - is stdin)\n"
 	"       simkernel device list DIR\n"
@@ -231,11 +232,14 @@ static int cmd_create(int argc, char **argv)
 		}
 		case 'a':
 			checks_given = 1;
+			flags &= ~(SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2 | SIM_CFG_ABI_REV3);
 			if (!strcmp(optarg, "1"))
 				flags |= SIM_CFG_ABI_REV1;
 			else if (!strcmp(optarg, "2"))
 				flags |= SIM_CFG_ABI_REV2;
-			else if (strcmp(optarg, "3"))
+			else if (!strcmp(optarg, "3"))
+				flags |= SIM_CFG_ABI_REV3;
+			else if (strcmp(optarg, "4"))
 				return usage();
 			break;
 		case 'c':
@@ -250,6 +254,9 @@ static int cmd_create(int argc, char **argv)
 	}
 	if (optind + 1 != argc || (checks_given && mode != SIM_MODE_ROT))
 		return usage(); /* a stock kernel has no reclaim to check */
+	/* rot-abi.md D2 on revision 4: the scan is always built, so it reads Y */
+	if ((flags & SIM_CFG_NO_RECLAIM_CHECKS) && sim_abi(flags) == 4)
+		return usage();
 	if (!release)
 		release = (flags & SIM_CFG_LINUX_612) ? DEFAULT_RELEASE_612 : DEFAULT_RELEASE;
 	const char *dir = argv[optind];
@@ -259,7 +266,7 @@ static int cmd_create(int argc, char **argv)
 		return die(dir, err);
 	static const char *const wipe[] = { "root", "state", "ledger", "behaviour",
 					    "syms", "config", "lock", "devices",
-					    "mounts", "mntns", "fstypes", "percpu", "kmsg", "reclaim.lock", "idem" };
+					    "mounts", "mntns", "fstypes", "percpu", "kmsg", "reclaim.lock", "idem", "where" };
 	for (size_t i = 0; i < sizeof(wipe) / sizeof(wipe[0]); i++) {
 		sim_path(path, sizeof(path), dir, wipe[i]);
 		sim_rm_rf_at(-100, path);
@@ -288,7 +295,7 @@ static int cmd_create(int argc, char **argv)
 			 mode == SIM_MODE_ROT ? "rot" : "stock", release, release, builtin,
 			 !!(flags & SIM_CFG_SIG_ENFORCE), !!(flags & SIM_CFG_MODULES_DISABLED),
 			 mode == SIM_MODE_ROT && !(flags & (SIM_CFG_NO_RECLAIM_CHECKS | SIM_CFG_ABI_REV1)),
-			 (flags & SIM_CFG_ABI_REV1) ? 1 : (flags & SIM_CFG_ABI_REV2) ? 2 : 3, reserve, wait_ms,
+			 mode == SIM_MODE_ROT ? sim_abi(flags) : 0, reserve, wait_ms,
 			 (flags & SIM_CFG_LINUX_612) ? "6.12" : "6.1");
 		err = put(dir, "config", text);
 	}
@@ -670,19 +677,60 @@ static int cmd_pin(int argc, char **argv, int add)
 	return err ? die(what, err) : 0;
 }
 
+/* "task PID (COMM) stack" for the process that asked for the hold's parent:
+ * the task a test stands for (rot-abi.md R11's form) */
+static void task_where(char *buf, size_t len)
+{
+	char path[64], comm[32] = "sh";
+	pid_t pid = getppid();
+	snprintf(path, sizeof(path), "/proc/%ld/comm", (long)pid);
+	FILE *f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	snprintf(buf, len, "task %ld (%s) stack", (long)pid, comm);
+}
+
+/* rot-abi.md R11: printable ASCII, shorter than the reply's 128 bytes */
+static int where_ok(const char *w)
+{
+	size_t n = strlen(w);
+	if (!n || n >= SIM_WHERE_LEN)
+		return 0;
+	for (; *w; w++)
+		if (*w < 0x20 || *w > 0x7e)
+			return 0;
+	return 1;
+}
+
 /*
  * hold / release DIR NAME KIND [N]: what reclaim finds inside an instance
- * besides pins (rot-abi.md R4, R5). hold puts it in the live module (it
- * follows the module into rot) or, with none live, in the newest rotting
- * instance; release takes it from the newest instance that has it.
+ * besides pins (rot-abi.md R4, R5; revision 4: R10). hold puts it in the
+ * live module (it follows the module into rot) or, with none live, in the
+ * newest rotting instance; release takes it from the newest instance that
+ * has it. `hold DIR NAME ref WHERE [N]` (revision 4 only) is a reference
+ * the scan finds at WHERE; on revision 4 a task hold is found on the stack
+ * of the task that asked for it (its parent: the test's shell).
  */
 static int cmd_hold(int argc, char **argv, int add)
 {
 	unsigned n = 1;
-	if ((argc != 4 && argc != 5) || (argc == 5 && count_arg(argv[4], &n)))
+	const char *where = NULL;
+	if (argc < 4)
 		return usage();
 	int h = sim_hold_parse(argv[3]);
 	if (h < 0)
+		return usage();
+	int first_n = 4;
+	if (h == SIM_HOLD_REF && add) {
+		if (argc < 5 || !where_ok(argv[4]))
+			return usage();
+		where = argv[4];
+		first_n = 5;
+	}
+	if ((argc != first_n && argc != first_n + 1) || (argc == first_n + 1 && count_arg(argv[first_n], &n)))
 		return usage();
 	struct sim s;
 	int err = sim_open(&s, argv[1], 1);
@@ -692,6 +740,12 @@ static int cmd_hold(int argc, char **argv, int add)
 	if (s.hdr->mode != SIM_MODE_ROT) {
 		sim_close(&s);
 		fprintf(stderr, "simkernel: %s: a stock kernel has no reclaim to keep anything from\n", what);
+		return 2;
+	}
+	int rev4 = sim_abi(s.hdr->cfgflags) == 4;
+	if (h == SIM_HOLD_REF && !rev4) {
+		sim_close(&s);
+		fprintf(stderr, "simkernel: %s: ref: only a revision-4 kernel scans for references\n", what);
 		return 2;
 	}
 	struct sim_rec *r;
@@ -709,9 +763,18 @@ static int cmd_hold(int argc, char **argv, int add)
 		return 1;
 	}
 	r->hold[h] = (uint16_t)(add ? r->hold[h] + n : r->hold[h] - n);
+	if (rev4 && (h == SIM_HOLD_REF || h == SIM_HOLD_TASK)) {
+		char tw[SIM_WHERE_LEN];
+		if (add && h == SIM_HOLD_TASK) {
+			task_where(tw, sizeof(tw));
+			where = tw;
+		}
+		if (add || !r->hold[h])
+			err = sim_where_set(s.dir, r->id, sim_hold_name((unsigned)h), add ? where : NULL);
+	}
 	__atomic_add_fetch(&s.hdr->gen, 1, __ATOMIC_RELEASE);
 	sim_close(&s);
-	return 0;
+	return err ? die(what, err) : 0;
 }
 
 static int cmd_device_add(int argc, char **argv)

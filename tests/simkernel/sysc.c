@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
@@ -61,11 +62,22 @@ struct rot_reclaim {
 #define ROT_IOC_RECLAIM _IOWR(0xB8, 0x01, struct rot_reclaim)
 _Static_assert(ROT_IOC_RECLAIM == 0xc070b801u, "ROT_IOC_RECLAIM");
 
+/* revision 4's (R11) */
+struct rot_reclaim4 {
+	char name[64];
+	unsigned flags, freed, kept, why, pins, tasks, refs, probes;
+	unsigned long long bytes, percpu;
+	char where[128];
+};
+#define ROT_IOC_RECLAIM4 _IOWR(0xB8, 0x02, struct rot_reclaim4)
+_Static_assert(ROT_IOC_RECLAIM4 == 0xc0f0b802u, "ROT_IOC_RECLAIM4");
+
 static void print_why(unsigned why)
 {
-	static const char *const words[] = { "pin", "task", "timer", "work", "rcu", "kprobe", "running" };
+	static const char *const words[] = { "pin", "task", "timer", "work", "rcu", "kprobe", "running", "object",
+					      "ref", "user", "unscanned" };
 	int any = 0;
-	for (unsigned b = 0; b < 7; b++)
+	for (unsigned b = 0; b < 11; b++)
 		if (why & (1u << b))
 			printf("%s%s", any++ ? "," : "", words[b]);
 	if (!any)
@@ -79,12 +91,14 @@ static void on_usr1(int sig)
 
 static int reclaim(int argc, char **argv)
 {
-	int reply = 0, wronly = 0, i = 2;
+	int reply = 0, wronly = 0, four = 0, i = 2;
 	const char *path = "/proc/rotting_modules";
 	unsigned long cmd = ROT_IOC_RECLAIM;
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-r"))
 			reply = 1;
+		else if (!strcmp(argv[i], "-4"))
+			four = 1;
 		else if (!strcmp(argv[i], "-w"))
 			wronly = 1;
 		else if (!strcmp(argv[i], "-s")) {
@@ -100,7 +114,10 @@ static int reclaim(int argc, char **argv)
 	}
 	if (i >= argc || argc - i > 2)
 		return usage();
-	struct rot_reclaim req;
+	if (four && cmd == ROT_IOC_RECLAIM)
+		cmd = ROT_IOC_RECLAIM4;
+	struct rot_reclaim4 req; /* the first 112 bytes are struct rot_reclaim's */
+	_Static_assert(offsetof(struct rot_reclaim4, bytes) == offsetof(struct rot_reclaim, bytes), "layout");
 	memset(&req, 0xa5, sizeof(req)); /* out fields the kernel did not write show */
 	size_t len = strlen(argv[i]);
 	memcpy(req.name, argv[i], len < sizeof(req.name) ? len + 1 : sizeof(req.name));
@@ -118,8 +135,13 @@ static int reclaim(int argc, char **argv)
 	if (reply && (ret > 0 || err == EBUSY)) {
 		printf("freed=%u kept=%u why=", req.freed, req.kept);
 		print_why(req.why);
-		printf(" pins=%u tasks=%u callbacks=%u probes=%u bytes=%llu percpu=%llu\n", req.pins, req.tasks,
-		       req.callbacks, req.probes, req.bytes, req.percpu);
+		if (four)
+			printf(" pins=%u tasks=%u refs=%u probes=%u bytes=%llu percpu=%llu where=%.*s\n", req.pins,
+			       req.tasks, req.refs, req.probes, req.bytes, req.percpu, (int)sizeof(req.where),
+			       req.where);
+		else
+			printf(" pins=%u tasks=%u callbacks=%u probes=%u bytes=%llu percpu=%llu\n", req.pins,
+			       req.tasks, req.refs, req.probes, req.bytes, req.percpu);
 	}
 	return status;
 }
@@ -127,7 +149,7 @@ static int reclaim(int argc, char **argv)
 static int usage(void)
 {
 	fputs("usage: sysc init FILE [PARAMS] | finit FILE [PARAMS] [FLAGS] | delete NAME FLAGS\n"
-	      "       | reclaim [-r] [-w] [-s] [-f PATH] [-n CMD] NAME [FLAGS]\n", stderr);
+	      "       | reclaim [-4] [-r] [-w] [-s] [-f PATH] [-n CMD] NAME [FLAGS]\n", stderr);
 	return 2;
 }
 

@@ -156,15 +156,18 @@ static int is_rotting_fd(int fd, const char *dir)
 	return 0;
 }
 
-/* ROT_IOC_RECLAIM, in the order the kernel checks: the file, the caller, the request */
-static long sk_reclaim_ioctl(int fd, void *arg)
+/* ROT_IOC_RECLAIM or ROT_IOC_RECLAIM4, in the order the kernel checks:
+ * the number, the file, the caller, the request */
+static long sk_reclaim_ioctl(int fd, unsigned request, void *arg)
 {
 	const char *dir = sk_dir();
 	if (!dir || !is_rotting_fd(fd, dir))
 		return fail(-ENOTTY); /* not the file: no such ioctl there */
 	const struct sim_header *h = sk_header();
-	if (h && (h->cfgflags & (SIM_CFG_ABI_REV1 | SIM_CFG_ABI_REV2)))
-		return fail(-ENOTTY); /* D3: how a revision-2 kernel answers */
+	int four = request == SIM_ROT_IOC_RECLAIM4;
+	/* D3: how a revision-2 kernel answers; R11: a revision-3 one knows no 0x02 */
+	if (h && sim_abi(h->cfgflags) < (four ? 4 : 3))
+		return fail(-ENOTTY);
 	int fl = fcntl(fd, F_GETFL);
 	if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)
 		return fail(-EBADF);
@@ -172,11 +175,20 @@ static long sk_reclaim_ioctl(int fd, void *arg)
 		return fail(-EPERM);
 	if (!arg)
 		return fail(-EFAULT);
-	struct sim_rot_reclaim req;
-	memcpy(&req, arg, sizeof(req));
-	int ret = sim_sys_reclaim(dir, &req);
-	if (ret > 0 || ret == -EBUSY)
-		memcpy(arg, &req, sizeof(req)); /* R1: the out fields, on success and on EBUSY */
+	int ret;
+	if (four) {
+		struct sim_rot_reclaim4 req;
+		memcpy(&req, arg, sizeof(req));
+		ret = sim_sys_reclaim4(dir, &req);
+		if (ret > 0 || ret == -EBUSY)
+			memcpy(arg, &req, sizeof(req)); /* R1: the out fields, on success and on EBUSY */
+	} else {
+		struct sim_rot_reclaim req;
+		memcpy(&req, arg, sizeof(req));
+		ret = sim_sys_reclaim(dir, &req);
+		if (ret > 0 || ret == -EBUSY)
+			memcpy(arg, &req, sizeof(req));
+	}
 	return ret < 0 ? fail(ret) : ret;
 }
 
@@ -218,9 +230,9 @@ SK_EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	void *arg = va_arg(ap, void *);
 	va_end(ap);
-	if ((unsigned)request == SIM_ROT_IOC_RECLAIM) {
+	if ((unsigned)request == SIM_ROT_IOC_RECLAIM || (unsigned)request == SIM_ROT_IOC_RECLAIM4) {
 		int saved = errno;
-		return (int)keep_errno(saved, sk_reclaim_ioctl(fd, arg));
+		return (int)keep_errno(saved, sk_reclaim_ioctl(fd, (unsigned)request, arg));
 	}
 	return NEXT(ioctl)(fd, request, arg);
 }
@@ -243,8 +255,8 @@ SK_EXPORT long syscall(long nr, ...)
 	case SYS_delete_module:
 		return keep_errno(saved, sk_delete_module((const char *)a[0], (unsigned)a[1]));
 	case SYS_ioctl:
-		if ((unsigned)a[1] == SIM_ROT_IOC_RECLAIM)
-			return keep_errno(saved, sk_reclaim_ioctl((int)a[0], (void *)a[2]));
+		if ((unsigned)a[1] == SIM_ROT_IOC_RECLAIM || (unsigned)a[1] == SIM_ROT_IOC_RECLAIM4)
+			return keep_errno(saved, sk_reclaim_ioctl((int)a[0], (unsigned)a[1], (void *)a[2]));
 		break;
 	}
 	return NEXT(syscall)(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

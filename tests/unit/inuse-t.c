@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "modrot.h"
 #include "tap.h"
 
@@ -60,7 +61,7 @@ static void a_mounted_type_marks_its_providers(void)
 				    "alias pci:v* modrot_unit_pci\n");
 	struct rot_usage_ctx *ctx = NULL;
 	char what[256] = "x";
-	int err = rot_usage_ctx_read(dir, &ctx, what, sizeof(what));
+	int err = rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what));
 	is_int(err, 0, "the rule's inputs are read");
 	is_str(what, "", "nothing failed, nothing named");
 
@@ -108,12 +109,20 @@ static void unreadable_inputs_fail_closed(void)
 	struct rot_usage_ctx *ctx = (struct rot_usage_ctx *)1;
 	char what[256];
 
+	/* Issue 32: no index tells nothing of who provides a type (a
+	 * container without /lib/modules/RELEASE): an error, never "none". */
 	remove_file("modules.alias");
-	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), 0, "no index at all: no providers");
-	rot_usage_ctx_free(ctx);
+	is_int(rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what)), -ENOENT,
+	       "no index at all is an error on a kernel whose users are guessed");
+	ok(strstr(what, "/modules.alias") != NULL, "the missing index is named: %s", what);
+	char nodir[300];
+	snprintf(nodir, sizeof(nodir), "%s/no-such-release", dir);
+	is_int(rot_usage_ctx_read(NULL, nodir, &ctx, what, sizeof(what)), -ENOENT,
+	       "no module directory is an error too");
+	is_str(what, nodir, "and the directory is named");
 
 	write_file("modules.alias.bin", "");
-	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), -ENOENT,
+	is_int(rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what)), -ENOENT,
 	       "modules.alias missing beside modules.alias.bin is an error");
 	ok(ctx == NULL, "and no context is returned");
 	ok(strstr(what, "/modules.alias") && !strstr(what, ".bin"), "the missing file is named: %s",
@@ -122,7 +131,7 @@ static void unreadable_inputs_fail_closed(void)
 	char path[256];
 	snprintf(path, sizeof(path), "%s/modules.alias", dir);
 	mkdir(path, 0700);
-	is_int(rot_usage_ctx_read(dir, &ctx, what, sizeof(what)), -EISDIR,
+	is_int(rot_usage_ctx_read(NULL, dir, &ctx, what, sizeof(what)), -EISDIR,
 	       "a directory where modules.alias should be");
 	remove_file("modules.alias");
 	remove_file("modules.alias.bin");
@@ -144,7 +153,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 {
 	write_file("modules.alias", "alias fs-proc modrot_unit_f\n");
 	struct rot_usage_ctx *ctx = NULL;
-	rot_usage_ctx_read(dir, &ctx, NULL, 0);
+	rot_usage_ctx_read(NULL, dir, &ctx, NULL, 0);
 	struct rot_snapshot *s = parse(rot_modules, "modrot_unit_b 4096 0 [rotting], Rotting 0x9000\n");
 	size_t n = rot_snapshot_live_count(s), at = 99;
 	bool *unused = calloc(n, sizeof(*unused));
@@ -231,6 +240,63 @@ static void the_kernels_refusal_is_told_from_the_snapshot(void)
 	rot_snapshot_free(stock);
 }
 
+/*
+ * Revision 4 (rot-abi.md C5, D5): pins from /proc/module_pins say it all;
+ * no index and no mount table is read, so neither may be missing.
+ */
+static void revision_4_reads_pins_and_no_table(void)
+{
+	const char mods[] = "modrot_unit_fs 4096 0 - Live 0x1000\n"
+			    "modrot_unit_net 4096 0 - Live 0x2000\n"
+			    "modrot_unit_new 4096 0 - Loading 0x3000\n";
+	const char pins[] = "modrot_unit_fs 2 -\nmodrot_unit_net 0 safe\n";
+	struct rot_snapshot *s = NULL;
+	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, pins, strlen(pins), &s), 0,
+	       "a revision-4 snapshot");
+	ok(s && rot_snapshot_has_pins(s), "it has pins (D5)");
+	const struct rot_module *fs = rot_snapshot_find_live(s, "modrot_unit_fs");
+	const struct rot_module *net = rot_snapshot_find_live(s, "modrot_unit_net");
+	const struct rot_module *fresh = rot_snapshot_find_live(s, "modrot_unit_new");
+	is_int((int)rot_module_pins(fs), 2, "a live module's pins");
+	ok(!rot_module_is_rot_safe(fs) && rot_module_is_rot_safe(net), "SAFE is read (C4)");
+	ok(!rot_module_pins_known(fresh), "a module without a line has no known pins");
+
+	struct rot_usage_ctx *ctx = NULL;
+	char what[256] = "x";
+	remove_file("modules.alias");
+	is_int(rot_usage_ctx_read(s, dir, &ctx, what, sizeof(what)), 0,
+	       "no index is needed: the kernel tells");
+	struct rot_usage u = { .size = sizeof(u) };
+	is_int(rot_module_usage(ctx, s, fs, NULL, &u), 0, "usage of a pinned module");
+	is_int((int)u.pins, 2, "its pins");
+	ok(rot_usage_in_use(&u), "a pinned module is in use");
+	is_int((int)u.mounts, 0, "no mount is counted");
+	rot_module_usage(ctx, s, net, NULL, &u);
+	ok(!rot_usage_in_use(&u), "an unpinned one is unused");
+	is_int(rot_module_usage(ctx, s, fresh, NULL, &u), -ENODATA,
+	       "pins not known: no verdict, not unused");
+	is_str(rot_usage_ctx_failed_input(ctx), "/proc/module_pins", "and the input is named");
+	struct rot_usage old = { .size = ROT_USAGE_SIZE_0_1 };
+	rot_module_usage(ctx, s, fs, NULL, &old);
+	ok(!rot_usage_in_use(&old), "a 0.1-sized caller cannot see pins (documented, members added at the end)");
+	rot_usage_ctx_free(ctx);
+
+	/* a context made for a revision-4 kernel refuses a revision-3 snapshot */
+	rot_usage_ctx_read(s, dir, &ctx, what, sizeof(what));
+	struct rot_snapshot *s3 = parse(mods, "");
+	is_int(rot_module_usage(ctx, s3, rot_snapshot_find_live(s3, "modrot_unit_fs"), NULL, &u), -EXDEV,
+	       "a context of another kernel does not judge");
+	rot_usage_ctx_free(ctx);
+	rot_snapshot_free(s3);
+
+	const char bad[] = "modrot_unit_fs two -\n";
+	struct rot_snapshot *b = NULL;
+	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, bad, strlen(bad), &b), -EBADMSG,
+	       "a malformed /proc/module_pins is refused");
+	ok(b == NULL, "with no snapshot");
+	rot_snapshot_free(s);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -242,6 +308,7 @@ int main(void)
 	the_unused_set_is_closed_under_held_by();
 	stock_references_count_beyond_holders();
 	the_kernels_refusal_is_told_from_the_snapshot();
+	revision_4_reads_pins_and_no_table();
 	rmdir(dir);
 	return tap_done();
 }
