@@ -6,6 +6,7 @@
 
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
+load helpers/packages
 
 COLLECTIONS=$top_srcdir/ansible
 MODULES="modrot_facts modrot_reap modrot_probe"
@@ -22,7 +23,7 @@ MODULES="modrot_facts modrot_reap modrot_probe"
 NEEDS_NETWORK="ansible-doc changelog import pep8 pylint runtime-metadata validate-modules yamllint"
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" ansible-core python3-pycodestyle yamllint
+	need_packages ansible-core python3-pycodestyle yamllint
 }
 
 setup() {

@@ -6,13 +6,14 @@
 # kernel's state after the run.
 
 load helpers/tools
+load helpers/packages
 
 ANSIBLE_DIR=$top_srcdir/ansible
 CEILING=64K
 CEILING_BYTES=65536
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" ansible-core ansible
+	need_packages ansible-core ansible
 	F=$BATS_FILE_TMPDIR
 	: > "$F/ansible.cfg" # no configuration from the user or the machine
 	# name mode live rotting seed nocap

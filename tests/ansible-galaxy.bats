@@ -8,11 +8,12 @@
 # tools_dir, which takes modrot's tools and never kmod's.
 
 load helpers/tools
+load helpers/packages
 
 COLLECTION=$top_srcdir/ansible/ansible_collections/modrot/rot
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" ansible-core python3-yaml
+	need_packages ansible-core python3-yaml
 	local F=$BATS_FILE_TMPDIR
 	: > "$F/ansible.cfg"
 	# Built from a copy: the build must not write into the source tree.

@@ -5,12 +5,13 @@
 # alerting rules pass promtool's checks and their unit tests.
 
 load helpers/tools
+load helpers/packages
 
 METRICS=$top_builddir/tools/modrot-metrics
 RULES=$top_srcdir/prometheus
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" prometheus
+	need_packages prometheus
 }
 
 # The value of one sample line, by its exact name and labels.

@@ -6,11 +6,12 @@
 # simulated kernel.
 
 load helpers/tools
+load helpers/packages
 
 UNITS=$top_srcdir/systemd
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" systemd man-db prometheus
+	need_packages systemd man-db prometheus
 }
 
 # The units as make builds them, with the build tree's tools and a test
@@ -232,7 +233,7 @@ allowed_syscalls() {
 }
 
 @test "the services' commands make only system calls their SystemCallFilter= allows" {
-	command -v strace > /dev/null || "$top_srcdir/scripts/need-packages.sh" strace
+	need_packages strace
 	kernel_new rot
 	"$SIM" populate "$K" --live 4 --rotting 6 --seed 8
 	local dir u
@@ -373,7 +374,7 @@ as_metrics_user() {
 
 @test "as its user, the metrics service writes into the directory its tmpfiles.d lines prepare; without the ACL it fails in one line" {
 	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root (setpriv, unshare)"
-	command -v getfacl > /dev/null || "$top_srcdir/scripts/need-packages.sh" acl
+	need_packages acl
 	kernel_new rot
 	"$SIM" populate "$K" --live 4 --rotting 3 --seed 8
 	traversable
