@@ -315,6 +315,59 @@ snapshot_states() {
 	"$SIM" ledger "$F/n01" --check > /dev/null
 }
 
+@test "fleet: probe with a ceiling: check mode predicts the change; run again, nothing changes and present modules are no failure" {
+	local F=$BATS_TEST_TMPDIR before
+	"$top_srcdir/tests/fixtures/mkdrivers.sh" 12 "$F/drv" "$F/devices" > /dev/null
+	rm -f "$F/drv/"*.xz "$F/drv/"*.zst
+	"$SIM" create "$F/q01" --mode rot --devices "$F/devices"
+	"$SIM" populate "$F/q01" --live 0 --rotting 2 --seed 43
+	echo "q01 rot 0 0 0 0" | write_inventory "$F/inventory" "$F"
+	cat > "$F/probe.yml" <<-PLAY
+		- hosts: fleet
+		  gather_facts: false
+		  environment: "{{ modrot_env }}"
+		  tasks:
+		    - modrot.rot.modrot_probe:
+		        tools_dir: "{{ modrot_tools_dir }}"
+		        modules: "{{ query('ansible.builtin.fileglob', '$F/drv/drv*.ko') | sort }}"
+		        ceiling: "0"
+		      register: probe
+		    - ansible.builtin.debug:
+		        msg: "changed={{ probe.changed }} loaded={{ probe.loaded | join(',') }} present={{ probe.present | join(',') }} reclaimed={{ probe.reclaim.instances }}"
+	PLAY
+	play() {
+		ANSIBLE_COLLECTIONS_PATH=$ANSIBLE_DIR ANSIBLE_CONFIG=$BATS_FILE_TMPDIR/ansible.cfg \
+			ANSIBLE_HOME=$BATS_FILE_TMPDIR/ansible-home ANSIBLE_NOCOLOR=1 \
+			run ansible-playbook -i "$F/inventory" "$F/probe.yml" "$@"
+	}
+	# first, only the rot: the drivers are loaded by hand, so that the
+	# check-mode run has nothing to load and its change is the reclaim alone
+	"$SIM" run "$F/q01" -- "$top_builddir/tools/insmod" --batch "$F/drv/drv00000.ko" "$F/drv/drv00010.ko"
+	before=$("$SIM" state "$F/q01")
+	local rot
+	rot=$(awk '$1 == "rotting"' <<< "$before" | wc -l)
+	[ "$rot" -gt 0 ]
+	play --check
+	assert_success
+	assert_line --partial '"msg": "changed=True loaded= present=drv00000,drv00010 reclaimed='"$rot"'"'
+	assert_equal "$("$SIM" state "$F/q01")" "$before"
+	play
+	assert_success
+	assert_line --partial '"msg": "changed=True loaded= present=drv00000,drv00010 reclaimed='"$rot"'"'
+	assert_equal "$("$SIM" state "$F/q01" | awk '$1 == "rotting"' | wc -l)" 0
+	# the same task again: nothing to load, nothing to reclaim
+	before=$("$SIM" state "$F/q01")
+	play --check
+	assert_success
+	assert_line --partial '"msg": "changed=False loaded= present=drv00000,drv00010 reclaimed=0"'
+	play
+	assert_success
+	assert_line --partial '"msg": "changed=False loaded= present=drv00000,drv00010 reclaimed=0"'
+	assert_line --regexp '^q01 +: ok=2 +changed=0 +unreachable=0 +failed=0'
+	assert_equal "$("$SIM" state "$F/q01")" "$before"
+	"$SIM" ledger "$F/q01" --check > /dev/null
+}
+
 # run_task F TASK-YAML EXTRA-VARS-JSON: one task of the collection on host
 # h01 (a fresh rot kernel in F/h01 with two rotting names), as fleet.yml
 # runs its tasks.

@@ -36,8 +36,8 @@ options:
     description:
       - Module names whose rotting instances are all reclaimed. A name with
         nothing rotting (already reclaimed, or never unloaded) is already
-        where the task wants it: it is listed in C(not_rotting), and a task
-        whose names all are reports no change.
+        where the task wants it. It is listed in C(not_rotting), and a task
+        whose names all are so reports no change.
       - Each must be a module name (printable ASCII without blanks or C(/),
         at most 55 bytes, not beginning with C(-)); anything else fails the
         task before modreap runs.
