@@ -298,7 +298,7 @@ metrics_user() { sed -n 's/^User=//p' "$UNITS/modrot-metrics.service.in"; }
 
 @test "the metrics service runs as its own system user, keeps no capability, and may write only in the textfile directory" {
 	local unit=$UNITS/modrot-metrics.service.in default dir user
-	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=//p' "$unit")
+	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$unit")
 	assert_equal "$default" /var/lib/prometheus/node-exporter/modrot.prom
 	dir=${default%/*}
 	user=$(metrics_user)
@@ -409,8 +409,10 @@ as_metrics_user() {
 	run as_metrics_user "$root" "${CMD[@]}"
 	assert_success
 	assert_output ""
-	expected=$(on_kernel_nocap "$top_builddir/tools/modrot-metrics")
+	# the ceiling service's default ceiling, exported for the alert
+	expected=$(on_kernel_nocap "$top_builddir/tools/modrot-metrics" --ceiling 64M)
 	assert_equal "$(cat "$textdir/modrot.prom")" "$expected"
+	grep -qx 'modrot_ceiling_bytes 67108864' "$textdir/modrot.prom"
 	# the user's file, readable by node_exporter's user; no temporary left;
 	# the directory still root's
 	assert_equal "$(stat -c '%u %a' "$textdir/modrot.prom")" "$uid 644"
