@@ -188,7 +188,8 @@ static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 	if (err < 0)
 		return err;
 
-	put_family(f, "modrot_build_info", "Always 1; the version label is the modrot that wrote these metrics.");
+	put_family(f, "modrot_build_info",
+		   "Always 1; the version label is the modrot that wrote these metrics.");
 	fprintf(f, "modrot_build_info{version=\"");
 	put_label_value(f, PACKAGE_VERSION);
 	fputs("\"} 1\n", f);
