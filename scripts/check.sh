@@ -15,12 +15,19 @@ if [ "${1:-}" = "--sanitize" ]; then
 	args="--enable-werror --enable-sanitizers"
 	shift
 fi
-# What the suites run besides the build: bats' libraries, Debian's kmod
-# and busybox to compare with, the shells the completions are tested in,
-# man and groff for the pages, strace and valgrind, jq and bc.
+# What the suites run besides the build, all installed here before the
+# first test (a test only checks it is there: tests/helpers/packages.bash):
+# bats' libraries, Debian's kmod and busybox to compare with, the shells
+# the completions are tested in, man and groff for the pages, strace and
+# valgrind, jq and bc, systemd and acl for the units, Prometheus' promtool
+# for the rules, Ansible, yamllint, pylint and what ansible-test sanity's
+# virtual environments take from Debian (ansible/tests/sanity-venvs.py)
+# for the collection.
 # shellcheck disable=SC2086
 "$top/scripts/need-packages.sh" bats-assert bats-support bats-file kmod busybox openssl \
-	bash-completion zsh fish man-db groff-base strace valgrind jq bc
+	bash-completion zsh fish man-db groff-base strace valgrind jq bc \
+	systemd acl prometheus ansible-core ansible python3-yaml python3-pycodestyle yamllint \
+	python3-venv pylint python3-voluptuous python3-jinja2
 # shellcheck disable=SC2086
 builddir=$("$top/scripts/setup.sh" "$builddir" $args)
 cd "$builddir"

@@ -3,6 +3,9 @@
 # Installs the Debian packages among PACKAGE... that are not installed yet
 # (apt-get update first, sudo when not root). Quiet when nothing is missing.
 # With --list, prints them instead, one a line, and installs nothing.
+# apt-get waits up to five minutes for the dpkg lock, so that another apt
+# running at the same moment (unattended-upgrades, a second setup) delays
+# the install rather than failing it.
 set -eu
 list=false
 if [ "${1:-}" = --list ]; then
@@ -24,6 +27,8 @@ echo "installing:$missing" >&2
 sudo=
 [ "$(id -u)" -eq 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2
+lock="-o DPkg::Lock::Timeout=300"
 # shellcheck disable=SC2086
-$sudo apt-get install -y -qq --no-install-recommends $missing >&2
+$sudo apt-get $lock update -qq >&2
+# shellcheck disable=SC2086
+$sudo apt-get $lock install -y -qq --no-install-recommends $missing >&2

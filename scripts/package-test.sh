@@ -2,11 +2,12 @@
 # The Debian packages, tested as an administrator would use them:
 #
 #   scripts/package-test.sh [WORKDIR]          (as root; WORKDIR: build-deb/)
-#   PACKAGE_TEST_SUITES="bookworm trixie"      (the default; either alone)
+#   PACKAGE_TEST_SUITES="bookworm trixie upgrade"   (the default; any of them)
+#   PACKAGE_TEST_CACHE=/var/cache/modrot-package-test  (the Debian roots)
 #
 #  1. builds the source package and modrot, libmodrot1 and libmodrot-dev
 #     (dpkg-buildpackage) from a copy of the checkout, on this machine
-#     (Debian 12);
+#     (Debian 12), as version VERSION~deb12u1;
 #  2. runs lintian --pedantic on the source and binary packages: any
 #     error or warning fails;
 #  3. makes a minimal Debian 12 root with kmod and bash-completion
@@ -26,9 +27,20 @@
 #  6. removes modrot, checks kmod's files are back byte for byte, installs
 #     it again, purges everything and checks again;
 #  7. for Debian 13 (kmod in /usr/sbin and /usr/bin): makes a Debian 13
-#     root with the build dependencies, builds the source package there,
-#     and runs 4 to 6 in it.
+#     root with the build dependencies and lintian, builds the source and
+#     binary packages there as VERSION~deb13u1, runs Debian 13's lintian
+#     --pedantic on them, and runs 4 to 6 in it;
+#  8. the release upgrade ("upgrade"): in a Debian 12 root with the
+#     Debian 12 build installed, upgrades kmod to Debian 13's, then the
+#     whole root to Debian 13 (apt-get dist-upgrade), then modrot to the
+#     Debian 13 build, then removes and purges it. After each step it
+#     says which of the programs under each name (/sbin, /usr/sbin, /bin,
+#     /usr/bin) are modrot's and which kmod's, and checks them, the
+#     diversions, `dpkg -V kmod` and that kmod's programs work.
 #
+# The roots are made once and kept as tarballs in PACKAGE_TEST_CACHE
+# (remade after a week, or when what they hold changes), with the .deb
+# files the release upgrade downloads.
 # Writes WORKDIR/package-test.log (every step, its output and its time)
 # and keeps the .deb files in WORKDIR/SUITE; the roots are deleted at the
 # end.
@@ -45,7 +57,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 2
 fi
 
-suites=${PACKAGE_TEST_SUITES:-bookworm trixie}
+suites=${PACKAGE_TEST_SUITES:-bookworm trixie upgrade}
+cache=${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test}
+mkdir -p "$cache"
 rm -rf "$work"
 mkdir -p "$work"
 log=$work/package-test.log
@@ -74,7 +88,7 @@ run() {
 # Nothing stays mounted in the roots (the simulated kernel serves /proc and
 # /sys, the builds need neither, and with_proc's mount ends with its
 # command), so removing them is safe.
-trap 'rm -rf "$work/bookworm/root" "$work/trixie/root"' EXIT
+trap 'rm -rf "$work/bookworm/root" "$work/trixie/root" "$work/upgrade/root"' EXIT
 trap 'exit 130' INT TERM
 
 step "tools and build dependencies"
@@ -92,7 +106,7 @@ if [ ! -x "$sim/simkernel" ]; then
 	"$top/scripts/setup.sh" build >>"$log" 2>&1 || fail "building the simulated kernel"
 fi
 fixtures=$top/build/tests/fixtures/out
-version=$(cd "$top" && dpkg-parsechangelog -S Version)
+upstream=$(cd "$top" && dpkg-parsechangelog -S Version)
 arch=$(dpkg --print-architecture)
 mirror=$(sed -n 's/^URIs: *\([^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/*.sources \
 	/etc/apt/sources.list 2>/dev/null | head -n1)
@@ -105,20 +119,66 @@ builddeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$top/debian/control" | sed -e 
 	-e '/^[A-Z]/d' -e 's/([^)]*)//g' -e 's/|[^,]*//g' -e 's/debhelper-compat/debhelper/' | tr -d ' \n' | sed 's/,$//')
 done_step
 
-# The source tree: from a checkout, as git sees it (tracked and new files,
-# nothing ignored); from the release tarball, which has no git, the
-# release tree as make dist copies it from the build.
+# The version a build for Debian release N carries: each release gets its
+# own build (kmod's paths, the library's dependencies and the versioned
+# relations on kmod and libkmod2 are the release's), as VERSION~debNu1,
+# which sorts below VERSION and below the next release's build, so that a
+# release upgrade upgrades modrot too.
+suite_version() {
+	case $1 in
+	bookworm) echo "$upstream~deb12u1" ;;
+	trixie) echo "$upstream~deb13u1" ;;
+	esac
+}
+
+# copy_source DIR SUITE: the source tree, from a checkout as git sees it
+# (tracked and new files, nothing ignored), from the release tarball as
+# make dist copies it, with a changelog entry for the release's build on
+# top.
 copy_source() {
 	if [ "$(git -C "$top" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$top" && pwd -P)" ]; then
 		mkdir -p "$1"
 		(cd "$top" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) |
 			tar -C "$1" -xf - || fail "copying the source"
 	else
+		# the release tarball has no git: the release tree as make dist copies it
 		mkdir -p "$(dirname "$1")"
 		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top/build" \
 			distdir distdir="$1" >>"$log" 2>&1 || fail "copying the release tree (make distdir)"
 	fi
 	[ -f "$1/debian/control" ] || fail "no debian/control in the copy of the source"
+	cl=$1/debian/changelog
+	{
+		printf 'modrot (%s) %s; urgency=medium\n\n' "$(suite_version "$2")" "$2"
+		printf '  * Build for Debian %s (%s).\n\n' "$(suite_version "$2" | sed 's/.*~deb\([0-9]*\)u.*/\1/')" "$2"
+		# a minute after the entry below it (lintian wants a new date)
+		printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$cl" -S Maintainer)" \
+			"$(LC_ALL=C date -u -R -d "@$(($(dpkg-parsechangelog -l "$cl" -S Timestamp) + 60))")"
+		cat "$cl"
+	} >"$cl.new" && mv "$cl.new" "$cl"
+}
+
+# make_root SUITE ROOT INCLUDE: a minimal Debian root of SUITE with the
+# packages INCLUDE (comma-separated), from the cache when one was made
+# from the same list within a week (mmdebstrap's output, downloaded
+# .debs kept for reinstalling while diverted).
+make_root() {
+	key=$(printf '%s\n' "$1" "$3" "$mirror" | sha256sum | cut -c1-16)
+	tarball=$cache/$1-$key.tar
+	find "$cache" -maxdepth 1 -name "$1-*.tar" -mtime +6 -delete
+	if [ -f "$tarball" ]; then
+		say "   from the cache: $tarball"
+	else
+		find "$cache" -maxdepth 1 -name "$1-*.tar" -delete
+		# (mmdebstrap chooses its output's format by the name's end)
+		run nice -n 10 mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
+			--include="$3" "$1" "${tarball%.tar}.part.tar" "$mirror"
+		mv "${tarball%.tar}.part.tar" "$tarball"
+		say "   made and cached: $tarball ($(($(stat -c %s "$tarball") / 1048576)) MiB)"
+	fi
+	rm -rf "$2"
+	mkdir -p "$2"
+	tar -C "$2" --numeric-owner -xpf "$tarball" || fail "unpacking $tarball"
 }
 
 # libmodrot1 must depend on what libmodrot opens on first use (no
@@ -137,6 +197,7 @@ check_dlopen_depends() {
 # The three binary packages dpkg-buildpackage left in DIR, each copied
 # to $pkgdir and its size said.
 collect_debs() {
+	version=$(suite_version "$2")
 	for p in modrot libmodrot1 libmodrot-dev; do
 		deb=$1/${p}_${version}_$arch.deb
 		[ -f "$deb" ] || fail "no $deb"
@@ -147,11 +208,12 @@ collect_debs() {
 
 step "dpkg-buildpackage -us -uc (Debian 12: source and binaries)"
 pkgdir=$work/bookworm
-src=$pkgdir/src/modrot-$version
-copy_source "$src"
-(cd "$src" && dpkg-buildpackage -us -uc) >>"$log" 2>&1 || fail "dpkg-buildpackage"
+version=$(suite_version bookworm)
+src=$pkgdir/src/modrot-$upstream
+copy_source "$src" bookworm
+(cd "$src" && nice -n 10 dpkg-buildpackage -us -uc) >>"$log" 2>&1 || fail "dpkg-buildpackage"
 changes=$pkgdir/src/modrot_${version}_$arch.changes
-collect_debs "$pkgdir/src"
+collect_debs "$pkgdir/src" bookworm
 check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb"
 dsc=$pkgdir/src/modrot_$version.dsc
 [ -f "$dsc" ] || fail "no $dsc"
@@ -160,23 +222,34 @@ tar -tJf "$pkgdir/src/modrot_$version.tar.xz" | grep -Eq '/tests/fuzz/(corpus|re
 	fail "the source package carries the fuzz corpus or regression inputs"
 done_step
 
-step "lintian --pedantic (source and binary packages)"
-lintian --version >>"$log"
-lintian_out=$work/lintian.txt
-lintian_rc=0
-lintian --pedantic --fail-on error,warning --display-info "$changes" >"$lintian_out" 2>&1 ||
-	lintian_rc=$?
-cat "$lintian_out" >>"$log"
-errors=$(grep -c '^E: ' "$lintian_out" || true)
-warnings=$(grep -c '^W: ' "$lintian_out" || true)
-pedantic=$(grep -c '^P: ' "$lintian_out" || true)
-infos=$(grep -c '^I: ' "$lintian_out" || true)
-grep -q '^modrot_.*\.dsc\|source' "$lintian_out" || grep -q "modrot_$version.dsc" "$changes" ||
-	fail "the .changes has no source package for lintian"
-say "   lintian: $errors errors, $warnings warnings, $pedantic pedantic, $infos info (overrides: debian/*.lintian-overrides)"
-if [ "$lintian_rc" -ne 0 ] || [ "$errors" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$pedantic" -ne 0 ]; then
-	fail "lintian reported errors, warnings or pedantic tags (exit $lintian_rc)"
-fi
+# lintian_check CHANGES [ROOT]: lintian --pedantic on the source and
+# binary packages of CHANGES, the lintian of ROOT (a Debian root, the
+# release the packages are built for) or of this machine: any error,
+# warning or pedantic tag fails.
+lintian_check() {
+	in=${2:+with_proc chroot $2}
+	# shellcheck disable=SC2086
+	$in lintian --version >>"$log"
+	lintian_out=$work/lintian.txt
+	lintian_rc=0
+	# shellcheck disable=SC2086
+	$in lintian --pedantic --fail-on error,warning --display-info "$1" >"$lintian_out" 2>&1 ||
+		lintian_rc=$?
+	cat "$lintian_out" >>"$log"
+	errors=$(grep -c '^E: ' "$lintian_out" || true)
+	warnings=$(grep -c '^W: ' "$lintian_out" || true)
+	pedantic=$(grep -c '^P: ' "$lintian_out" || true)
+	infos=$(grep -c '^I: ' "$lintian_out" || true)
+	grep -q '\.dsc$' "${2:-}$1" || fail "$1 has no source package for lintian"
+	say "   $($in lintian --version): $errors errors, $warnings warnings, $pedantic pedantic, $infos info (overrides: debian/*.lintian-overrides)"
+	if [ "$lintian_rc" -ne 0 ] || [ "$errors" -ne 0 ] || [ "$warnings" -ne 0 ] || [ "$pedantic" -ne 0 ]; then
+		grep '^[EWP]: ' "$lintian_out" | head -n 20 | tee -a "$log"
+		fail "lintian reported errors, warnings or pedantic tags (exit $lintian_rc)"
+	fi
+}
+
+step "lintian --pedantic (Debian 12's, source and binary packages)"
+lintian_check "$changes"
 done_step
 
 # Every file kmod and bash-completion own in the root: type, mode, link
@@ -196,8 +269,18 @@ manifest() {
 	done
 }
 
+# alias_of PATH: the other name of a program's path on a merged-/usr
+# system (/usr/sbin/X for /sbin/X and the other way round)
+alias_of() {
+	case $1 in
+	/usr/bin/* | /usr/sbin/*) echo "${1#/usr}" ;;
+	/bin/* | /sbin/*) echo "/usr$1" ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # The diversions the package says it makes: "PATH DIVERTED" for each
-# dpkg-divert --add of its preinst.
+# divert_add of its preinst.
 check_diverted() {
 	n=0
 	while read -r f k; do
@@ -212,11 +295,16 @@ check_diverted() {
 				fail "$k is not kmod's file" ;;
 			esac
 		fi
-		# and the path holds modrot's file now
-		if [ -L "$pkgfiles$f" ]; then
-			[ "$(readlink "$root$f")" = "$(readlink "$pkgfiles$f")" ] || fail "$f is not modrot's"
+		# and the path holds modrot's file now: the package ships the
+		# path or its alias (/sbin/X for /usr/sbin/X, or the other way
+		# round), which on a merged-/usr root is the same file
+		pf=$pkgfiles$f
+		[ -e "$pf" ] || [ -L "$pf" ] || pf=$pkgfiles$(alias_of "$f")
+		[ -e "$pf" ] || [ -L "$pf" ] || fail "modrot ships neither $f nor $(alias_of "$f")"
+		if [ -L "$pf" ]; then
+			[ "$(readlink "$root$f")" = "$(readlink "$pf")" ] || fail "$f is not modrot's"
 		else
-			cmp -s "$root$f" "$pkgfiles$f" || fail "$f is not modrot's"
+			cmp -s "$root$f" "$pf" || fail "$f is not modrot's"
 		fi
 		n=$((n + 1))
 	done <"$expected"
@@ -229,6 +317,17 @@ check_diverted() {
 with_proc() {
 	# shellcheck disable=SC2016 # expanded by the inner sh
 	unshare -m --propagation private sh -c 'mount -t proc proc "$0/proc" && exec "$@"' "$root" "$@"
+}
+
+# sim_root: the simulator's preload and guard, and the fixture modules,
+# go into the root; its state directory is made from outside and read from
+# inside.
+sim_root() {
+	simdir=$root/opt/simkernel
+	mkdir -p "$simdir/fixtures"
+	cp "$sim/libsimkernel.so" "$sim/simkernel-guard" "$simdir/"
+	cp "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/delta.ko" "$simdir/fixtures/"
+	run "$sim/simkernel" create "$simdir/k" --mode rot
 }
 
 # in_root CMD...: CMD inside the root, on the simulated kernel
@@ -268,7 +367,7 @@ check_metrics_user() {
 	gid=$(echo "$entry" | cut -d: -f4)
 	if [ "$uid" -le 0 ] || [ "$uid" -ge 1000 ]; then fail "$user is not a system user (uid $uid)"; fi
 	case $entry in *:/usr/sbin/nologin) ;; *) fail "$user can log in: $entry" ;; esac
-	textfile=$(sed -n 's/^Environment=MODROT_METRICS_FILE=//p' "$unit")
+	textfile=$(sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$unit")
 	dir=$root${textfile%/*}
 	[ "$(stat -c '%u %g' "$dir")" = "0 0" ] || fail "${textfile%/*} is not root's"
 	getfacl -n -p "$dir" >>"$log"
@@ -291,10 +390,18 @@ check_metrics_user() {
 	say "   $user (uid $uid) writes ${textfile##*/} in ${textfile%/*} (root's, ACL user:$user:rwx)"
 }
 
+# expected_diversions DEB: "PATH DIVERTED" for each divert_add of the
+# package's preinst
+expected_diversions() {
+	dpkg-deb --ctrl-tarfile "$1" | tar -xOf - ./preinst |
+		sed -n 's/^[[:space:]]*divert_add \(\/[^ ]*\) \(\/[^ ]*\)$/\1 \2/p'
+}
+
 # test_root SUITE USR: steps 4 to 6 in $root, with the packages in $out;
 # USR is /usr when kmod's programs are in /usr/sbin and /usr/bin.
 test_root() {
 	suite=$1
+	version=$(suite_version "$suite")
 	S=$2/sbin B=$2/bin
 	manifest >"$pkgdir/kmod-before.txt"
 	say "   kmod and bash-completion: $(wc -l <"$pkgdir/kmod-before.txt") paths recorded"
@@ -308,8 +415,7 @@ test_root() {
 	done_step
 
 	expected=$pkgdir/diversions.txt
-	dpkg-deb --ctrl-tarfile "$pkgdir/modrot_${version}_$arch.deb" | tar -xOf - ./preinst |
-		sed -n 's/^[[:space:]]*dpkg-divert .*--add .*--divert \([^ ]*\) \(\/[^ ]*\) >\/dev\/null$/\2 \1/p' >"$expected"
+	expected_diversions "$pkgdir/modrot_${version}_$arch.deb" >"$expected"
 	[ -s "$expected" ] || fail "the preinst diverts nothing"
 	pkgfiles=$pkgdir/modrot-files
 	rm -rf "$pkgfiles"
@@ -317,15 +423,18 @@ test_root() {
 
 	step "$suite: diversions"
 	cat "$expected" >>"$log"
+	# every name under which Debian 12's or 13's kmod ships a program
 	for t in insmod rmmod lsmod modprobe modinfo; do
-		for f in "$S/$t" /usr/share/man/man8/$t.8.gz; do
+		for f in "/sbin/$t" "/usr/sbin/$t" /usr/share/man/man8/$t.8.gz; do
 			grep -q "^$f " "$expected" || fail "$f is not diverted"
 		done
 	done
-	for f in "$B/lsmod" /usr/share/bash-completion/completions/rmmod; do
+	for f in /bin/lsmod /usr/bin/lsmod /usr/share/bash-completion/completions/rmmod; do
 		grep -q "^$f " "$expected" || fail "$f is not diverted"
 	done
-	grep -q "^$S/depmod " "$expected" && fail "kmod's depmod is diverted"
+	grep -q "^/usr/sbin/rmmod /usr/sbin/rmmod.distrib\$" "$expected" || fail "/usr/sbin/rmmod's target"
+	grep -q "^/sbin/rmmod /sbin/rmmod.usr-is-merged\$" "$expected" || fail "/sbin/rmmod's target"
+	grep -q "^\(/usr\)\{0,1\}/sbin/depmod " "$expected" && fail "kmod's depmod is diverted"
 	check_diverted
 	file=$(readlink -f "$root$S/rmmod")
 	readelf -d "$file" | grep -q 'NEEDED.*\[libmodrot\.so\.1\]' || fail "rmmod does not use libmodrot.so.1"
@@ -341,14 +450,7 @@ test_root() {
 	done_step
 
 	step "$suite: the installed tools under the simulated kernel"
-	# The simulator's preload and guard, and the fixture modules, go into
-	# the root; its state directory is made from outside and read from
-	# inside.
-	simdir=$root/opt/simkernel
-	mkdir -p "$simdir/fixtures"
-	cp "$sim/libsimkernel.so" "$sim/simkernel-guard" "$simdir/"
-	cp "$fixtures/alpha.ko" "$fixtures/beta.ko" "$fixtures/delta.ko" "$simdir/fixtures/"
-	run "$sim/simkernel" create "$simdir/k" --mode rot
+	sim_root
 	expect_ok "$S/insmod" /opt/simkernel/fixtures/alpha.ko
 	expect_ok insmod /opt/simkernel/fixtures/beta.ko
 	expect_ok "$S/insmod" /opt/simkernel/fixtures/delta.ko
@@ -493,50 +595,219 @@ test_root() {
 	done_step
 }
 
+# which_tools EXPECT: says whose program each name of insmod, rmmod,
+# lsmod, modprobe and modinfo runs in the root (/sbin, /usr/sbin, and
+# /bin, /usr/bin for lsmod), from its --version; fails unless every one is
+# EXPECT's (modrot or kmod).
+which_tools() {
+	mine='' theirs=''
+	for p in /sbin/insmod /sbin/rmmod /sbin/lsmod /sbin/modprobe /sbin/modinfo /bin/lsmod \
+		/usr/sbin/insmod /usr/sbin/rmmod /usr/sbin/lsmod /usr/sbin/modprobe /usr/sbin/modinfo /usr/bin/lsmod; do
+		v=$(in_root "$p" --version 2>&1 | head -n1)
+		case $v in
+		*"(modrot)"*) mine="$mine $p" ;;
+		"kmod version "*) theirs="$theirs $p" ;;
+		*) fail "$p --version: $v" ;;
+		esac
+	done
+	say "   modrot's:${mine:- none}"
+	say "   kmod's:${theirs:- none}"
+	case $1 in
+	modrot) [ -z "$theirs" ] || fail "kmod's programs in charge:$theirs" ;;
+	kmod) [ -z "$mine" ] || fail "modrot's programs left:$mine" ;;
+	esac
+}
+
+# kmod_intact: dpkg -V kmod finds nothing wrong (through the diversions,
+# when modrot is installed), and kmod's programs work: its lsmod lists
+# what modrot's lsmod lists, its modinfo reads a module.
+kmod_intact() {
+	vout=$(chroot "$root" dpkg -V kmod 2>&1) || fail "dpkg -V kmod exited $?: $vout"
+	[ -z "$vout" ] || fail "dpkg -V kmod: $vout"
+	kv=$(pkg_version kmod)
+	expect_ok /usr/bin/kmod list
+	echo "$out" | grep -q '^alpha ' || fail "kmod list does not list alpha"
+	if chroot "$root" dpkg-divert --list | grep -q ' by modrot$'; then
+		for t in insmod rmmod lsmod modprobe modinfo; do
+			expect_ok "/usr/sbin/$t.kmod" --version
+			echo "$out" | grep -q "^kmod version ${kv%%[+.-]*}" || fail "/usr/sbin/$t.kmod --version: $out (kmod $kv)"
+		done
+		expect_ok /usr/sbin/modinfo.kmod -F name /opt/simkernel/fixtures/beta.ko
+	else
+		expect_ok /usr/sbin/modinfo -F name /opt/simkernel/fixtures/beta.ko
+	fi
+	[ "$out" = beta ] || fail "kmod's modinfo -F name beta.ko said: $out"
+	say "   dpkg -V kmod ($kv): clean; kmod's programs work"
+}
+
+# No file is left under a diversion's target that no diversion names.
+no_stray_targets() {
+	stray=$(cd "$root/usr" && find sbin bin -name '*.distrib' -o -name '*.usr-is-merged' | sort | while read -r f; do
+		chroot "$root" dpkg-divert --list | grep -q " to /usr/$f by \| to /${f} by " || echo "/usr/$f"
+	done)
+	[ -z "$stray" ] || fail "files at no diversion's target: $stray"
+}
+
+# pkg_version PACKAGE: its version installed in the root
+pkg_version() { chroot "$root" dpkg-query -W -f "\${Version}" "$1"; }
+
+# apt_root ARGS...: apt-get in the root, from the mirror, with the .deb
+# files of earlier runs
+apt_root() {
+	run with_proc chroot "$root" env DEBIAN_FRONTEND=noninteractive apt-get -q -y \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@"
+}
+
+# test_upgrade: step 8, the Debian 12 build installed through kmod's and
+# the root's upgrade to Debian 13, then the Debian 13 build, removed and
+# purged.
+test_upgrade() {
+	pkgdir=$work/upgrade
+	root=$pkgdir/root
+	mkdir -p "$pkgdir"
+	step "upgrade: a Debian 12 root with the Debian 12 build"
+	make_root bookworm "$root" "$bookworm_include"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	mkdir -p "$root/tmp/debs" "$cache/archives"
+	cp "$work"/bookworm/*.deb "$work"/trixie/*.deb "$root/tmp/debs/"
+	cp "$cache"/archives/*.deb "$root/var/cache/apt/archives/" 2>/dev/null || true
+	sim_root
+	v12=$(suite_version bookworm) v13=$(suite_version trixie)
+	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${v12}_$arch.deb" "/tmp/debs/libmodrot1_${v12}_$arch.deb"
+	expect_ok /sbin/insmod /opt/simkernel/fixtures/alpha.ko
+	which_tools modrot
+	kmod_intact
+	done_step
+
+	step "upgrade: kmod and libkmod2 from Debian 13, modrot's Debian 12 build installed"
+	echo "deb $mirror trixie main" >"$root/etc/apt/sources.list.d/trixie.list"
+	apt_root update
+	apt_root install -t trixie kmod libkmod2
+	chroot "$root" dpkg-query -W kmod | tee -a "$log" | grep -q '	34' || fail "kmod is not Debian 13's"
+	chroot "$root" dpkg-divert --list | grep ' by modrot$' | sort >>"$log"
+	ls -l "$root"/usr/sbin/*.distrib "$root"/usr/sbin/*.usr-is-merged >>"$log" 2>&1 || true
+	which_tools modrot
+	kmod_intact
+	no_stray_targets
+	done_step
+
+	step "upgrade: apt-get dist-upgrade to Debian 13"
+	rm "$root/etc/apt/sources.list.d/trixie.list"
+	sed -i 's/bookworm/trixie/g' "$root/etc/apt/sources.list"
+	cat "$root/etc/apt/sources.list" >>"$log"
+	apt_root update
+	apt_root dist-upgrade
+	grep -q '^VERSION_ID="13"' "$root/etc/os-release" || fail "the root is not Debian 13"
+	[ "$(pkg_version modrot)" = "$v12" ] || fail "modrot is not the Debian 12 build"
+	which_tools modrot
+	kmod_intact
+	no_stray_targets
+	# the next run downloads nothing it has downloaded before
+	rm -f "$cache"/archives/*.deb
+	cp "$root"/var/cache/apt/archives/*.deb "$cache/archives/"
+	done_step
+
+	step "upgrade: modrot's Debian 13 build over its Debian 12 build"
+	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${v13}_$arch.deb" "/tmp/debs/libmodrot1_${v13}_$arch.deb"
+	[ "$(pkg_version modrot)" = "$v13" ] || fail "modrot is not the Debian 13 build"
+	expected=$pkgdir/diversions.txt
+	expected_diversions "$work/trixie/modrot_${v13}_$arch.deb" | sort >"$expected"
+	chroot "$root" dpkg-divert --list | sed -n 's/^diversion of \(.*\) to \(.*\) by modrot$/\1 \2/p' | sort >"$pkgdir/diversions-now.txt"
+	diff -u "$expected" "$pkgdir/diversions-now.txt" >>"$log" || fail "the diversions are not the Debian 13 build's"
+	which_tools modrot
+	kmod_intact
+	no_stray_targets
+	expect_ok /usr/sbin/rmmod alpha
+	state | grep -q '^rotting alpha ' || fail "alpha is not rotting after rmmod"
+	expect_ok /usr/sbin/insmod /opt/simkernel/fixtures/alpha.ko
+	done_step
+
+	step "upgrade: kmod reinstalled under modrot's Debian 13 build"
+	apt_root install --reinstall kmod
+	which_tools modrot
+	kmod_intact
+	done_step
+
+	step "upgrade: remove modrot"
+	run chroot "$root" dpkg -r modrot
+	! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after remove"
+	which_tools kmod
+	kmod_intact
+	no_stray_targets
+	expect_ok lsmod
+	echo "$out" | grep -q '^alpha ' || fail "kmod's lsmod does not list alpha"
+	done_step
+
+	step "upgrade: purge"
+	run chroot "$root" dpkg --purge modrot libmodrot1
+	which_tools kmod
+	kmod_intact
+	leftover=$(cd "$root" && find usr/sbin usr/bin usr/share/man/man8 usr/share/bash-completion \
+		-name '*.kmod*' -o -name '*.distrib' -o -name '*.usr-is-merged' -o -name 'modreap*' 2>/dev/null | head -n5)
+	[ -z "$leftover" ] || fail "left after purge: $leftover"
+	done_step
+	rm -rf "$root"
+}
+
 # The packages' own dependencies come in with the root, so that dpkg -i
 # needs no network later; bash-completion ships completions modrot
 # diverts too. (The downloaded .debs stay in the root, to reinstall kmod
 # while diverted.)
+bookworm_include=kmod,bash-completion,$(for d in "$work"/bookworm/*.deb; do dpkg-deb -f "$d" Depends; done |
+	tr ',' '\n' | sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^$' |
+	grep -vx 'modrot\|libmodrot1\|libmodrot-dev' | sort -u | paste -sd, -)
+
+# Debian 13 builds its own packages, in a Debian 13 root: kmod's paths,
+# the library's dependencies, the compiler and lintian are its own. What
+# they depend on beyond the build dependencies comes in with the root:
+# systemd stands for what dh_installsysusers adds to modrot's Depends
+# (systemd | systemd-standalone-sysusers | systemd-sysusers), as the first
+# alternative does in the Debian 12 root.
+case " $suites " in
+*" trixie "* | *" upgrade "*)
+	pkgdir=$work/trixie
+	root=$pkgdir/root
+	mkdir -p "$pkgdir"
+	step "trixie: a Debian 13 root with kmod, the build dependencies and lintian"
+	make_root trixie "$root" "kmod,bash-completion,systemd,build-essential,fakeroot,lintian,$builddeps"
+	done_step
+	step "trixie: dpkg-buildpackage -us -uc in the Debian 13 root"
+	copy_source "$root/build/modrot-$upstream" trixie
+	run nice -n 10 chroot "$root" sh -c "cd /build/modrot-$upstream && dpkg-buildpackage -us -uc"
+	collect_debs "$root/build" trixie
+	check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb" "$root"
+	dpkg-deb -f "$pkgdir/modrot_${version}_$arch.deb" Depends | grep -q 'kmod (>= 34)' ||
+		fail "the Debian 13 build does not depend on kmod (>= 34)"
+	done_step
+	step "trixie: lintian --pedantic (Debian 13's, source and binary packages)"
+	lintian_check "/build/modrot_${version}_$arch.changes" "$root"
+	done_step
+	;;
+esac
+dpkg-deb -f "$work/bookworm/modrot_$(suite_version bookworm)_$arch.deb" Depends | grep -q 'kmod (>= 30)' ||
+	fail "the Debian 12 build does not depend on kmod (>= 30)"
+
 for suite in $suites; do
 	case $suite in
 	bookworm)
 		pkgdir=$work/bookworm
 		root=$pkgdir/root
-		step "bookworm: mmdebstrap, a Debian 12 root with kmod"
-		deps=$(for d in "$pkgdir"/*.deb; do dpkg-deb -f "$d" Depends; done | tr ',' '\n' |
-			sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^$' |
-			grep -vx 'modrot\|libmodrot1\|libmodrot-dev' | sort -u | paste -sd, -)
-		run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
-			--include="kmod,bash-completion,$deps" bookworm "$root" "$mirror"
+		step "bookworm: a Debian 12 root with kmod"
+		make_root bookworm "$root" "$bookworm_include"
 		done_step
 		test_root bookworm ""
 		rm -rf "$root"
 		;;
 	trixie)
-		# Debian 13 builds its own packages: kmod's paths, the library's
-		# dependencies and the compiler are its own.
 		pkgdir=$work/trixie
 		root=$pkgdir/root
-		mkdir -p "$pkgdir"
-		# The packages are built there, after the root is made: what they
-		# depend on beyond the build dependencies comes in now. systemd
-		# stands for what dh_installsysusers adds to modrot's Depends
-		# (systemd | systemd-standalone-sysusers | systemd-sysusers),
-		# as the first alternative does in the Debian 12 root.
-		step "trixie: mmdebstrap, a Debian 13 root with kmod and the build dependencies"
-		run mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/cache \
-			--include="kmod,bash-completion,systemd,build-essential,fakeroot,$builddeps" trixie "$root" "$mirror"
-		done_step
-		step "trixie: dpkg-buildpackage -us -uc -b in the Debian 13 root"
-		copy_source "$root/build/modrot-$version"
-		run chroot "$root" sh -c "cd /build/modrot-$version && dpkg-buildpackage -us -uc -b"
-		collect_debs "$root/build"
-		check_dlopen_depends "$pkgdir/libmodrot1_${version}_$arch.deb" "$root"
-		done_step
 		test_root trixie /usr
 		rm -rf "$root"
 		;;
-	*) fail "unknown suite $suite (bookworm, trixie)" ;;
+	upgrade)
+		test_upgrade
+		;;
+	*) fail "unknown suite $suite (bookworm, trixie, upgrade)" ;;
 	esac
 done
 

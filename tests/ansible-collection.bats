@@ -6,23 +6,23 @@
 
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
+load helpers/packages
 
 COLLECTIONS=$top_srcdir/ansible
 MODULES="modrot_facts modrot_reap modrot_probe"
 
-# ansible-test sanity tests that install pinned Python packages from PyPI
-# into a virtual environment of their own, so cannot run offline. What
-# they check is covered below where Debian has the tool: ansible-doc by
-# ansible-doc itself, validate-modules by argspec-vs-doc.py (options
-# against argument_spec), pep8 by pycodestyle with ansible-test's line
-# length, yamllint by yamllint. Not covered: import, pylint,
-# runtime-metadata. changelog (antsibull-changelog lint, from PyPI) is
-# covered by tests/ansible-galaxy.bats, which checks changelog.yaml against
-# its config and the modules.
-NEEDS_NETWORK="ansible-doc changelog import pep8 pylint runtime-metadata validate-modules yamllint"
+# ansible-test sanity runs validate-modules, pylint, pep8, yamllint,
+# ansible-doc, import and runtime-metadata in virtual environments of its
+# own, which it would fill with pip from PyPI. ansible/tests/sanity-venvs.py
+# makes them beforehand at the paths ansible-test looks for, from Debian's
+# packages (pylint, python3-voluptuous, yamllint, python3-pycodestyle...),
+# so that the whole of sanity runs offline. Left out: changelog, whose
+# antsibull-changelog Debian 12 does not package (tests/ansible-galaxy.bats
+# checks changelog.yaml against its config and the modules instead).
+SANITY_VENVS="ansible-doc import import.module import.plugin pep8 pylint runtime-metadata validate-modules yamllint"
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" ansible-core python3-pycodestyle yamllint
+	need_packages ansible-core python3-venv python3-pycodestyle yamllint pylint python3-voluptuous python3-jinja2 python3-yaml
 }
 
 setup() {
@@ -64,26 +64,50 @@ setup() {
 	assert_output ""
 }
 
-@test "ansible-test sanity passes (the tests that run without network)" {
+@test "ansible-test sanity passes, validate-modules, pylint and the documentation tests among them" {
 	# ansible-test wants the collection at ansible_collections/NS/NAME and
-	# writes tests/output inside it: run it on a copy.
-	local root=$BATS_TEST_TMPDIR/ansible_collections/modrot
+	# writes tests/output inside it: run it on a copy. Its environments go
+	# under a home of the test's own.
+	local root=$BATS_TEST_TMPDIR/ansible_collections/modrot t
 	mkdir -p "$root"
 	cp -r "$COLLECTIONS/ansible_collections/modrot/rot" "$root/"
 	rm -rf "$root/rot/tests/output"
-	local skip=() t
-	for t in $NEEDS_NETWORK; do
-		skip+=(--skip-test "$t")
-	done
+	export HOME=$BATS_TEST_TMPDIR/home
+	# shellcheck disable=SC2086
+	run /usr/bin/python3 "$COLLECTIONS/tests/sanity-venvs.py" $SANITY_VENVS
+	assert_success
 	cd "$root/rot"
-	run ansible-test sanity --python-interpreter /usr/bin/python3 --python 3.11 "${skip[@]}"
+	run ansible-test sanity --python-interpreter /usr/bin/python3 --python 3.11 --skip-test changelog
 	assert_success
 	refute_output --partial "ERROR:"
-	# The offline tests did run, those that matter most among them.
-	for t in compile future-import-boilerplate metaclass-boilerplate shebang use-argspec-type-path \
-		no-get-exception action-plugin-docs empty-init; do
+	refute_output --partial "Skipping sanity test"
+	refute_output --partial "Installing requirements"
+	for t in validate-modules pylint ansible-doc pep8 yamllint runtime-metadata action-plugin-docs \
+		compile future-import-boilerplate metaclass-boilerplate shebang use-argspec-type-path \
+		no-get-exception empty-init; do
 		assert_line --regexp "^Running sanity test \"$t\"( on Python [0-9.]+)?\$"
 	done
+	assert_line 'Running sanity test "import" on Python 3.11'
+}
+
+@test "ansible-test sanity fails a module without the GPLv3 header, with a bad author, or a pylint error" {
+	local root=$BATS_TEST_TMPDIR/ansible_collections/modrot m
+	mkdir -p "$root"
+	cp -r "$COLLECTIONS/ansible_collections/modrot/rot" "$root/"
+	rm -rf "$root/rot/tests/output"
+	export HOME=$BATS_TEST_TMPDIR/home
+	# shellcheck disable=SC2086
+	/usr/bin/python3 "$COLLECTIONS/tests/sanity-venvs.py" validate-modules pylint > /dev/null
+	m=$root/rot/plugins/modules/modrot_reap.py
+	sed -i -e '/GNU General Public License v3.0+/d' -e 's/^  - modrot developers (!UNKNOWN)$/  - modrot developers/' "$m"
+	printf '\n\ndef unused():\n    return not_defined_anywhere\n' >> "$m"
+	cd "$root/rot"
+	run ansible-test sanity --python-interpreter /usr/bin/python3 --python 3.11 --test validate-modules --test pylint
+	assert_failure
+	assert_line --partial "plugins/modules/modrot_reap.py:0:0: missing-gplv3-license"
+	assert_line --partial "plugins/modules/modrot_reap.py:0:0: invalid-documentation: DOCUMENTATION.author"
+	assert_line --regexp "plugins/modules/modrot_reap.py:[0-9]+:[0-9]+: undefined-variable"
+	refute_output --partial "modrot_facts.py"
 }
 
 @test "pycodestyle (ansible-test's pep8 settings) and yamllint are clean" {

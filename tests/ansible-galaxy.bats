@@ -8,11 +8,12 @@
 # tools_dir, which takes modrot's tools and never kmod's.
 
 load helpers/tools
+load helpers/packages
 
 COLLECTION=$top_srcdir/ansible/ansible_collections/modrot/rot
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" ansible-core python3-yaml
+	need_packages ansible-core python3-yaml
 	local F=$BATS_FILE_TMPDIR
 	: > "$F/ansible.cfg"
 	# Built from a copy: the build must not write into the source tree.
@@ -41,7 +42,8 @@ setup() {
 	local f
 	for f in MANIFEST.json FILES.json README.md LICENSE CHANGELOG.rst changelogs/changelog.yaml \
 		changelogs/config.yaml playbooks/fleet.yml playbooks/probe.yml examples/inventory.ini \
-		meta/runtime.yml plugins/modules/modrot_facts.py plugins/module_utils/modrot_tools.py; do
+		meta/runtime.yml plugins/modules/modrot_facts.py plugins/module_utils/modrot_tools.py \
+		LICENSES/GPL-3.0-or-later.txt; do
 		assert_line "$f"
 	done
 	refute_line --partial __pycache__
@@ -49,8 +51,9 @@ setup() {
 	run tar -xzOf "$F/dist/modrot-rot-0.1.0.tar.gz" MANIFEST.json
 	assert_success
 	run python3 -c 'import json, sys; c = json.load(sys.stdin)["collection_info"]; print(c["license"], c["version"])' <<< "$output"
-	assert_output "['GPL-2.0-or-later'] 0.1.0"
+	assert_output "['GPL-2.0-or-later', 'GPL-3.0-or-later'] 0.1.0"
 	cmp "$I/LICENSE" "$top_srcdir/COPYING"
+	cmp "$I/LICENSES/GPL-3.0-or-later.txt" /usr/share/common-licenses/GPL-3
 }
 
 @test "the changelog is in antsibull-changelog's format, names every module, and matches the version" {

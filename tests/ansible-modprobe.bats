@@ -13,13 +13,14 @@
 bats_require_minimum_version 1.5.0
 
 load helpers/tools
+load helpers/packages
 load helpers/modtree
 
 MODINFO=$top_builddir/tools/modinfo
 HOSTS="kmod_stock modrot_stock kmod_rot modrot_rot"
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" ansible-core ansible
+	need_packages ansible-core ansible
 	local F=$BATS_FILE_TMPDIR h
 	[ -f /usr/lib/python3/dist-packages/ansible_collections/community/general/plugins/modules/modprobe.py ] ||
 		skip "Debian's ansible package ships no community.general.modprobe"

@@ -277,3 +277,34 @@ check_kmod_wrappers() {
 	env -C "$w" KMOD_FILES="$w/kmod.list" debian/kmod-standin wrappers "$w/out13"
 	check_kmod_wrappers "$w/out13" /usr/sbin /usr/bin
 }
+
+@test "each program is diverted under both its names, /sbin and /usr/sbin, on Debian 12's and 13's layouts alike (DEP 17)" {
+	local w l12 l13 t
+	w=$(standin_tree "")
+	l12=$(env -C "$w" debian/kmod-standin diversions)
+	w=$(standin_tree /usr)
+	printf '%s\n' /usr/bin/kmod /usr/bin/lsmod /usr/sbin/depmod /usr/sbin/insmod /usr/sbin/lsmod \
+		/usr/sbin/modinfo /usr/sbin/modprobe /usr/sbin/rmmod > "$w/kmod.list"
+	l13=$(env -C "$w" KMOD_FILES="$w/kmod.list" debian/kmod-standin diversions)
+	# the same diversions whichever kmod the package was built beside, so
+	# that a build for one release upgrades to the other's without a
+	# diversion to move
+	assert_equal "$(sort <<< "$l12")" "$(sort <<< "$l13")"
+	for t in insmod rmmod lsmod modprobe modinfo; do
+		grep -qx "/usr/sbin/$t /usr/sbin/$t.distrib" <<< "$l12"
+		grep -qx "/sbin/$t /sbin/$t.usr-is-merged" <<< "$l12"
+	done
+	grep -qx "/usr/bin/lsmod /usr/bin/lsmod.distrib" <<< "$l12"
+	grep -qx "/bin/lsmod /bin/lsmod.usr-is-merged" <<< "$l12"
+	run grep -c 'depmod' <<< "$l12"
+	assert_output 0
+	# no two targets name one file on a merged-/usr system
+	run bash -c "sed 's|^[^ ]* /usr/|/|; s|^[^ ]* /|/|' <<< \"\$1\" | sort | uniq -d" _ "$l12"
+	assert_output ""
+	# the maintainer scripts carry them as the functions they define
+	run env -C "$w" KMOD_FILES="$w/kmod.list" debian/kmod-standin divert-add
+	assert_line "	divert_add /sbin/rmmod /sbin/rmmod.usr-is-merged"
+	assert_line "	divert_add /usr/sbin/rmmod /usr/sbin/rmmod.distrib"
+	grep -q '^divert_add()' "$top_srcdir/debian/modrot.preinst"
+	grep -q '^divert_remove()' "$top_srcdir/debian/modrot.postrm"
+}

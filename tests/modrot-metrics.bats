@@ -5,12 +5,13 @@
 # alerting rules pass promtool's checks and their unit tests.
 
 load helpers/tools
+load helpers/packages
 
 METRICS=$top_builddir/tools/modrot-metrics
 RULES=$top_srcdir/prometheus
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" prometheus
+	need_packages prometheus
 }
 
 # The value of one sample line, by its exact name and labels.
@@ -183,6 +184,29 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 	assert_equal "$(ls -A "$dir")" "modrot.prom"
 }
 
+@test "metrics: --ceiling exports the host's ceiling; build_info names the version; promtool accepts them" {
+	kernel_new rot
+	"$SIM" populate "$K" --live 2 --rotting 2 --seed 3
+	run on_kernel "$METRICS" --ceiling 64M
+	assert_success
+	assert_equal "$(sample modrot_ceiling_bytes)" 67108864
+	assert_equal "$(sample "modrot_build_info{version=\"$("$METRICS" --version | awk '{ print $3 }')\"}")" 1
+	run promtool check metrics <<< "$output"
+	assert_success
+	run on_kernel "$METRICS" -c 512K
+	assert_equal "$(sample modrot_ceiling_bytes)" 524288
+	run on_kernel "$METRICS"
+	assert_success
+	refute_line --partial modrot_ceiling_bytes
+	assert_line --regexp '^modrot_build_info\{version="[^"]+"\} 1$'
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$METRICS" --ceiling lots -o "$BATS_TEST_TMPDIR/m.prom"
+	assert_equal "$status" 2
+	assert_equal "$stderr" "modrot-metrics: ERROR: 'lots' is not a size (64M, 512K, 4096) (see 'modrot-metrics --help')"
+	assert_file_not_exist "$BATS_TEST_TMPDIR/m.prom"
+	assert_equal "$(kernel_state)" "$before"
+}
+
 @test "metrics: usage errors exit 2 and write nothing" {
 	kernel_new rot
 	run on_kernel "$METRICS" extra
@@ -235,7 +259,13 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 @test "alerting rules: promtool check rules and promtool test rules pass" {
 	run promtool check rules "$RULES/modrot-alerts.yml"
 	assert_success
-	assert_output --partial "SUCCESS: 4 rules found"
+	assert_output --partial "SUCCESS: 6 rules found"
+	# each host's own ceiling, no figure written into a rule; every alert
+	# says where its runbook is
+	run grep -c 'runbook_url: "man:' "$RULES/modrot-alerts.yml"
+	assert_output 6
+	run grep -E 'expr:.*[0-9]+ *\* *1024' "$RULES/modrot-alerts.yml"
+	assert_failure
 	cd "$RULES"
 	run promtool test rules modrot-alerts.test.yml
 	assert_success

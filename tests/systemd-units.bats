@@ -6,11 +6,12 @@
 # simulated kernel.
 
 load helpers/tools
+load helpers/packages
 
 UNITS=$top_srcdir/systemd
 
 setup_file() {
-	"$top_srcdir/scripts/need-packages.sh" systemd man-db prometheus
+	need_packages systemd man-db prometheus
 }
 
 # The units as make builds them, with the build tree's tools and a test
@@ -232,7 +233,7 @@ allowed_syscalls() {
 }
 
 @test "the services' commands make only system calls their SystemCallFilter= allows" {
-	command -v strace > /dev/null || "$top_srcdir/scripts/need-packages.sh" strace
+	need_packages strace
 	kernel_new rot
 	"$SIM" populate "$K" --live 4 --rotting 6 --seed 8
 	local dir u
@@ -297,7 +298,7 @@ metrics_user() { sed -n 's/^User=//p' "$UNITS/modrot-metrics.service.in"; }
 
 @test "the metrics service runs as its own system user, keeps no capability, and may write only in the textfile directory" {
 	local unit=$UNITS/modrot-metrics.service.in default dir user
-	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=//p' "$unit")
+	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$unit")
 	assert_equal "$default" /var/lib/prometheus/node-exporter/modrot.prom
 	dir=${default%/*}
 	user=$(metrics_user)
@@ -373,7 +374,7 @@ as_metrics_user() {
 
 @test "as its user, the metrics service writes into the directory its tmpfiles.d lines prepare; without the ACL it fails in one line" {
 	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root (setpriv, unshare)"
-	command -v getfacl > /dev/null || "$top_srcdir/scripts/need-packages.sh" acl
+	need_packages acl
 	kernel_new rot
 	"$SIM" populate "$K" --live 4 --rotting 3 --seed 8
 	traversable
@@ -408,8 +409,10 @@ as_metrics_user() {
 	run as_metrics_user "$root" "${CMD[@]}"
 	assert_success
 	assert_output ""
-	expected=$(on_kernel_nocap "$top_builddir/tools/modrot-metrics")
+	# the ceiling service's default ceiling, exported for the alert
+	expected=$(on_kernel_nocap "$top_builddir/tools/modrot-metrics" --ceiling 64M)
 	assert_equal "$(cat "$textdir/modrot.prom")" "$expected"
+	grep -qx 'modrot_ceiling_bytes 67108864' "$textdir/modrot.prom"
 	# the user's file, readable by node_exporter's user; no temporary left;
 	# the directory still root's
 	assert_equal "$(stat -c '%u %a' "$textdir/modrot.prom")" "$uid 644"

@@ -38,6 +38,8 @@ static void help(void)
 	       "Options:\n"
 	       "  -o, --output FILE   write FILE atomically instead of standard output\n"
 	       "                      (for node_exporter's textfile collector: *.prom)\n"
+	       "  -c, --ceiling SIZE  export SIZE (64M, 512K, 4096) as modrot_ceiling_bytes:\n"
+	       "                      the most rot the host is set to keep (MODROT_CEILING)\n"
 	       "  -h, --help          show this help\n"
 	       "  -V, --version       show the version\n",
 	       cli_progname());
@@ -174,12 +176,28 @@ static int put_percpu(FILE *f)
  * kernel's module list could not be read (nothing useful was written).
  * The reserve and the taint are left out, with their error in *percpu_err
  * and *taint_err, when they cannot be read. */
+/* The host's ceiling, when one was given: alerts compare the rot with
+ * each host's own rather than with one figure written into the rule. */
+static bool have_ceiling;
+static uint64_t ceiling_bytes;
+
 static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 {
 	struct rot_snapshot *snap;
 	int err = rot_snapshot_read(&snap);
 	if (err < 0)
 		return err;
+
+	put_family(f, "modrot_build_info",
+		   "Always 1; the version label is the modrot that wrote these metrics.");
+	fprintf(f, "modrot_build_info{version=\"");
+	put_label_value(f, PACKAGE_VERSION);
+	fputs("\"} 1\n", f);
+	if (have_ceiling) {
+		put_family(f, "modrot_ceiling_bytes",
+			   "The most rotting module memory this host is set to keep (MODROT_CEILING).");
+		fprintf(f, "modrot_ceiling_bytes %" PRIu64 "\n", ceiling_bytes);
+	}
 
 	bool rot = rot_snapshot_has_rot(snap);
 	put_family(f, "modrot_kernel_rot_supported",
@@ -281,6 +299,7 @@ int main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "ceiling", required_argument, NULL, 'c' },
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -288,11 +307,15 @@ int main(int argc, char *argv[])
 	int c;
 
 	cli_init("modrot-metrics", help);
-	while ((c = cli_next_option(argc, argv, "o:hV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "o:c:hV", longopts)) != -1) {
 		if (c == 'o') {
 			if (!*optarg)
 				cli_usage_fail("the output file name is empty");
 			output = optarg;
+		} else if (c == 'c') {
+			if (cli_parse_size(optarg, &ceiling_bytes) < 0)
+				cli_usage_fail("'%s' is not a size (64M, 512K, 4096)", optarg);
+			have_ceiling = true;
 		}
 	}
 	if (optind < argc)

@@ -35,7 +35,8 @@ modreap -J (reclaim: NAME..., -a or --down-to, with or without -n)
 insmod -J
     modules[]: name, filename, result ("loaded", "ok", "unmatched",
     "refused", "failed", "skipped"), reason, errno, error, message,
-    rotted_bytes.
+    rotted_bytes. A module refused or failed with the reason
+    "already_loaded" is loaded already: present, not a failure.
     summary: loaded, ok, refused, failed, skipped, unmatched, rotted,
     rotted_bytes.
 
@@ -432,10 +433,16 @@ def insmod_result(doc):
     def count(key):
         return as_int(summary.get(key), sum(1 for r in recs if r['result'] == key))
 
+    def present(r):
+        # refused by the preflight, or EEXIST from the kernel: the module
+        # is loaded already, which is what loading it was for
+        return r['result'] in ('refused', 'failed') and r['reason'] == 'already_loaded'
+
     return dict(
         modules=recs,
         loaded=[r['name'] for r in recs if r['result'] == 'loaded'],
-        failed=[r for r in recs if r['result'] in ('failed', 'refused', 'skipped')],
+        present=[r['name'] for r in recs if present(r)],
+        failed=[r for r in recs if r['result'] in ('failed', 'refused', 'skipped') and not present(r)],
         unmatched=[r['name'] for r in recs if r['result'] == 'unmatched'],
         counts=dict((k, count(k)) for k in COUNTS),
         rot_bytes=as_int(summary.get('rotted_bytes'), sum(r['rot_bytes'] for r in recs)),

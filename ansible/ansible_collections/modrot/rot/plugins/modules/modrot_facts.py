@@ -1,7 +1,8 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
-# SPDX-License-Identifier: GPL-2.0-or-later
-# GNU General Public License v2.0+ (see https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt)
+# Copyright: (c) 2026, modrot developers
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
@@ -35,7 +36,7 @@ attributes:
     support: none
     description: Changes nothing, so there is nothing to show.
 author:
-  - modrot developers
+  - modrot developers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''

@@ -1,7 +1,8 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
-# SPDX-License-Identifier: GPL-2.0-or-later
-# GNU General Public License v2.0+ (see https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt)
+# Copyright: (c) 2026, modrot developers
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
@@ -25,7 +26,10 @@ description:
     (C(modreap -J --down-to)).
   - A module refused before loading (a bad file, a missing symbol), or in
     C(mode=match_devices) a module whose init fails, fails the task after
-    the rest of the workflow ran.
+    the rest of the workflow ran. A module loaded already is not a failure
+    (C(present)), so the same task run again reports no change.
+  - Check mode predicts C(changed) as the real run decides it, true when
+    a module would load or the ceiling's dry run would reclaim.
 extends_documentation_fragment:
   - modrot.rot.tools
 options:
@@ -70,7 +74,7 @@ attributes:
     support: none
     description: The result lists what was loaded, unloaded and reclaimed.
 author:
-  - modrot developers
+  - modrot developers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''
@@ -89,6 +93,12 @@ EXAMPLES = r'''
 RETURN = r'''
 loaded:
   description: Names of the modules loaded (in check mode, that would load).
+  returned: always
+  type: list
+  elements: str
+  sample: [e1000e]
+present:
+  description: Names of the modules that were loaded already (insmod's reason C(already_loaded)); not a failure, no change.
   returned: always
   type: list
   elements: str
@@ -173,7 +183,7 @@ def main():
     args = insmod_args(module)
     if p['ceiling'] is not None:
         check_size(module, 'ceiling', p['ceiling'])
-    result = dict(changed=False, loaded=[], unmatched=[], not_loaded=[], unloaded=[],
+    result = dict(changed=False, loaded=[], present=[], unmatched=[], not_loaded=[], unloaded=[],
                   rot_added=0, reclaim={})
     try:
         dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', args,
@@ -181,6 +191,7 @@ def main():
         loads = insmod_result(doc)
         result.update(loaded=loads['loaded'] if not module.check_mode else
                       [m['name'] for m in loads['modules'] if m['result'] == 'ok'],
+                      present=loads['present'],
                       unmatched=loads['unmatched'], not_loaded=loads['failed'],
                       rot_added=loads['rot_bytes'])
         result['changed'] = bool(loads['loaded'] or loads['rot_bytes'])
@@ -197,7 +208,10 @@ def main():
     except ToolError as e:
         fail_with(module, e, **result)
     if module.check_mode:
-        result['changed'] = bool(result['loaded'])
+        # What would load, or what the ceiling's dry run would reclaim:
+        # with nothing to load no rot is added, so the dry run sees what
+        # the real run's reclaim would.
+        result['changed'] = bool(result['loaded']) or result['reclaim'].get('instances', 0) > 0
     # In probe_all a failed init is a module that found no device.
     bad = [f for f in result['not_loaded']
            if not (p['mode'] == 'probe_all' and f['result'] == 'failed')]

@@ -1,7 +1,8 @@
 #!/usr/bin/python
 # -*- coding: utf-8 -*-
-# SPDX-License-Identifier: GPL-2.0-or-later
-# GNU General Public License v2.0+ (see https://www.gnu.org/licenses/old-licenses/gpl-2.0.txt)
+# Copyright: (c) 2026, modrot developers
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
 
 from __future__ import absolute_import, division, print_function
 __metaclass__ = type
@@ -33,8 +34,10 @@ options:
     type: str
   names:
     description:
-      - Module names whose rotting instances are all reclaimed. A name that
-        does not rot is a failure (the other names are still reclaimed).
+      - Module names whose rotting instances are all reclaimed. A name with
+        nothing rotting (already reclaimed, or never unloaded) is already
+        where the task wants it. It is listed in C(not_rotting), and a task
+        whose names all are so reports no change.
       - Each must be a module name (printable ASCII without blanks or C(/),
         at most 55 bytes, not beginning with C(-)); anything else fails the
         task before modreap runs.
@@ -53,7 +56,7 @@ attributes:
     support: full
     description: Rot bytes and taint, before and after.
 author:
-  - modrot developers
+  - modrot developers (!UNKNOWN)
 '''
 
 EXAMPLES = r'''
@@ -111,6 +114,12 @@ taint_after_value:
   returned: success
   type: int
   sample: 8
+not_rotting:
+  description: With C(names), the names that had nothing rotting, left alone.
+  returned: success
+  type: list
+  elements: str
+  sample: [nouveau]
 dry_run:
   description: Whether nothing was freed because the task ran in check mode.
   returned: success
@@ -131,10 +140,11 @@ errors:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
-    ToolError, check_module_name, check_size, fail_with, reclaim_result, run_tool)
+    ToolError, check_module_name, check_size, fail_with, read_taint, reclaim_result, rot_report,
+    run_tool)
 
 
-def reap_args(module):
+def reap_args(module, names):
     p = module.params
     args = ['-J']
     if module.check_mode:
@@ -146,8 +156,26 @@ def reap_args(module):
         args.append('--all')
     else:
         # '--' so that a name starting with '-' is a name, not an option.
-        args += ['--'] + [check_module_name(module, 'names', n) for n in p['names']]
+        args += ['--'] + names
     return args
+
+
+def rot_now(module):
+    """What rots now (modreap -J, a report)."""
+    dummy, doc, dummy2, dummy3 = run_tool(module, 'modreap', ['-J'])
+    return rot_report(doc)
+
+
+def nothing_to_reap(module, report, not_rotting):
+    """The result of a task none of whose names rots: nothing ran."""
+    try:
+        taint = read_taint()
+    except (OSError, ValueError) as e:
+        module.fail_json(msg='could not read the kernel taint: %s' % e)
+    module.exit_json(changed=False, rc=0, not_rotting=not_rotting, reclaimed=[], instances=0,
+                     bytes=0, rot_before=report['rot_bytes'], rot_left=report['rot_bytes'],
+                     taint_before=taint['letters'], taint_after=taint['letters'],
+                     taint_after_value=taint['value'], dry_run=module.check_mode)
 
 
 def main():
@@ -164,8 +192,21 @@ def main():
     )
     if module.params['names'] is not None and not module.params['names']:
         module.fail_json(msg='names must list at least one module name')
+    names, not_rotting = [], []
+    if module.params['names'] is not None:
+        # Every name is checked before the first tool runs.
+        wanted = [check_module_name(module, 'names', n) for n in module.params['names']]
     try:
-        rc, doc, dummy, dummy2 = run_tool(module, 'modreap', reap_args(module))
+        if module.params['names'] is not None:
+            # A name with nothing rotting needs nothing: only the others go
+            # to modreap, which would call such a name a failure.
+            report = rot_now(module)
+            rotting = set(g['name'] for g in report['rotting'])
+            names = [n for n in wanted if n in rotting]
+            not_rotting = [n for n in wanted if n not in rotting]
+            if not names:
+                nothing_to_reap(module, report, not_rotting)
+        rc, doc, dummy, dummy2 = run_tool(module, 'modreap', reap_args(module, names))
     except ToolError as e:
         partial = reclaim_result(e.doc) if e.doc else {}
         # What was freed before the failure was freed all the same.
@@ -173,7 +214,7 @@ def main():
                   **dict((k, v) for k, v in partial.items() if k != 'dry_run'))
     r = reclaim_result(doc)
     changed = r['instances'] > 0
-    result = dict(changed=changed, rc=rc, **r)
+    result = dict(changed=changed, rc=rc, not_rotting=not_rotting, **r)
     if module._diff:
         result['diff'] = dict(
             before=dict(rot_bytes=r['rot_before'], taint=r['taint_before']),
