@@ -176,3 +176,31 @@ mt_fscore 0 true"
 	assert_success
 	assert_equal "$(kernel_state)" "taint 8"
 }
+
+@test "modreap asks a name kept only by its rotting users again after them: any order, and -a, free both" {
+	kmod_load alpha beta
+	kmod_unload beta
+	kmod_unload alpha
+	run --separate-stderr on_kernel "$MODREAP" alpha beta
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(kernel_state)" "taint 8"
+	kmod_load alpha beta
+	kmod_unload beta
+	kmod_unload alpha
+	run --separate-stderr on_kernel "$MODREAP" -a
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(kernel_state)" "taint 8"
+}
+
+@test "modreap of a library whose rotting user it was not asked to reclaim says so once, exit 1" {
+	kmod_load alpha beta
+	kmod_unload beta
+	kmod_unload alpha
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$MODREAP" alpha
+	assert_equal "$status" 1
+	assert_equal "$(grep -c 'could not reclaim alpha' <<<"$stderr")" 1
+	assert_equal "$(kernel_state)" "$before"
+}

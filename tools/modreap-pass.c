@@ -181,8 +181,16 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 }
 
 /* Reclaims groups[i]; returns false when the kernel refused all of it. */
-static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
-			  const struct rot_group *groups, size_t i, struct progress *bar)
+/*
+ * What asking for one name did.  DEFERRED: every instance kept was kept
+ * only by rotting users (rot-abi.md P7), which the same pass may still
+ * reclaim; nothing was said or counted yet.
+ */
+enum reap_asked { REAP_FREED, REAP_NONE, REAP_DEFERRED };
+
+static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
+				     const struct rot_group *groups, size_t i,
+				     struct progress *bar, bool may_defer)
 {
 	const struct rot_group *g = &groups[i];
 	const struct reap_opts *o = r->opts;
@@ -198,8 +206,10 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 		reclaim_error_words(msg, sizeof(msg), g->name, err);
 		cli_error("%s", msg);
 		cli_outcome_failed(&r->outcome, err);
-		return false;
+		return REAP_NONE;
 	}
+	if (may_defer && err == -EBUSY && !out.freed && out.why == ROT_KEPT_USER)
+		return REAP_DEFERRED;
 	if (out.recount_err < 0) {
 		progress_clear(bar);
 		count_error_message(msg, sizeof(msg), g->name, out.recount_err);
@@ -239,7 +249,36 @@ static bool reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 		if (o->watch)
 			note_refusal(r, g->name, out.kept);
 	}
-	return out.freed > 0;
+	return out.freed ? REAP_FREED : REAP_NONE;
+}
+
+/*
+ * Names kept only by rotting users are asked again after the others, in
+ * rounds while a round frees something, since reclaiming a user frees
+ * what it used; the last round says what stays.
+ */
+static void reclaim_deferred(struct reap_run *r, const struct rot_snapshot *snap,
+			     const struct rot_group *groups, size_t *deferred, size_t n,
+			     struct progress *bar)
+{
+	bool progress = true;
+
+	while (n && progress && !stop_signal()) {
+		size_t left = 0;
+
+		progress = false;
+		for (size_t j = 0; j < n; j++) {
+			enum reap_asked a = reclaim_group(r, snap, groups, deferred[j], bar, true);
+
+			if (a == REAP_DEFERRED)
+				deferred[left++] = deferred[j];
+			else if (a == REAP_FREED)
+				progress = true;
+		}
+		n = left;
+	}
+	for (size_t j = 0; j < n && !stop_signal(); j++)
+		reclaim_group(r, snap, groups, deferred[j], bar, false);
 }
 
 static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
@@ -247,6 +286,8 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			   const struct rot_group **chosen, size_t k)
 {
 	const struct reap_opts *o = r->opts;
+	size_t *deferred = calloc(ngroups + 1, sizeof(*deferred));
+	size_t ndeferred = 0;
 	struct progress bar;
 
 	progress_start(&bar, o->dry_run ? "checking" : "reclaiming", o->quiet ? 0 : k);
@@ -261,7 +302,10 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			continue;
 		}
 		r->taken[g - groups] = true;
-		reclaim_group(r, snap, groups, (size_t)(g - groups), &bar);
+		/* Without memory to remember it, a name is answered at once. */
+		if (reclaim_group(r, snap, groups, (size_t)(g - groups), &bar, deferred != NULL) ==
+		    REAP_DEFERRED)
+			deferred[ndeferred++] = (size_t)(g - groups);
 		/* Refused names leave the target unmet: try the next largest. */
 		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
 			size_t more = choose_more(r, groups, ngroups, chosen, k);
@@ -269,6 +313,9 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 			k = more;
 		}
 	}
+	if (deferred)
+		reclaim_deferred(r, snap, groups, deferred, ndeferred, &bar);
+	free(deferred);
 	progress_end(&bar);
 }
 
@@ -301,7 +348,7 @@ static void reclaim_for_reserve(struct reap_run *r, const struct rot_snapshot *s
 			break;
 		for (size_t j = 0; j < k && !stop_signal(); j++) {
 			r->taken[pick[j]] = true;
-			reclaim_group(r, snap, groups, pick[j], &bar);
+			reclaim_group(r, snap, groups, pick[j], &bar, false);
 		}
 		if (stop_signal() || all || !reserve_round_end(r, size))
 			break;
