@@ -189,8 +189,8 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 enum reap_asked { REAP_FREED, REAP_NONE, REAP_DEFERRED };
 
 static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
-				     const struct rot_group *groups, size_t i,
-				     struct progress *bar, bool may_defer)
+				     const struct rot_group *groups, size_t i, struct progress *bar,
+				     bool may_defer)
 {
 	const struct rot_group *g = &groups[i];
 	const struct reap_opts *o = r->opts;
