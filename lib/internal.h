@@ -57,8 +57,9 @@ int pins_parse(char *buf, size_t len, pins_fn fn, void *arg);
 /* rot_snapshot_parse(), with the one-pass line parser (fast) or with
  * parse_line() alone: the tests parse both ways and compare. */
 /* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
-int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-			const char *pins, size_t pins_len, struct rot_snapshot **out);
+int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
+			size_t rotting_len, const char *pins, size_t pins_len,
+			struct rot_snapshot **out);
 int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, bool fast, struct rot_snapshot **out);
 

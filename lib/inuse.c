@@ -321,8 +321,8 @@ static int tables_need(struct rot_usage_ctx *c)
 	return c->tables_err;
 }
 
-int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir, struct rot_usage_ctx **out,
-		       char *what, size_t cap)
+int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
+		       struct rot_usage_ctx **out, char *what, size_t cap)
 {
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
 	int err;
@@ -411,7 +411,8 @@ static int usage_of(const struct rot_usage_ctx *cc, const struct rot_snapshot *s
 			return err;
 		}
 	}
-	for (size_t i = 0; c && rot_snapshot_has_rot(snap) && !rot_snapshot_has_pins(snap) && i < c->n; i++) {
+	for (size_t i = 0;
+	     c && rot_snapshot_has_rot(snap) && !rot_snapshot_has_pins(snap) && i < c->n; i++) {
 		if (!provides(c, name, c->v[i].type))
 			continue;
 		if (!u->mounts++) {

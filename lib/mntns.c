@@ -336,7 +336,8 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 				continue;
 			fresh++;
 			if (round < MNTNS_RESCANS)
-				err = process_read(proc, now[i], &seen, t, &total, path, sizeof(path));
+				err = process_read(proc, now[i], &seen, t, &total, path,
+						   sizeof(path));
 		}
 		if (!err && fresh && round >= MNTNS_RESCANS) {
 			snprintf(path, sizeof(path), "%s", proc);

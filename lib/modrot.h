@@ -449,8 +449,8 @@ struct rot_usage_ctx;
  * memory), or, for the tables, rot_usage_ctx_failed_input() after the
  * judgement that needed them. Since 0.1, as rot_usage_ctx_free().
  */
-int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir, struct rot_usage_ctx **out,
-		       char *what, size_t cap);
+int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
+		       struct rot_usage_ctx **out, char *what, size_t cap);
 void rot_usage_ctx_free(struct rot_usage_ctx *ctx);
 
 /*

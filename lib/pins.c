@@ -20,8 +20,8 @@ static int pins_line(char *line, const char **name, uint32_t *pins, bool *safe)
 	char *p = n ? strtok_r(NULL, " ", &save) : NULL;
 	char *s = p ? strtok_r(NULL, " ", &save) : NULL;
 	uint64_t v;
-	if (!s || strtok_r(NULL, " ", &save) || !valid_name(n, strlen(n)) || parse_u64(p, 10, &v) < 0 ||
-	    v > UINT32_MAX)
+	if (!s || strtok_r(NULL, " ", &save) || !valid_name(n, strlen(n)) ||
+	    parse_u64(p, 10, &v) < 0 || v > UINT32_MAX)
 		return -EBADMSG;
 	if (strcmp(s, "safe") && strcmp(s, "-"))
 		return -EBADMSG;

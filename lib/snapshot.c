@@ -891,8 +891,9 @@ int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rott
 	return snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
 }
 
-int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-			const char *pins, size_t pins_len, struct rot_snapshot **out)
+int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
+			size_t rotting_len, const char *pins, size_t pins_len,
+			struct rot_snapshot **out)
 {
 	*out = NULL;
 	int err = snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);

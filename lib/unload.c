@@ -76,7 +76,8 @@ struct rot_reclaim4_req {
 	char where[128];
 };
 #define ROT_IOC_RECLAIM4 _IOWR(0xB8, 0x02, struct rot_reclaim4_req)
-_Static_assert(sizeof(struct rot_reclaim4_req) == 240, "rot-abi.md: struct rot_reclaim4 is 240 bytes");
+_Static_assert(sizeof(struct rot_reclaim4_req) == 240,
+	       "rot-abi.md: struct rot_reclaim4 is 240 bytes");
 _Static_assert(ROT_IOC_RECLAIM4 == 0xc0f0b802u, "rot-abi.md: ROT_IOC_RECLAIM4");
 
 /* where the last revision-4 reply of this thread found a reference */
@@ -84,7 +85,8 @@ static _Thread_local char reclaim_where[128];
 
 /* ioctl(ROT_IOC_RECLAIM4), then ROT_IOC_RECLAIM on ENOTTY: what it
  * returned, or -errno; *req holds the reply, *revision who answered (4 or 3) */
-static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim4_req *req, unsigned *revision)
+static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim4_req *req,
+			 unsigned *revision)
 {
 	memset(req, 0, sizeof(*req));
 	snprintf(req->r3.name, sizeof(req->r3.name), "%s", name);

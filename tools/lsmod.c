@@ -384,7 +384,8 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 			return err;
 		/* a kernel that counts its users (stock, rot-abi revision 4) is
 		 * asked no mount table */
-		if (id == COL_MOUNTS && (!rot_snapshot_has_rot(r->snap) || rot_snapshot_has_pins(r->snap)))
+		if (id == COL_MOUNTS &&
+		    (!rot_snapshot_has_rot(r->snap) || rot_snapshot_has_pins(r->snap)))
 			listing_unknown(l, col);
 		else if (id == COL_MOUNTS)
 			listing_u64(l, col, u.mounts);

@@ -120,8 +120,8 @@ static int usage_inputs(struct modprobe_run *r, char *why, size_t cap)
 {
 	if (!r->usage_read) {
 		r->usage_read = true;
-		r->usage_err = rot_usage_ctx_read(mp_snapshot(r), r->moddir, &r->usage, r->usage_what,
-						  sizeof(r->usage_what));
+		r->usage_err = rot_usage_ctx_read(mp_snapshot(r), r->moddir, &r->usage,
+						  r->usage_what, sizeof(r->usage_what));
 	}
 	if (r->usage_err < 0)
 		snprintf(why, cap, "could not read %s: %s",

@@ -37,8 +37,9 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
 const char *kept_word(unsigned bit_index)
 {
 	/* ROT_KEPT_* by bit: revision 3's, then revision 4's (R10, P7) */
-	static const char *const words[] = { "pin",    "task",    "timer", "work", "rcu",      "kprobe",
-					     "running", "object", "ref",   "user", "unscanned" };
+	static const char *const words[] = { "pin", "task",   "timer",    "work",
+					     "rcu", "kprobe", "running",  "object",
+					     "ref", "user",   "unscanned" };
 	return bit_index < sizeof(words) / sizeof(words[0]) ? words[bit_index] : NULL;
 }
 

@@ -87,7 +87,8 @@ const char *unload_refusal(const struct unload_scene *s, const char *name,
 			snprintf(buf, cap,
 				 "Module %s is in use (pinned %lu %s) and does not declare MODULE_ROT_SAFE: "
 				 "the kernel will not run its exit while it is used",
-				 name, rot_module_pins(m), rot_module_pins(m) == 1 ? "time" : "times");
+				 name, rot_module_pins(m),
+				 rot_module_pins(m) == 1 ? "time" : "times");
 		else if (m && rot_module_holder_count(m))
 			in_use_words(s, m, buf, cap);
 		else
