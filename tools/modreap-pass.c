@@ -182,11 +182,11 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 
 /* Reclaims groups[i]; returns false when the kernel refused all of it. */
 /*
- * What asking for one name did.  DEFERRED: every instance kept was kept
+ * What asking for one name did.  DEFERRED: the instances kept were kept
  * only by rotting users (rot-abi.md P7), which the same pass may still
- * reclaim; nothing was said or counted yet.
+ * reclaim; what was freed is counted, what was kept not said yet.
  */
-enum reap_asked { REAP_FREED, REAP_NONE, REAP_DEFERRED };
+enum reap_asked { REAP_FREED, REAP_NONE, REAP_DEFERRED, REAP_DEFERRED_FREED };
 
 static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapshot *snap,
 				     const struct rot_group *groups, size_t i, struct progress *bar,
@@ -208,8 +208,7 @@ static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapsh
 		cli_outcome_failed(&r->outcome, err);
 		return REAP_NONE;
 	}
-	if (may_defer && err == -EBUSY && !out.freed && out.why == ROT_KEPT_USER)
-		return REAP_DEFERRED;
+	bool defer = may_defer && !o->dry_run && out.kept && out.why == ROT_KEPT_USER;
 	if (out.recount_err < 0) {
 		progress_clear(bar);
 		count_error_message(msg, sizeof(msg), g->name, out.recount_err);
@@ -233,6 +232,8 @@ static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapsh
 			cli_flush_stdout();
 		}
 	}
+	if (defer)
+		return out.freed ? REAP_DEFERRED_FREED : REAP_DEFERRED;
 	if (!out.kept && o->watch) {
 		forget_refusal(r, g->name);
 		forget_kept(r, g->name);
@@ -261,22 +262,26 @@ static void reclaim_deferred(struct reap_run *r, const struct rot_snapshot *snap
 			     const struct rot_group *groups, size_t *deferred, size_t n,
 			     struct progress *bar)
 {
+	const struct reap_opts *o = r->opts;
 	bool progress = true;
 
-	while (n && progress && !stop_signal()) {
+	/* A target already met needs none of them, and says nothing of them. */
+	while (n && progress && !stop_signal() && !(o->has_down_to && r->rot_left <= o->down_to)) {
 		size_t left = 0;
 
 		progress = false;
 		for (size_t j = 0; j < n; j++) {
 			enum reap_asked a = reclaim_group(r, snap, groups, deferred[j], bar, true);
 
-			if (a == REAP_DEFERRED)
+			if (a == REAP_DEFERRED || a == REAP_DEFERRED_FREED)
 				deferred[left++] = deferred[j];
-			else if (a == REAP_FREED)
+			if (a == REAP_FREED || a == REAP_DEFERRED_FREED)
 				progress = true;
 		}
 		n = left;
 	}
+	if (o->has_down_to && r->rot_left <= o->down_to)
+		return;
 	for (size_t j = 0; j < n && !stop_signal(); j++)
 		reclaim_group(r, snap, groups, deferred[j], bar, false);
 }
@@ -303,8 +308,9 @@ static void reclaim_chosen(struct reap_run *r, const struct rot_snapshot *snap,
 		}
 		r->taken[g - groups] = true;
 		/* Without memory to remember it, a name is answered at once. */
-		if (reclaim_group(r, snap, groups, (size_t)(g - groups), &bar, deferred != NULL) ==
-		    REAP_DEFERRED)
+		enum reap_asked a = reclaim_group(r, snap, groups, (size_t)(g - groups), &bar,
+						  deferred != NULL);
+		if (a == REAP_DEFERRED || a == REAP_DEFERRED_FREED)
 			deferred[ndeferred++] = (size_t)(g - groups);
 		/* Refused names leave the target unmet: try the next largest. */
 		if (i + 1 == k && o->has_down_to && r->rot_left > o->down_to) {
