@@ -666,15 +666,19 @@ static int parse_line_fast(char *line, const char *end, struct rot_module *m, st
 		pool[i] = h[i].name;
 	k->pool_used += nh;
 
-	m->name = line;
-	m->taints = taints ? (const char *)taints : "";
-	m->holders = NULL; /* pointed into the pool when every line is read */
-	m->size = size;
-	m->address = address;
-	m->refcnt = negative ? -(int32_t)count : (int32_t)count;
-	m->nholders = (uint16_t)nh;
-	m->state = (uint8_t)state;
-	m->permanent = permanent;
+	/* One assignment, so each field this line does not give (the pins,
+	 * filled from another file) starts zero, as parse_line() leaves it. */
+	*m = (struct rot_module){
+		.name = line,
+		.taints = taints ? (const char *)taints : "",
+		.holders = NULL, /* pointed into the pool when every line is read */
+		.size = size,
+		.address = address,
+		.refcnt = negative ? -(int32_t)count : (int32_t)count,
+		.nholders = (uint16_t)nh,
+		.state = (uint8_t)state,
+		.permanent = permanent,
+	};
 	*eol = (char *)p;
 	return 0;
 }

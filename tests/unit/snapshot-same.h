@@ -56,6 +56,9 @@ static inline const char *snapshot_both_ways(const char *modules, size_t mlen, c
 				    rot_module_address(a) == rot_module_address(b) &&
 				    strcmp(rot_module_taints(a), rot_module_taints(b)) == 0 &&
 				    rot_module_is_permanent(a) == rot_module_is_permanent(b) &&
+				    rot_module_pins(a) == rot_module_pins(b) &&
+				    rot_module_pins_known(a) == rot_module_pins_known(b) &&
+				    rot_module_is_rot_safe(a) == rot_module_is_rot_safe(b) &&
 				    rot_module_holder_count(a) == rot_module_holder_count(b);
 			for (size_t h = 0; same && h < rot_module_holder_count(a); h++)
 				same = strcmp(rot_module_holder(a, h), rot_module_holder(b, h)) == 0;
