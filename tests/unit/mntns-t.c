@@ -6,10 +6,12 @@
  * exiting, and which failures fail the rule closed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -58,6 +60,40 @@ static void process(const char *who, unsigned long long ns, const char *text)
 	}
 }
 
+/*
+ * A process that forks and exits while the tables are read, driven: this
+ * readlink() stands in for libc's in the library linked into this test.
+ * When the scan reads the link of the process named in fork_from, that
+ * process forks (fork_to, a PID the scan has not listed, in the same
+ * namespace and with the same table) and exits, before its link is read.
+ * With forks_left > 1 the child does the same when its own link is read,
+ * and so on: a namespace that keeps moving.
+ */
+static long fork_from, fork_to;
+static int forks_left;
+static unsigned long long fork_ns;
+static const char *fork_table;
+
+static void process(const char *who, unsigned long long ns, const char *text);
+static void rm_rf(const char *rel);
+
+ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
+{
+	char mine[600];
+	snprintf(mine, sizeof(mine), "%s/%ld/ns/mnt", proc, fork_from);
+	if (forks_left > 0 && strcmp(path, mine) == 0) {
+		char who[24];
+		snprintf(who, sizeof(who), "%ld", fork_to);
+		process(who, fork_ns, fork_table);
+		snprintf(who, sizeof(who), "%ld", fork_from);
+		rm_rf(who);
+		forks_left--;
+		fork_from = fork_to;
+		fork_to = fork_to % 2 ? fork_to + 3 : fork_to - 1; /* up, or down */
+	}
+	return syscall(SYS_readlinkat, AT_FDCWD, path, buf, len);
+}
+
 static int read_all(struct mntns_tables *t, char *what, size_t cap)
 {
 	return mntns_tables_read(proc, t, what, cap);
@@ -102,6 +138,43 @@ static void a_process_that_exits_is_passed_over(void)
 	rm_rf("11");
 	rm_rf("12");
 	rm_rf("13");
+}
+
+static void a_namespace_whose_process_forks_and_exits_is_still_read(void)
+{
+	struct mntns_tables t;
+	char what[512] = "x", want[600];
+	/* 50 is the only process in its namespace when /proc is listed; it
+	 * forks 9, a PID below its own, and exits before its link is read. */
+	process("50", 4026532300ull, "c /srv/ns mtfs rw 0 0\n");
+	fork_from = 50;
+	fork_to = 9;
+	fork_ns = 4026532300ull;
+	fork_table = "c /srv/ns mtfs rw 0 0\n";
+	forks_left = 1;
+	is_int(read_all(&t, what, sizeof(what)), 0, "a process that forks and exits is no error");
+	is_int(forks_left, 0, "(it forked while the scan read it)");
+	is_int(t.n, 2, "its namespace is read all the same");
+	is_int(t.n > 1 ? t.v[1].pid : -1, 9, "through the child the first listing never named");
+	ok(t.n > 1 && strstr(t.v[1].text, "/srv/ns mtfs"), "with the namespace's table");
+	mntns_tables_free(&t);
+	rm_rf("9");
+
+	/* One that does so again at every listing: refused, naming /proc. */
+	process("60", 4026532300ull, "c /srv/ns mtfs rw 0 0\n");
+	fork_from = 60;
+	fork_to = 61;
+	forks_left = 1000;
+	is_int(read_all(&t, what, sizeof(what)), -EAGAIN,
+	       "a namespace that never holds still fails closed");
+	snprintf(want, sizeof(want), "%s", proc);
+	is_str(what, want, "naming /proc");
+	is_int(t.n, 0, "and nothing is kept");
+	ok(forks_left > 1000 - 20, "after a bounded number of listings");
+	char who[24];
+	snprintf(who, sizeof(who), "%ld", fork_from);
+	forks_left = 0;
+	rm_rf(who);
 }
 
 static void what_cannot_be_read_fails_closed(void)
@@ -155,6 +228,7 @@ int main(void)
 	mkdir(proc, 0755);
 	self_first_then_one_per_namespace_in_pid_order();
 	a_process_that_exits_is_passed_over();
+	a_namespace_whose_process_forks_and_exits_is_still_read();
 	what_cannot_be_read_fails_closed();
 	rm_rf("");
 	return tap_done();
