@@ -114,14 +114,33 @@ assert_loads_quietly() {
 	"$SIM" ledger "$K" --check
 }
 
-@test "insmod of a module already loaded exits 1 with one line and changes nothing" {
+@test "insmod of a module already loaded exits 5 with one line and changes nothing; -J says present" {
 	kmod_load delta
 	before=$(snapshot)
 	run --separate-stderr on_kernel "$INSMOD" "$FIXTURES/delta.ko.xz"
-	assert_equal "$status" 1
+	assert_equal "$status" 5
 	assert_equal "$output" ""
 	assert_equal "$stderr" "insmod: ERROR: could not insert module $FIXTURES/delta.ko.xz: Module already loaded (delta is live)"
 	assert_equal "$(snapshot)" "$before"
+	# JSON tells it from a refusal, and it is no failure
+	run --separate-stderr on_kernel "$INSMOD" -J "$FIXTURES/delta.ko.xz"
+	assert_equal "$status" 5
+	assert_equal "$stderr" ""
+	assert_equal "$(jq -c '.modules[0] | [.name, .result, .reason, .errno, .error]' <<<"$output")" \
+		'["delta","present","already_loaded",0,""]'
+	assert_equal "$(jq -c '.summary | [.failures, .files, .loaded, .present, .refused, .failed]' <<<"$output")" \
+		'[0,1,0,1,0,0]'
+	assert_equal "$(snapshot)" "$before"
+	# next to a real failure the run exits 1, and the present one is still no failure
+	run --separate-stderr on_kernel "$INSMOD" --batch -J "$FIXTURES/delta.ko" "$FIXTURES/needsym.ko"
+	assert_equal "$status" 1
+	assert_equal "$(jq -c '[.modules[] | .result]' <<<"$output")" '["present","refused"]'
+	assert_equal "$(jq -c '.summary | [.failures, .present, .refused]' <<<"$output")" '[1,1,1]'
+	# next to a load it exits 5: everything named is there now
+	run --separate-stderr on_kernel "$INSMOD" --batch "$FIXTURES/delta.ko" "$FIXTURES/alpha.ko"
+	assert_equal "$status" 5
+	assert_equal "$output" "1 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped, 1 loaded already"
+	is_live alpha
 }
 
 @test "insmod of a module needing a symbol nobody exports names the symbol and loads nothing" {
@@ -280,11 +299,16 @@ assert_loads_quietly() {
 	assert_equal "$(snapshot)" "$before"
 }
 
-@test "insmod --check on a bad module gives the refusal and exit 1" {
+@test "insmod --check on a bad module gives the refusal and exit 1; on a loaded one, exit 5 as the run" {
 	kmod_load delta
 	before=$(snapshot)
-	run --separate-stderr on_kernel "$INSMOD" --check "$FIXTURES/delta.ko"
+	run --separate-stderr on_kernel "$INSMOD" --check "$FIXTURES/needsym.ko"
 	assert_equal "$status" 1
+	assert_equal "$output" ""
+	assert_equal "$stderr" "insmod: ERROR: could not insert module $FIXTURES/needsym.ko: unknown symbol nobody_exports_this (neither the kernel nor a loaded module offers it)"
+	assert_equal "$(snapshot)" "$before"
+	run --separate-stderr on_kernel "$INSMOD" --check "$FIXTURES/delta.ko"
+	assert_equal "$status" 5
 	assert_equal "$output" ""
 	assert_equal "$stderr" "insmod: ERROR: could not insert module $FIXTURES/delta.ko: Module already loaded (delta is live)"
 	assert_equal "$(snapshot)" "$before"
@@ -357,9 +381,9 @@ insmod: ERROR: skipped $FIXTURES/beta.ko: it depends on alpha, which was not loa
 @test "insmod --batch loads a module whose batch dependency is refused only because it is live already" {
 	kmod_load alpha beta
 	run --separate-stderr on_kernel "$INSMOD" --batch "$FIXTURES/beta.ko" "$FIXTURES/gamma.ko"
-	assert_equal "$status" 1
+	assert_equal "$status" 5
 	assert_equal "$stderr" "insmod: ERROR: could not insert module $FIXTURES/beta.ko: Module already loaded (beta is live)"
-	assert_equal "$output" "1 of 2 loaded, 0 failed, 1 refused before loading, 0 skipped"
+	assert_equal "$output" "1 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped, 1 loaded already"
 	is_live gamma
 	kernel_state | grep -q '^live beta .* holders=gamma '
 	"$SIM" ledger "$K" --check

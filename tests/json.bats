@@ -318,7 +318,9 @@ agreeing_members() {
 		"[$(jq '.modules[] | select(.name == "gamma") | .bytes' "$D/lsmod-rotting"),$(jq '.modules[0].unloaded_bytes' "$D/rmmod"),1]"
 	run agreeing_members "$D/insmod-batch" modules
 	assert_output '["rotted_bytes"]'
-	assert_equal "$(jq -c '.summary | [.files, .loaded, .refused, .failed, .rotted]' "$D/insmod-batch")" '[5,2,2,1,1]'
+	assert_equal "$(jq -c '.summary | [.files, .loaded, .present, .refused, .failed, .rotted]' "$D/insmod-batch")" '[5,2,1,1,1,1]'
+	# each result word is a summary number, the count of records that have it
+	assert_equal "$(jq '. as $d | [.modules[].result] as $r | [$r | unique[] | . as $w | ($d.summary[$w] // -1) == ($r | map(select(. == $w)) | length)] | all' "$D/insmod-batch")" true
 	run agreeing_members "$D/modreap" rotting
 	assert_output '["rotting_instances","rotting_bytes","rotting_percpu_bytes"]'
 	for f in modreap-dry modreap-all; do
@@ -337,21 +339,21 @@ agreeing_members() {
 	assert_equal "$(sed -n 2p "$D/modreap-watch" | jq -c '[.pass, .reclaimed, .reclaimed_names, .reclaimed_instances, .reclaimed_bytes]')" '[2,[],0,0,0]'
 }
 
-@test "insmod --batch -J tells an already loaded module from an unknown symbol by its reason" {
+@test "insmod --batch -J tells an already loaded module from an unknown symbol by its result" {
 	kmod_load alpha
 	before=$(kernel_state)
 	run --separate-stderr on_kernel "$INSMOD" --batch -J "$FIXTURES/alpha.ko" "$FIXTURES/needsym.ko"
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""
 	assert_equal "$(jq -c '[.modules[] | [.name, .result, .reason]]' <<<"$output")" \
-		'[["alpha","refused","already_loaded"],["needsym","refused","unknown_symbol"]]'
+		'[["alpha","present","already_loaded"],["needsym","refused","unknown_symbol"]]'
 	assert_equal "$(kernel_state)" "$before"
 }
 
 @test "every refusal and failure carries a reason modrot(7) documents, and each cause its own" {
 	every_tool_json
 	assert_equal "$(jq -r '.modules[] | "\(.name) \(.result) \(.reason)"' "$D/insmod-batch")" \
-"alpha refused already_loaded
+"alpha present already_loaded
 needsym refused unknown_symbol
 failinit failed no_device
 delta loaded 

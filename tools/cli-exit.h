@@ -12,6 +12,7 @@ enum cli_exit {
 	CLI_EXIT_USAGE = 2,       /* bad option or argument; nothing was done */
 	CLI_EXIT_UNSUPPORTED = 3, /* the running kernel lacks what was asked for */
 	CLI_EXIT_PERM = 4,        /* no CAP_SYS_MODULE */
+	CLI_EXIT_PRESENT = 5,     /* insmod: nothing failed, but some modules were loaded already */
 };
 
 /* The exit code for a failure with this negative errno: EPERM and EACCES

@@ -180,9 +180,7 @@ static int match_devices(struct batch *b)
 /* A dependency is there when this batch loaded it, or when it already was. */
 static bool delivered(const struct load_job *d)
 {
-	return d->result == JOB_LOADED || d->result == JOB_CHECKED ||
-	       (d->result == JOB_REFUSED && d->problem == ROT_PROBLEM_ALREADY_LOADED) ||
-	       (d->result == JOB_FAILED && d->err == -EEXIST);
+	return d->result == JOB_LOADED || d->result == JOB_CHECKED || job_already_loaded(d);
 }
 
 static const char *undelivered_dependency(const struct batch *b, const struct load_job *job)

@@ -290,9 +290,11 @@ static int make_jobs(const struct insmod_opts *o, int argc, char *argv[], int fi
 	return 0;
 }
 
-static const char *result_word(enum job_result r)
+static const char *result_word(const struct load_job *j)
 {
-	switch (r) {
+	if (job_already_loaded(j))
+		return "present";
+	switch (j->result) {
 	case JOB_LOADED:
 		return "loaded";
 	case JOB_CHECKED:
@@ -312,6 +314,7 @@ static const char *result_word(enum job_result r)
 
 struct tally {
 	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, not_started;
+	size_t present; /* not loaded only because live already: not failures */
 	size_t refused_percpu, failed_percpu; /* for want of per-CPU reserve */
 	uint64_t rot_bytes;
 	struct cli_outcome outcome;
@@ -322,6 +325,10 @@ static struct tally count(const struct load_job *jobs, size_t n)
 	struct tally t = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		const struct load_job *j = &jobs[i];
+		if (job_already_loaded(j)) {
+			t.present++;
+			continue;
+		}
 		switch (j->result) {
 		case JOB_LOADED:
 			t.loaded++;
@@ -382,7 +389,7 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 		json_open_object(&w, NULL);
 		json_string(&w, JK_NAME, job_name(j));
 		json_string(&w, JK_FILENAME, j->path);
-		json_string(&w, JK_RESULT, result_word(j->result));
+		json_string(&w, JK_RESULT, result_word(j));
 		json_string(&w, JK_REASON, job_reason(j));
 		json_u64(&w, JK_ERRNO, (uint64_t)-e);
 		json_string(&w, JK_ERROR, e ? strerrorname_np(-e) : "");
@@ -404,6 +411,7 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 	json_u64(&w, JK_FAILED_PERCPU, t->failed_percpu);
 	json_u64(&w, JK_SKIPPED, t->skipped);
 	json_u64(&w, JK_UNMATCHED, t->unmatched);
+	json_u64(&w, JK_PRESENT, t->present);
 	json_u64(&w, JK_ROTTED, t->rotted);
 	json_u64(&w, JK_ROTTED_BYTES, t->rot_bytes);
 	/* Told to stop: what never started, and that the run was cut short. */
@@ -443,6 +451,8 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		percpu_note(t->refused_percpu, "(", ")");
 		printf(", %zu skipped", t->skipped);
 	}
+	if (t->present)
+		printf(", %zu loaded already", t->present);
 	if (t->not_started)
 		printf(", %zu not started", t->not_started);
 	putchar('\n');
@@ -588,5 +598,7 @@ int main(int argc, char *argv[])
 		cli_output_failed(out);
 		return CLI_EXIT_PARTIAL;
 	}
+	if (t.outcome.failures == 0 && t.present > 0)
+		return CLI_EXIT_PRESENT;
 	return cli_outcome_exit(&t.outcome);
 }

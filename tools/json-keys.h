@@ -98,6 +98,7 @@
 #define JK_FAILED_PERCPU "failed_percpu"
 #define JK_SKIPPED "skipped"
 #define JK_UNMATCHED "unmatched"
+#define JK_PRESENT "present"
 #define JK_NOT_STARTED "not_started"
 #define JK_INTERRUPTED "interrupted"
 

@@ -31,6 +31,13 @@ const char *job_name(const struct load_job *job)
 	return slash ? slash + 1 : job->path;
 }
 
+bool job_already_loaded(const struct load_job *job)
+{
+	return (job->result == JOB_REFUSED && job->problem == ROT_PROBLEM_ALREADY_LOADED &&
+		!job->read_err && !job->err && !job->percpu_short) ||
+	       (job->result == JOB_FAILED && job->err == -EEXIST);
+}
+
 const char *job_reason(const struct load_job *job)
 {
 	switch (job->result) {

@@ -90,6 +90,11 @@ void job_release(struct load_job *job);
 /* The JSON reason of a job that did not load or pass ("" otherwise). */
 const char *job_reason(const struct load_job *job);
 
+/* Whether the job did not load only because its module is live already:
+ * the preflight found it loaded, or the kernel said EEXIST (a load that
+ * won the race). What the load was for is there all the same. */
+bool job_already_loaded(const struct load_job *job);
+
 /* The module's name, or its file's basename when it could not be read. */
 const char *job_name(const struct load_job *job);
 

@@ -34,11 +34,12 @@ modreap -J (reclaim: NAME..., -a or --down-to, with or without -n)
 
 insmod -J
     modules[]: name, filename, result ("loaded", "ok", "unmatched",
-    "refused", "failed", "skipped"), reason, errno, error, message,
-    rotted_bytes. A module refused or failed with the reason
-    "already_loaded" is loaded already: present, not a failure.
-    summary: loaded, ok, refused, failed, skipped, unmatched, rotted,
-    rotted_bytes.
+    "present", "refused", "failed", "skipped"), reason, errno, error,
+    message, rotted_bytes. "present" is a module loaded already (the
+    reason "already_loaded"): not a failure, and no change; insmod exits 5
+    when nothing else happened.
+    summary: loaded, ok, refused, failed, skipped, unmatched, present,
+    rotted, rotted_bytes.
 
 rmmod --unused has no JSON here: what it unloaded is the difference of
 two lsmod -J listings (live_names before and after).
@@ -60,12 +61,14 @@ EXIT_PARTIAL = 1
 EXIT_USAGE = 2
 EXIT_UNSUPPORTED = 3
 EXIT_PERM = 4
+EXIT_PRESENT = 5  # insmod: nothing failed, some modules were loaded already
 
 EXIT_MEANING = {
     EXIT_PARTIAL: 'some of it failed',
     EXIT_USAGE: 'usage error',
     EXIT_UNSUPPORTED: 'the kernel lacks what was asked for',
     EXIT_PERM: 'permission denied (this needs CAP_SYS_MODULE)',
+    EXIT_PRESENT: 'some modules were loaded already',
 }
 
 # Linux 6.1 taint letters by bit (kernel/panic.c, taint_flags), as
@@ -434,9 +437,8 @@ def insmod_result(doc):
         return as_int(summary.get(key), sum(1 for r in recs if r['result'] == key))
 
     def present(r):
-        # refused by the preflight, or EEXIST from the kernel: the module
-        # is loaded already, which is what loading it was for
-        return r['result'] in ('refused', 'failed') and r['reason'] == 'already_loaded'
+        # the module is loaded already, which is what loading it was for
+        return r['result'] == 'present'
 
     return dict(
         modules=recs,

@@ -98,7 +98,7 @@ loaded:
   elements: str
   sample: [e1000e]
 present:
-  description: Names of the modules that were loaded already (insmod's reason C(already_loaded)); not a failure, no change.
+  description: Names of the modules that were loaded already (insmod's result C(present)); not a failure, no change.
   returned: always
   type: list
   elements: str
@@ -135,7 +135,7 @@ reclaim:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
-    EXIT_OK, EXIT_PARTIAL, ToolError, check_module_file, check_plain_path, check_size,
+    EXIT_OK, EXIT_PARTIAL, EXIT_PRESENT, ToolError, check_module_file, check_plain_path, check_size,
     fail_with, insmod_result, live_names, reclaim_result, run_tool)
 
 
@@ -187,7 +187,7 @@ def main():
                   rot_added=0, reclaim={})
     try:
         dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', args,
-                                              ok_codes=(EXIT_OK, EXIT_PARTIAL))
+                                              ok_codes=(EXIT_OK, EXIT_PARTIAL, EXIT_PRESENT))
         loads = insmod_result(doc)
         result.update(loaded=loads['loaded'] if not module.check_mode else
                       [m['name'] for m in loads['modules'] if m['result'] == 'ok'],
