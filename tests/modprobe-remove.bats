@@ -222,6 +222,35 @@ taint 8\$"
 	assert_failure
 }
 
+@test "-r keeps a dependency whose use cannot be judged, says so once, and still succeeds; -n says the same; -q says nothing" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	mp mt_snd
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before want
+	want="modprobe: WARNING: kept 'mt_codec', which 'mt_snd' used: cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied"
+	before=$(kernel_state)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -n -v mt_snd
+	assert_success
+	assert_output "rmmod mt_snd
+rmmod mt_extra"
+	# said once, among -v's rot lines
+	assert_equal "$(grep -cFx "$want" <<<"$stderr")" 1
+	assert_equal "$(grep -c 'WARNING' <<<"$stderr")" 1
+	assert_equal "$(kernel_state)" "$before"
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_snd
+	assert_success
+	assert_equal "$stderr" "$want"
+	run is_live mt_snd
+	assert_failure
+	# what could not be judged stays
+	is_live mt_codec
+	mp mt_snd
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r -q mt_snd
+	assert_success
+	assert_equal "$stderr" ""
+	is_live mt_codec
+}
+
 @test "-r fails closed when a module's drivers cannot be read; --remove-holders does not need sysfs' holders" {
 	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
 	mp mt_codec

@@ -186,18 +186,24 @@ static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *w
 }
 
 /* A dependency goes when live and unused: kmod asks for a zero refcount,
- * which a module not loaded does not have either. */
-static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
+ * which a module not loaded does not have either (IN_USE here: it stays). */
+static enum verdict dependency_verdict(struct modprobe_run *r, struct kmod_module *dep, char *why,
+				       size_t cap)
 {
-	char why[WHY_MAX];
 	if (!r->rot)
-		return kmod_module_get_refcnt(dep) == 0;
+		return kmod_module_get_refcnt(dep) == 0 ? UNUSED : IN_USE;
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, kmod_module_get_name(dep))
 					  : NULL;
 	if (!m || gone_marks_has(&r->gone, m))
-		return false;
-	return in_use(r, dep, why, sizeof(why)) == UNUSED;
+		return IN_USE;
+	return in_use(r, dep, why, cap);
+}
+
+static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
+{
+	char why[WHY_MAX];
+	return dependency_verdict(r, dep, why, sizeof(why)) == UNUSED;
 }
 
 /* What an unload of name leaves rotting: its size in the snapshot. */
@@ -471,6 +477,21 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 		mp_fail(r, -ENOMEM, MP_ERROR,
 			"could not remove what '%s' left unused: out of memory",
 			kmod_module_get_name(mod));
+	/* A dependency kept in use goes unsaid, as kmod keeps it; one kept
+	 * because its use could not be judged is said once, so that a doubt
+	 * is not taken for a verdict. Not a failure: what was asked went. */
+	size_t i = n;
+	kmod_list_foreach_reverse(l, deps)
+	{
+		struct kmod_module *dep = kmod_module_get_module(l);
+		char why[WHY_MAX];
+		i--;
+		if (done && !done[i] && !r->stopped && !r->opts->quiet &&
+		    dependency_verdict(r, dep, why, sizeof(why)) == UNKNOWN)
+			cli_warn("kept '%s', which '%s' used: cannot tell whether it is in use: %s",
+				 kmod_module_get_name(dep), kmod_module_get_name(mod), why);
+		kmod_module_unref(dep);
+	}
 	free(done);
 	kmod_module_unref_list(deps);
 }
