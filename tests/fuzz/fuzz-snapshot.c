@@ -3,7 +3,9 @@
  * The snapshot parser on hostile /proc/modules and /proc/rotting_modules
  * text. The first byte chooses how the input splits: even, the whole input
  * is /proc/modules on a stock kernel; odd, the part up to the first 0xff
- * byte is /proc/modules and the rest /proc/rotting_modules.
+ * byte is /proc/modules and the rest /proc/rotting_modules. With bit 1 set
+ * too, the rotting part ends at a second 0xff and the rest is a revision-4
+ * kernel's /proc/module_pins, laid onto the live modules.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,11 +24,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - 1, mlen = len;
 	const char *rot = NULL;
 	size_t rlen = 0;
+	const char *pins = NULL;
+	size_t plen = 0;
 	if (data[0] & 1) {
 		const char *sep = memchr(text, 0xff, len);
 		mlen = sep ? (size_t)(sep - text) : len;
 		rot = sep ? sep + 1 : "";
 		rlen = sep ? len - mlen - 1 : 0;
+		const char *psep = (data[0] & 2) ? memchr(rot, 0xff, rlen) : NULL;
+		if (psep) {
+			pins = psep + 1;
+			plen = rlen - (size_t)(psep - rot) - 1;
+			rlen = (size_t)(psep - rot);
+		}
+	}
+	if (pins) {
+		/* Pins laid onto the live modules: only a live module has
+		 * them, and only one a line named. */
+		struct rot_snapshot *ps;
+		if (snapshot_parse_pins(text, mlen, rot, rlen, pins, plen, &ps) < 0) {
+			if (ps)
+				abort(); /* a refusal leaves nothing behind */
+			return 0;
+		}
+		for (size_t i = 0; i < rot_snapshot_count(ps); i++) {
+			const struct rot_module *m = rot_snapshot_module(ps, i);
+			if (!rot_module_is_rotting(m) && !rot_module_pins_known(m) &&
+			    (rot_module_pins(m) != 0 || rot_module_is_rot_safe(m)))
+				abort();
+		}
+		if (!rot_snapshot_has_pins(ps))
+			abort();
+		rot_snapshot_free(ps);
+		return 0;
 	}
 	/* The one-pass parser and parse_line() alone agree, whatever the text. */
 	char why[768];
