@@ -634,7 +634,14 @@ test_root() {
 	step "$suite: install again, then purge"
 	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
 	check_diverted
+	# what the metrics service left survives a remove, not a purge; the
+	# textfile directory is node_exporter's and stays
+	[ -L "$root/var/lib/prometheus/node-exporter/modrot.prom" ] || fail "the metrics link did not survive a remove"
+	[ -f "$root/var/lib/modrot-metrics/modrot.prom" ] || fail "the metrics file did not survive a remove"
 	run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
+	[ ! -e "$root/var/lib/modrot-metrics" ] || fail "/var/lib/modrot-metrics left after purge"
+	[ ! -L "$root/var/lib/prometheus/node-exporter/modrot.prom" ] || fail "the metrics link left after purge"
+	[ -d "$root/var/lib/prometheus/node-exporter" ] || fail "the purge removed node_exporter's directory"
 	! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
 	manifest >"$pkgdir/kmod-after-purge.txt"
 	diff -u "$pkgdir/kmod-before.txt" "$pkgdir/kmod-after-purge.txt" >>"$log" ||
