@@ -21,9 +21,11 @@
 #     state, and comparing lsmod with kmod's; runs kmod's five programs
 #     under their .kmod names; builds a program against the installed
 #     modrot.h and libmodrot.pc and runs it there too; checks that the
-#     postinst made the metrics service's user (_modrot-metrics) and its
-#     ACL entry on node_exporter's textfile directory, and runs the
-#     installed modrot-metrics as that user into it;
+#     postinst made the metrics service's user (_modrot-metrics), runs
+#     the installed modrot-metrics as that user into the service's own
+#     directory and the service's link command, and that the user can
+#     change nothing in node_exporter's textfile directory; and the
+#     upgrade from the layout that gave it an ACL entry there;
 #  6. removes modrot, checks kmod's files are back byte for byte, installs
 #     it again, purges everything and checks again;
 #  7. for Debian 13 (kmod in /usr/sbin and /usr/bin): makes a Debian 13
@@ -343,20 +345,25 @@ expect_ok() {
 	echo "$out" >>"$log"
 }
 
-# as_metrics_user UID GID: the installed modrot-metrics, in the root on the
-# simulated kernel, as the service runs it: as UID:GID, no pointer visible.
+# as_metrics_user UID GID [FILE]: the installed modrot-metrics, in the root
+# on the simulated kernel, as the service runs it: as UID:GID, no pointer
+# visible; into FILE (the unit's MODROT_METRICS_FILE).
 as_metrics_user() {
-	echo "\$ (as $1:$2) $B/modrot-metrics -o $textfile" >>"$log"
+	echo "\$ (as $1:$2) $B/modrot-metrics -o ${3:-$metrics_file}" >>"$log"
 	chroot --userspec="$1:$2" --groups="$2" "$root" /opt/simkernel/simkernel-guard /usr/bin/env \
 		SIMKERNEL_DIR=/opt/simkernel/k SIMKERNEL_NOCAP=1 LD_PRELOAD=/opt/simkernel/libsimkernel.so \
-		"$B/modrot-metrics" -o "$textfile"
+		"$B/modrot-metrics" -o "${3:-$metrics_file}"
 }
 
 # check_metrics_user USR: the postinst made the service's user
-# (sysusers.d) and gave it node_exporter's textfile directory through an
-# ACL entry (tmpfiles.d), the directory staying root's; the installed
-# modrot-metrics writes there as that user; a chmod masks the entry and
-# the service's ExecStartPre command restores it.
+# (sysusers.d); the installed modrot-metrics writes, as that user, in the
+# service's own directory (made here as systemd makes it from
+# StateDirectory=); the service's ExecStartPost command (root's) links it
+# into node_exporter's textfile directory, where node_exporter's user
+# reads it and the metrics user can change nothing. Then the upgrade from
+# the layout that gave the user an ACL entry on that directory: the
+# postinst takes the entry away (where setfacl is), and the link replaces
+# the file that layout left.
 check_metrics_user() {
 	unit=$root$1/lib/systemd/system/modrot-metrics.service
 	user=$(sed -n 's/^User=//p' "$unit")
@@ -367,27 +374,72 @@ check_metrics_user() {
 	gid=$(echo "$entry" | cut -d: -f4)
 	if [ "$uid" -le 0 ] || [ "$uid" -ge 1000 ]; then fail "$user is not a system user (uid $uid)"; fi
 	case $entry in *:/usr/sbin/nologin) ;; *) fail "$user can log in: $entry" ;; esac
-	textfile=$(sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$unit")
-	dir=$root${textfile%/*}
-	[ "$(stat -c '%u %g' "$dir")" = "0 0" ] || fail "${textfile%/*} is not root's"
-	getfacl -n -p "$dir" >>"$log"
-	getfacl -n -p "$dir" | grep -qx "user:$uid:rwx" || fail "no ACL entry for $user on ${textfile%/*}"
-	getfacl -n -p "$dir" | grep -qx "mask::rwx" || fail "the ACL mask of ${textfile%/*} is not rwx"
+	metrics_file=$(sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$unit")
+	state=/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")
+	[ "$metrics_file" = "$state/modrot.prom" ] || fail "$metrics_file is not in the service's directory $state"
+	textdir=/var/lib/prometheus/node-exporter
+	link=$textdir/modrot.prom
+	# nothing in tmpfiles.d: boot makes no link before there is a file
+	[ ! -e "$root/usr/lib/tmpfiles.d/modrot.conf" ] || fail "modrot ships a tmpfiles.d file"
+	[ -e "$root$textdir" ] && fail "the install made $textdir"
+	install -d -o "$uid" -g "$gid" -m "$(sed -n 's/^StateDirectoryMode=//p' "$unit")" "$root$state"
 	# the lazy /proc files, rendered as root for a reader without pointers
 	expect_ok SIMKERNEL_NOCAP=1 cat /proc/modules /proc/rotting_modules /proc/module_percpu
 	as_metrics_user "$uid" "$gid" >>"$log" 2>&1 || fail "modrot-metrics as $user exited $?"
-	[ "$(stat -c '%u %a' "$root$textfile")" = "$uid 644" ] || fail "$textfile is not $user's, 0644"
-	grep -qx 'modrot_kernel_rot_supported 1' "$root$textfile" || fail "$textfile holds no metrics"
-	[ "$(ls -A "$dir")" = "${textfile##*/}" ] || fail "left in ${textfile%/*}: $(ls -A "$dir")"
-	chmod 0755 "$dir"
-	as_metrics_user "$uid" "$gid" >"$work/metrics.out" 2>&1 && fail "modrot-metrics wrote through a masked ACL entry"
-	grep -qx "modrot-metrics: ERROR: could not write $textfile: cannot create a file in ${textfile%/*}: Permission denied" \
-		"$work/metrics.out" || fail "a masked ACL entry is not one line: $(cat "$work/metrics.out")"
-	pre=$(sed -n 's/^ExecStartPre=+//p' "$unit")
+	[ "$(stat -c '%u %a' "$root$metrics_file")" = "$uid 644" ] || fail "$metrics_file is not $user's, 0644"
+	grep -qx 'modrot_kernel_rot_supported 1' "$root$metrics_file" || fail "$metrics_file holds no metrics"
+	[ "$(ls -A "$root$state")" = modrot.prom ] || fail "left in $state: $(ls -A "$root$state")"
+	post=$(sed -n 's/^ExecStartPost=+//p' "$unit")
 	# shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
-	run with_proc chroot "$root" $pre
-	as_metrics_user "$uid" "$gid" >>"$log" 2>&1 || fail "modrot-metrics as $user after the ExecStartPre command exited $?"
-	say "   $user (uid $uid) writes ${textfile##*/} in ${textfile%/*} (root's, ACL user:$user:rwx)"
+	run with_proc chroot "$root" $post
+	[ "$(stat -c '%u %g %a' "$root$textdir")" = "0 0 755" ] || fail "$textdir is not root's, 0755"
+	[ -L "$root$link" ] || fail "$link is not a link"
+	[ "$(stat -c %u "$root$link")" = 0 ] || fail "$link is not root's"
+	[ "$(readlink "$root$link")" = "$metrics_file" ] || fail "$link names $(readlink "$root$link")"
+	chroot --userspec=65534:65534 "$root" cat "$link" >"$work/through-link.prom" ||
+		fail "nobody cannot read $link"
+	cmp -s "$work/through-link.prom" "$root$metrics_file" || fail "$link does not show $metrics_file"
+	# what the metrics user can no longer do there
+	echo "other_metric 1" >"$root$textdir/other.prom"
+	for try in "touch $textdir/evil.prom" "rm -f $textdir/other.prom" "rm -f $link" \
+		"mv $metrics_file $textdir/other.prom" "ln -sf /etc/shadow $textdir/evil.prom"; do
+		# shellcheck disable=SC2086 # the words of the command
+		chroot --userspec="$uid:$gid" "$root" $try >"$work/try.out" 2>&1 && fail "$user could: $try"
+		grep -q 'Permission denied' "$work/try.out" || fail "$try: $(cat "$work/try.out")"
+	done
+	[ "$(cat "$root$textdir/other.prom")" = "other_metric 1" ] || fail "other.prom changed"
+	[ "$(find "$root$textdir" -mindepth 1 -printf '%f\n' | sort | tr '\n' ' ')" = "modrot.prom other.prom " ] ||
+		fail "in $textdir: $(ls -A "$root$textdir")"
+	as_metrics_user "$uid" "$gid" "$textdir/other.prom" >"$work/metrics.out" 2>&1 &&
+		fail "modrot-metrics wrote in $textdir"
+	grep -qx "modrot-metrics: ERROR: could not write $textdir/other.prom: cannot create a file in $textdir: Permission denied" \
+		"$work/metrics.out" || fail "writing in $textdir is not one line: $(cat "$work/metrics.out")"
+	rm "$root$textdir/other.prom"
+	say "   $user (uid $uid) writes ${metrics_file##*/} in $state; root's link in $textdir shows it, which $user cannot change"
+
+	# The earlier layout: the user's ACL entry and its own file in the
+	# textfile directory. The upgrade's postinst takes the entry away, if
+	# setfacl is in the root, and the next run's link replaces the file.
+	rm "$root$link"
+	echo old >"$root$link"
+	chown "$uid:$gid" "$root$link"
+	setfacl -m "u:$uid:rwx,m::rwx" "$root$textdir"
+	run with_proc chroot "$root" /var/lib/dpkg/info/modrot.postinst configure 0.0~old
+	getfacl -n -p "$root$textdir" >>"$log"
+	if [ -x "$root/usr/bin/setfacl" ]; then
+		[ -z "$(getfacl -n -p -s "$root$textdir")" ] || fail "the postinst left an ACL on $textdir"
+		say "   the upgrade took the ACL entry away"
+	else
+		getfacl -n -p "$root$textdir" | grep -qx "user:$uid:rwx" || fail "the postinst without setfacl changed the ACL"
+		say "   without setfacl in the root, the upgrade left the ACL entry (as README.Debian says)"
+		setfacl -b "$root$textdir"
+	fi
+	[ "$(cat "$root$link")" = old ] || fail "the postinst changed $link"
+	# shellcheck disable=SC2086
+	run with_proc chroot "$root" $post
+	[ "$(readlink "$root$link")" = "$metrics_file" ] || fail "the old $link stays"
+	chroot --userspec="$uid:$gid" "$root" touch "$textdir/evil.prom" 2>/dev/null && fail "$user writes in $textdir after the upgrade"
+	[ "$(ls -A "$root$textdir")" = modrot.prom ] || fail "in $textdir: $(ls -A "$root$textdir")"
 }
 
 # expected_diversions DEB: "PATH DIVERTED" for each divert_add of the
@@ -531,7 +583,7 @@ test_root() {
 	say "   modprobe -D took the stand-in for libcrypto, a load the real one"
 	done_step
 
-	step "$suite: the metrics service's user and its textfile directory"
+	step "$suite: the metrics service's user, its directory and its link"
 	check_metrics_user "$2"
 	done_step
 
@@ -582,7 +634,14 @@ test_root() {
 	step "$suite: install again, then purge"
 	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb"
 	check_diverted
+	# what the metrics service left survives a remove, not a purge; the
+	# textfile directory is node_exporter's and stays
+	[ -L "$root/var/lib/prometheus/node-exporter/modrot.prom" ] || fail "the metrics link did not survive a remove"
+	[ -f "$root/var/lib/modrot-metrics/modrot.prom" ] || fail "the metrics file did not survive a remove"
 	run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
+	[ ! -e "$root/var/lib/modrot-metrics" ] || fail "/var/lib/modrot-metrics left after purge"
+	[ ! -L "$root/var/lib/prometheus/node-exporter/modrot.prom" ] || fail "the metrics link left after purge"
+	[ -d "$root/var/lib/prometheus/node-exporter" ] || fail "the purge removed node_exporter's directory"
 	! chroot "$root" dpkg-divert --list | grep ' by modrot$' || fail "diversions left after purge"
 	manifest >"$pkgdir/kmod-after-purge.txt"
 	diff -u "$pkgdir/kmod-before.txt" "$pkgdir/kmod-after-purge.txt" >>"$log" ||
@@ -751,9 +810,11 @@ test_upgrade() {
 
 # The packages' own dependencies come in with the root, so that dpkg -i
 # needs no network later; bash-completion ships completions modrot
-# diverts too. (The downloaded .debs stay in the root, to reinstall kmod
+# diverts too; acl, with which the postinst takes away the ACL entry of
+# the earlier metrics layout (the Debian 13 root has none: there the
+# postinst leaves it). (The downloaded .debs stay in the root, to reinstall kmod
 # while diverted.)
-bookworm_include=kmod,bash-completion,$(for d in "$work"/bookworm/*.deb; do dpkg-deb -f "$d" Depends; done |
+bookworm_include=kmod,bash-completion,acl,$(for d in "$work"/bookworm/*.deb; do dpkg-deb -f "$d" Depends; done |
 	tr ',' '\n' | sed -e 's/([^)]*)//g' -e 's/|.*//' -e 's/ //g' | grep -v '^$' |
 	grep -vx 'modrot\|libmodrot1\|libmodrot-dev' | sort -u | paste -sd, -)
 

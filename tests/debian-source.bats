@@ -7,6 +7,7 @@
 # builds, lints and installs the packages, as root.)
 
 load helpers/tools
+load helpers/packages
 
 D=$top_srcdir/debian
 
@@ -165,7 +166,7 @@ make_var_programs() {
 	[ -n "$v" ]
 }
 
-@test "the package ships the metrics user's sysusers.d and tmpfiles.d files where the postinst applies them" {
+@test "the package ships the metrics user's sysusers.d file where the postinst applies it, the link's lines beside, and takes the old ACL entry away" {
 	local user
 	user=$(sed -n 's/^User=//p' "$top_srcdir/systemd/modrot-metrics.service.in")
 	[ -n "$user" ]
@@ -174,16 +175,68 @@ make_var_programs() {
 	assert_success
 	run grep -x 'debhelper-compat (= 13),' <(sed 's/^ //' "$D/control")
 	assert_success
-	# configured to /usr/lib (systemd.pc is no build dependency), and installed
+	# configured to /usr/lib (systemd.pc is no build dependency), and
+	# installed; the link's lines in /usr/share/modrot, and nothing in
+	# tmpfiles.d, which boot would apply
 	run grep -o -- '--with-\(sysusers\|tmpfiles\)dir=[^ ]*' "$D/rules"
-	assert_output $'--with-sysusersdir=/usr/lib/sysusers.d\n--with-tmpfilesdir=/usr/lib/tmpfiles.d'
-	run grep -x 'usr/lib/\(sysusers\|tmpfiles\).d' "$D/modrot.install"
-	assert_equal "${#lines[@]}" 2
-	# README.Debian names the user, the files and how to see the ACL
+	assert_output '--with-sysusersdir=/usr/lib/sysusers.d'
+	run grep -x 'usr/lib/sysusers.d\|usr/share/modrot\|.*tmpfiles.*' "$D/modrot.install"
+	assert_output $'usr/lib/sysusers.d\nusr/share/modrot'
+	# README.Debian names the user, the files, the link and how to see
+	# that no ACL entry is left
 	grep -qF "$user" "$D/README.Debian.in"
 	grep -qF /usr/lib/sysusers.d/modrot.conf "$D/README.Debian.in"
-	grep -qF /usr/lib/tmpfiles.d/modrot.conf "$D/README.Debian.in"
+	grep -qF /usr/share/modrot/modrot-metrics-link.conf "$D/README.Debian.in"
+	grep -qF /var/lib/modrot-metrics "$D/README.Debian.in"
 	grep -qF "getfacl /var/lib/prometheus/node-exporter" "$D/README.Debian.in"
+	grep -qx '#DEBHELPER#' "$D/modrot.postinst"
+}
+
+# in_textfile_ns SCRIPT: SCRIPT (sh) in a mount namespace with a new tmpfs
+# (which holds ACLs) on /var/lib, where /var/lib/prometheus/node-exporter
+# is root's, 0755, as prometheus-node-exporter makes it, and with the
+# metrics user in /etc/passwd. SCRIPT has D (debian/), MUSER (the user)
+# and T (the test's directory).
+in_textfile_ns() {
+	local user passwd=$BATS_TEST_TMPDIR/passwd
+	user=$(sed -n 's/^User=//p' "$top_srcdir/systemd/modrot-metrics.service.in")
+	{ grep -v "^$user:" /etc/passwd; echo "$user:x:989:989::/:/usr/sbin/nologin"; } > "$passwd"
+	D=$D MUSER=$user T=$BATS_TEST_TMPDIR unshare -m sh -c 'mount -t tmpfs -o mode=0755 none /var/lib &&
+		mkdir -m 0755 -p /var/lib/prometheus/node-exporter && mount --bind "$1" /etc/passwd && eval "$2"' \
+		sh "$passwd" "$1"
+}
+
+@test "on upgrade the postinst takes away the ACL entry earlier builds gave the metrics user, and nothing else" {
+	[ "$(id -u)" -eq 0 ] || skip "a mount namespace needs root"
+	need_packages acl
+	local dir=/var/lib/prometheus/node-exporter
+	# An upgrade: the user's entry goes, another user's stays, the mask
+	# follows what is left; the directory's owner and files are left.
+	run in_textfile_ns 'echo kept > '"$dir"'/other.prom &&
+		setfacl -m "u:$MUSER:rwx,u:nobody:r-x,m::rwx" '"$dir"' &&
+		sh "$D/modrot.postinst" configure 0.1~deb12u1 && getfacl -p '"$dir"' && cat '"$dir"'/other.prom'
+	assert_success
+	refute_line --partial "user:_modrot-metrics"
+	assert_line "user:nobody:r-x"
+	assert_line "mask::r-x"
+	assert_line "kept"
+	# Its only entry gone, the directory is back to 0755.
+	run in_textfile_ns 'setfacl -m "u:$MUSER:rwx,m::rwx" '"$dir"' &&
+		sh "$D/modrot.postinst" configure 0.1~deb12u1 && getfacl -p -s '"$dir"' && stat -c "%U %a" '"$dir"
+	assert_success
+	assert_output "root 755"
+	# A first install (no old version) touches nothing; nor does a
+	# postinst without setfacl on its PATH.
+	run in_textfile_ns 'setfacl -m "u:$MUSER:rwx,m::rwx" '"$dir"' &&
+		sh "$D/modrot.postinst" configure "" && mkdir "$T/bin" && ln -s /usr/bin/getfacl "$T/bin/" &&
+		PATH=$T/bin /bin/sh "$D/modrot.postinst" configure 0.1~deb12u1 && getfacl -p '"$dir"
+	assert_success
+	assert_line "user:_modrot-metrics:rwx"
+	assert_line "mask::rwx"
+	# Without the directory, nothing to do and no failure.
+	run in_textfile_ns 'rmdir '"$dir"' && sh "$D/modrot.postinst" configure 0.1~deb12u1 && ls -A /var/lib/prometheus'
+	assert_success
+	assert_output ""
 }
 
 @test "the package build runs no tests and depends on nothing only the tests use; configure takes BATS=/bin/false" {

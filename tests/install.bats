@@ -45,13 +45,13 @@ installed() {
 expected_files() {
 	local b=$1 p t f
 	local bindir sbindir libdir includedir mandir unitdir sysconfdir bashdir zshdir fishdir transform
-	local sysusersdir tmpfilesdir
+	local sysusersdir pkgdatadir
 	for v in bindir sbindir libdir includedir mandir sysconfdir; do
 		printf -v "$v" '%s' "$(make_var "$b" "$v")"
 	done
 	unitdir=$(make_var "$b" systemdsystemunitdir)
 	sysusersdir=$(make_var "$b" sysusersdir)
-	tmpfilesdir=$(make_var "$b" tmpfilesdir)
+	pkgdatadir=$(make_var "$b" pkgdatadir)
 	bashdir=$(make_var "$b" bashcompletiondir)
 	zshdir=$(make_var "$b" zshcompletiondir)
 	fishdir=$(make_var "$b" fishcompletiondir)
@@ -76,7 +76,7 @@ expected_files() {
 		echo "$libdir/pkgconfig/libmodrot.pc" "$includedir/modrot.h"
 		echo "$unitdir/modrot-ceiling.service" "$unitdir/modrot-metrics.service"
 		echo "$unitdir/modrot-metrics.timer" "$sysconfdir/default/modrot"
-		echo "$sysusersdir/modrot.conf" "$tmpfilesdir/modrot.conf"
+		echo "$sysusersdir/modrot.conf" "$pkgdatadir/modrot-metrics-link.conf"
 	} | tr ' ' '\n' | LC_ALL=C sort
 }
 

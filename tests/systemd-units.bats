@@ -21,7 +21,7 @@ test_units() {
 	mkdir -p "$dir" "$BATS_TEST_TMPDIR/etc/default"
 	for u in modrot-ceiling.service modrot-metrics.service; do
 		sed -e "s|@s\?bindir@|$top_builddir/tools|g" -e "s|@sysconfdir@|$BATS_TEST_TMPDIR/etc|g" \
-			-e "s|@\(sysusers\|tmpfiles\)dir@|$UNITS/\1.d|g" \
+			-e "s|@sysusersdir@|$UNITS/sysusers.d|g" -e "s|@pkgdatadir@|$UNITS|g" \
 			-e 's,@\(modreap\|modrot-metrics\)@,\1,g' \
 			"$UNITS/$u.in" > "$dir/$u"
 	done
@@ -83,24 +83,30 @@ build_make() {
 		assert_equal "$unitdir" "$(pkg-config --variable=systemdsystemunitdir systemd)"
 	fi
 	run build_make install-systemdsystemunitDATA install-modrotdefaultDATA \
-		install-dist_sysusersDATA install-dist_tmpfilesDATA DESTDIR="$dest"
+		install-dist_sysusersDATA install-dist_pkgdataDATA DESTDIR="$dest"
 	assert_success
-	# the metrics user and its ACL, where systemd-sysusers and
-	# systemd-tmpfiles look (systemd.pc's directories, unless configured)
-	local d
-	for d in sysusersdir tmpfilesdir; do
-		dir=$(build_make -f Makefile -f - "print-$d" <<< 'print-%: ; @echo $($*)')
-		if ! "$top_builddir/config.status" --config | grep -q -- "--with-$d"; then
-			assert_equal "$dir" "$(pkg-config --variable="$d" systemd)"
-		fi
-		cmp "$dest$dir/modrot.conf" "$UNITS/${d%dir}.d/modrot.conf"
-	done
+	# the metrics user, where systemd-sysusers looks (systemd.pc's
+	# directory, unless configured)
+	dir=$(build_make -f Makefile -f - print-sysusersdir <<< 'print-%: ; @echo $($*)')
+	if ! "$top_builddir/config.status" --config | grep -q -- "--with-sysusersdir"; then
+		assert_equal "$dir" "$(pkg-config --variable=sysusersdir systemd)"
+	fi
+	cmp "$dest$dir/modrot.conf" "$UNITS/sysusers.d/modrot.conf"
+	# the link's tmpfiles.d lines, where the unit names them, and nothing
+	# in a tmpfiles.d directory, which boot would apply
+	dir=$(build_make -f Makefile -f - print-pkgdatadir <<< 'print-%: ; @echo $($*)')
+	cmp "$dest$dir/modrot-metrics-link.conf" "$UNITS/modrot-metrics-link.conf"
+	run find "$dest" -path '*/tmpfiles.d*'
+	assert_output ""
 	sbindir=$(build_make -f Makefile -f - print-sbindir <<< 'print-%: ; @echo $($*)')
 	sysconfdir=$(build_make -f Makefile -f - print-sysconfdir <<< 'print-%: ; @echo $($*)')
 	assert_file_exist "$dest$unitdir/modrot-ceiling.service"
 	assert_file_exist "$dest$unitdir/modrot-metrics.service"
 	assert_file_exist "$dest$unitdir/modrot-metrics.timer"
 	assert_file_exist "$dest$sysconfdir/default/modrot"
+	run grep -x "ExecStartPost=+systemd-tmpfiles --create $dir/modrot-metrics-link.conf" \
+		"$dest$unitdir/modrot-metrics.service"
+	assert_success
 	run grep -h '^ExecStart=\|^EnvironmentFile=' "$dest$unitdir/modrot-ceiling.service"
 	assert_line "ExecStart=$sbindir/modreap --watch --down-to \${MODROT_CEILING} --interval \${MODROT_INTERVAL}"
 	assert_line "EnvironmentFile=-$sysconfdir/default/modrot"
@@ -289,40 +295,59 @@ allowed_syscalls() {
 	assert_success
 }
 
-# The metrics service's user (sysusers.d) and the textfile directory's
-# lines (tmpfiles.d): "u NAME ..." and the "d" and "a+" lines' paths and
-# arguments.
+# The metrics service's user (sysusers.d), its own directory
+# (StateDirectory=) and the lines of the link that shows its file in
+# node_exporter's textfile directory (tmpfiles.d lines the service applies
+# after each run).
 SYSUSERS=$UNITS/sysusers.d/modrot.conf
-TMPFILES=$UNITS/tmpfiles.d/modrot.conf
+LINKCONF=$UNITS/modrot-metrics-link.conf
+TEXTDIR=/var/lib/prometheus/node-exporter
 metrics_user() { sed -n 's/^User=//p' "$UNITS/modrot-metrics.service.in"; }
+metrics_default() { sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$UNITS/modrot-metrics.service.in"; }
+state_dir() { echo "/var/lib/$(sed -n 's/^StateDirectory=//p' "$UNITS/modrot-metrics.service.in")"; }
 
-@test "the metrics service runs as its own system user, keeps no capability, and may write only in the textfile directory" {
-	local unit=$UNITS/modrot-metrics.service.in default dir user
-	default=$(sed -n 's/^Environment=MODROT_METRICS_FILE=\([^ ]*\).*/\1/p' "$unit")
-	assert_equal "$default" /var/lib/prometheus/node-exporter/modrot.prom
-	dir=${default%/*}
+@test "the metrics service runs as its own system user, keeps no capability, and may write only in its own directory" {
+	local unit=$UNITS/modrot-metrics.service.in default user
+	default=$(metrics_default)
+	assert_equal "$default" /var/lib/modrot-metrics/modrot.prom
+	assert_equal "$(state_dir)" "${default%/*}"
 	user=$(metrics_user)
 	# a system user of sysusers.d, named as Debian names new ones
 	assert_equal "$user" _modrot-metrics
 	run grep -v '^#' "$SYSUSERS"
 	assert_output "u $user - \"modrot metrics for node_exporter\" / -"
-	# tmpfiles.d: the directory made when missing, its owner and mode left
-	# alone ("-"), and an ACL entry appended for the user
-	run grep -v '^#' "$TMPFILES"
-	assert_line --index 0 --regexp "^d +$dir - - - -\$"
-	assert_line --index 1 --regexp "^a\\+ +$dir - - - - u:$user:rwx,m::rwx\$"
+	# Its own directory, made by systemd (the user's, readable by all), the
+	# only place it may write; the link made by root ("+") after a run.
+	run grep -E '^(ExecStartPre|ExecStartPost|ReadWritePaths|ReadWriteDirectories|StateDirectory|StateDirectoryMode|LogsDirectory|CacheDirectory|RuntimeDirectory|DynamicUser)=' "$unit"
+	assert_output "StateDirectory=modrot-metrics
+StateDirectoryMode=0755
+ExecStartPost=+systemd-tmpfiles --create @pkgdatadir@/modrot-metrics-link.conf"
+	# The link's lines: the textfile directory made when missing, its
+	# owner and mode left alone ("-"), and root's link in it to the file.
+	# No line gives the user anything there, and none is in a tmpfiles.d
+	# directory (boot would make the link before there is a file).
+	run grep -v '^#' "$LINKCONF"
+	assert_line --index 0 --regexp "^d +$TEXTDIR - - - -\$"
+	assert_line --index 1 --regexp "^L\\+ +$TEXTDIR/modrot.prom - - - - $default\$"
 	assert_equal "${#lines[@]}" 2
-	# which the service applies (as root: "+") before each run, and the
-	# only place it may write
-	run grep -E '^(ExecStartPre|ReadWritePaths|ReadWriteDirectories|StateDirectory|LogsDirectory|CacheDirectory|DynamicUser)=' "$unit"
-	assert_output "ExecStartPre=+systemd-tmpfiles --create modrot.conf
-ReadWritePaths=-$dir"
+	assert_file_not_exist "$UNITS/tmpfiles.d"
 	run grep -x 'ProtectSystem=strict' "$unit"
 	assert_success
 	run grep -x 'CapabilityBoundingSet=' "$unit"
 	assert_success
 	run grep -x 'AmbientCapabilities=' "$unit"
 	assert_success
+	# Under its name the user leaves only a regular file or a directory:
+	# no symbolic or hard link, no FIFO.
+	local call
+	run allowed_syscalls "$unit"
+	for call in link linkat symlink symlinkat mknod mknodat; do refute_line "$call"; done
+	assert_line rename
+	assert_line openat
+	# The control: @system-service alone allows them.
+	grep -v '^SystemCallFilter=~link ' "$unit" > "$BATS_TEST_TMPDIR/unit"
+	run allowed_syscalls "$BATS_TEST_TMPDIR/unit"
+	for call in link linkat symlink symlinkat mknod mknodat; do assert_line "$call"; done
 }
 
 # traversable: every directory above the test's own may be passed through
@@ -336,70 +361,105 @@ traversable() {
 	done
 }
 
-# tmpfiles_root ROOT [CONF]: makes ROOT as a package install makes it: the
-# sysusers.d and tmpfiles.d files (CONF: another tmpfiles.d file) under
-# /usr/lib, systemd-sysusers run on them (over a copy of this system's
-# users less the metrics user, so that no id is taken twice and the user
-# is made), then the service's ExecStartPre command on ROOT.
-# systemd-tmpfiles resolves the ACL's user name with the system's own user
-# database, so it runs with ROOT's bound over it.
-tmpfiles_root() {
-	local root=$1 conf=${2:-$TMPFILES} pre f
-	mkdir -p "$root/etc" "$root/usr/lib/sysusers.d" "$root/usr/lib/tmpfiles.d"
-	if [ ! -e "$root/etc/passwd" ]; then
-		for f in passwd group; do
-			grep -v "^$(metrics_user):" "/etc/$f" > "$root/etc/$f" || return
-		done
-	fi
+# metrics_root ROOT: makes ROOT as a package install and systemd make it:
+# the sysusers.d file under /usr/lib, systemd-sysusers run on it (over a
+# copy of this system's users less the metrics user, so that no id is
+# taken twice and the user is made), and the service's StateDirectory=
+# as systemd makes it, the user's, of StateDirectoryMode=.
+metrics_root() {
+	local root=$1 f uid gid mode
+	mkdir -p "$root/etc" "$root/usr/lib/sysusers.d"
+	for f in passwd group; do
+		grep -v "^$(metrics_user):" "/etc/$f" > "$root/etc/$f" || return
+	done
 	cp "$SYSUSERS" "$root/usr/lib/sysusers.d/modrot.conf"
-	cp "$conf" "$root/usr/lib/tmpfiles.d/modrot.conf"
 	systemd-sysusers --root="$root" modrot.conf
-	pre=$(sed -n 's/^ExecStartPre=+//p' "$UNITS/modrot-metrics.service.in")
-	read -r -a pre <<< "$pre"
-	unshare -m sh -c 'mount --bind "$1/etc/passwd" /etc/passwd && mount --bind "$1/etc/group" /etc/group &&
-		shift && exec "$@"' sh "$root" "${pre[0]}" --root="$root" "${pre[@]:1}"
+	uid=$(awk -F: -v u="$(metrics_user)" '$1 == u { print $3 }' "$root/etc/passwd")
+	gid=$(awk -F: -v u="$(metrics_user)" '$1 == u { print $4 }' "$root/etc/passwd")
+	mode=$(sed -n 's/^StateDirectoryMode=//p' "$UNITS/modrot-metrics.service.in")
+	install -d -o "$uid" -g "$gid" -m "$mode" "$root$(state_dir)"
+}
+
+# post_run ROOT UNIT: the service's ExecStartPost command, as root, on ROOT.
+post_run() {
+	local root=$1 post
+	post=$(sed -n 's/^ExecStartPost=+//p' "$2")
+	read -r -a post <<< "$post"
+	"${post[0]}" --root="$root" "${post[@]:1}"
+}
+
+# metrics_ids ROOT: "UID GID" of ROOT's metrics user
+metrics_ids() {
+	awk -F: -v u="$(metrics_user)" '$1 == u { print $3, $4 }' "$1/etc/passwd"
 }
 
 # as_metrics_user ROOT CMD...: CMD on the kernel as the service runs it:
 # as ROOT's metrics user, no capability, UMask=0077, no pointer visible.
 as_metrics_user() {
-	local root=$1 uid gid
+	local root=$1 ids
 	shift
-	uid=$(awk -F: -v u="$(metrics_user)" '$1 == u { print $3 }' "$root/etc/passwd")
-	gid=$(awk -F: -v u="$(metrics_user)" '$1 == u { print $4 }' "$root/etc/passwd")
-	[ -n "$uid" ] && [ "$uid" -ne 0 ] || return 99
-	(umask 0077 && exec "$SIM" run "$K" --nocap -- setpriv --reuid="$uid" --regid="$gid" --clear-groups \
-		--inh-caps=-all --no-new-privs "$@")
+	read -r -a ids <<< "$(metrics_ids "$root")"
+	[ -n "${ids[0]}" ] && [ "${ids[0]}" -ne 0 ] || return 99
+	(umask 0077 && exec "$SIM" run "$K" --nocap -- setpriv --reuid="${ids[0]}" --regid="${ids[1]}" \
+		--clear-groups --inh-caps=-all --no-new-privs "$@")
 }
 
-@test "as its user, the metrics service writes into the directory its tmpfiles.d lines prepare; without the ACL it fails in one line" {
+# as_node_exporter ROOT CMD...: CMD as node_exporter's textfile collector
+# reads: as another unprivileged user (nobody), with ROOT's /var in the
+# place of this system's, so that the link's absolute target resolves.
+as_node_exporter() {
+	unshare -m sh -c 'mount --bind "$1/var" /var && shift && exec setpriv --reuid=65534 --regid=65534 \
+		--clear-groups --inh-caps=-all "$@"' sh "$@"
+}
+
+# What a hostile metrics user tries in the textfile directory DIR, from
+# its own directory OWN: each system call's errno name, or "ok".
+HOSTILE='
+import errno, os, sys
+d, own = sys.argv[1], sys.argv[2]
+def attempt(name, f):
+    try:
+        f()
+        print(name, "ok")
+    except OSError as e:
+        print(name, errno.errorcode[e.errno])
+mine = os.path.join(own, "mine.prom")
+os.close(os.open(mine, os.O_CREAT | os.O_WRONLY, 0o644))
+attempt("create", lambda: os.close(os.open(os.path.join(d, "evil.prom"), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)))
+attempt("write-other", lambda: os.close(os.open(os.path.join(d, "other.prom"), os.O_WRONLY)))
+attempt("rename-over-other", lambda: os.rename(mine, os.path.join(d, "other.prom")))
+attempt("rename-over-link", lambda: os.rename(mine, os.path.join(d, "modrot.prom")))
+attempt("rename-other-away", lambda: os.rename(os.path.join(d, "other.prom"), os.path.join(d, "gone.prom")))
+attempt("unlink-other", lambda: os.unlink(os.path.join(d, "other.prom")))
+attempt("unlink-link", lambda: os.unlink(os.path.join(d, "modrot.prom")))
+attempt("symlink", lambda: os.symlink("/etc/shadow", os.path.join(d, "evil.prom")))
+attempt("mkdir", lambda: os.mkdir(os.path.join(d, "evil.prom")))
+os.unlink(mine)
+'
+
+@test "as its user, the metrics service writes only in its own directory; root's link shows the file to node_exporter; the textfile directory is out of the user's reach" {
 	[ "$(id -u)" -eq 0 ] || skip "running as another user needs root (setpriv, unshare)"
-	need_packages acl
+	need_packages acl python3
 	kernel_new rot
 	"$SIM" populate "$K" --live 4 --rotting 3 --seed 8
 	traversable
-	local root=$BATS_TEST_TMPDIR/root units user uid textdir before expected
+	local root=$BATS_TEST_TMPDIR/root units user uid gid state textdir link before expected inode
 	user=$(metrics_user)
 	units=$(test_units)
-	textdir=$root/var/lib/prometheus/node-exporter
+	state=$root$(state_dir)
+	textdir=$root$TEXTDIR
+	link=$textdir/modrot.prom
 
-	run tmpfiles_root "$root"
+	run metrics_root "$root"
 	assert_success
 	assert_output --partial "Creating user '$user'"
-	refute_output --partial "ACL"
-	uid=$(awk -F: -v u="$user" '$1 == u { print $3 }' "$root/etc/passwd")
+	read -r uid gid <<< "$(metrics_ids "$root")"
 	[ "$uid" -gt 0 ] && [ "$uid" -lt 1000 ] # a system user
-	# made as prometheus-node-exporter makes it: root's, 0755; and the user's entry
-	assert_equal "$(stat -c '%U %G' "$textdir")" "root root"
-	run getfacl -n -p "$textdir"
-	assert_line "user::rwx"
-	assert_line "user:$uid:rwx"
-	assert_line "mask::rwx"
-	assert_line "group::r-x"
-	assert_line "other::r-x"
-	# What root's earlier runs left is replaced.
-	echo old > "$textdir/modrot.prom"
-	echo "MODROT_METRICS_FILE=$textdir/modrot.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	assert_equal "$(stat -c '%u %g %a' "$state")" "$uid $gid 755"
+	assert_file_not_exist "$textdir"
+
+	# The run, as the user, into its own directory.
+	echo "MODROT_METRICS_FILE=$root$(metrics_default)" > "$BATS_TEST_TMPDIR/etc/default/modrot"
 	unit_command "$units/modrot-metrics.service"
 	on_kernel_nocap cat /proc/modules /proc/rotting_modules /proc/module_percpu > /dev/null # rendered
 	# the user has no capability
@@ -411,45 +471,85 @@ as_metrics_user() {
 	assert_output ""
 	# the ceiling service's default ceiling, exported for the alert
 	expected=$(on_kernel_nocap "$top_builddir/tools/modrot-metrics" --ceiling 64M)
-	assert_equal "$(cat "$textdir/modrot.prom")" "$expected"
-	grep -qx 'modrot_ceiling_bytes 67108864' "$textdir/modrot.prom"
-	# the user's file, readable by node_exporter's user; no temporary left;
-	# the directory still root's
-	assert_equal "$(stat -c '%u %a' "$textdir/modrot.prom")" "$uid 644"
+	assert_equal "$(cat "$state/modrot.prom")" "$expected"
+	grep -qx 'modrot_ceiling_bytes 67108864' "$state/modrot.prom"
+	# the user's file, readable by node_exporter's user; no temporary left
+	assert_equal "$(stat -c '%u %a' "$state/modrot.prom")" "$uid 644"
+	assert_equal "$(ls -A "$state")" modrot.prom
+
+	# Then root's link: the textfile directory made as
+	# prometheus-node-exporter makes it (root's, 0755, no ACL), holding
+	# only root's link to the file.
+	run post_run "$root" "$units/modrot-metrics.service"
+	assert_success
+	assert_equal "$(stat -c '%U %G %a' "$textdir")" "root root 755"
+	run getfacl -s -p "$textdir"
+	assert_output ""
+	[ -L "$link" ]
+	assert_equal "$(stat -c '%U %G' "$link")" "root root"
+	assert_equal "$(readlink "$link")" "$(metrics_default)"
 	assert_equal "$(ls -A "$textdir")" modrot.prom
-	assert_equal "$(stat -c '%U %G' "$textdir")" "root root"
-	assert_equal "$(kernel_state)" "$before"
+	# node_exporter's user reads the metrics through it
+	run as_node_exporter "$root" cat "$TEXTDIR/modrot.prom"
+	assert_success
+	assert_equal "$output" "$expected"
+	run as_node_exporter "$root" readlink -e "$TEXTDIR/modrot.prom"
+	assert_output "$(metrics_default)"
 
-	# A chmod of the directory masks the entry; the next start puts it back.
-	chmod 0755 "$textdir"
-	run as_metrics_user "$root" "${CMD[@]}"
-	assert_failure 1
-	assert_output --partial "Permission denied"
-	run tmpfiles_root "$root"
+	# The hostile user: with another collector's file in the directory,
+	# it can create, replace, rename, delete or write nothing there.
+	printf 'other_metric 1\n' > "$textdir/other.prom"
+	chmod 0644 "$textdir/other.prom"
+	inode=$(stat -c %i "$link")
+	run env -i PATH=/usr/bin:/bin setpriv --reuid="$uid" --regid="$gid" --clear-groups --inh-caps=-all \
+		/usr/bin/python3 -c "$HOSTILE" "$textdir" "$state"
 	assert_success
-	run as_metrics_user "$root" "${CMD[@]}"
-	assert_success
-	# A directory someone else owns stays theirs.
-	chown 65534:65534 "$textdir"
-	run tmpfiles_root "$root"
-	assert_success
-	assert_equal "$(stat -c '%u %g %a' "$textdir")" "65534 65534 775"
-
-	# Without the ACL line: one line naming the directory, exit 1, the
-	# old file and the kernel untouched.
-	local bare=$BATS_TEST_TMPDIR/bare
-	grep -v '^a+' "$TMPFILES" > "$BATS_TEST_TMPDIR/no-acl.conf"
-	run tmpfiles_root "$bare" "$BATS_TEST_TMPDIR/no-acl.conf"
-	assert_success
-	textdir=$bare/var/lib/prometheus/node-exporter
-	echo old > "$textdir/modrot.prom"
-	echo "MODROT_METRICS_FILE=$textdir/modrot.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
+	assert_output "create EACCES
+write-other EACCES
+rename-over-other EACCES
+rename-over-link EACCES
+rename-other-away EACCES
+unlink-other EACCES
+unlink-link EACCES
+symlink EACCES
+mkdir EACCES"
+	assert_equal "$(cat "$textdir/other.prom")" "other_metric 1"
+	assert_equal "$(stat -c '%U %a' "$textdir/other.prom")" "root 644"
+	assert_equal "$(ls -A "$textdir")" "modrot.prom
+other.prom"
+	assert_equal "$(stat -c %i "$link")" "$inode"
+	assert_equal "$(ls -A "$state")" modrot.prom
+	# The tool itself, pointed at the textfile directory: one line, exit 1,
+	# nothing there changed.
+	echo "MODROT_METRICS_FILE=$textdir/other.prom" > "$BATS_TEST_TMPDIR/etc/default/modrot"
 	unit_command "$units/modrot-metrics.service"
-	run as_metrics_user "$bare" "${CMD[@]}"
+	run as_metrics_user "$root" "${CMD[@]}"
 	assert_failure 1
-	assert_output "modrot-metrics: ERROR: could not write $textdir/modrot.prom: cannot create a file in $textdir: Permission denied"
-	assert_equal "$(cat "$textdir/modrot.prom")" old
-	assert_equal "$(ls -A "$textdir")" modrot.prom
+	assert_output "modrot-metrics: ERROR: could not write $textdir/other.prom: cannot create a file in $textdir: Permission denied"
+	assert_equal "$(cat "$textdir/other.prom")" "other_metric 1"
+	assert_equal "$(ls -A "$textdir")" "modrot.prom
+other.prom"
+
+	# The next runs: a right link is left as it is; the file its
+	# collector left in the earlier layout (a regular file, the user's)
+	# gives way to the link; a directory someone else owns stays theirs.
+	run post_run "$root" "$units/modrot-metrics.service"
+	assert_success
+	assert_equal "$(stat -c %i "$link")" "$inode"
+	rm "$link"
+	echo old > "$link"
+	chown "$uid:$gid" "$link"
+	chown 65534:65534 "$textdir"
+	chmod 0750 "$textdir"
+	run post_run "$root" "$units/modrot-metrics.service"
+	assert_success
+	[ -L "$link" ]
+	assert_equal "$(stat -c '%U %G' "$link")" "root root"
+	assert_equal "$(readlink "$link")" "$(metrics_default)"
+	assert_equal "$(stat -c '%u %g %a' "$textdir")" "65534 65534 750"
+	run as_node_exporter "$root" cat "$TEXTDIR/modrot.prom"
+	assert_success
+	assert_equal "$output" "$expected"
 	assert_equal "$(kernel_state)" "$before"
 }
 
