@@ -320,7 +320,8 @@ bool rot_name_is_builtin(const char *name)
 }
 
 /* Where the lock lives: a file only root can make, in a directory only
- * root can write (systemd/tmpfiles.d makes it at boot). MODROT_RECLAIM_LOCK
+ * root can write (made, 0700, by the first reclaim that needs it; /run is
+ * root's, so no one else can make it first). MODROT_RECLAIM_LOCK
  * names another place, for tests; secure_getenv ignores it in a setuid
  * run. */
 const char *rot_reclaim_lock_path(void)
