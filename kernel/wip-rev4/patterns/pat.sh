@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # By hand: the rp_*.ko beside the other test modules in the guest, as a
 # scenario of kernel/scenarios (sourced after lib.sh).  Prints PAT lines.
 for k in timer dwork kwork rcuwork irqwork kprobe deep; do
