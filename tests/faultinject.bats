@@ -32,7 +32,7 @@ sweep() {
 }
 
 @test "lsmod in every output mode survives a failed allocation, read or write" {
-	sweep 150 -s 2 -m '^lsmod(-o|-J-all|-r|-rotting|-stock-J|-inuse)?$'
+	sweep 150 -s 2 -m '^lsmod(-o|-J-all|-r|-rotting|-stock-J|-inuse|-pins)?$'
 }
 
 @test "rmmod, plain, --reclaim and --unused, survives a failed allocation, read or write" {

@@ -161,6 +161,7 @@ modes=(
 	"lsmod-stock|stock|$L"
 	"lsmod-stock-J|stock|$L -J"
 	"lsmod-inuse|rot|$L -o name,mounts,inuse"
+	"lsmod-pins|rot|$L -J -o name,refcnt,pins,inuse"
 	"rmmod|rot|$R gamma"
 	"rmmod-many|rot|$R gamma beta"
 	"rmmod-holders|rot|$R --remove-holders alpha"
