@@ -239,7 +239,8 @@ assert_batch_lines() {
 	assert_equal "$status" 1
 	expected_batch_lines "" | assert_batch_lines
 	n=${#files[@]}
-	assert_equal "$output" "0 of $n loaded, 0 failed, $n refused before loading, 0 skipped"
+	# already-loaded.ko is there already: present, no refusal
+	assert_equal "$output" "0 of $n loaded, 0 failed, $((n - 1)) refused before loading, 0 skipped, 1 loaded already"
 	assert_equal "$(snapshot)" "$before"
 }
 
@@ -255,7 +256,7 @@ assert_batch_lines() {
 	assert_equal "$(snapshot)" "$before"
 }
 
-@test "insmod --batch -J over the corpus gives one refused record per file" {
+@test "insmod --batch -J over the corpus gives one refused record per file, present for the one loaded already" {
 	kernel_for ""
 	mapfile -t files < <(expected_batch_lines "" | cut -f1)
 	before=$(snapshot)
@@ -264,8 +265,9 @@ assert_batch_lines() {
 	assert_equal "$stderr" ""
 	n=${#files[@]}
 	assert_equal "$(jq '.modules | length' <<<"$output")" "$n"
-	assert_equal "$(jq '[.modules[] | select(.result == "refused")] | length' <<<"$output")" "$n"
-	assert_equal "$(jq -c '.summary | [.files, .loaded, .refused, .failed, .rotted_bytes]' <<<"$output")" "[$n,0,$n,0,0]"
+	assert_equal "$(jq '[.modules[] | select(.result == "refused")] | length' <<<"$output")" "$((n - 1))"
+	assert_equal "$(jq -c '[.modules[] | select(.result == "present") | .filename | sub(".*/"; "")]' <<<"$output")" '["already-loaded.ko"]'
+	assert_equal "$(jq -c '.summary | [.files, .loaded, .present, .refused, .failed, .rotted_bytes]' <<<"$output")" "[$n,0,1,$((n - 1)),0,0]"
 	assert_equal "$(snapshot)" "$before"
 }
 
