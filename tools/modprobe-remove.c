@@ -200,12 +200,6 @@ static enum verdict dependency_verdict(struct modprobe_run *r, struct kmod_modul
 	return in_use(r, dep, why, cap);
 }
 
-static bool dependency_unused(struct modprobe_run *r, struct kmod_module *dep)
-{
-	char why[WHY_MAX];
-	return dependency_verdict(r, dep, why, sizeof(why)) == UNUSED;
-}
-
 /* What an unload of name leaves rotting: its size in the snapshot. */
 static uint64_t live_size(struct modprobe_run *r, const char *name)
 {
@@ -458,41 +452,54 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 	}
 	size_t n = 0;
 	kmod_list_foreach(l, deps) n++;
-	/* what this walk unloaded (or, -n, would have): never twice */
-	bool *done = calloc(n + 1, sizeof(*done));
-	for (bool again = done != NULL; again && !r->stopped;) {
+	/* Per dependency: what this walk unloaded (or, -n, would have), never
+	 * twice; and, at its last look, whether its use could not be judged. */
+	struct dep_look {
+		bool done, unknown;
+		char *why; /* when unknown (NULL if it could not be kept) */
+	} *look = calloc(n + 1, sizeof(*look));
+	for (bool again = look != NULL; again && !r->stopped;) {
 		size_t i = n;
 		again = false;
 		kmod_list_foreach_reverse(l, deps)
 		{
 			struct kmod_module *dep = kmod_module_get_module(l);
 			i--;
-			if (!r->stopped && !done[i] && dependency_unused(r, dep) &&
-			    unload_now(r, dep) == 0)
-				again = done[i] = true;
+			if (!r->stopped && !look[i].done) {
+				char why[WHY_MAX];
+				enum verdict v = dependency_verdict(r, dep, why, sizeof(why));
+				free(look[i].why);
+				look[i].unknown = v == UNKNOWN;
+				look[i].why = look[i].unknown ? strdup(why) : NULL;
+				if (v == UNUSED && unload_now(r, dep) == 0)
+					again = look[i].done = true;
+			}
 			kmod_module_unref(dep);
 		}
 	}
-	if (!done && n)
+	if (!look && n)
 		mp_fail(r, -ENOMEM, MP_ERROR,
 			"could not remove what '%s' left unused: out of memory",
 			kmod_module_get_name(mod));
 	/* A dependency kept in use goes unsaid, as kmod keeps it; one kept
-	 * because its use could not be judged is said once, so that a doubt
-	 * is not taken for a verdict. Not a failure: what was asked went. */
+	 * because its use could not be judged is said once, with the reason
+	 * the walk's own look found, so that a doubt is not taken for a
+	 * verdict. Not a failure: what was asked went. */
 	size_t i = n;
 	kmod_list_foreach_reverse(l, deps)
 	{
-		struct kmod_module *dep = kmod_module_get_module(l);
-		char why[WHY_MAX];
 		i--;
-		if (done && !done[i] && !r->stopped && !r->opts->quiet &&
-		    dependency_verdict(r, dep, why, sizeof(why)) == UNKNOWN)
-			cli_warn("kept '%s', which '%s' used: cannot tell whether it is in use: %s",
-				 kmod_module_get_name(dep), kmod_module_get_name(mod), why);
-		kmod_module_unref(dep);
+		if (look && look[i].unknown && !look[i].done && !r->stopped && !r->opts->quiet) {
+			struct kmod_module *dep = kmod_module_get_module(l);
+			cli_warn("kept '%s', which '%s' used: cannot tell whether it is in use%s%s",
+				 kmod_module_get_name(dep), kmod_module_get_name(mod),
+				 look[i].why ? ": " : "", look[i].why ? look[i].why : "");
+			kmod_module_unref(dep);
+		}
+		if (look)
+			free(look[i].why);
 	}
-	free(done);
+	free(look);
 	kmod_module_unref_list(deps);
 }
 
