@@ -97,13 +97,13 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts)) != -1) {
 		switch (c) {
 		case 'f':
-			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC | ROT_LOAD_FORCE_MODVERSION;
+			o->load_flags |= LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION;
 			break;
 		case OPT_FORCE_VERMAGIC:
-			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC;
+			o->load_flags |= LOAD_FORCE_VERMAGIC;
 			break;
 		case OPT_FORCE_MODVERSION:
-			o->load_flags |= ROT_LOAD_FORCE_MODVERSION;
+			o->load_flags |= LOAD_FORCE_MODVERSION;
 			break;
 		case OPT_CHECK:
 			o->check_only = true;

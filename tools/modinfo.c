@@ -482,12 +482,9 @@ int main(int argc, char *argv[])
 	const char *dir = run.explicit_dir ? run.dirname : NULL;
 	if (cli_moddir_open(dir, &dir) < 0)
 		goto out;
-	if (!run.opts.keyring_path)
-		kmod_lazy_crypto_decode_only();
 	run.ctx = cli_kmod_new(dir, no_config);
 	if (!run.ctx) {
-		if (errno != ELIBACC)
-			cli_error("out of memory");
+		cli_error("out of memory");
 		goto out;
 	}
 	/* The indexes mapped once, as modprobe has them: without this libkmod

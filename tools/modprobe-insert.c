@@ -310,9 +310,8 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 			 const struct rot_symbols *ksyms, const struct rot_symbols *batch)
 {
 	struct insmod_opts io = { 0 };
-	io.load_flags =
-		(r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
-		(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
+	io.load_flags = (r->opts->force || r->opts->force_vermagic ? LOAD_FORCE_VERMAGIC : 0) |
+			(r->opts->force || r->opts->force_modversion ? LOAD_FORCE_MODVERSION : 0);
 	/* percpu_preflight() reads no kernel facts: these are modprobe's own */
 	struct load_env env = { .opts = &io, .rot = r->rot };
 	struct load_job job = { .path = path, .mf = mf };
@@ -321,7 +320,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	if (err == 0) {
 		rot_preflight_set_kernel_symbols(job.pf, ksyms);
 		rot_preflight_set_batch_symbols(job.pf, batch);
-		rot_preflight_set_force_vermagic(job.pf, io.load_flags & ROT_LOAD_FORCE_VERMAGIC);
+		rot_preflight_set_force_vermagic(job.pf, io.load_flags & LOAD_FORCE_VERMAGIC);
 		err = rot_preflight_check(job.pf, mf);
 	}
 	if (err < 0) { /* the caller says it: could not check NAME */
@@ -596,7 +595,7 @@ static int run_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned fl
 		if (r->show)
 			print_action(p->mod, false, p->options);
 		p->acted = true;
-		err = rot_loader_load(NULL, kmod_module_get_path(p->mod), p->mf, p->options, 0);
+		err = rot_modfile_insert(p->mf, p->options);
 		if (err == 0)
 			note_loaded_symbols(r, p->mf);
 		bool target = !strcmp(kmod_module_get_name(p->mod), kmod_module_get_name(mod));
