@@ -28,13 +28,15 @@ ld_logged() {
 }
 
 # took_system: the last ld_files run mapped one libcrypto.so.3, the one
-# the loader's cache names, as libkmod's dependency.
+# the loader's cache names, as a dependency of the program (which names
+# it first when libkmod links it: configure.ac) or of libkmod.
 took_system() {
 	local sys
 	sys=$(ldconfig -p | awk '$1 == "libcrypto.so.3" { print $NF; exit }')
 	[ -n "$sys" ] || fail "the loader's cache has no libcrypto.so.3"
-	[[ "$ld" == *"file=libcrypto.so.3 [0];  needed by "*"libkmod.so.2 [0]"* ]] ||
-		fail "libcrypto.so.3 was not loaded as libkmod's dependency"
+	local re='file=libcrypto\.so\.3 \[0\];  needed by [^ ]*/(modprobe|modinfo|libkmod\.so\.2) \[0\]'
+	[[ "$ld" =~ $re ]] ||
+		fail "libcrypto.so.3 was not loaded as a dependency of the program or libkmod"
 	[[ "$ld" == *"calling init: $sys"$'\n'* ]] || fail "$sys was not the libcrypto loaded"
 	assert_equal "$(grep -c 'libcrypto[^ ]*\.so[^ ]* \[0\];  generating link map' <<<"$ld")" 1
 }
@@ -48,7 +50,7 @@ no_load_runs() {
 		"--show-modversions $f" "-r -n -v mt_net"
 }
 
-@test "runs that load nothing take the system's libcrypto, through libkmod, and change nothing" {
+@test "runs that load nothing take the system's libcrypto, and change nothing" {
 	local args before
 	mp mt_net
 	before=$(kernel_state)
