@@ -130,7 +130,7 @@ static void note_rot(struct load_job *job, const struct load_env *env)
 		/* Unsaid, a rotting instance would go unnoticed. */
 		size_t used = strlen(job->message);
 		snprintf(job->message + used, sizeof(job->message) - used,
-			 "; whether its init left rot is unknown (%s)", strerror(-err));
+			 "; whether its init left rot is unknown (%s)", cli_strerror(err));
 		return;
 	}
 	if (after <= rot_snapshot_rotting_of(env->snap, name, NULL, NULL))
@@ -183,12 +183,33 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod
 	return true;
 }
 
+/*
+ * Whether the kernel gets the image job_read() decompressed, not the path.
+ * --verify inserts the very buffer it verified: libkmod would open the path
+ * again, and a path can name other bytes by then. A compressed file goes
+ * the way kmod sends it too, as bytes to init_module(), but from the copy
+ * already in memory: libkmod would decompress it a second time, and it
+ * reports an allocation that fails in the middle of xz as "Invalid
+ * parameters" (docs/architecture.md). A plain file goes by path, so the
+ * kernel's own file checks (IMA, LoadPin) see it, and a forced load is
+ * libkmod's, which strips what the force skips.
+ */
+static bool insert_image(const struct load_job *job, const struct load_env *env)
+{
+	if (env->keyring)
+		return true;
+	if (env->opts->load_flags & (LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION))
+		return false;
+	enum rot_compression c = rot_modfile_compression(job->mf);
+	return (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) &&
+	       rot_modfile_problem(job->mf) == ROT_PROBLEM_NONE;
+}
+
 void job_insert(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx)
 {
-	/* --verify inserts the very buffer it verified: libkmod would open the
-	 * path again, and a path can name other bytes by then. */
-	int err = env->keyring ? rot_modfile_insert(job->mf, job->params)
-			       : insert_path(ctx, job->path, job->params, env->opts->load_flags);
+	int err = insert_image(job, env)
+			  ? rot_modfile_insert(job->mf, job->params)
+			  : insert_path(ctx, job->path, job->params, env->opts->load_flags);
 	if (err == 0) {
 		job->result = JOB_LOADED;
 		return;
