@@ -8,6 +8,7 @@
 # does says in one line which library, and changes nothing.
 
 load helpers/tools
+load helpers/modtree
 
 bats_require_minimum_version 1.5.0
 
@@ -85,8 +86,35 @@ refused_for() {
 	assert_equal "$(kernel_state)" "$before"
 }
 
-@test "insmod without a loadable libelf names libelf and loads nothing" {
-	refused_for libelf.so.1 libelf.so.1 "$FIXTURES/delta.ko"
+
+@test "modprobe without a loadable libelf names libelf and loads nothing" {
+	modtree_install
+	break_libs libelf.so.1
+	local before
+	before=$(kernel_state)
+	run --separate-stderr with_broken "$top_builddir/tools/modprobe" -C "$MODTREE_CONF" mtnet
+	assert_equal "$status" 1
+	assert_output ""
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" "^modprobe: ERROR: .*libelf.so.1 could not be loaded: $BROKEN/libelf.so.1: file too short\$"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+# insmod --batch reads module files in threads, where a library opened on
+# first use would get its thread-local storage from malloc() (glibc aborts
+# when that fails): insmod links libelf from the start, so without it
+# insmod does not start, as without libkmod.
+@test "insmod links libelf from the start; without it, insmod does not start and changes nothing" {
+	local needed
+	needed=$(readelf -d "$INSMOD" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+	[[ "$needed" == *libelf.so.1* ]] || fail "insmod does not link libelf"
+	break_libs libelf.so.1
+	local before
+	before=$(kernel_state)
+	run -127 --separate-stderr with_broken "$INSMOD" "$FIXTURES/delta.ko"
+	assert_output ""
+	assert_equal "$stderr" "$INSMOD: error while loading shared libraries: $BROKEN/libelf.so.1: file too short"
+	assert_equal "$(kernel_state)" "$before"
 }
 
 @test "insmod, modinfo and modprobe link libkmod, as kmod's tools do; lsmod, rmmod, modreap and modrot-metrics do not" {

@@ -206,7 +206,7 @@ static void refuse_if_replaced(const struct plan_step *step)
 		mp_fail(acting_run, err, MP_ERROR,
 			"could not insert '%s': could not read %s again to load it: %s; not "
 			"loaded, nor what follows it",
-			name, cli_moddir_shown(path), strerror(-err));
+			name, cli_moddir_shown(path), cli_strerror(err));
 	fflush(stdout);
 	exit(cli_outcome_exit(&acting_run->outcome));
 }
@@ -405,7 +405,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
-				strerror(-err));
+				cli_strerror(err));
 	}
 	if (err == 0) {
 		err = plan_kernel_symbols(r, &plan, &ksyms, &ksyms_borrowed);
@@ -436,7 +436,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	if (err < 0 && r->outcome.failures == failures_before)
 		mp_fail(r, err, MP_ERROR,
 			"could not check '%s' before loading it: %s; nothing was loaded",
-			kmod_module_get_name(mod), strerror(-err));
+			kmod_module_get_name(mod), cli_strerror(err));
 out:
 	if (!ksyms_borrowed)
 		rot_symbols_free(ksyms);
@@ -488,7 +488,7 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
-		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", strerror(-err));
+		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", cli_strerror(err));
 		return;
 	}
 	size_t before = mp_rot_accounted(r, name);
@@ -527,7 +527,7 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			"(see dmesg)%s",
 			name, rot);
 	else
-		mp_fail(r, err, MP_ERROR, "could not insert '%s': %s%s%s", name, strerror(-err),
+		mp_fail(r, err, MP_ERROR, "could not insert '%s': %s%s%s", name, cli_strerror(err),
 			cli_errno_hint(err), rot);
 }
 
@@ -706,7 +706,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 					err = lost;
 					mp_fail(r, err, MP_ERROR,
 						"could not insert '%s' and all it needs: %s",
-						kmod_module_get_name(mod), strerror(-err));
+						kmod_module_get_name(mod), cli_strerror(err));
 				} else if (err < 0 && !r->command_failed) {
 					report_insert_error(r, mod, err);
 				} else if (err == 0) {
