@@ -7,7 +7,6 @@
 
 #include "dl-crypto.h"
 #include "dl-elf.h"
-#include "dl-kmod.h"
 #include "dl-lzma.h"
 #include "dl-zstd.h"
 #include "modrot.h"
@@ -78,7 +77,7 @@ const char *rot_library_error(void)
 }
 
 /* Each library's pointers, names and loader. The SONAMEs are those of the
- * versions configure asks for (libcrypto >= 3.0, libkmod >= 30). */
+ * versions configure asks for (libcrypto >= 3.0). */
 #define DYNLIB_DEFINE(fn) __typeof__(dl_##fn) dl_##fn;
 #define DYNLIB_NAME(fn) #fn,
 #define DYNLIB_SLOT(fn) &dl_##fn,
@@ -102,4 +101,3 @@ DYNLIB(crypto, "libcrypto.so.3", DL_CRYPTO_FUNCTIONS)
 DYNLIB(elf, "libelf.so.1", DL_ELF_FUNCTIONS)
 DYNLIB(zstd, "libzstd.so.1", DL_ZSTD_FUNCTIONS)
 DYNLIB(lzma, "liblzma.so.5", DL_LZMA_FUNCTIONS)
-DYNLIB(kmod, "libkmod.so.2", DL_KMOD_FUNCTIONS)

@@ -2,12 +2,12 @@
 #ifndef MODROT_DYNLIB_H
 #define MODROT_DYNLIB_H
 /*
- * The optional libraries (OpenSSL's libcrypto, libelf, libzstd, liblzma and
- * libkmod) are opened on first use, not linked: most calls of most tools
- * (lsmod, rmmod, modreap, modrot-metrics, -V of any) read no module file
- * and no signature, and mapping and relocating those libraries was most of
- * what such a call cost (libkmod alone brings libcrypto, libzstd and
- * liblzma with it).
+ * The optional libraries (OpenSSL's libcrypto, libelf, libzstd and liblzma)
+ * are opened on first use, not linked: lsmod, rmmod, modreap and
+ * modrot-metrics read no module file and no signature, and need none of
+ * them. libkmod is not among them: lib does not use it, and the tools that
+ * do (insmod, modinfo, modprobe) link it, which brings libcrypto, libzstd
+ * and liblzma already loaded.
  *
  * Each lib/dl-NAME.h includes the library's own headers, then turns every
  * function this library calls into a call through a pointer (dl_FUNCTION)
@@ -40,6 +40,5 @@ int dl_crypto(void);
 int dl_elf(void);
 int dl_zstd(void);
 int dl_lzma(void);
-int dl_kmod(void);
 
 #endif

@@ -907,37 +907,18 @@ const char *rot_moddir_original(const struct rot_moddir *d);
  * path; any other path unchanged. Valid until the next call. */
 const char *rot_moddir_unmap(struct rot_moddir *d, const char *path);
 
-/* ---- loading, through libkmod ---- */
-
-/* One per thread: libkmod contexts are not shared between threads. */
-struct rot_loader;
-
-enum rot_load_flags {
-	ROT_LOAD_FORCE_VERMAGIC = 1 << 0,
-	ROT_LOAD_FORCE_MODVERSION = 1 << 1,
-};
-
-int rot_loader_new(struct rot_loader **out);
-void rot_loader_free(struct rot_loader *loader);
+/* ---- loading ---- */
 
 /*
- * The one load entry point (since 0.1). With mf NULL, inserts the module
- * file at path (plain or compressed; libkmod reads it) with flags. With
- * mf, inserts the image rot_modfile_read() read (decompressed by modrot)
- * with init_module(2): the bytes preflight looked at, and --verify
- * verified, are the bytes the kernel gets, whatever the path names by
- * now; path is then unused, loader may be NULL, and nothing can be forced
- * (forcing rewrites the image: flags other than 0 are -EINVAL). params is
- * the parameter string (NULL: none). Returns the kernel's negative errno
- * (libkmod's own messages are silenced: the tool says it once); -ENOEXEC
- * for a modfile with a problem; -EINVAL for a missing path or loader.
+ * Inserts the image rot_modfile_read() read (decompressed by modrot) with
+ * init_module(2): the bytes preflight looked at, and --verify verified,
+ * are the bytes the kernel gets, whatever the file's path names by now.
+ * params is the parameter string (NULL: none). Returns 0, the kernel's
+ * negative errno, -ENOEXEC for a modfile with a problem, or -EINVAL for
+ * no modfile. Loading by path, and forced loads, are libkmod's
+ * (kmod_module_insert_module()), which the tools call themselves.
  */
-int rot_loader_load(struct rot_loader *loader, const char *path, const struct rot_modfile *mf,
-		    const char *params, unsigned flags);
-
-/* True when libkmod can read the file's modinfo: how to tell whether this
- * system's libkmod decompresses a format modrot does not (gzip). */
-bool rot_loader_can_read(struct rot_loader *loader, const char *path);
+int rot_modfile_insert(const struct rot_modfile *mf, const char *params);
 
 #ifdef __cplusplus
 }

@@ -72,7 +72,6 @@ expected_files() {
 			echo "$fishdir/$t.fish"
 		done
 		echo "$libdir/libmodrot.so" "$libdir/libmodrot.so.1" "$libdir/libmodrot.so.1.0.0"
-		echo "$libdir/modrot/libcrypto-none.so"
 		echo "$libdir/pkgconfig/libmodrot.pc" "$includedir/modrot.h"
 		echo "$unitdir/modrot-ceiling.service" "$unitdir/modrot-metrics.service"
 		echo "$unitdir/modrot-metrics.timer" "$sysconfdir/default/modrot"
@@ -93,9 +92,20 @@ expected_files() {
 	assert_file_not_exist "$DEST$sbindir/lsmod"
 }
 
-@test "make install installs exactly the programs, pages, completions, library, modprobe's libcrypto stand-in, header, .pc and units" {
+@test "make install installs exactly the programs, pages, completions, library, header, .pc and units" {
 	run installed "$DEST"
 	assert_output "$(expected_files "$top_builddir")"
+}
+
+@test "every installed shared object is libmodrot: none carries another project's SONAME" {
+	local so soname n=0
+	while IFS= read -r so; do
+		soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\]$/\1/p')
+		assert_equal "$so: $soname" "$so: libmodrot.so.1"
+		n=$((n + 1))
+	done < <(find "$DEST" "$PDEST" -type f -name '*.so*')
+	# one library in each of the two trees
+	assert_equal "$n" 2
 }
 
 @test "completions go to the directories bash-completion.pc, fish.pc and zsh's fpath name" {

@@ -1,11 +1,8 @@
 #!/usr/bin/env bats
-# Which libcrypto modprobe's libkmod gets. A run that loads nothing (-D,
-# -n, -R, -c, --show-exports, --show-modversions, -r) never has a
-# signature decoded, and takes tools/libcrypto-none.c, found in modrot/
-# beside libmodrot.so.1, for libcrypto.so.3; a load, whose preflight reads
-# signatures, takes the real one. Without a usable stand-in (missing,
-# broken, or short of what libkmod imports) every run takes the real one
-# and prints the same bytes.
+# Which libcrypto modprobe and modinfo read signatures with: the system's,
+# which libkmod links (DT_NEEDED), whether the run loads anything or not.
+# modrot ships no library of its own under libcrypto's name (install.bats
+# checks every installed library's SONAME).
 
 load helpers/tools
 load helpers/modtree
@@ -15,7 +12,6 @@ load helpers/inuse
 bats_require_minimum_version 1.5.0
 
 SIGN=$top_srcdir/tests/helpers/sign-module.sh
-NONE=$top_builddir/lib/modrot/libcrypto-none.so
 
 setup() { inuse_kernel; }
 
@@ -31,17 +27,18 @@ ld_logged() {
 	"$@"
 }
 
-# took_none / took_real: which libcrypto.so.3 the last ld_files run loaded.
-# (The loader logs "dynamically loaded" for a file it then fails to open:
-# "generating link map" is what says it was mapped.)
-took_none() {
-	[[ "$ld" == *"file=$1/modrot/libcrypto-none.so [0];  generating link map"* ]] ||
-		fail "the stand-in in $1/modrot was not loaded"
-	[[ "$ld" != *"file=libcrypto.so.3 "* ]] || fail "the real libcrypto was loaded too"
-}
-took_real() {
-	[[ "$ld" == *"file=libcrypto.so.3 [0];  generating link map"* ]] || fail "the real libcrypto was not loaded"
-	[[ "$ld" != *"libcrypto-none.so [0];  generating link map"* ]] || fail "the stand-in was loaded"
+# took_system: the last ld_files run mapped one libcrypto.so.3, the one
+# the loader's cache names, as a dependency of the program (which names
+# it first when libkmod links it: configure.ac) or of libkmod.
+took_system() {
+	local sys
+	sys=$(ldconfig -p | awk '$1 == "libcrypto.so.3" { print $NF; exit }')
+	[ -n "$sys" ] || fail "the loader's cache has no libcrypto.so.3"
+	local re='file=libcrypto\.so\.3 \[0\];  needed by [^ ]*/(modprobe|modinfo|libkmod\.so\.2) \[0\]'
+	[[ "$ld" =~ $re ]] ||
+		fail "libcrypto.so.3 was not loaded as a dependency of the program or libkmod"
+	[[ "$ld" == *"calling init: $sys"$'\n'* ]] || fail "$sys was not the libcrypto loaded"
+	assert_equal "$(grep -c 'libcrypto[^ ]*\.so[^ ]* \[0\];  generating link map' <<<"$ld")" 1
 }
 
 # Every kind of run that loads nothing, one a line (--show-modversions of
@@ -53,34 +50,23 @@ no_load_runs() {
 		"--show-modversions $f" "-r -n -v mt_net"
 }
 
-@test "runs that load nothing take the stand-in, and print what the real libcrypto gives" {
-	local lib=$BATS_TEST_TMPDIR/lib args want
-	mkdir "$lib"
-	cp "$top_builddir/lib/libmodrot.so.1" "$lib/"
+@test "runs that load nothing take the system's libcrypto, and change nothing" {
+	local args before
 	mp mt_net
-	local before
 	before=$(kernel_state)
 	while read -r args; do
 		# shellcheck disable=SC2086 # the words are the arguments
-		ld_files on_kernel env LD_LIBRARY_PATH="$lib" "$MODPROBE" --bytes -C "$MODTREE_CONF" $args
-		took_real
-		want="$status|$output|$stderr"
-		# shellcheck disable=SC2086
 		ld_files mp $args
-		took_none "$top_builddir/lib"
-		assert_equal "$status|$output|$stderr" "$want"
+		took_system
 	done < <(no_load_runs)
 	assert_equal "$(kernel_state)" "$before"
-	# and an unload that is done, not dry
 	ld_files mp -r mt_net
 	assert_success
-	took_none "$top_builddir/lib"
+	took_system
 	kernel_state | grep -q '^rotting mt_net '
-	run is_live mt_net
-	assert_failure
 }
 
-@test "a load takes the real libcrypto: a signed module loads on a kernel that enforces signatures, an unsigned one is refused" {
+@test "a load takes the system's libcrypto: a signed module loads on a kernel that enforces signatures, an unsigned one is refused" {
 	kernel_new rot --sig-enforce
 	local rel=6.1.0-sim d=$BATS_TEST_TMPDIR
 	local mods=$d/root/lib/modules/$rel
@@ -92,64 +78,32 @@ no_load_runs() {
 	ld_files on_kernel "$MODPROBE" -d "$d/root" -S "$rel" delta
 	assert_success
 	assert_equal "$stderr" ""
-	took_real
+	took_system
 	is_live delta
 	ld_files on_kernel "$MODPROBE" -d "$d/root" -S "$rel" alpha
 	assert_equal "$status" 1
-	took_real
+	took_system
 	assert_equal "$stderr" "modprobe: ERROR: could not insert 'alpha': the module is not signed, and this kernel enforces signatures; nothing was loaded (the kernel never saw it)"
 	run is_live alpha
 	assert_failure
 }
 
-@test "a stand-in that is missing, broken, or short of a function libkmod imports: the real libcrypto, the same output" {
-	local lib=$BATS_TEST_TMPDIR/lib
-	mkdir -p "$lib/modrot"
-	cp "$top_builddir/lib/libmodrot.so.1" "$lib/"
-	local want before
-	want=$(mp -D mt_net)
-	[ -n "$want" ]
-	before=$(kernel_state)
-	# missing: modrot/ is empty
-	ld_files on_kernel env LD_LIBRARY_PATH="$lib" "$MODPROBE" --bytes -C "$MODTREE_CONF" -D mt_net
+@test "modinfo of a signed module shows its signer, key and hash as kmod's does, through the system's libcrypto" {
+	local d=$BATS_TEST_TMPDIR f
+	"$SIGN" --make-ca "$d/ca" "modrot test signer" >/dev/null 2>&1
+	"$SIGN" "$d/ca/key.pem" "$d/ca/cert.pem" "$FIXTURES/delta.ko" "$d/delta.ko"
+	for f in signer sig_key sig_hashalgo; do
+		ld_files on_kernel "$top_builddir/tools/modinfo" -F "$f" "$d/delta.ko"
+		assert_success
+		assert_equal "$stderr" ""
+		[ -n "$output" ]
+		assert_equal "$output" "$(/sbin/modinfo -F "$f" "$d/delta.ko")"
+		took_system
+	done
+	ld_files on_kernel "$top_builddir/tools/modinfo" -F signer "$d/delta.ko"
+	assert_output "modrot test signer"
+	# unsigned: no signer, as kmod
+	run --separate-stderr on_kernel "$top_builddir/tools/modinfo" -F signer "$FIXTURES/delta.ko"
 	assert_success
-	assert_output "$want"
-	took_real
-	# broken: not an ELF file
-	echo 'not a library' >"$lib/modrot/libcrypto-none.so"
-	ld_files on_kernel env LD_LIBRARY_PATH="$lib" "$MODPROBE" --bytes -C "$MODTREE_CONF" -D mt_net
-	assert_success
-	assert_equal "$stderr" ""
-	assert_output "$want"
-	took_real
-	# short: d2i_PKCS7_bio left out, as a newer libkmod would need more
-	sed '/^\td2i_PKCS7_bio;$/d' "$top_srcdir/tools/libcrypto-none.sym" >"$BATS_TEST_TMPDIR/short.sym"
-	! grep -q d2i_PKCS7_bio "$BATS_TEST_TMPDIR/short.sym"
-	${CC:-cc} -fPIC -shared -Wl,-soname,libcrypto.so.3 -Wl,--version-script="$BATS_TEST_TMPDIR/short.sym" \
-		-o "$lib/modrot/libcrypto-none.so" "$top_srcdir/tools/libcrypto-none.c"
-	ld_files on_kernel env LD_LIBRARY_PATH="$lib" "$MODPROBE" --bytes -C "$MODTREE_CONF" -D mt_net
-	assert_success
-	assert_equal "$stderr" ""
-	assert_output "$want"
-	[[ "$ld" == *"file=$lib/modrot/libcrypto-none.so [0];  generating link map"* ]]
-	[[ "$ld" == *"file=libcrypto.so.3 [0];  generating link map"* ]]
-	assert_equal "$(kernel_state)" "$before"
-}
-
-@test "the stand-in exports every libcrypto function the system's libkmod imports, under libcrypto.so.3's name and version" {
-	local libkmod
-	libkmod=$(ldconfig -p | awk '$1 == "libkmod.so.2" { print $NF; exit }')
-	[ -n "$libkmod" ]
-	local wanted have
-	wanted=$(nm -D --undefined-only "$libkmod" | awk '$NF ~ /@OPENSSL_/ { print $NF }' | sort)
-	[ -n "$wanted" ] || skip "this libkmod imports nothing from libcrypto"
-	have=$(nm -D --defined-only "$NONE" | awk '$2 == "T" { print $3 }' | sed 's/@@/@/' | sort)
-	assert_equal "$(comm -23 <(echo "$wanted") <(echo "$have"))" ""
-	# kmod 34 (Debian 13) imports one more, which Debian 12's does not:
-	# scripts/package-test.sh checks the stand-in against it there.
-	[[ "$have" == *OBJ_obj2txt@OPENSSL_3.0.0* ]]
-	run readelf -d "$NONE"
-	assert_output --partial "Library soname: [libcrypto.so.3]"
-	assert_equal "$(grep -c '(NEEDED)' <<<"$output")" 1
-	assert_output --partial "Shared library: [libc.so.6]"
+	assert_output ""
 }

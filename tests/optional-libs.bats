@@ -1,12 +1,14 @@
 #!/usr/bin/env bats
-# libmodrot opens libcrypto, libelf, libzstd, liblzma and libkmod on first
-# use (lib/dynlib.h). Each is made unloadable here the way a broken
-# installation would: an empty file of its name first on the search path
+# libmodrot opens libcrypto, libelf, libzstd and liblzma on first use
+# (lib/dynlib.h); insmod, modinfo and modprobe link libkmod, which brings
+# libcrypto, libzstd and liblzma with it. Each library is made unloadable
+# here the way a broken installation would: an empty file of its name first on the search path
 # (LD_LIBRARY_PATH), which the dynamic loader takes and refuses.
 # A tool that does not need a library runs as if it were fine; one that
 # does says in one line which library, and changes nothing.
 
 load helpers/tools
+load helpers/modtree
 
 bats_require_minimum_version 1.5.0
 
@@ -62,21 +64,10 @@ with_broken() {
 	assert_success
 	assert_output --partial modrot_
 	local t
-	for t in lsmod rmmod modreap modrot-metrics insmod; do
+	for t in lsmod rmmod modreap modrot-metrics; do
 		run with_broken "$top_builddir/tools/$t" -V
 		assert_success
 	done
-}
-
-@test "insmod --verify without a loadable libcrypto says so in one line and loads nothing" {
-	break_libs libcrypto.so.3
-	local before
-	before=$(kernel_state)
-	run --separate-stderr with_broken "$INSMOD" --verify "$D/ca/cert.pem" "$D/delta-signed.ko"
-	assert_equal "$status" 1
-	assert_output ""
-	assert_equal "$stderr" "insmod: ERROR: cannot verify against the keyring $D/ca/cert.pem: libcrypto.so.3 could not be loaded: $BROKEN/libcrypto.so.3: file too short"
-	assert_equal "$(kernel_state)" "$before"
 }
 
 # BROKEN-SONAME NAMED-SONAME INSMOD-ARGS...: insmod fails with one line that
@@ -95,56 +86,60 @@ refused_for() {
 	assert_equal "$(kernel_state)" "$before"
 }
 
-@test "insmod --verify of a .ko.zst without a loadable libzstd names libzstd and loads nothing" {
-	refused_for libzstd.so.1 libzstd.so.1 --verify "$D/ca/cert.pem" "$FIXTURES/delta.ko.zst"
-}
 
-@test "insmod --verify of a .ko.xz without a loadable liblzma names liblzma and loads nothing" {
-	refused_for liblzma.so.5 liblzma.so.5 --verify "$D/ca/cert.pem" "$FIXTURES/delta.ko.xz"
-}
-
-@test "insmod without a loadable libelf names libelf and loads nothing" {
-	refused_for libelf.so.1 libelf.so.1 "$FIXTURES/delta.ko"
-}
-
-@test "insmod without a loadable libkmod names libkmod and loads nothing" {
-	refused_for libkmod.so.2 libkmod.so.2 "$FIXTURES/delta.ko"
-}
-
-@test "insmod without libzstd, which libkmod needs, names both and loads nothing" {
-	refused_for libzstd.so.1 libkmod.so.2 "$FIXTURES/delta.ko"
-}
-
-@test "insmod --verify of a plain .ko needs neither libkmod nor the decompressors" {
-	break_libs libkmod.so.2 libzstd.so.1 liblzma.so.5
-	run --separate-stderr with_broken "$INSMOD" --verify "$D/ca/cert.pem" "$D/delta-signed.ko"
-	assert_success
-	assert_equal "$stderr" ""
-	is_live delta
-}
-
-@test "modinfo and modprobe open libkmod for their first lookup only: -V and --help run without it, a lookup names it in one line" {
-	break_libs $ALL_OPTIONAL
-	local t
-	for t in modinfo modprobe; do
-		run --separate-stderr with_broken "$top_builddir/tools/$t" -V
-		assert_success
-		assert_equal "$stderr" ""
-		assert_output "$t (modrot) $(on_kernel "$LSMOD" -V | awk '{ print $NF }')"
-		run --separate-stderr with_broken "$top_builddir/tools/$t" --help
-		assert_success
-		assert_equal "$stderr" ""
-	done
-	mkdir -p "$BATS_TEST_TMPDIR/root/lib/modules/6.1.0-sim"
+@test "modprobe without a loadable libelf names libelf and loads nothing" {
+	modtree_install
+	break_libs libelf.so.1
 	local before
 	before=$(kernel_state)
-	run --separate-stderr with_broken "$top_builddir/tools/modinfo" "$FIXTURES/delta.ko"
+	run --separate-stderr with_broken "$top_builddir/tools/modprobe" -C "$MODTREE_CONF" mtnet
 	assert_equal "$status" 1
 	assert_output ""
-	assert_equal "$stderr" "modinfo: ERROR: libkmod.so.2 could not be loaded: $BROKEN/libkmod.so.2: file too short"
-	run --separate-stderr with_broken "$top_builddir/tools/modprobe" -d "$BATS_TEST_TMPDIR/root" -S 6.1.0-sim delta
-	assert_equal "$status" 1
+	assert_equal "${#stderr_lines[@]}" 1
+	assert_regex "$stderr" "^modprobe: ERROR: .*libelf.so.1 could not be loaded: $BROKEN/libelf.so.1: file too short\$"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+# insmod --batch reads module files in threads, where a library opened on
+# first use would get its thread-local storage from malloc() (glibc aborts
+# when that fails): insmod links libelf from the start, so without it
+# insmod does not start, as without libkmod.
+@test "insmod links libelf from the start; without it, insmod does not start and changes nothing" {
+	local needed
+	needed=$(readelf -d "$INSMOD" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+	[[ "$needed" == *libelf.so.1* ]] || fail "insmod does not link libelf"
+	break_libs libelf.so.1
+	local before
+	before=$(kernel_state)
+	run -127 --separate-stderr with_broken "$INSMOD" "$FIXTURES/delta.ko"
 	assert_output ""
-	assert_equal "$stderr" "modprobe: ERROR: libkmod.so.2 could not be loaded: $BROKEN/libkmod.so.2: file too short"
+	assert_equal "$stderr" "$INSMOD: error while loading shared libraries: $BROKEN/libelf.so.1: file too short"
+	assert_equal "$(kernel_state)" "$before"
+}
+
+@test "insmod, modinfo and modprobe link libkmod, as kmod's tools do; lsmod, rmmod, modreap and modrot-metrics do not" {
+	local t needed
+	for t in insmod modinfo modprobe lsmod rmmod modreap modrot-metrics; do
+		needed=$(readelf -d "$top_builddir/tools/$t" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+		case $t in
+		insmod | modinfo | modprobe) [[ "$needed" == *libkmod.so.2* ]] || fail "$t does not link libkmod" ;;
+		*) [[ "$needed" != *libkmod* ]] || fail "$t links libkmod" ;;
+		esac
+	done
+}
+
+@test "without a loadable libkmod, insmod, modinfo and modprobe do not start, and change nothing" {
+	break_libs libkmod.so.2
+	mkdir -p "$BATS_TEST_TMPDIR/root/lib/modules/6.1.0-sim"
+	local before t
+	before=$(kernel_state)
+	for t in "$INSMOD $FIXTURES/delta.ko" "$top_builddir/tools/modinfo $FIXTURES/delta.ko" \
+		"$top_builddir/tools/modprobe -d $BATS_TEST_TMPDIR/root -S 6.1.0-sim delta"; do
+		# shellcheck disable=SC2086 # the words are the command
+		run --separate-stderr with_broken $t
+		assert_equal "$status" 127
+		assert_output ""
+		assert_equal "$stderr" "${t%% *}: error while loading shared libraries: $BROKEN/libkmod.so.2: file too short"
+	done
 	assert_equal "$(kernel_state)" "$before"
 }

@@ -7,6 +7,7 @@
  * kernel, where on a rot kernel a failed init would rot.
  */
 #include <errno.h>
+#include <libkmod.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -224,7 +225,7 @@ static void announce(struct batch *b, const struct load_job *job)
 	}
 }
 
-static void run_one(struct batch *b, struct load_job *job, struct rot_loader *loader)
+static void run_one(struct batch *b, struct load_job *job, struct kmod_ctx *ctx)
 {
 	const char *dep = undelivered_dependency(b, job);
 	if (job->result == JOB_PENDING && dep) {
@@ -241,10 +242,10 @@ static void run_one(struct batch *b, struct load_job *job, struct rot_loader *lo
 	 * would load one module at a time.
 	 */
 	pthread_rwlock_rdlock(&b->symbols_lock);
-	bool insert = job_preflight(job, b->env, loader, b->symbols);
+	bool insert = job_preflight(job, b->env, ctx, b->symbols);
 	pthread_rwlock_unlock(&b->symbols_lock);
 	if (insert)
-		job_insert(job, b->env, loader);
+		job_insert(job, b->env, ctx);
 	if (job->result != JOB_LOADED && job->result != JOB_CHECKED)
 		return;
 	/* Later modules of the batch may use what this one offers. */
@@ -275,9 +276,9 @@ static void *load_worker(void *arg)
 {
 	struct batch *b = arg;
 	/* --verify inserts the verified image itself (job_insert()): no
-	 * libkmod, which rot_loader_new() would open. */
-	struct rot_loader *loader = NULL;
-	int err = b->env->keyring ? 0 : rot_loader_new(&loader);
+	 * libkmod context. */
+	struct kmod_ctx *ctx = b->env->keyring ? NULL : job_kmod_new();
+	int err = b->env->keyring || ctx ? 0 : -ENOMEM;
 	if (err < 0) {
 		pthread_mutex_lock(&b->lock);
 		b->thread_err = err;
@@ -303,7 +304,7 @@ static void *load_worker(void *arg)
 		b->busy++;
 		pthread_mutex_unlock(&b->lock);
 
-		run_one(b, &b->jobs[i], loader);
+		run_one(b, &b->jobs[i], ctx);
 
 		pthread_mutex_lock(&b->lock);
 		b->busy--;
@@ -318,7 +319,7 @@ static void *load_worker(void *arg)
 		pthread_cond_broadcast(&b->changed);
 	}
 	pthread_mutex_unlock(&b->lock);
-	rot_loader_free(loader);
+	kmod_unref(ctx);
 	return NULL;
 }
 

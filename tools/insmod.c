@@ -97,13 +97,13 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts)) != -1) {
 		switch (c) {
 		case 'f':
-			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC | ROT_LOAD_FORCE_MODVERSION;
+			o->load_flags |= LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION;
 			break;
 		case OPT_FORCE_VERMAGIC:
-			o->load_flags |= ROT_LOAD_FORCE_VERMAGIC;
+			o->load_flags |= LOAD_FORCE_VERMAGIC;
 			break;
 		case OPT_FORCE_MODVERSION:
-			o->load_flags |= ROT_LOAD_FORCE_MODVERSION;
+			o->load_flags |= LOAD_FORCE_MODVERSION;
 			break;
 		case OPT_CHECK:
 			o->check_only = true;
@@ -480,7 +480,7 @@ static enum cli_exit setup_env(struct load_env *env)
 				       env->opts->keyring_path);
 		if (err == -EACCES || err == -EPERM) {
 			cli_error("could not read the keyring %s: %s", env->opts->keyring_path,
-				  strerror(-err));
+				  cli_strerror(err));
 			return CLI_EXIT_PERM;
 		}
 		/* Not the keyring's fault, nor the user's: no usage error. */
@@ -528,7 +528,7 @@ int main(int argc, char *argv[])
 			return CLI_EXIT_PARTIAL;
 		}
 		if (cli_exit_for_errno(err) == CLI_EXIT_PERM) {
-			cli_error("could not read the list %s: %s", o.list_path, strerror(-err));
+			cli_error("could not read the list %s: %s", o.list_path, cli_strerror(err));
 			return CLI_EXIT_PERM;
 		}
 		char why[128];

@@ -8,7 +8,6 @@
 #include <syslog.h>
 
 #include "cli-msg.h"
-#include "kmod-lazy.h"
 #include "kmodlog.h"
 
 /* One libkmod line: errors and warnings as the tool's, the rest only with -v. */
@@ -104,17 +103,6 @@ static void replay(char *text)
 
 struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_paths)
 {
-	/* libkmod itself, on the first context: a tool that makes none maps none. */
-	int lazy = kmod_lazy_open();
-	if (lazy == -ENOMEM) {
-		errno = ENOMEM; /* the caller says out of memory */
-		return NULL;
-	}
-	if (lazy < 0) {
-		cli_error("%s", kmod_lazy_error());
-		errno = ELIBACC;
-		return NULL;
-	}
 	/* Until a log function is set, libkmod's default logger writes to the
 	 * stream stderr names when kmod_new() starts. glibc's stderr is a
 	 * variable a program may set (its manual says so): for that while it

@@ -15,8 +15,7 @@ struct kmod_ctx;
 
 /* kmod_new(dirname, config_paths) with the tool's log function; NULL when
  * out of memory, also when kmod_new() lost an allocation or read it
- * did not report (a configuration line dropped: see kmod_lost()). NULL
- * with errno ELIBACC when libkmod could not be loaded: said already. */
+ * did not report (a configuration line dropped: see kmod_lost()). */
 struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_paths);
 
 /*

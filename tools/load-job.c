@@ -2,6 +2,7 @@
 /* One module's way from file to kernel: read, preflight, insert, explain. */
 #include <errno.h>
 #include <inttypes.h>
+#include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,51 @@
 #include "load.h"
 #include "reasons.h"
 #include "sizewords.h"
+
+/* The tool reports each failure once, in its own words. */
+static void silent(void *data, int priority, const char *file, int line, const char *fn,
+		   const char *format, va_list args)
+{
+}
+
+struct kmod_ctx *job_kmod_new(void)
+{
+	static const char *const no_config[] = { NULL };
+	struct kmod_ctx *ctx = kmod_new(NULL, no_config);
+	if (ctx)
+		kmod_set_log_fn(ctx, silent, NULL);
+	return ctx;
+}
+
+static int insert_path(struct kmod_ctx *ctx, const char *path, const char *params, unsigned flags)
+{
+	struct kmod_module *mod;
+	int err = kmod_module_new_from_path(ctx, path, &mod);
+	if (err < 0)
+		return err;
+	unsigned kflags = 0;
+	if (flags & LOAD_FORCE_VERMAGIC)
+		kflags |= KMOD_INSERT_FORCE_VERMAGIC;
+	if (flags & LOAD_FORCE_MODVERSION)
+		kflags |= KMOD_INSERT_FORCE_MODVERSION;
+	err = kmod_module_insert_module(mod, kflags, params ? params : "");
+	kmod_module_unref(mod);
+	return err;
+}
+
+/* Whether libkmod can read the file's modinfo: how to tell whether this
+ * system's libkmod decompresses a format modrot does not (gzip). */
+static bool kmod_can_read(struct kmod_ctx *ctx, const char *path)
+{
+	struct kmod_module *mod;
+	struct kmod_list *info = NULL;
+	if (kmod_module_new_from_path(ctx, path, &mod) < 0)
+		return false;
+	int n = kmod_module_get_info(mod, &info);
+	kmod_module_info_free_list(info);
+	kmod_module_unref(mod);
+	return n > 0;
+}
 
 void job_read(struct load_job *job)
 {
@@ -84,7 +130,7 @@ static void note_rot(struct load_job *job, const struct load_env *env)
 		/* Unsaid, a rotting instance would go unnoticed. */
 		size_t used = strlen(job->message);
 		snprintf(job->message + used, sizeof(job->message) - used,
-			 "; whether its init left rot is unknown (%s)", strerror(-err));
+			 "; whether its init left rot is unknown (%s)", cli_strerror(err));
 		return;
 	}
 	if (after <= rot_snapshot_rotting_of(env->snap, name, NULL, NULL))
@@ -97,7 +143,7 @@ static void note_rot(struct load_job *job, const struct load_env *env)
 		 size_words(newest, "bytes", size), name);
 }
 
-bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_loader *loader,
+bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx,
 		   const struct rot_symbols *batch_symbols)
 {
 	if (job->result != JOB_PENDING)
@@ -109,7 +155,7 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_
 		rot_preflight_set_batch_symbols(job->pf, batch_symbols);
 		rot_preflight_set_keyring(job->pf, env->keyring);
 		rot_preflight_set_force_vermagic(job->pf,
-						 env->opts->load_flags & ROT_LOAD_FORCE_VERMAGIC);
+						 env->opts->load_flags & LOAD_FORCE_VERMAGIC);
 		err = rot_preflight_check(job->pf, job->mf);
 	}
 	if (err < 0) {
@@ -122,7 +168,7 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_
 	 * under --verify, where what is loaded must be what was verified. */
 	job->problem = rot_preflight_problem(job->pf);
 	if (job->problem == ROT_PROBLEM_UNSUPPORTED_COMPRESSION && !env->keyring &&
-	    rot_loader_can_read(loader, job->path))
+	    kmod_can_read(ctx, job->path))
 		job->problem = ROT_PROBLEM_NONE;
 	if (job->problem != ROT_PROBLEM_NONE) {
 		refuse(job, env);
@@ -137,13 +183,33 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_
 	return true;
 }
 
-void job_insert(struct load_job *job, const struct load_env *env, struct rot_loader *loader)
+/*
+ * Whether the kernel gets the image job_read() decompressed, not the path.
+ * --verify inserts the very buffer it verified: libkmod would open the path
+ * again, and a path can name other bytes by then. A compressed file goes
+ * the way kmod sends it too, as bytes to init_module(), but from the copy
+ * already in memory: libkmod would decompress it a second time, and it
+ * reports an allocation that fails in the middle of xz as "Invalid
+ * parameters" (docs/architecture.md). A plain file goes by path, so the
+ * kernel's own file checks (IMA, LoadPin) see it, and a forced load is
+ * libkmod's, which strips what the force skips.
+ */
+static bool insert_image(const struct load_job *job, const struct load_env *env)
 {
-	/* --verify inserts the very buffer it verified: libkmod would open the
-	 * path again, and a path can name other bytes by then. */
-	int err = env->keyring ? rot_loader_load(loader, job->path, job->mf, job->params, 0)
-			       : rot_loader_load(loader, job->path, NULL, job->params,
-						 env->opts->load_flags);
+	if (env->keyring)
+		return true;
+	if (env->opts->load_flags & (LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION))
+		return false;
+	enum rot_compression c = rot_modfile_compression(job->mf);
+	return (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) &&
+	       rot_modfile_problem(job->mf) == ROT_PROBLEM_NONE;
+}
+
+void job_insert(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx)
+{
+	int err = insert_image(job, env)
+			  ? rot_modfile_insert(job->mf, job->params)
+			  : insert_path(ctx, job->path, job->params, env->opts->load_flags);
 	if (err == 0) {
 		job->result = JOB_LOADED;
 		return;

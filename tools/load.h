@@ -16,8 +16,14 @@
 #include "load-words.h"
 #include "modrot.h"
 
+/* What a load may force: libkmod strips the checks from the file it reads. */
+enum load_flags {
+	LOAD_FORCE_VERMAGIC = 1 << 0,
+	LOAD_FORCE_MODVERSION = 1 << 1,
+};
+
 struct insmod_opts {
-	unsigned load_flags; /* ROT_LOAD_FORCE_* */
+	unsigned load_flags; /* LOAD_FORCE_* */
 	bool check_only;     /* --check: preflight and report, load nothing */
 	bool batch;
 	bool json;
@@ -70,6 +76,12 @@ struct load_job {
 	size_t ndependents;
 };
 
+/* A libkmod context for loading by path, without modprobe.d (insmod reads
+ * none) and with libkmod's messages silenced: the tool says each failure
+ * once. One per thread: libkmod contexts are not shared between threads.
+ * NULL when out of memory. */
+struct kmod_ctx *job_kmod_new(void);
+
 /* Reads and inspects the file (no kernel involved). */
 void job_read(struct load_job *job);
 
@@ -79,11 +91,14 @@ void job_read(struct load_job *job);
  * is to be inserted; otherwise sets result and message (refused, or
  * checked under --check).
  */
-bool job_preflight(struct load_job *job, const struct load_env *env, struct rot_loader *loader,
+bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx,
 		   const struct rot_symbols *batch_symbols);
 
-/* Inserts a job job_preflight() passed. Sets result, err, rot_bytes and message. */
-void job_insert(struct load_job *job, const struct load_env *env, struct rot_loader *loader);
+/* Inserts a job job_preflight() passed: under --verify the image that was
+ * verified (rot_modfile_insert()), else the file at its path with libkmod
+ * (ctx), which applies the force flags. Sets result, err, rot_bytes and
+ * message. */
+void job_insert(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx);
 
 void job_release(struct load_job *job);
 

@@ -303,7 +303,7 @@ static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_
 		r->cell_failed = true;
 	} else if (err < 0 && err != -ENOMEM) {
 		cli_error("could not count the devices of %s: %s", rot_module_name(m),
-			  strerror(-err));
+			  cli_strerror(err));
 		r->cell_failed = true;
 	}
 	return err;
@@ -367,7 +367,7 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 			if (err < 0) {
 				if (err != -ENOMEM) {
 					cli_error("could not count the devices of %s: %s",
-						  rot_module_name(m), strerror(-err));
+						  rot_module_name(m), cli_strerror(err));
 					r->cell_failed = true;
 				}
 				return err;

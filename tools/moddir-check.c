@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-errors.h"
 #include "cli-msg.h"
 #include "moddir-check.h"
 #include "modrot.h"
@@ -27,14 +28,14 @@ static const char *rejected_why(int err, const char *text, char *buf, size_t siz
 	else if (text && err == -EFBIG)
 		snprintf(buf, size, "cannot be checked: %s is too large", text);
 	else if (text)
-		snprintf(buf, size, "cannot be checked: %s: %s", text, strerror(-err));
+		snprintf(buf, size, "cannot be checked: %s: %s", text, cli_strerror(err));
 	if (text)
 		return buf;
 	if (err == -EINVAL)
 		return "is corrupt";
 	if (err == -EFBIG)
 		return "is larger than any index depmod writes";
-	return strerror(-err);
+	return cli_strerror(err);
 }
 
 int cli_moddir_open(const char *dirname, const char **path)
@@ -47,7 +48,7 @@ int cli_moddir_open(const char *dirname, const char **path)
 	err = rot_moddir_open(dirname, &view);
 	if (err < 0) {
 		cli_error("could not check the module indexes of %s: %s",
-			  dirname ? dirname : "the running kernel", strerror(-err));
+			  dirname ? dirname : "the running kernel", cli_strerror(err));
 		return err;
 	}
 	static bool at_exit;

@@ -218,7 +218,7 @@ static void read_kernel_state(struct modinfo_run *run)
 	if (rot_snapshot_has_rot(run->snap)) {
 		err = rot_snapshot_rotting_groups(run->snap, &run->groups, &run->ngroups);
 		if (err < 0) {
-			cli_error("could not count rotting modules: %s", strerror(-err));
+			cli_error("could not count rotting modules: %s", cli_strerror(err));
 			exit(CLI_EXIT_PARTIAL);
 		}
 		read_percpu(run);
@@ -232,7 +232,7 @@ static void load_keyring(struct modinfo_run *run)
 	if (err == -ENOKEY)
 		cli_usage_fail("the keyring %s holds no X.509 certificate", path);
 	if (err == -EACCES || err == -EPERM) {
-		cli_error("could not read the keyring %s: %s", path, strerror(-err));
+		cli_error("could not read the keyring %s: %s", path, cli_strerror(err));
 		exit(CLI_EXIT_PERM);
 	}
 	if (err == -ENOMEM) {
@@ -282,7 +282,7 @@ static void verify_of(const struct modinfo_run *run, const char *filename, struc
 	int err = rot_modfile_read(filename, &mf);
 	if (err < 0) {
 		snprintf(v->why, sizeof(v->why), "could not read %s to verify it: %s", filename,
-			 strerror(-err));
+			 cli_strerror(err));
 		return;
 	}
 	size_t len;
@@ -352,7 +352,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		if (!run->opts.json)
 			(void)modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
-			  r.filename ? r.filename : "modules.builtin.modinfo", strerror(-err));
+			  r.filename ? r.filename : "modules.builtin.modinfo", cli_strerror(err));
 		run->failures++;
 		return;
 	}
@@ -408,7 +408,7 @@ static void not_found(struct modinfo_run *run, const char *arg, const char *what
  * or its shorter list, would be a lie. */
 static void lookup_failed(struct modinfo_run *run, const char *arg, int err)
 {
-	cli_error("could not look up '%s': %s", arg, strerror(-err));
+	cli_error("could not look up '%s': %s", arg, cli_strerror(err));
 	run->failures++;
 }
 
@@ -438,7 +438,7 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 	} else if (is_module_file(arg)) {
 		err = kmod_module_new_from_path(run->ctx, arg, &mod);
 		if (err < 0) {
-			cli_error("%s: %s", arg, strerror(-err));
+			cli_error("%s: %s", arg, cli_strerror(err));
 			run->failures++;
 			return;
 		}
@@ -482,12 +482,9 @@ int main(int argc, char *argv[])
 	const char *dir = run.explicit_dir ? run.dirname : NULL;
 	if (cli_moddir_open(dir, &dir) < 0)
 		goto out;
-	if (!run.opts.keyring_path)
-		kmod_lazy_crypto_decode_only();
 	run.ctx = cli_kmod_new(dir, no_config);
 	if (!run.ctx) {
-		if (errno != ELIBACC)
-			cli_error("out of memory");
+		cli_error("out of memory");
 		goto out;
 	}
 	/* The indexes mapped once, as modprobe has them: without this libkmod
@@ -500,7 +497,7 @@ int main(int argc, char *argv[])
 	int err = kmod_get_dirname(run.ctx) ? kmod_load_resources(run.ctx) : -ENOMEM;
 	if (err == -ENOMEM) {
 		cli_error("could not read the module indexes in %s: %s", run.dirname,
-			  strerror(-err));
+			  cli_strerror(err));
 		goto out;
 	}
 

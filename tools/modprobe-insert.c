@@ -206,7 +206,7 @@ static void refuse_if_replaced(const struct plan_step *step)
 		mp_fail(acting_run, err, MP_ERROR,
 			"could not insert '%s': could not read %s again to load it: %s; not "
 			"loaded, nor what follows it",
-			name, cli_moddir_shown(path), strerror(-err));
+			name, cli_moddir_shown(path), cli_strerror(err));
 	fflush(stdout);
 	exit(cli_outcome_exit(&acting_run->outcome));
 }
@@ -310,9 +310,8 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 			 const struct rot_symbols *ksyms, const struct rot_symbols *batch)
 {
 	struct insmod_opts io = { 0 };
-	io.load_flags =
-		(r->opts->force || r->opts->force_vermagic ? ROT_LOAD_FORCE_VERMAGIC : 0) |
-		(r->opts->force || r->opts->force_modversion ? ROT_LOAD_FORCE_MODVERSION : 0);
+	io.load_flags = (r->opts->force || r->opts->force_vermagic ? LOAD_FORCE_VERMAGIC : 0) |
+			(r->opts->force || r->opts->force_modversion ? LOAD_FORCE_MODVERSION : 0);
 	/* percpu_preflight() reads no kernel facts: these are modprobe's own */
 	struct load_env env = { .opts = &io, .rot = r->rot };
 	struct load_job job = { .path = path, .mf = mf };
@@ -321,7 +320,7 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	if (err == 0) {
 		rot_preflight_set_kernel_symbols(job.pf, ksyms);
 		rot_preflight_set_batch_symbols(job.pf, batch);
-		rot_preflight_set_force_vermagic(job.pf, io.load_flags & ROT_LOAD_FORCE_VERMAGIC);
+		rot_preflight_set_force_vermagic(job.pf, io.load_flags & LOAD_FORCE_VERMAGIC);
 		err = rot_preflight_check(job.pf, mf);
 	}
 	if (err < 0) { /* the caller says it: could not check NAME */
@@ -406,7 +405,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
 				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
-				strerror(-err));
+				cli_strerror(err));
 	}
 	if (err == 0) {
 		err = plan_kernel_symbols(r, &plan, &ksyms, &ksyms_borrowed);
@@ -437,7 +436,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 	if (err < 0 && r->outcome.failures == failures_before)
 		mp_fail(r, err, MP_ERROR,
 			"could not check '%s' before loading it: %s; nothing was loaded",
-			kmod_module_get_name(mod), strerror(-err));
+			kmod_module_get_name(mod), cli_strerror(err));
 out:
 	if (!ksyms_borrowed)
 		rot_symbols_free(ksyms);
@@ -489,7 +488,7 @@ static void note_failed_init_rot(struct modprobe_run *r, const char *name, char 
 	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
-		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", strerror(-err));
+		snprintf(buf, cap, "; whether its init left rot is unknown (%s)", cli_strerror(err));
 		return;
 	}
 	size_t before = mp_rot_accounted(r, name);
@@ -528,7 +527,7 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			"(see dmesg)%s",
 			name, rot);
 	else
-		mp_fail(r, err, MP_ERROR, "could not insert '%s': %s%s%s", name, strerror(-err),
+		mp_fail(r, err, MP_ERROR, "could not insert '%s': %s%s%s", name, cli_strerror(err),
 			cli_errno_hint(err), rot);
 }
 
@@ -596,7 +595,7 @@ static int run_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned fl
 		if (r->show)
 			print_action(p->mod, false, p->options);
 		p->acted = true;
-		err = rot_loader_load(NULL, kmod_module_get_path(p->mod), p->mf, p->options, 0);
+		err = rot_modfile_insert(p->mf, p->options);
 		if (err == 0)
 			note_loaded_symbols(r, p->mf);
 		bool target = !strcmp(kmod_module_get_name(p->mod), kmod_module_get_name(mod));
@@ -707,7 +706,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 					err = lost;
 					mp_fail(r, err, MP_ERROR,
 						"could not insert '%s' and all it needs: %s",
-						kmod_module_get_name(mod), strerror(-err));
+						kmod_module_get_name(mod), cli_strerror(err));
 				} else if (err < 0 && !r->command_failed) {
 					report_insert_error(r, mod, err);
 				} else if (err == 0) {

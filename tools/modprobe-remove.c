@@ -91,7 +91,7 @@ static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct 
 	if (err < 0) {
 		/* devices that cannot be counted are not known to be none */
 		snprintf(why, cap, "could not read /sys/module/%s/drivers: %s", rot_module_name(m),
-			 strerror(-err));
+			 cli_strerror(err));
 		return UNKNOWN;
 	}
 	if (!rot_usage_in_use(&u))
@@ -167,7 +167,7 @@ static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *w
 	why[0] = '\0';
 	int err = rot_snapshot_read(&snap);
 	if (err < 0) {
-		snprintf(why, cap, "could not read the module list: %s", strerror(-err));
+		snprintf(why, cap, "could not read the module list: %s", cli_strerror(err));
 		return UNKNOWN;
 	}
 	err = rot_usage_ctx_read(snap, r->moddir, &ctx, what, sizeof(what));
@@ -352,7 +352,7 @@ static int unload_predicted(struct modprobe_run *r, struct kmod_module *mod, uns
 		err = rot_module_unload_predict(snap, rot_snapshot_find_live(snap, name),
 						gone_marks(r)->marks, flags);
 	if (err < 0) {
-		mp_fail(r, err, MP_ERROR, "could not remove '%s': %s%s", name, strerror(-err),
+		mp_fail(r, err, MP_ERROR, "could not remove '%s': %s%s", name, cli_strerror(err),
 			cli_errno_hint(err));
 		return err;
 	}
@@ -399,7 +399,7 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 				name, r->opts->wait_msec, why);
 		else
 			mp_fail(r, err, MP_ERROR, "could not remove '%s': %s%s", name,
-				strerror(-err), cli_errno_hint(err));
+				cli_strerror(err), cli_errno_hint(err));
 		return err;
 	}
 	mark_gone(r, name);
@@ -590,7 +590,7 @@ static int remove_holders(struct modprobe_run *r, struct kmod_module *mod)
 		int err = kmod_module_new_from_name(r->ctx, rot_module_holder(m, i), &h);
 		if (err < 0) {
 			mp_fail(r, err, MP_ERROR, "could not remove the holders of '%s': %s",
-				kmod_module_get_name(mod), strerror(-err));
+				kmod_module_get_name(mod), cli_strerror(err));
 			return err;
 		}
 		err = r->stopped ? -ECANCELED : remove_module(r, h, RM_IGNORE_BUILTIN);
@@ -619,7 +619,7 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		if (err < 0) {
 			/* nothing is removed then: a failure, in kmod's word */
 			mp_fail(r, err, MP_WARNING, "could not get softdeps of '%s': %s", name,
-				strerror(-err));
+				cli_strerror(err));
 			return err;
 		}
 		cmd = kmod_module_get_remove_commands(mod);
@@ -632,7 +632,7 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 			/* an initstate that could not be read is no "not loaded" */
 			err = state;
 			mp_fail(r, err, MP_FATAL, "could not tell whether '%s' is loaded: %s", name,
-				strerror(-err));
+				cli_strerror(err));
 			goto out;
 		}
 		if (state < 0) {
@@ -715,7 +715,8 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 		/* libkmod refuses a name it cannot normalise ('[' without ']'):
 		 * kmod says nothing and goes on to the next name, modrot says
 		 * why and goes on too */
-		mp_fail(r, err, MP_ERROR, "could not look up module %s: %s", alias, strerror(-err));
+		mp_fail(r, err, MP_ERROR, "could not look up module %s: %s", alias,
+			cli_strerror(err));
 		return err;
 	}
 	if (!list) {

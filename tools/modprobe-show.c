@@ -83,8 +83,7 @@ static int dump_indexes(struct modprobe_run *r)
 
 int mp_show_config(struct modprobe_run *r)
 {
-	/* Not static: libkmod's functions are pointers filled at run time (kmod-lazy.h). */
-	const struct {
+	static const struct {
 		const char *word;
 		struct kmod_config_iter *(*iter)(const struct kmod_ctx *ctx);
 	} kinds[] = {

@@ -394,19 +394,12 @@ static int context_new(struct modprobe_run *r)
 	}
 	if (mp_config_dirs_check(o->config_paths) < 0)
 		return -EINVAL;
-	/* Only a load reads a signature: its preflight (rot_preflight_check)
-	 * and, before the kernel gets a file, kmod_module_get_info()
-	 * (modprobe-insert.c). A dry run preflights nothing. */
-	if (shows_only(o) || o->dry_run || o->remove)
-		kmod_lazy_no_signatures();
 	if (cli_moddir_open(dirname, &dirname) < 0)
 		return -ENOMEM;
 	/* libkmod's own lines (a bad modprobe.d line, say) go through the
 	 * tools' one log function: sanitised, and none with -q. */
 	cli_set_quiet(o->quiet);
 	r->ctx = cli_kmod_new(dirname, o->config_paths);
-	if (!r->ctx && errno == ELIBACC)
-		return -ELIBACC;
 	if (!r->ctx) {
 		cli_error("could not set up libkmod for %s: out of memory",
 			  dirname ? dirname : "the running kernel");
