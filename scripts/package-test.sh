@@ -39,7 +39,9 @@
 #  8. the release upgrade ("upgrade"): in a Debian 12 root with the
 #     Debian 12 build installed, upgrades kmod to Debian 13's, then the
 #     whole root to Debian 13 (apt-get dist-upgrade), then modrot to the
-#     Debian 13 build, then removes and purges it. After each step it
+#     Debian 13 build (apt-get install of the .deb files, which fetches
+#     the libraries that build needs; `dpkg -V modrot` clean after it),
+#     then removes and purges it. After each step it
 #     says which of the programs under each name (/sbin, /usr/sbin, /bin,
 #     /usr/bin) are modrot's and which kmod's, and checks them, the
 #     diversions, `dpkg -V kmod` and that kmod's programs work.
@@ -833,8 +835,16 @@ test_upgrade() {
 	done_step
 
 	step "upgrade: modrot's Debian 13 build over its Debian 12 build"
-	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${v13}_$arch.deb" "/tmp/debs/libmodrot1_${v13}_$arch.deb"
+	# with apt, as an administrator installs .deb files: the Debian 13
+	# build's libraries (libelf1t64, ...) are not the ones the release
+	# upgrade kept for the Debian 12 build, and apt fetches them
+	apt_root install "/tmp/debs/modrot_${v13}_$arch.deb" "/tmp/debs/libmodrot1_${v13}_$arch.deb"
 	[ "$(pkg_version modrot)" = "$v13" ] || fail "modrot is not the Debian 13 build"
+	# the units moved from /lib to /usr/lib, one directory on a merged-/usr
+	# root: removing the old build's paths must not take the new files
+	vout=$(chroot "$root" dpkg -V modrot libmodrot1 2>&1) || fail "dpkg -V modrot libmodrot1 exited $?: $vout"
+	[ -z "$vout" ] || fail "dpkg -V modrot libmodrot1 after the upgrade: $vout"
+	[ -f "$root/usr/lib/systemd/system/modrot-metrics.service" ] || fail "the upgrade lost modrot-metrics.service"
 	expected=$pkgdir/diversions.txt
 	expected_diversions "$work/trixie/modrot_${v13}_$arch.deb" | sort >"$expected"
 	chroot "$root" dpkg-divert --list | sed -n 's/^diversion of \(.*\) to \(.*\) by modrot$/\1 \2/p' | sort >"$pkgdir/diversions-now.txt"
@@ -849,6 +859,8 @@ test_upgrade() {
 
 	step "upgrade: kmod reinstalled under modrot's Debian 13 build"
 	apt_root install --reinstall kmod
+	vout=$(chroot "$root" dpkg -V modrot 2>&1) || fail "dpkg -V modrot exited $?: $vout"
+	[ -z "$vout" ] || fail "dpkg -V modrot after kmod's reinstall: $vout"
 	which_tools modrot
 	kmod_intact
 	done_step
