@@ -5,15 +5,19 @@
 #   PACKAGE_TEST_SUITES="bookworm trixie upgrade"   (the default; any of them)
 #   PACKAGE_TEST_CACHE=/var/cache/modrot-package-test  (the Debian roots)
 #
-#  1. builds the source package and modrot, libmodrot1 and libmodrot-dev
-#     (dpkg-buildpackage) from a copy of the checkout, on this machine
-#     (Debian 12), as version VERSION~deb12u1;
+#  1. builds the source package and modrot, libmodrot1, libmodrot-dev and
+#     modrot-prometheus (dpkg-buildpackage) from a copy of the checkout, on
+#     this machine (Debian 12), as version VERSION~deb12u1;
 #  2. runs lintian --pedantic on the source and binary packages: any
 #     error or warning fails;
 #  3. makes a minimal Debian 12 root with kmod and bash-completion
 #     (mmdebstrap, from the Debian mirror of /etc/apt/sources.list.d) and
 #     records every file of theirs (type, mode, link target, sha256);
-#  4. installs the packages there with dpkg and checks the diversions:
+#  4. installs the packages there with dpkg; checks that modrot-prometheus
+#     installed the rules and the dashboard under /usr/share/modrot as the
+#     source tree has them, runs promtool (the root's, or else this
+#     machine's) on the installed rules and their unit tests; and checks
+#     the diversions:
 #     kmod's files moved aside unchanged, modrot's in their place, and
 #     still so after kmod is reinstalled;
 #  5. runs the installed tools inside the root (chroot) under the
@@ -35,7 +39,9 @@
 #  8. the release upgrade ("upgrade"): in a Debian 12 root with the
 #     Debian 12 build installed, upgrades kmod to Debian 13's, then the
 #     whole root to Debian 13 (apt-get dist-upgrade), then modrot to the
-#     Debian 13 build, then removes and purges it. After each step it
+#     Debian 13 build (apt-get install of the .deb files, which fetches
+#     the libraries that build needs; `dpkg -V modrot` clean after it),
+#     then removes and purges it. After each step it
 #     says which of the programs under each name (/sbin, /usr/sbin, /bin,
 #     /usr/bin) are modrot's and which kmod's, and checks them, the
 #     diversions, `dpkg -V kmod` and that kmod's programs work.
@@ -196,12 +202,13 @@ check_dlopen_depends() {
 	done
 }
 
-# The three binary packages dpkg-buildpackage left in DIR, each copied
+# The four binary packages dpkg-buildpackage left in DIR, each copied
 # to $pkgdir and its size said.
 collect_debs() {
 	version=$(suite_version "$2")
-	for p in modrot libmodrot1 libmodrot-dev; do
+	for p in modrot libmodrot1 libmodrot-dev modrot-prometheus; do
 		deb=$1/${p}_${version}_$arch.deb
+		[ "$p" = modrot-prometheus ] && deb=$1/${p}_${version}_all.deb
 		[ -f "$deb" ] || fail "no $deb"
 		cp "$deb" "$pkgdir/"
 		say "   $(basename "$deb"): $(stat -c %s "$deb") bytes"
@@ -442,6 +449,55 @@ check_metrics_user() {
 	[ "$(ls -A "$root$textdir")" = modrot.prom ] || fail "in $textdir: $(ls -A "$root$textdir")"
 }
 
+# check_prometheus: modrot-prometheus installs the rules, their unit tests
+# and the dashboard as the source tree has them, and the provisioning file
+# naming where the dashboard is; promtool (the root's, or else this
+# machine's) checks the installed rules and runs their tests where they
+# are installed.
+check_prometheus() {
+	run chroot "$root" dpkg -i "/tmp/debs/modrot-prometheus_${version}_all.deb"
+	share=/usr/share/modrot
+	for f in prometheus/modrot-alerts.yml prometheus/modrot-alerts.test.yml grafana/modrot-dashboard.json; do
+		cmp -s "$top/prometheus/${f#prometheus/}" "$root$share/$f" ||
+			fail "$share/$f is not the source tree's prometheus/${f#prometheus/}"
+	done
+	prov=$root$share/grafana/modrot-dashboards.yml
+	[ "$(sed -n 's/^ *path: //p' "$prov")" = "$share/grafana" ] ||
+		fail "the provisioning file does not name $share/grafana: $(grep path: "$prov")"
+	[ "$(diff "$top/prometheus/grafana/modrot-dashboards.yml" "$prov" | grep -c '^[<>]')" -eq 2 ] ||
+		fail "the provisioning file differs from the source tree's beyond its path"
+	chroot "$root" dpkg-query -L modrot-prometheus | grep "^$share/." | sort >"$work/prometheus-files.txt"
+	cat "$work/prometheus-files.txt" >>"$log"
+	[ "$(grep -c '\.[a-z]*$' "$work/prometheus-files.txt")" -eq 4 ] ||
+		fail "modrot-prometheus does not ship the four files under $share"
+	if [ -x "$root/usr/bin/promtool" ]; then
+		promtool_where="the root's"
+		# prom_in DIR ARGS...: promtool ARGS run in DIR
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		prom_in() { chroot "$root" sh -c 'cd "$0" && exec promtool "$@"' "$@"; }
+	elif command -v promtool >/dev/null; then
+		promtool_where="this machine's"
+		prom_in() { (d=$1 && shift && cd "$root$d" && promtool "$@"); }
+	else
+		promtool_where=
+	fi
+	if [ -n "$promtool_where" ]; then
+		echo "\$ promtool check rules; promtool test rules ($promtool_where)" >>"$log"
+		pout=$(prom_in "$share/prometheus" check rules modrot-alerts.yml 2>&1) ||
+			fail "promtool check rules on the installed rules: $pout"
+		echo "$pout" >>"$log"
+		echo "$pout" | grep -q 'SUCCESS: [1-9][0-9]* rules found' || fail "promtool found no rules: $pout"
+		pout=$(prom_in "$share/prometheus" test rules modrot-alerts.test.yml 2>&1) ||
+			fail "promtool test rules on the installed rules: $pout"
+		echo "$pout" >>"$log"
+		say "   $share/prometheus and $share/grafana as in the source tree; $promtool_where promtool:" \
+			"$(echo "$pout" | grep -c SUCCESS) unit test file passed, rules checked"
+	else
+		say "   $share/prometheus and $share/grafana as in the source tree;" \
+			"NOT CHECKED by promtool (neither the root nor this machine has it)"
+	fi
+}
+
 # expected_diversions DEB: "PATH DIVERTED" for each divert_add of the
 # package's preinst
 expected_diversions() {
@@ -464,6 +520,10 @@ test_root() {
 	cp "$pkgdir"/*.deb "$root/tmp/debs/"
 	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${version}_$arch.deb" \
 		"/tmp/debs/libmodrot1_${version}_$arch.deb" "/tmp/debs/libmodrot-dev_${version}_$arch.deb"
+	done_step
+
+	step "$suite: modrot-prometheus: the rules and the dashboard"
+	check_prometheus
 	done_step
 
 	expected=$pkgdir/diversions.txt
@@ -637,7 +697,8 @@ test_root() {
 	# textfile directory is node_exporter's and stays
 	[ -L "$root/var/lib/prometheus/node-exporter/modrot.prom" ] || fail "the metrics link did not survive a remove"
 	[ -f "$root/var/lib/modrot-metrics/modrot.prom" ] || fail "the metrics file did not survive a remove"
-	run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1
+	run chroot "$root" dpkg --purge modrot libmodrot-dev libmodrot1 modrot-prometheus
+	[ ! -e "$root/usr/share/modrot" ] || fail "/usr/share/modrot left after purge: $(ls -A "$root/usr/share/modrot")"
 	[ ! -e "$root/var/lib/modrot-metrics" ] || fail "/var/lib/modrot-metrics left after purge"
 	[ ! -L "$root/var/lib/prometheus/node-exporter/modrot.prom" ] || fail "the metrics link left after purge"
 	[ -d "$root/var/lib/prometheus/node-exporter" ] || fail "the purge removed node_exporter's directory"
@@ -685,10 +746,17 @@ kmod_intact() {
 	kv=$(pkg_version kmod)
 	expect_ok /usr/bin/kmod list
 	echo "$out" | grep -q '^alpha ' || fail "kmod list does not list alpha"
+	kmods=$out
 	if chroot "$root" dpkg-divert --list | grep -q ' by modrot$'; then
-		for t in insmod rmmod lsmod modprobe modinfo; do
+		for t in insmod rmmod modprobe modinfo; do
 			expect_ok "/usr/sbin/$t.kmod" --version
 			echo "$out" | grep -q "^kmod version ${kv%%[+.-]*}" || fail "/usr/sbin/$t.kmod --version: $out (kmod $kv)"
+		done
+		# kmod 30's lsmod takes no option, not even --version: it is
+		# kmod's when it lists what kmod list lists
+		for l in /usr/sbin/lsmod.kmod /usr/bin/lsmod.kmod; do
+			expect_ok "$l"
+			[ "$out" = "$kmods" ] || fail "$l is not kmod's lsmod: $out"
 		done
 		expect_ok /usr/sbin/modinfo.kmod -F name /opt/simkernel/fixtures/beta.ko
 	else
@@ -766,8 +834,16 @@ test_upgrade() {
 	done_step
 
 	step "upgrade: modrot's Debian 13 build over its Debian 12 build"
-	run with_proc chroot "$root" dpkg -i "/tmp/debs/modrot_${v13}_$arch.deb" "/tmp/debs/libmodrot1_${v13}_$arch.deb"
+	# with apt, as an administrator installs .deb files: the Debian 13
+	# build's libraries (libelf1t64, ...) are not the ones the release
+	# upgrade kept for the Debian 12 build, and apt fetches them
+	apt_root install "/tmp/debs/modrot_${v13}_$arch.deb" "/tmp/debs/libmodrot1_${v13}_$arch.deb"
 	[ "$(pkg_version modrot)" = "$v13" ] || fail "modrot is not the Debian 13 build"
+	# the units moved from /lib to /usr/lib, one directory on a merged-/usr
+	# root: removing the old build's paths must not take the new files
+	vout=$(chroot "$root" dpkg -V modrot libmodrot1 2>&1) || fail "dpkg -V modrot libmodrot1 exited $?: $vout"
+	[ -z "$vout" ] || fail "dpkg -V modrot libmodrot1 after the upgrade: $vout"
+	[ -f "$root/usr/lib/systemd/system/modrot-metrics.service" ] || fail "the upgrade lost modrot-metrics.service"
 	expected=$pkgdir/diversions.txt
 	expected_diversions "$work/trixie/modrot_${v13}_$arch.deb" | sort >"$expected"
 	chroot "$root" dpkg-divert --list | sed -n 's/^diversion of \(.*\) to \(.*\) by modrot$/\1 \2/p' | sort >"$pkgdir/diversions-now.txt"
@@ -782,6 +858,8 @@ test_upgrade() {
 
 	step "upgrade: kmod reinstalled under modrot's Debian 13 build"
 	apt_root install --reinstall kmod
+	vout=$(chroot "$root" dpkg -V modrot 2>&1) || fail "dpkg -V modrot exited $?: $vout"
+	[ -z "$vout" ] || fail "dpkg -V modrot after kmod's reinstall: $vout"
 	which_tools modrot
 	kmod_intact
 	done_step

@@ -180,8 +180,8 @@ make_var_programs() {
 	# tmpfiles.d, which boot would apply
 	run grep -o -- '--with-\(sysusers\|tmpfiles\)dir=[^ ]*' "$D/rules"
 	assert_output '--with-sysusersdir=/usr/lib/sysusers.d'
-	run grep -x 'usr/lib/sysusers.d\|usr/share/modrot\|.*tmpfiles.*' "$D/modrot.install"
-	assert_output $'usr/lib/sysusers.d\nusr/share/modrot'
+	run grep -x 'usr/lib/sysusers.d\|usr/share/modrot.*\|.*tmpfiles.*' "$D/modrot.install"
+	assert_output $'usr/lib/sysusers.d\nusr/share/modrot/modrot-metrics-link.conf'
 	# README.Debian names the user, the files, the link and how to see
 	# that no ACL entry is left
 	grep -qF "$user" "$D/README.Debian.in"
@@ -190,6 +190,32 @@ make_var_programs() {
 	grep -qF /var/lib/modrot-metrics "$D/README.Debian.in"
 	grep -qF "getfacl /var/lib/prometheus/node-exporter" "$D/README.Debian.in"
 	grep -qx '#DEBHELPER#' "$D/modrot.postinst"
+}
+
+@test "modrot-prometheus (Architecture: all) takes the rules and the dashboard make install puts in pkgdatadir; modrot none of them" {
+	run awk 'BEGIN { RS = "" } /^Package: modrot-prometheus\n/' "$D/control"
+	assert_success
+	assert_line 'Architecture: all'
+	assert_line 'Multi-Arch: foreign'
+	# it serves the monitoring server, which need not run modrot
+	refute_line --regexp '^ (modrot|libmodrot1) *(\(|,|$)'
+	run cat "$D/modrot-prometheus.install"
+	assert_output $'usr/share/modrot/grafana\nusr/share/modrot/prometheus'
+	# what make install puts there is the rules, their tests, the dashboard
+	# and its provisioning file
+	local dest=$BATS_TEST_TMPDIR/dest pkgdatadir
+	pkgdatadir=$(make_var "$top_builddir" pkgdatadir)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
+		install-data DESTDIR="$dest" > "$BATS_TEST_TMPDIR/install.log" 2>&1
+	run sh -c 'cd "$1" && find prometheus grafana -type f | LC_ALL=C sort' sh "$dest$pkgdatadir"
+	assert_output $'grafana/modrot-dashboard.json\ngrafana/modrot-dashboards.yml\nprometheus/modrot-alerts.test.yml\nprometheus/modrot-alerts.yml'
+	# and nothing else in pkgdatadir but what modrot.install names
+	run sh -c 'cd "$1" && find . -maxdepth 1 ! -name . ! -name prometheus ! -name grafana' sh "$dest$pkgdatadir"
+	assert_output ./modrot-metrics-link.conf
+	grep -qx usr/share/modrot/modrot-metrics-link.conf "$D/modrot.install"
+	# its README says where each file goes
+	grep -qF rule_files "$D/modrot-prometheus.README.Debian"
+	grep -qF /etc/grafana/provisioning/dashboards "$D/modrot-prometheus.README.Debian"
 }
 
 # in_textfile_ns SCRIPT: SCRIPT (sh) in a mount namespace with a new tmpfs

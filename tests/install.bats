@@ -76,6 +76,8 @@ expected_files() {
 		echo "$unitdir/modrot-ceiling.service" "$unitdir/modrot-metrics.service"
 		echo "$unitdir/modrot-metrics.timer" "$sysconfdir/default/modrot"
 		echo "$sysusersdir/modrot.conf" "$pkgdatadir/modrot-metrics-link.conf"
+		echo "$pkgdatadir/prometheus/modrot-alerts.yml" "$pkgdatadir/prometheus/modrot-alerts.test.yml"
+		echo "$pkgdatadir/grafana/modrot-dashboard.json" "$pkgdatadir/grafana/modrot-dashboards.yml"
 	} | tr ' ' '\n' | LC_ALL=C sort
 }
 
@@ -92,7 +94,7 @@ expected_files() {
 	assert_file_not_exist "$DEST$sbindir/lsmod"
 }
 
-@test "make install installs exactly the programs, pages, completions, library, header, .pc and units" {
+@test "make install installs exactly the programs, pages, completions, library, header, .pc, units, rules and dashboard" {
 	run installed "$DEST"
 	assert_output "$(expected_files "$top_builddir")"
 }
@@ -106,6 +108,26 @@ expected_files() {
 	done < <(find "$DEST" "$PDEST" -type f -name '*.so*')
 	# one library in each of the two trees
 	assert_equal "$n" 2
+}
+
+@test "make install puts the alerting rules, their tests and the dashboard in pkgdatadir; the provisioning file names where" {
+	local pkgdatadir
+	pkgdatadir=$(make_var "$top_builddir" pkgdatadir)
+	cmp "$top_srcdir/prometheus/modrot-alerts.yml" "$DEST$pkgdatadir/prometheus/modrot-alerts.yml"
+	cmp "$top_srcdir/prometheus/grafana/modrot-dashboard.json" "$DEST$pkgdatadir/grafana/modrot-dashboard.json"
+	# the one line that differs from the source tree's copy is the path
+	run diff "$top_srcdir/prometheus/grafana/modrot-dashboards.yml" "$DEST$pkgdatadir/grafana/modrot-dashboards.yml"
+	assert_failure 1
+	assert_line --regexp '^> +path: '"$pkgdatadir"'/grafana$'
+	[ "$(grep -c '^[<>]' <<< "$output")" -eq 2 ]
+	# the rules' unit tests run where they are installed
+	cd "$DEST$pkgdatadir/prometheus"
+	run promtool test rules modrot-alerts.test.yml
+	assert_success
+	assert_output --partial SUCCESS
+	# and the prefixed build's copy names its own directory
+	run grep -E '^ +path: ' "$PDEST/usr/share/modrot/grafana/modrot-dashboards.yml"
+	assert_output --regexp '^ +path: /usr/share/modrot/grafana$'
 }
 
 @test "completions go to the directories bash-completion.pc, fish.pc and zsh's fpath name" {
