@@ -448,3 +448,43 @@ run_file_cases() {
 	refute_line --partial PROBLEM
 	assert [ "$n" -gt 100 ]
 }
+
+# kmod 34's depmod writes each index's trie root first and every node
+# before its children; kmod 30's writes the root last. modrot's index
+# check (lib/modindex.c) takes either order, one order a file, and with
+# it still every rule: a node's bytes read once, children on one side of
+# their parent (no loop), the whole file claimed.
+@test "the indexes kmod 34's depmod writes pass modrot's index check; bit flips in them change no answer" {
+	local F=$BATS_FILE_TMPDIR root=$BATS_TEST_TMPDIR/tree34 i ref
+	local d=$root/lib/modules/6.1.0-sim
+	PATH=$F/k34bin:$PATH "$MODTREE" "$root" > /dev/null
+	# Written in pre-order: each root right after the 12-byte header.
+	for i in modules.dep.bin modules.alias.bin modules.symbols.bin; do
+		ref=$(od -An -tx1 -j8 -N4 "$d/$i" | tr -d ' \n')
+		assert_equal "$((0x$ref & 0x0fffffff))" 12
+	done
+	cat > "$BATS_TEST_TMPDIR/ask.sh" <<-ASK
+		"$MODPROBE" -d "$root" -S 6.1.0-sim --show-depends -a mt_net mt_snd mtfs_tools mtblock \
+			symbol:mt_core_fn 'pci:v00001234d00005678sv1sd2bc3sc4i5' fs-mtfs; echo status=\$?
+		"$MODINFO" -b "$root" -k 6.1.0-sim -F filename mt_snd mtblock mt_core mt_dash; echo status=\$?
+	ASK
+	run --separate-stderr "$SIM" run "$K" -- sh "$BATS_TEST_TMPDIR/ask.sh"
+	assert_equal "$stderr" ''
+	assert_line --index 0 "insmod $d/kernel/lib/mt_core.ko.zst "
+	assert_line "$d/kernel/sound/mt_snd.ko.xz"
+	refute_line --partial "status=1"
+	# kmod 34 gives the same answers from the same files.
+	local mine=$output
+	sed -e "s|\"$MODPROBE\"|$KMOD34_LD --library-path $KMOD34_LIBS --argv0 modprobe $KMOD34_BIN|" \
+		-e "s|\"$MODINFO\"|$KMOD34_LD --library-path $KMOD34_LIBS --argv0 modinfo $KMOD34_BIN|" \
+		"$BATS_TEST_TMPDIR/ask.sh" > "$BATS_TEST_TMPDIR/ask34.sh"
+	run --separate-stderr "$SIM" run "$K" -- sh "$BATS_TEST_TMPDIR/ask34.sh"
+	assert_equal "$output" "$mine"
+	# Single-bit flips (every 61st bit): no crash, no hang, no other answer.
+	run "$top_srcdir/tests/helpers/indexflip.pl" "$d" 61 20 modules.dep.bin modules.alias.bin \
+		modules.symbols.bin modules.builtin.bin modules.builtin.alias.bin \
+		-- "$SIM" run "$K" -- sh "$BATS_TEST_TMPDIR/ask.sh"
+	echo "$output" >&3
+	assert_success
+	assert_line --regexp '^total: [1-9][0-9]* flips, [0-9]+ rejected, [0-9]+ accepted, 0 accepted with another answer, 0 failures$'
+}
