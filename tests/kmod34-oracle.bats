@@ -21,8 +21,20 @@
 # Differences found and what became of them:
 # - kmod 34's depmod writes each index's trie root first, its nodes before
 #   their children (kmod 30's writes the root last): modrot's index check
-#   refused every index of a kmod 34 tree as corrupt. It now takes either
-#   order (lib/modindex.c); the last test checks both, with bit flips.
+#   refused every index of a kmod 34 tree as corrupt, and read the tree as
+#   having none. It now takes either order (lib/modindex.c); the last test
+#   checks kmod 34's, with bit flips.
+# - kmod 34's modprobe takes a name with a slash as a module file; kmod 30
+#   and modrot look it up as a name (documented in modprobe.8; the test
+#   "a module file given to modprobe" holds both sides to it).
+# - rmmod of a path with no file there: kmod 30 and 34 fail it, modrot
+#   unloaded the module of the path's last component. Fixed (tools/rmmod.c).
+# - modprobe --show-exports and --show-modversions of a FIFO: kmod 30 and
+#   34 wait for ever, and so did modrot. modrot now refuses what is not a
+#   regular file (DELIBERATE below, with the other FIFOs kmod waits on).
+# - Where kmod 30 and 34 differ on a file (DIFFER_FOLLOWS below), modrot
+#   follows kmod 30: the module-file argument of modprobe, and a FIFO as
+#   that argument, which kmod 34 then waits on.
 #
 # Each test appends "kmod34 NAME: N cases, M identical" to
 # tests/kmod34-oracle.results in the build tree.
@@ -276,13 +288,8 @@ modprobe_query_options() {
 
 # Where kmod 30 and kmod 34 disagree: "CASE|WHICH|why" lines.
 DIFFER_FOLLOWS='
-modprobe FILE (missing)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
-modprobe FILE (empty)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
-modprobe FILE (directory)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
-modprobe FILE (/dev/null)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
-modprobe FILE (FIFO)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
-modprobe FILE (unreadable)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
-modprobe FILE (a module)|kmod 30|as modprobe with a module file in the test above: a name with a slash is a name
+modprobe FILE (a module)|kmod 30|kmod 34 loads the file; a name with a slash is a name to modrot, as in the test above
+modprobe FILE (FIFO)|kmod 30|kmod 34 opens the FIFO as a module file and waits on it; modrot looks the name up, finds none, exit 1
 '
 
 # Where modrot differs from both on purpose: "CASE|why" lines.
