@@ -69,6 +69,11 @@ struct index_walk {
 	const unsigned char *data;
 	size_t len;
 	unsigned char *claimed; /* a bit per byte: read as part of a node */
+	/* depmod up to kmod 33 writes each node after its children, the root
+	 * last; kmod 34's writes each node before its children, the root
+	 * first. Either way every child lies on one side of its parent, which
+	 * is what rules out a cycle. */
+	bool preorder;
 };
 
 /* Claims [start, end) for one node: -EINVAL when a byte was claimed. A
@@ -160,8 +165,9 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 					return -EINVAL;
 				continue;
 			}
-			/* Post-order: a child lies below its parent. */
-			if ((child & NODE_MASK) >= off)
+			/* A child lies below its parent (post-order) or
+			 * above it (pre-order), as the root's place says. */
+			if (w->preorder ? (child & NODE_MASK) <= off : (child & NODE_MASK) >= off)
 				return -EINVAL;
 			stack[(*depth_top)++] = child;
 		}
@@ -214,12 +220,14 @@ int rot_index_check(const void *data, size_t len)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* The root is written last: it ends the file. */
+	/* The root is written last, ending the file (kmod up to 33), or
+	 * first, right after the header (kmod 34). */
+	w.preorder = (root & NODE_MASK) == INDEX_HEADER;
 	err = check_node(&w, root, stack, &top, &end);
 	if (err < 0)
 		goto out;
 	err = -EINVAL;
-	if (end != len)
+	if (!w.preorder && end != len)
 		goto out;
 	for (size_t i = 0; i < top; i++)
 		depths[i] = 1;

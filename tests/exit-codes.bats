@@ -31,7 +31,10 @@ setup() {
 
 @test "rmmod and modreap still take a module file's path" {
 	kmod_load delta snd-dummy
-	run --separate-stderr on_kernel "$RMMOD" /some/where/delta.ko.zst ./snd-dummy.ko
+	# (a path names the module of the file there, as kmod's rmmod reads it)
+	cp "$FIXTURES/delta.ko.zst" "$FIXTURES/snd-dummy.ko" "$BATS_TEST_TMPDIR/"
+	cd "$BATS_TEST_TMPDIR"
+	run --separate-stderr on_kernel "$RMMOD" "$BATS_TEST_TMPDIR/delta.ko.zst" ./snd-dummy.ko
 	assert_success
 	assert_equal "$(rotting_count)" 2
 	run --separate-stderr on_kernel "$MODREAP" ../delta.ko

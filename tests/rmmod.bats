@@ -149,10 +149,28 @@ setup() {
 @test "rmmod accepts dashes and paths for module names" {
 	kmod_load delta
 	on_kernel "$KMOD_INSMOD" "$FIXTURES/snd-dummy.ko"
-	run on_kernel "$RMMOD" snd-dummy /some/where/delta.ko.zst
+	cp "$FIXTURES/delta.ko.zst" "$BATS_TEST_TMPDIR/delta.ko.zst"
+	run on_kernel "$RMMOD" snd-dummy "$BATS_TEST_TMPDIR/delta.ko.zst"
 	assert_success
 	assert_equal "$(rotting_count snd_dummy)" 1
 	assert_equal "$(rotting_count delta)" 1
+}
+
+# kmod's rmmod reads a path as the module of the file there (stat, then
+# the file); with no file there it names no loaded module. Both kmod 30
+# and kmod 34 fail such a name (tests/kmod34-oracle.bats), so modrot does.
+@test "rmmod of a path with no file there unloads nothing of that name, and goes on" {
+	kmod_load delta alpha
+	local before
+	before=$(kernel_state | grep -v '^live alpha')
+	run --separate-stderr on_kernel "$RMMOD" /some/where/delta.ko.zst alpha
+	assert_failure 1
+	assert_equal "$output" ''
+	assert_equal "$stderr" "rmmod: ERROR: /some/where/delta.ko.zst: no such module file; a path names the module in that file, so this one names no loaded module"
+	assert_equal "$(kernel_state | grep -c '^live delta ')" 1
+	assert_equal "$(rotting_count delta)" 0
+	assert_equal "$(rotting_count alpha)" 1
+	assert_equal "$(kernel_state | grep -v '^rotting alpha')" "$before"
 }
 
 @test "rmmod --remove-holders unloads the holders deepest first, each once, then the module" {

@@ -10,8 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli-errors.h"
 #include "cli-run.h"
 #include "kmodlog.h"
 #include "modprobe.h"
@@ -133,6 +135,17 @@ static int show_crcs(struct modprobe_run *r, const char *path, bool exports)
 {
 	struct kmod_module *mod;
 	struct kmod_list *list = NULL, *l;
+	struct stat st;
+
+	/* libkmod opens what is there and reads it: a FIFO would hold the
+	 * run for ever (kmod's modprobe waits on one), so only a regular
+	 * file is opened. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		char why[128];
+		mp_fail(r, -EINVAL, MP_FATAL, "Module %s not found: %s", path,
+			cli_file_error(-EINVAL, path, 0, why, sizeof(why)));
+		return -EINVAL;
+	}
 	int err = kmod_module_new_from_path(r->ctx, path, &mod);
 
 	if (err < 0) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli-errors.h"
@@ -643,6 +644,18 @@ int main(int argc, char *argv[])
 	int done = 0;
 	for (int i = 0; i < nnames && !stop_signal(); i++, done++) {
 		const char *name = names[i];
+		const char *typed = argv[optind + i];
+		struct stat st;
+		/* A path names the module of the file at it, as kmod's rmmod reads
+		 * it (stat, then the file's name): with no file there it names
+		 * no loaded module, whatever its last component says. */
+		if (strchr(typed, '/') && stat(typed, &st) < 0) {
+			failed(&r, name, -ENOENT, false, REASON_OTHER,
+			       "%s: no such module file; a path names the module in that file, "
+			       "so this one names no loaded module",
+			       typed);
+			continue;
+		}
 		const struct rot_module *m = find_present(&r, name);
 		if (o.remove_holders && m && unload_holders(&r, m, 0) < 0)
 			continue;
