@@ -19,7 +19,7 @@ fi
 cf=clang-format-14
 
 cd "$top"
-[ $# -gt 0 ] || set -- lib/*.c lib/*.h tools/*.c tools/*.h
+[ $# -gt 0 ] || set -- lib/*.c lib/*.h tools/*.c tools/*/*.c tools/*/*.h
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

@@ -2,7 +2,7 @@
 # One JSON schema and one vocabulary for every tool (modrot(7)): one object
 # per run, real booleans, [] for empty lists, "" for no taint, the same
 # summary members everywhere, every key in modrot(7)'s JSON VOCABULARY and
-# tools/json-keys.h, summaries that are the sums of their records, and a
+# tools/cli/json-keys.h, summaries that are the sums of their records, and a
 # reason for each refusal; values checked against the simulated kernel.
 
 bats_require_minimum_version 1.5.0
@@ -188,8 +188,8 @@ man_reasons() {
 		grep -o '\*[a-z_0-9]*\*' | tr -d '*' | sort -u
 }
 source_reasons() {
-	grep -ho '\(return\|#define REASON_[A-Z_]*\) "[a-z_]\+"' "$top_srcdir/tools/reasons.c" \
-		"$top_srcdir/tools/reasons.h" | cut -d'"' -f2 | sort -u
+	grep -ho '\(return\|#define REASON_[A-Z_]*\) "[a-z_]\+"' "$top_srcdir/tools/cli/reasons.c" \
+		"$top_srcdir/tools/cli/reasons.h" | cut -d'"' -f2 | sort -u
 }
 
 # Runs modreap --watch -J until it has written two pass lines, then stops it
@@ -242,19 +242,19 @@ every_tool_json() {
 	watch_json "$D/modreap-watch"
 }
 
-@test "tools/json-keys.h holds every key modrot(7)'s JSON VOCABULARY documents, and no other" {
-	run bash -c "grep -o '^#define JK_[A-Z0-9_]* \"[a-z_0-9]*\"' '$top_srcdir/tools/json-keys.h' | cut -d'\"' -f2 | sort -u"
+@test "tools/cli/json-keys.h holds every key modrot(7)'s JSON VOCABULARY documents, and no other" {
+	run bash -c "grep -o '^#define JK_[A-Z0-9_]* \"[a-z_0-9]*\"' '$top_srcdir/tools/cli/json-keys.h' | cut -d'\"' -f2 | sort -u"
 	assert_success
 	[ "${#lines[@]}" -gt 50 ]
 	assert_equal "$output" "$(man_keys)"
 }
 
-@test "no tool writes a JSON key but through tools/json-keys.h" {
-	run grep -nE 'json_(string|u64|i64|bool|null|open_object|open_array)\([^,]+, "' "$top_srcdir"/tools/*.c
+@test "no tool writes a JSON key but through tools/cli/json-keys.h" {
+	run grep -nE 'json_(string|u64|i64|bool|null|open_object|open_array)\([^,]+, "' "$top_srcdir"/tools/*.c "$top_srcdir"/tools/*/*.c
 	assert_failure 1
 	assert_output ""
 	# listings take their keys from the column tables
-	run grep -nE '^\s*(\[COL_[A-Z]+\] = )?\{ "[A-Z]+", .*"[a-z]+" \},$' "$top_srcdir"/tools/*.c
+	run grep -nE '^\s*(\[COL_[A-Z]+\] = )?\{ "[A-Z]+", .*"[a-z]+" \},$' "$top_srcdir"/tools/*.c "$top_srcdir"/tools/*/*.c
 	assert_output ""
 }
 

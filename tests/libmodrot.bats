@@ -96,12 +96,12 @@ struct_arrays() {
 @test "the tools reach lib only through the public header" {
 	local h n=0
 	# the control: the check finds the tools' includes of the public header
-	run grep -l '#include "modrot.h"' "$top_srcdir"/tools/*.[ch]
+	run grep -l '#include "modrot.h"' "$top_srcdir"/tools/*.[ch] "$top_srcdir"/tools/*/*.[ch]
 	assert_success
 	assert_line "$top_srcdir/tools/lsmod.c"
 	for h in "$top_srcdir"/lib/*.h; do
 		[ "${h##*/}" = modrot.h ] && continue
-		run grep -l "#include \"${h##*/}\"" "$top_srcdir"/tools/*.[ch]
+		run grep -l "#include \"${h##*/}\"" "$top_srcdir"/tools/*.[ch] "$top_srcdir"/tools/*/*.[ch]
 		assert_failure 1
 		n=$((n + 1))
 	done
@@ -110,23 +110,25 @@ struct_arrays() {
 }
 
 @test "the load words depend on nothing else of the load jobs" {
-	run grep '#include "' "$top_srcdir/tools/load-words.c" "$top_srcdir/tools/load-words.h"
+	run grep '#include "' "$top_srcdir/tools/cli/load-words.c" "$top_srcdir/tools/cli/load-words.h"
 	refute_output --partial 'load.h"'
 	refute_output --partial 'insmod'
 	refute_output --partial 'load-job'
-	run grep -c 'job_\|load_env\|load_job' "$top_srcdir/tools/load-words.c"
+	run grep -c 'job_\|load_env\|load_job' "$top_srcdir/tools/cli/load-words.c"
 	assert_output 0
 }
 
 # "A includes B.h": one edge per pair of tools/ files (a file and its own
 # header are one node).
 tools_include_edges() {
-	local f h
-	for f in "$top_srcdir"/tools/*.[ch]; do
-		f=${f##*/}
-		grep -o '^#include "[^"]*\.h"' "$top_srcdir/tools/$f" | sed 's/^#include "//; s/\.h"$//' |
+	local path f h
+	for path in "$top_srcdir"/tools/*.[ch] "$top_srcdir"/tools/*/*.[ch]; do
+		f=${path##*/}
+		grep -o '^#include "[^"]*\.h"' "$path" | sed 's/^#include "//; s/\.h"$//' |
 			while read -r h; do
-				[ -e "$top_srcdir/tools/$h.h" ] && [ "$h" != "${f%.*}" ] && echo "${f%.*} $h"
+				# a header of tools/, in the includer's folder or the CLI helper's
+				[ -e "${path%/*}/$h.h" ] || [ -e "$top_srcdir/tools/cli/$h.h" ] || continue
+				[ "$h" != "${f%.*}" ] && echo "${f%.*} $h"
 			done
 	done
 	return 0
@@ -145,14 +147,15 @@ tools_include_edges() {
 
 # The calls (and data references) between tools/ files, as the linker
 # resolves them: "caller callee symbol", one line per symbol. automake names
-# a program's objects <program>-<file>.o and libcli.a's libcli_a-<file>.o;
+# a program's objects <program>-<file>.o and libcli.a's libcli_a-<file>.o
+# (in the sources' folders);
 # a symbol resolves within one program's objects and libcli.a's. Static
 # functions and a header's static inline ones stay inside their file.
 tools_call_edges() {
 	local dir=$top_builddir/tools prog o f
-	for prog in $(find "$dir" -maxdepth 1 -name '*-*.o' -printf '%f\n' | sed 's/-.*//' |
+	for prog in $(find "$dir" -name '*-*.o' -printf '%f\n' | sed 's/-.*//' |
 		LC_ALL=C sort -u | grep -vx libcli_a); do
-		for o in "$dir/$prog"-*.o "$dir"/libcli_a-*.o; do
+		for o in $(find "$dir" -name "$prog-*.o" -o -name 'libcli_a-*.o'); do
 			f=${o##*/}
 			f=${f#*-}
 			f=${f%.o}
@@ -177,7 +180,7 @@ tools_call_edges() {
 	[ "$(wc -l <<< "$edges")" -gt 100 ]
 	# libcli.a's helpers, which every tool calls, call none of a tool's files.
 	local libcli
-	libcli=$(find "$top_builddir/tools" -maxdepth 1 -name 'libcli_a-*.o' -printf '%f\n' |
+	libcli=$(find "$top_builddir/tools" -name 'libcli_a-*.o' -printf '%f\n' |
 		sed 's/^libcli_a-//; s/\.o$//')
 	# libcli.a's objects were there to check
 	[ "$(wc -w <<< "$libcli")" -gt 3 ]
@@ -193,9 +196,9 @@ tools_call_edges() {
 }
 
 @test "the unload words depend on no tool: rmmod, modreap and modprobe call them" {
-	run grep '#include "' "$top_srcdir/tools/unload-words.c" "$top_srcdir/tools/unload-words.h"
+	run grep '#include "' "$top_srcdir/tools/cli/unload-words.c" "$top_srcdir/tools/cli/unload-words.h"
 	refute_output --regexp '(rmmod|modreap|modprobe)[-.a-z]*\.h"'
-	run grep -l 'unload-words.h' "$top_srcdir"/tools/*.c
+	run grep -l 'unload-words.h' "$top_srcdir"/tools/*.c "$top_srcdir"/tools/*/*.c
 	assert_output --partial 'rmmod.c'
 	assert_output --partial 'modreap-pass.c'
 	assert_output --partial 'modprobe-remove.c'

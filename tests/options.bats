@@ -12,10 +12,21 @@ load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
 load "$top_srcdir/tests/helpers/completion.bash"
 
-# The tools: every tools/NAME.c that parses options with cli_next_option.
+# The source of tool NAME's main(): tools/NAME.c, or tools/NAME-cmd/NAME.c
+# for a tool of several files.
+tool_source() {
+	if [ -e "$top_srcdir/tools/$1.c" ]; then
+		echo "$top_srcdir/tools/$1.c"
+	else
+		echo "$top_srcdir/tools/$1-cmd/$1.c"
+	fi
+}
+
+# The tools: every tool source that parses options with cli_next_option.
 tools_with_options()
 {
-	grep -l 'cli_next_option(argc' "$top_srcdir"/tools/*.c | sed 's|.*/||; s|\.c$||'
+	grep -l 'cli_next_option(argc' "$top_srcdir"/tools/*.c "$top_srcdir"/tools/*/*.c |
+		sed 's|.*/||; s|\.c$||' | LC_ALL=C sort
 }
 
 # $TOOLS: the same list, for the loops of every test; a list short of the
@@ -26,13 +37,14 @@ setup() {
 	[ "$(wc -w <<< "$TOOLS")" -ge 5 ] || fail "tools_with_options found only: $TOOLS"
 }
 
-# The options getopt's table in tools/$1.c gives, one a line, sorted: each
+# The options getopt's table in tool $1's source gives, one a line, sorted: each
 # long name of the option array (and of the CLI_OPTIONS_* macros of
-# tools/cli-opts.h it lists), and each letter of the short-option string handed
+# tools/cli/cli-opts.h it lists), and each letter of the short-option string handed
 # to cli_next_option.
 table_options()
 {
-	local src=$top_srcdir/tools/$1.c short
+	local src short
+	src=$(tool_source "$1")
 	{
 		grep -oE '\{ "[A-Za-z][A-Za-z-]*", *(no|required|optional)_argument' "$src" |
 			sed -E 's/^\{ "([^"]*)".*/--\1/'
@@ -88,15 +100,15 @@ table_options()
 
 # --- what getopt refuses, as getopt users expect it told ---------------
 
-# Each entry of getopt's table in tools/$1.c, in table order, one a line:
-# NAME HAS_ARG VALUE (the CLI_OPTIONS_* macros of tools/cli-opts.h expanded).
+# Each entry of getopt's table in tool $1's source, in table order, one a line:
+# NAME HAS_ARG VALUE (the CLI_OPTIONS_* macros of tools/cli/cli-opts.h expanded).
 table_entries()
 {
 	sed -nE '/struct option longopts\[\]/,/^\s*\};/{
 		s/^\s*\{ "([a-z-]+)", *([a-z_]+), *NULL, *([^ }]+) *\},?$/\1 \2 \3/p
 		s/^\s*CLI_OPTIONS_SYSLOG_VERBOSE,?$/syslog no_argument \x27s\x27\nverbose no_argument \x27v\x27/p
 		s/^\s*CLI_OPTIONS_HELP_VERSION,?$/help no_argument \x27h\x27\nversion no_argument \x27V\x27/p
-	}' "$top_srcdir/tools/$1.c"
+	}' "$(tool_source "$1")"
 }
 
 # The options getopt offers for the prefix $2 in tool $1, one a line, as
@@ -210,7 +222,7 @@ refused()
 @test "every tool names a long option missing its argument in full, and a short one by its letter" {
 	local t name
 	for t in $TOOLS; do
-		for name in $(grep -oE '\{ "[a-z-]+", *required_argument' "$top_srcdir/tools/$t.c" | sed -E 's/^\{ "([^"]*)".*/\1/'); do
+		for name in $(grep -oE '\{ "[a-z-]+", *required_argument' "$(tool_source "$t")" | sed -E 's/^\{ "([^"]*)".*/\1/'); do
 			refused "$t" "--$name"
 			assert_equal "$stderr" "$t: ERROR: missing argument for option '--$name' (see '$t --help')"
 		done

@@ -18,7 +18,7 @@ cc=${FUZZ_CC:-clang}
 pkgs="libkmod libelf libzstd liblzma libcrypto smartcols"
 # shellcheck disable=SC2086
 cflags="-std=gnu11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
-	-fno-sanitize-recover=undefined -I$top/lib -I$top/tools $(pkg-config --cflags $pkgs)
+	-fno-sanitize-recover=undefined -I$top/lib -I$top/tools/cli -I$top/tools/modinfo-cmd $(pkg-config --cflags $pkgs)
 	-DPACKAGE_NAME=\"modrot\" -DPACKAGE_VERSION=\"fuzz\" -DMODFILE_LIMIT=(8u<<20)
 	-DFUZZ_KEYRING=\"$top/tests/fuzz/keyring.pem\""
 # shellcheck disable=SC2086
@@ -26,12 +26,12 @@ libs="$(pkg-config --libs $pkgs) -lpthread"
 
 objs=$out/obj
 mkdir -p "$objs"
-for src in "$top"/lib/*.c "$top"/tools/cli*.c "$top"/tools/outbuf.c "$top"/tools/jsonwrt.c \
-	"$top"/tools/sigwords.c "$top"/tools/promlabel.c "$top"/tools/modinfo-params.c \
-	"$top"/tools/modinfo-text.c "$top"/tools/modinfo-json.c; do
+for src in "$top"/lib/*.c "$top"/tools/cli/cli*.c "$top"/tools/cli/outbuf.c "$top"/tools/cli/jsonwrt.c \
+	"$top"/tools/cli/sigwords.c "$top"/tools/cli/promlabel.c "$top"/tools/modinfo-cmd/modinfo-params.c \
+	"$top"/tools/modinfo-cmd/modinfo-text.c "$top"/tools/modinfo-cmd/modinfo-json.c; do
 	o=$objs/$(basename "$src" .c).o
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] || [ "$0" -nt "$o" ] ||
-		[ -n "$(find "$top/lib" "$top"/tools/cli*.h -name '*.h' -newer "$o")" ]; then
+		[ -n "$(find "$top/lib" "$top"/tools/cli -name '*.h' -newer "$o")" ]; then
 		# shellcheck disable=SC2086
 		$cc $cflags -c "$src" -o "$o"
 	fi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modrot-metrics' label escaping (tools/promlabel.c): the input, as a
+ * modrot-metrics' label escaping (tools/cli/promlabel.c): the input, as a
  * module name of any bytes, escapes to text the exposition format accepts
  * (UTF-8, no raw quote or newline, every backslash a known escape) and
  * decodes back to itself, so two names never share a label:

@@ -98,7 +98,7 @@ live_size() { kernel_state | awk -v n="$1" '$1 == "live" && $2 == n { print $3 }
 rotting_bytes() { kernel_state | awk -v n="${1:-}" '$1 == "rotting" && (n == "" || $2 == n) { s += $3 } END { print s + 0 }'; }
 rotting_count() { kernel_state | awk -v n="${1:-}" '$1 == "rotting" && (n == "" || $2 == n) { c++ } END { print c + 0 }'; }
 # A size as util-linux's lsblk prints it, the tools' text form (the
-# oracle, written apart from tools/sizewords.c): the largest power of 1024
+# oracle, written apart from tools/cli/sizewords.c): the largest power of 1024
 # not above it, the tenths rounded half up from the thousandths, no ".0".
 human_size() {
 	awk -v b="$1" 'BEGIN {
