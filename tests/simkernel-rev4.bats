@@ -104,16 +104,16 @@ taint 0\$"
 	"$SIMKERNEL" unpin "$K" cbc
 	run sim_run "$SYSC" delete cbc 0x800
 	assert_output ok
-	# a file system type's module, mounted: pinned, so refused (rotfs declares nothing)
-	load_fx rotfs
-	run "$SIMKERNEL" mount "$K" rotfs
+	# a file system type's module, mounted: pinned, so refused (plainfs declares nothing)
+	load_fx plainfs
+	run "$SIMKERNEL" mount "$K" plainfs
 	assert_success
 	run sim_run cat /proc/module_pins
-	assert_output 'rotfs 1 -'
-	refused_deletes rotfs EWOULDBLOCK 0x800 0x200
-	run "$SIMKERNEL" umount "$K" /mnt/rotfs
+	assert_output 'plainfs 1 -'
+	refused_deletes plainfs EWOULDBLOCK 0x800 0x200
+	run "$SIMKERNEL" umount "$K" /mnt/plainfs
 	assert_success
-	run sim_run "$SYSC" delete rotfs 0x800
+	run sim_run "$SYSC" delete plainfs 0x800
 	assert_output ok
 }
 

@@ -265,8 +265,9 @@ static void add_seen(struct tally *out, const struct seen *v)
 	out->callbacks += v->callbacks;
 	out->refs += v->refs;
 	out->probes += v->probes;
-	if (!out->where[0])
-		memcpy(out->where, v->where, sizeof(out->where));
+	/* Instances are seen oldest first: WHERE is the newest kept one's, the
+	 * first in /proc/rotting_modules's order, as the kernel looks (P2). */
+	memcpy(out->where, v->where, sizeof(out->where));
 }
 
 /* revision 3's reply; on revision 4 filled from the scan, callbacks counting refs (R11) */
