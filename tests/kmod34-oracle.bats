@@ -109,7 +109,18 @@ setup_file() {
 	awk -v n="$(wc -l < "$F/files")" 'NR % (n > 10 ? int(n / 10) : 1) == 0' "$F/files" > "$F/sample-files"
 }
 
+# The file options (issue 32, item 7) are compared with kmod 30 on every
+# machine, and with kmod 34 too where its root is cached; every other test
+# needs kmod 34.
+file_options_test() {
+	[[ $BATS_TEST_DESCRIPTION == "every option and argument naming a file"* ]]
+}
+
 setup() {
+	if file_options_test; then
+		[ -f "$BATS_FILE_TMPDIR/kmod34-missing" ] || kmod34_skip
+		return 0
+	fi
 	kmod34_skip
 	local F=$BATS_FILE_TMPDIR
 	REL=$(cat "$F/release")
@@ -284,10 +295,10 @@ modprobe_query_options() {
 
 # ---- Issue 32, item 7: every option and argument that names a file ----
 #
-# Each case runs by kmod 30 (this machine's /sbin tools), kmod 34 and
-# modrot, each on a fresh simulated kernel holding the generated tree
-# (mt_inst loaded, for rmmod), bounded by a timeout (a FIFO may be waited
-# on). The outcome of a run: its exit class (ok, failed, or hung), its
+# Each case runs by kmod 30 (this machine's /sbin tools), kmod 34 (where
+# its root is cached; elsewhere kmod 30 is the one oracle) and modrot,
+# each on a fresh simulated kernel holding the generated tree (mt_inst
+# loaded, for rmmod), bounded by a timeout (a FIFO may be waited on). The outcome of a run: its exit class (ok, failed, or hung), its
 # standard output, and the kernel's state after it, which on a failure
 # must be the state before. modrot must have kmod 30's outcome and kmod
 # 34's where those two agree, and where they differ, the one of the kmod
@@ -358,11 +369,19 @@ file_case() {
 	CK=$T/case-kernel
 	rm -rf "$CK"
 	k30=$(outcome kmod30 "$nobody" "$@")
-	k34=$(outcome kmod34 "$nobody" "$@")
+	if [ -f "$BATS_FILE_TMPDIR/kmod34-missing" ]; then
+		# no kmod 34 here: kmod 30 alone is the oracle
+		k34=$k30
+		cp "$T/state.kmod30" "$T/state.kmod34"
+	else
+		k34=$(outcome kmod34 "$nobody" "$@")
+	fi
 	m=$(outcome modrot "$nobody" "$@")
 	s30=$(cat "$T/state.kmod30") s34=$(cat "$T/state.kmod34") sm=$(cat "$T/state.modrot")
+	local shown34=not-run
+	[ -f "$BATS_FILE_TMPDIR/kmod34-missing" ] || shown34=$(cut -f1,3 --output-delimiter=/ <<< "$k34")
 	printf '%-52s kmod 30: %-16s kmod 34: %-16s modrot: %s\n' "$label" "$(cut -f1,3 --output-delimiter=/ <<< "$k30")" \
-		"$(cut -f1,3 --output-delimiter=/ <<< "$k34")" "$(cut -f1,3 --output-delimiter=/ <<< "$m")"
+		"$shown34" "$(cut -f1,3 --output-delimiter=/ <<< "$m")"
 	case $(cut -f1,3 <<< "$m") in
 	ok*) ;;
 	*$'\t'changed) echo "PROBLEM $label: modrot failed and changed the kernel" ;;
@@ -447,8 +466,11 @@ run_file_cases() {
 	file_case "rmmod FILE (a loaded module's name, missing file)" no rmmod "$FILES/missing/mt_inst.ko"
 }
 
-@test "every option and argument naming a file, against kmod 30 and kmod 34: same exit class, output and effect" {
+@test "every option and argument naming a file, against kmod 30, and kmod 34 where its root is cached: same exit class, output and effect" {
 	local F=$BATS_FILE_TMPDIR
+	if [ -f "$F/kmod34-missing" ]; then
+		record "file options: against kmod 30 only; kmod 34 not compared: $(cat "$F/kmod34-missing")"
+	fi
 	if [ ! -f "$F/modtree/.done" ]; then
 		rm -rf "$F/modtree"
 		"$MODTREE" "$F/modtree" > /dev/null
