@@ -173,6 +173,29 @@ setup() {
 	assert_equal "$(kernel_state | grep -v '^rotting alpha')" "$before"
 }
 
+# The same for every reason the path cannot be read, each said as it is:
+# a directory the caller may not search, a component that is a file.
+@test "rmmod of a path it cannot stat says why, unloads nothing of that name, and goes on" {
+	kmod_load delta alpha
+	local d=$BATS_TEST_TMPDIR before
+	mkdir "$d/closed"
+	: > "$d/closed/delta.ko"
+	: > "$d/plain"
+	chmod 000 "$d/closed"
+	before=$(kernel_state | grep -v '^live alpha')
+	run --separate-stderr on_kernel setpriv --bounding-set=-dac_override,-dac_read_search \
+		--inh-caps=-dac_override,-dac_read_search "$RMMOD" "$d/closed/delta.ko" "$d/plain/delta.ko" alpha
+	assert_failure 1
+	assert_equal "$output" ''
+	assert_equal "${stderr_lines[0]}" "rmmod: ERROR: $d/closed/delta.ko: Permission denied; a path names the module in that file, so this one names no loaded module"
+	assert_equal "${stderr_lines[1]}" "rmmod: ERROR: $d/plain/delta.ko: Not a directory; a path names the module in that file, so this one names no loaded module"
+	assert_equal "${#stderr_lines[@]}" 2
+	assert_equal "$(kernel_state | grep -c '^live delta ')" 1
+	assert_equal "$(rotting_count delta)" 0
+	assert_equal "$(rotting_count alpha)" 1
+	assert_equal "$(kernel_state | grep -v '^rotting alpha')" "$before"
+}
+
 @test "rmmod --remove-holders unloads the holders deepest first, each once, then the module" {
 	kmod_load alpha beta gamma
 	run on_kernel "$RMMOD" --remove-holders alpha

@@ -650,10 +650,11 @@ int main(int argc, char *argv[])
 		 * it (stat, then the file's name): with no file there it names
 		 * no loaded module, whatever its last component says. */
 		if (strchr(typed, '/') && stat(typed, &st) < 0) {
-			failed(&r, name, -ENOENT, false, REASON_OTHER,
-			       "%s: no such module file; a path names the module in that file, "
-			       "so this one names no loaded module",
-			       typed);
+			int why = -errno;
+			failed(&r, name, why, false, REASON_OTHER,
+			       "%s: %s; a path names the module in that file, so this one names "
+			       "no loaded module",
+			       typed, why == -ENOENT ? "no such module file" : cli_strerror(why));
 			continue;
 		}
 		const struct rot_module *m = find_present(&r, name);
