@@ -23,22 +23,6 @@ static void say(int priority, const char *msg)
 		cli_info("libkmod: %s", msg);
 }
 
-/* What libkmod said it ran out of, or failed to read, since
- * kmod_trace_start(): it often says so and then goes on as if it had not
- * ("could not get softdep", "xz: Cannot allocate memory"), and a later
- * system call inside it overwrites errno. */
-static int said_lost;
-
-static void note_loss(int priority, const char *msg)
-{
-	if (priority > LOG_ERR)
-		return;
-	if (strstr(msg, strerror(ENOMEM)) || strstr(msg, "out of memory"))
-		said_lost = -ENOMEM;
-	else if (strstr(msg, strerror(EIO)) && !said_lost)
-		said_lost = -EIO;
-}
-
 static void kmod_log(void *data, int priority, const char *file, int line, const char *fn,
 		     const char *format, va_list args)
 {
@@ -52,7 +36,6 @@ static void kmod_log(void *data, int priority, const char *file, int line, const
 		n = 0;
 	vsnprintf(msg + n, sizeof(msg) - (size_t)n, format, args);
 	msg[strcspn(msg, "\n")] = '\0';
-	note_loss(priority, msg);
 	say(priority, msg);
 	errno = saved_errno;
 }
@@ -84,10 +67,8 @@ static void replay_line(char *line)
 	char *space = strchr(p, ' ');
 	if (space && space > p && space[-1] != ':' && memchr(p, ':', (size_t)(space - p)))
 		p = space + 1;
-	if (*p) {
-		note_loss(priority, p);
+	if (*p)
 		say(priority, p);
-	}
 }
 
 /* Each line libkmod wrote while it was caught, told again (NUL-terminated). */
@@ -127,8 +108,6 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 		if (fclose(mem) == 0 && text)
 			replay(text);
 		free(text);
-		if (!lost)
-			lost = said_lost;
 	}
 	if (ctx && lost) {
 		/* A configuration with lines missing is no configuration. */
@@ -146,13 +125,10 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 
 void kmod_trace_start(void)
 {
-	said_lost = 0;
 	errno = 0;
 }
 
 int kmod_lost(void)
 {
-	if (errno == ENOMEM || errno == EIO)
-		return -errno;
-	return said_lost;
+	return errno == ENOMEM || errno == EIO ? -errno : 0;
 }
