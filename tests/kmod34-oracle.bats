@@ -28,7 +28,7 @@
 #   and modrot look it up as a name (documented in modprobe.8; the test
 #   "a module file given to modprobe" holds both sides to it).
 # - rmmod of a path with no file there: kmod 30 and 34 fail it, modrot
-#   unloaded the module of the path's last component. Fixed (tools/rmmod.c).
+#   unloaded the module of the path's last component. Fixed (tools/rmmod-cmd/rmmod.c).
 # - modprobe --show-exports and --show-modversions of a FIFO: kmod 30 and
 #   34 wait for ever, and so did modrot. modrot now refuses what is not a
 #   regular file (DELIBERATE below, with the other FIFOs kmod waits on).
