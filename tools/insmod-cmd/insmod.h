@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * insmod's own pieces: the parallel batch (insmod-batch.c) over the jobs
- * of load.h, which modprobe shares. insmod.c holds the options and main.
+ * of load.h, which modprobe shares, and the jobs a run is given
+ * (insmod-list.c). insmod.c holds the options and main.
  */
 #ifndef MODROT_INSMOD_H
 #define MODROT_INSMOD_H
@@ -13,5 +14,15 @@
 /* The batch: reads every file, then loads in dependency order on opts->jobs
  * threads. Fills env->kernel_symbols from the modules' undefined symbols. */
 int batch_run(struct load_job *jobs, size_t n, struct load_env *env);
+
+/* A list larger than this is no installer's list. */
+#define LIST_MAX (16u << 20)
+
+/* One job per file named from argv[first] on (with --batch; else the first,
+ * the rest its parameters), after --from's list: LIST's lines, each "FILE
+ * [PARAM=VALUE...]", blank lines and #comments skipped, LIST "-" for
+ * standard input. A name no file can have ends the run as a usage error. */
+int insmod_make_jobs(const struct insmod_opts *o, int argc, char *argv[], int first,
+		     struct load_job **jobs, size_t *n);
 
 #endif

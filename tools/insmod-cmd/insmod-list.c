@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The modules a run loads: the files named, and --from's list. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli-opts.h"
+#include "insmod.h"
+#include "load-words.h"
+#include "modrot.h"
+#include "stopsignal.h"
+
+/* What no file name can be is refused before anything is done. */
+static void refuse_non_file(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		cli_usage_fail(
+			"loading a module from standard input is not supported: give its file");
+	if (!*path)
+		cli_usage_fail("an empty module file name");
+}
+
+/*
+ * Standard input whole, at most LIST_MAX bytes. It may be a pipe or a
+ * terminal that never ends: the first SIGHUP, SIGINT or SIGTERM ends the
+ * read (the signals are caught without SA_RESTART meanwhile) with -EINTR.
+ */
+static int read_stdin(char **out, size_t *len)
+{
+	size_t cap = 64 * 1024, used = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (stop_signal()) {
+			free(buf);
+			return -EINTR;
+		}
+		if (used + 1 == cap) {
+			if (used > LIST_MAX) {
+				free(buf);
+				return -EFBIG;
+			}
+			char *grown = realloc(buf, cap * 2);
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		ssize_t n = read(STDIN_FILENO, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR && !stop_signal())
+			continue;
+		if (n < 0) {
+			int err = -errno;
+			free(buf);
+			return err;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	if (used > LIST_MAX) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	*len = used;
+	return 0;
+}
+
+/* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments
+ * skipped. LIST is "-" (standard input) or a regular file. */
+static int read_list(const char *list, struct load_job **jobs, size_t *n)
+{
+	char *text;
+	size_t len;
+	int err = strcmp(list, "-") == 0 ? read_stdin(&text, &len)
+					 : rot_file_read(list, LIST_MAX, &text, &len);
+	if (err < 0)
+		return err;
+	if (memchr(text, '\0', len)) {
+		free(text);
+		return -EBADMSG;
+	}
+	for (char *line = text, *next; err == 0 && *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		char *p = line + strspn(line, " \t");
+		p[strcspn(p, "\r")] = '\0';
+		if (!*p || *p == '#')
+			continue;
+		size_t flen = strcspn(p, " \t");
+		struct load_job *grown = realloc(*jobs, (*n + 1) * sizeof(**jobs));
+		if (!grown) {
+			err = -ENOMEM;
+			break;
+		}
+		*jobs = grown;
+		struct load_job *job = &(*jobs)[(*n)++];
+		memset(job, 0, sizeof(*job));
+		char *params = p + flen + strspn(p + flen, " \t");
+		p[flen] = '\0';
+		job->path = strdup(p);
+		job->params = *params ? strdup(params) : NULL;
+		if (!job->path || (*params && !job->params))
+			err = -ENOMEM;
+		else
+			refuse_non_file(job->path);
+	}
+	free(text);
+	return err;
+}
+
+int insmod_make_jobs(const struct insmod_opts *o, int argc, char *argv[], int first,
+		     struct load_job **jobs, size_t *n)
+{
+	if (o->list_path) {
+		int err = read_list(o->list_path, jobs, n);
+		if (err < 0)
+			return err;
+	}
+	size_t files = o->batch ? (size_t)(argc - first) : (argc > first ? 1 : 0);
+	struct load_job *grown = realloc(*jobs, (*n + files + 1) * sizeof(**jobs));
+	if (!grown)
+		return -ENOMEM;
+	*jobs = grown;
+	for (size_t i = 0; i < files; i++) {
+		struct load_job *job = &(*jobs)[(*n)++];
+		memset(job, 0, sizeof(*job));
+		refuse_non_file(argv[first + (int)i]);
+		job->path = strdup(argv[first + (int)i]);
+		if (!job->path)
+			return -ENOMEM;
+	}
+	if (!o->batch && argc > first + 1) {
+		(*jobs)[0].params = params_join(argv + first + 1, (size_t)(argc - first - 1));
+		if (!(*jobs)[0].params)
+			return -ENOMEM;
+	}
+	return 0;
+}
