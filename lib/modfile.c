@@ -372,9 +372,11 @@ int rot_modfile_read(const char *path, struct rot_modfile **out)
 	return examine(mf, out);
 }
 
-int rot_modfile_check(const char *path)
+int rot_modfile_check(const char *path, void **image, size_t *image_len)
 {
 	struct stat st;
+	if (image)
+		*image = NULL;
 	int fd = file_open_regular(path, &st);
 	if (fd < 0)
 		return fd;
@@ -404,7 +406,10 @@ int rot_modfile_check(const char *path)
 	if (err < 0)
 		return err;
 	c = compression_detect(buf, len);
-	if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD)
+	if ((c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) && image)
+		/* decoded once, and kept for the caller to hand on */
+		err = decompress_whole(c, buf, len, ROT_MODFILE_MAX, image, image_len);
+	else if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD)
 		err = decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
 	free(buf);
 	return err;

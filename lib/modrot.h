@@ -726,12 +726,16 @@ int rot_modfile_read(const char *path, struct rot_modfile **out);
 /*
  * Whether a module file may go to a reader that trusts it, as libkmod
  * does (since 0.1): a regular file of at most ROT_MODFILE_MAX bytes that,
- * xz- or zstd-compressed, decompresses to at most ROT_MODFILE_MAX bytes,
- * counted in constant memory (nothing is kept). 0; -EINVAL not a regular
- * file; -EFBIG larger, or decompressing larger; -EBADMSG corrupt, -ENODATA
- * cut short; -ELIBACC no library to decompress it; else -errno of a read.
+ * xz- or zstd-compressed, decompresses to at most ROT_MODFILE_MAX bytes.
+ * With image NULL the decompressed bytes are counted in constant memory
+ * and nothing is kept; else a compressed file's decompressed bytes are
+ * left in *image (malloc'd, *image_len long) so that they need not be
+ * decoded again, and *image is NULL for a file stored plain. 0; -EINVAL
+ * not a regular file; -EFBIG larger, or decompressing larger; -EBADMSG
+ * corrupt, -ENODATA cut short; -ELIBACC no library to decompress it;
+ * -ENOMEM; else -errno of a read.
  */
-int rot_modfile_check(const char *path);
+int rot_modfile_check(const char *path, void **image, size_t *image_len);
 /* The same for bytes already in memory (copied); path only names them. */
 int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out);
 void rot_modfile_free(struct rot_modfile *mf);

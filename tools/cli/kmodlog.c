@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include "cli-msg.h"
 #include "kmodlog.h"
@@ -131,4 +133,50 @@ void kmod_trace_start(void)
 int kmod_lost(void)
 {
 	return errno == ENOMEM || errno == EIO ? -errno : 0;
+}
+
+/* The image in a memory file, as libkmod would see a plain module file:
+ * its descriptor, or -errno. */
+static int image_file(const void *image, size_t len)
+{
+	int fd = memfd_create("module", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, (const char *)image + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EIO;
+			close(fd);
+			return err;
+		}
+		done += (size_t)n;
+	}
+	return fd;
+}
+
+int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void *image, size_t len,
+		      struct kmod_list **info)
+{
+	/* errno is kmod_lost()'s trace: only libkmod's calls may leave it */
+	int saved = errno;
+	int fd = image ? image_file(image, len) : -1;
+	struct kmod_module *m = NULL;
+	if (fd >= 0) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		/* fails only out of memory, or when ctx knows a module of the
+		 * descriptor's number by another path: then mod's file */
+		if (kmod_module_new_from_path(ctx, path, &m) < 0)
+			m = NULL;
+	}
+	errno = saved;
+	int err = kmod_module_get_info(m ? m : mod, info);
+	saved = errno;
+	kmod_module_unref(m);
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	return err;
 }

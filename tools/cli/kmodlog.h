@@ -12,6 +12,8 @@
 #define MODROT_KMODLOG_H
 
 struct kmod_ctx;
+struct kmod_list;
+struct kmod_module;
 
 /* kmod_new(dirname, config_paths) with the tool's log function; NULL when
  * out of memory, also when kmod_new() lost an allocation or read it
@@ -31,5 +33,17 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
  */
 void kmod_trace_start(void);
 int kmod_lost(void);
+
+/*
+ * kmod_module_get_info(mod, info), from image when the caller has mod's
+ * file already decompressed (rot_modfile_check()) and NULL otherwise:
+ * libkmod 30 reads a module only from a path, and would decode it a
+ * second time. The bytes go into a memory file that libkmod opens by its
+ * /proc/self/fd path and maps as it maps a plain module (it tells
+ * compression by the first bytes, not by the name). Where that cannot be
+ * done, libkmod reads mod's own file, as without image.
+ */
+int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void *image, size_t len,
+		      struct kmod_list **info);
 
 #endif

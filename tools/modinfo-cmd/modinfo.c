@@ -316,8 +316,12 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		 * read a device to the end of memory, or decompress a bomb into
 		 * all of it: only a regular file of a module's size, compressed
 		 * or not, gets that far. What libkmod can say itself (corrupt or
-		 * cut-short data, no library to decompress) it says. */
-		err = r.filename ? rot_modfile_check(r.filename) : 0;
+		 * cut-short data, no library to decompress) it says. A compressed
+		 * module is decoded here once, and libkmod reads the decoded bytes
+		 * (cli_kmod_get_info()). */
+		void *image = NULL;
+		size_t image_len = 0;
+		err = r.filename ? rot_modfile_check(r.filename, &image, &image_len) : 0;
 		if (err == -EBADMSG || err == -ENODATA || err == -ELIBACC)
 			err = 0;
 		if (err < 0) {
@@ -336,7 +340,8 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 			return;
 		}
 		kmod_trace_start();
-		err = kmod_module_get_info(mod, &info);
+		err = cli_kmod_get_info(run->ctx, mod, image, image_len, &info);
+		free(image);
 		/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
 		int lost = kmod_lost();
 		if (lost < 0) {
