@@ -63,9 +63,27 @@ int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rot
 int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, bool fast, struct rot_snapshot **out);
 
+/* ---- depmod's binary indexes (modindex.c) ---- */
+
+/* Larger than any index depmod writes; libkmod's offsets reach 256 MiB. */
+#define INDEX_SIZE_MAX (64u << 20)
+
+/*
+ * Checks an index image (modules.dep.bin and the like) against the format
+ * depmod writes: 0 when libkmod 30 can read every node of it in bounds,
+ * once each; -EINVAL when it cannot, -EFBIG when larger than
+ * INDEX_SIZE_MAX, -ENOMEM. Outside lib, only the fuzz harness calls it.
+ */
+int index_check_image(const void *data, size_t len);
+
+/* The same for a file: also -EISDIR when it is not a regular file,
+ * -ENODATA when it is empty (libkmod reads that as no index, safely), and
+ * the -errno of opening or reading it (-ENOENT when there is none). */
+int index_check_file(const char *path);
+
 /* ---- the index check's verdicts, kept between runs (indexcache.c) ---- */
 
-#define INDEX_CACHE_FILES 10
+#define INDEX_CACHE_FILES 5
 
 /* What stat(2) says of one file: all 64-bit, so a record has no padding. */
 struct index_cache_key {

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * depmod's binary indexes (modules.dep.bin and the four others libkmod 30
- * opens), checked before libkmod reads them: libkmod trusts every offset,
- * length and count in them, and a flipped bit in one crashes or hangs it.
+ * depmod's binary indexes (modules.dep.bin and the four others libkmod
+ * opens), checked before libkmod 30 to 32 reads them. Those releases trust
+ * every offset, length and count in an index: a flipped bit crashes or
+ * hangs them. kmod 33 made the index reader check its bounds upstream
+ * (docs/architecture.md names the fixes); configure compiles the tools'
+ * check (rot_moddir_check) only against an older libkmod.
  *
  * The format, as depmod writes it (kmod 30, tools/depmod.c): a header of
  * three big-endian 32-bit words (magic 0xB007F457, version 2.1, the root
@@ -13,20 +16,16 @@
  * and last - first + 1 child offsets (0 for none); a value count and that
  * many (priority, NUL-terminated string) pairs.
  *
- * What depmod writes is checked as strictly as it is written: each node
- * lies inside the file, after the header, below its parent; the nodes
- * cover every byte after the header exactly once (so no node is read
- * twice, no offset points into another node, and nothing trails); each
- * string ends inside its node; child characters are 1..127 with the first
- * and last child present. A file passing this is one libkmod 30 reads
- * without leaving it, in time linear in its size.
+ * The check is one walk of the trie: each node lies inside the file, after
+ * the header, on one side of its parent; the nodes cover every byte after
+ * the header exactly once (so no node is shared or read twice, and nothing
+ * trails); each string ends inside the file; child characters are 1..127
+ * with the first and last child present. A file passing this is one
+ * libkmod 30 reads without leaving it, in time linear in its size.
  *
- * When an index fails, rot_moddir_open() builds a private view of the
- * module directory without it: libkmod then behaves as when depmod never
- * wrote that index (lookups through it find nothing), as it does for any
- * index missing.
+ * lib/inuse.c reads modules.alias.bin itself (index_confirms_text): that
+ * reader relies on the same walk, whatever libkmod the tools use.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -197,15 +195,15 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 	return claim(w, off, p);
 }
 
-int rot_index_check(const void *data, size_t len)
+int index_check_image(const void *data, size_t len)
 {
 	struct index_walk w = { .data = data, .len = len };
 	uint32_t *stack = NULL;
 	size_t *depths = NULL, top = 0, end;
 	int err = -EINVAL;
 
-	if (len < INDEX_HEADER || len > ROT_INDEX_SIZE_MAX)
-		return len > ROT_INDEX_SIZE_MAX ? -EFBIG : -EINVAL;
+	if (len < INDEX_HEADER || len > INDEX_SIZE_MAX)
+		return len > INDEX_SIZE_MAX ? -EFBIG : -EINVAL;
 	if (be32(w.data) != INDEX_MAGIC || be32(w.data + 4) != INDEX_VERSION)
 		return -EINVAL;
 
@@ -270,7 +268,8 @@ static int index_read_checked(const char *path, unsigned char **out, size_t *out
 		err = -errno;
 		goto out;
 	}
-	err = -EINVAL;
+	/* A FIFO would keep libkmod waiting, a device reading for ever. */
+	err = -EISDIR;
 	if (!S_ISREG(st.st_mode))
 		goto out;
 	/* libkmod reads an empty file as no index, safely: so do we. */
@@ -278,7 +277,7 @@ static int index_read_checked(const char *path, unsigned char **out, size_t *out
 	if (st.st_size == 0)
 		goto out;
 	err = -EFBIG;
-	if ((uintmax_t)st.st_size > ROT_INDEX_SIZE_MAX)
+	if ((uintmax_t)st.st_size > INDEX_SIZE_MAX)
 		goto out;
 	err = -ENOMEM;
 	buf = malloc((size_t)st.st_size + 1);
@@ -297,7 +296,7 @@ static int index_read_checked(const char *path, unsigned char **out, size_t *out
 			break;
 		got += (size_t)n;
 	}
-	err = got == (size_t)st.st_size ? rot_index_check(buf, got) : -EINVAL;
+	err = got == (size_t)st.st_size ? index_check_image(buf, got) : -EINVAL;
 	if (err == 0) {
 		*out = buf;
 		*out_len = got;
@@ -309,7 +308,7 @@ out:
 	return err;
 }
 
-int rot_index_check_file(const char *path)
+int index_check_file(const char *path)
 {
 	unsigned char *buf;
 	size_t len;
@@ -322,7 +321,7 @@ int rot_index_check_file(const char *path)
 /*
  * ---- Each index against the text file depmod writes beside it ----
  *
- * An index can pass rot_index_check() and still not say what depmod
+ * An index can pass index_check_image() and still not say what depmod
  * wrote: a flipped bit in a key, a value or a priority is a well-formed
  * index with another answer. depmod builds every index from the same data
  * as a text file it writes beside it (kmod 30, tools/depmod.c), so the
@@ -635,7 +634,7 @@ static int text_read(const char *dir, const char *name, char **buf, size_t *len)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return rot_file_read(path, ROT_INDEX_SIZE_MAX, buf, len);
+	return rot_file_read(path, INDEX_SIZE_MAX, buf, len);
 }
 
 static int deptext_load(struct xcheck *x)
@@ -969,18 +968,6 @@ int index_confirms_text(const char *dir, const char *text_name)
 		return -EINVAL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, index_names[i]) >= sizeof(path))
 		return -ENAMETOOLONG;
-	/* A verdict rot_moddir_open() kept says every index matched its text,
-	 * this one too, as long as none of the ten files changed since. */
-	struct index_cache *cache = malloc(sizeof(*cache));
-	const char *files[2 * INDEX_COUNT];
-	for (size_t k = 0; k < INDEX_COUNT; k++) {
-		files[k] = index_names[k];
-		files[INDEX_COUNT + k] = text_names[k];
-	}
-	bool kept = cache && index_cache_begin(cache, dir, files, 2 * INDEX_COUNT) == 1;
-	free(cache);
-	if (kept)
-		return 0;
 	err = index_read_checked(path, &bin, &len);
 	if (err == -ENOENT)
 		return err;
@@ -996,263 +983,46 @@ int index_confirms_text(const char *dir, const char *text_name)
 	return -ESTALE;
 }
 
-struct rot_moddir {
-	char *original; /* the module directory asked for; NULL: libkmod's default */
-	char *private;  /* the view without the rejected indexes, or NULL */
-	const char *rejected[INDEX_COUNT];
-	int rejected_err[INDEX_COUNT];
-	const char *rejected_text[INDEX_COUNT]; /* the text it was checked against */
-	size_t nrejected;
-	char mapped[PATH_MAX];
-};
-
-/* libkmod 30's default: /lib/modules/RELEASE of the running kernel. */
-static char *default_moddir(void)
+#if MODROT_INDEX_CHECK
+int rot_moddir_check(const char *moddir, const char **index)
 {
-	struct utsname u;
-	char *s;
-
-	if (uname(&u) < 0)
-		return NULL;
-	if (asprintf(&s, "/lib/modules/%s", u.release) < 0)
-		return NULL;
-	return s;
-}
-
-static bool is_rejected(const struct rot_moddir *d, const char *name)
-{
-	for (size_t i = 0; i < d->nrejected; i++)
-		if (strcmp(d->rejected[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* Removes the private view's links and the view itself. */
-static void remove_view(const char *view)
-{
-	DIR *dir = opendir(view);
-	struct dirent *e;
-
-	if (dir) {
-		while ((e = readdir(dir)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(dir), e->d_name, 0);
-		closedir(dir);
-	}
-	rmdir(view);
-}
-
-/* A directory of links to every entry of original but the rejected ones. */
-static int make_view(struct rot_moddir *d, const char *original)
-{
-	const char *tmp = getenv("TMPDIR");
-	char target[PATH_MAX];
-	struct dirent *e;
-	DIR *dir;
+	char path[PATH_MAX];
+	struct index_cache *cache = malloc(sizeof(*cache));
+	bool keep = true;
 	int err = 0;
 
-	if (asprintf(&d->private, "%s/modrot-moddir.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
-		d->private = NULL;
-		return -ENOMEM;
-	}
-	if (!mkdtemp(d->private)) {
-		err = -errno;
-		free(d->private);
-		d->private = NULL;
-		return err;
-	}
-	dir = opendir(original);
-	if (!dir) {
-		err = -errno;
-		goto fail;
-	}
-	errno = 0;
-	while ((e = readdir(dir))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_rejected(d, e->d_name))
-			continue;
-		if ((size_t)snprintf(target, sizeof(target), "%s/%s", original, e->d_name) >=
-		    sizeof(target)) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		char link[PATH_MAX];
-		if ((size_t)snprintf(link, sizeof(link), "%s/%s", d->private, e->d_name) >=
-		    sizeof(link)) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		if (symlink(target, link) < 0) {
-			err = -errno;
-			break;
-		}
-		errno = 0;
-	}
-	if (!err && errno)
-		err = -errno;
-	closedir(dir);
-	if (!err)
-		return 0;
-fail:
-	remove_view(d->private);
-	free(d->private);
-	d->private = NULL;
-	return err;
-}
-
-int rot_moddir_open(const char *dirname, struct rot_moddir **out)
-{
-	struct rot_moddir *d = calloc(1, sizeof(*d));
-	struct xcheck x = { 0 };
-	struct index_cache *cache = NULL;
-	char *probe = NULL, path[PATH_MAX];
-	int err = -ENOMEM;
-
-	*out = NULL;
-	if (!d)
-		return -ENOMEM;
-	if (dirname && !(d->original = strdup(dirname)))
-		goto fail;
-	probe = dirname ? d->original : default_moddir();
-	if (!probe)
-		goto fail;
-	x.dir = probe;
-	/* The five indexes, then their texts: a verdict holds for all ten. */
-	const char *files[2 * INDEX_COUNT];
-	for (size_t i = 0; i < INDEX_COUNT; i++) {
-		files[i] = index_names[i];
-		files[INDEX_COUNT + i] = text_names[i];
-	}
-	cache = malloc(sizeof(*cache));
+	*index = NULL;
 	if (!cache)
-		goto fail;
-	bool keep = true;
-	if (index_cache_begin(cache, probe, files, 2 * INDEX_COUNT) == 1)
-		goto checked;
-	for (size_t i = 0; i < INDEX_COUNT; i++) {
-		unsigned char *bin;
-		size_t len;
-		const char *text = NULL;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", probe, index_names[i]) >=
-		    sizeof(path)) {
+		return -ENOMEM;
+	if (index_cache_begin(cache, moddir, index_names, INDEX_COUNT) == 1)
+		goto out;
+	for (size_t i = 0; i < INDEX_COUNT && !err; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", moddir, index_names[i]) >=
+		    sizeof(path))
 			err = -ENAMETOOLONG;
-			goto fail;
+		else
+			err = index_check_file(path);
+		/* Absent, empty, or unreadable to this user: libkmod reads it as
+		 * no index, safely. Only a file that was read whole and passed
+		 * lets the verdict be kept. */
+		if (err == -ENOENT || err == -ENODATA || err == -EACCES || err == -ENOTDIR) {
+			keep = keep && err != -EACCES && err != -ENOTDIR;
+			err = 0;
+		} else if (err < 0) {
+			*index = index_names[i];
 		}
-		int e = index_read_checked(path, &bin, &len);
-		if (e == 0) {
-			e = index_match_text(&x, i, bin, len, &text);
-			free(bin);
-			if (e == 0)
-				continue;
-			/* Out of memory is ours; anything else about the text (a
-			 * mismatch, none, unreadable, not a regular file) leaves
-			 * the index unconfirmed: read as missing. */
-			if (e == -ENOMEM) {
-				err = e;
-				goto fail;
-			}
-		} else {
-			/* Missing, or unreadable to us and so to libkmod: its own case. */
-			if (e == -ENOENT || e == -ENODATA)
-				continue;
-			/* Unreadable to this user, or its path broken: not kept. */
-			if (e == -EACCES || e == -ENOTDIR) {
-				keep = false;
-				continue;
-			}
-			/* Only what is not an index is left out; a failed read (EIO) or
-			 * out of memory is the caller's error, not a missing index. */
-			if (e != -EINVAL && e != -EFBIG) {
-				err = e;
-				goto fail;
-			}
-		}
-		d->rejected[d->nrejected] = index_names[i];
-		d->rejected_text[d->nrejected] = text;
-		d->rejected_err[d->nrejected++] = e;
 	}
-	if (keep && !d->nrejected)
+	if (!err && keep)
 		index_cache_store(cache);
-checked:
+out:
 	free(cache);
-	cache = NULL;
-	deptext_free(&x.dep);
-	x.dep = (struct deptext){ 0 };
-	if (d->nrejected) {
-		err = make_view(d, probe);
-		if (err < 0)
-			goto fail;
-		if (!d->original) {
-			d->original = probe;
-			probe = NULL;
-		}
-	}
-	if (probe != d->original)
-		free(probe);
-	*out = d;
-	return 0;
-fail:
-	free(cache);
-	deptext_free(&x.dep);
-	if (probe != d->original)
-		free(probe);
-	/* The rejected names stay readable for the caller's message. */
-	free(d->original);
-	free(d);
 	return err;
 }
-
-const char *rot_moddir_path(const struct rot_moddir *d)
+#else
+int rot_moddir_check(const char *moddir, const char **index)
 {
-	return d->private ? d->private : d->original;
+	(void)moddir;
+	*index = NULL;
+	return 0;
 }
-
-size_t rot_moddir_rejected_count(const struct rot_moddir *d)
-{
-	return d->nrejected;
-}
-
-const char *rot_moddir_rejected(const struct rot_moddir *d, size_t i, int *err)
-{
-	if (i >= d->nrejected)
-		return NULL;
-	if (err)
-		*err = d->rejected_err[i];
-	return d->rejected[i];
-}
-
-const char *rot_moddir_rejected_text(const struct rot_moddir *d, size_t i)
-{
-	return i < d->nrejected ? d->rejected_text[i] : NULL;
-}
-
-const char *rot_moddir_original(const struct rot_moddir *d)
-{
-	return d->original;
-}
-
-const char *rot_moddir_unmap(struct rot_moddir *d, const char *path)
-{
-	size_t n;
-
-	if (!d || !d->private || !path)
-		return path;
-	n = strlen(d->private);
-	if (strncmp(path, d->private, n) != 0 || (path[n] != '/' && path[n] != '\0'))
-		return path;
-	if ((size_t)snprintf(d->mapped, sizeof(d->mapped), "%s%s", d->original, path + n) >=
-	    sizeof(d->mapped))
-		return path;
-	return d->mapped;
-}
-
-void rot_moddir_close(struct rot_moddir *d)
-{
-	if (!d)
-		return;
-	if (d->private) {
-		remove_view(d->private);
-		free(d->private);
-	}
-	free(d->original);
-	free(d);
-}
+#endif

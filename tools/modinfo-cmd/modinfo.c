@@ -304,7 +304,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 {
 	struct modinfo_record r = { .argument = argument,
 				    .name = kmod_module_get_name(mod),
-				    .filename = cli_moddir_shown(kmod_module_get_path(mod)) };
+				    .filename = kmod_module_get_path(mod) };
 	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
 	int err = 0;
@@ -479,10 +479,7 @@ int main(int argc, char *argv[])
 	if (module_directory(&run))
 		read_kernel_state(&run);
 
-	const char *dir = run.explicit_dir ? run.dirname : NULL;
-	if (cli_moddir_open(dir, &dir) < 0)
-		goto out;
-	run.ctx = cli_kmod_new(dir, no_config);
+	run.ctx = cli_kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
 	if (!run.ctx) {
 		cli_error("out of memory");
 		goto out;
@@ -494,7 +491,16 @@ int main(int argc, char *argv[])
 	 * libkmod's own case, as before; out of memory stops here, before a
 	 * lookup can lie. kmod_new() goes on without the directory's name when
 	 * it cannot allocate it: that is out of memory too. */
-	int err = kmod_get_dirname(run.ctx) ? kmod_load_resources(run.ctx) : -ENOMEM;
+	const char *moddir = kmod_get_dirname(run.ctx);
+	/* Names are looked up in the indexes, module files are not: an index
+	 * libkmod cannot read safely is refused before it is mapped, when a
+	 * name is asked for. */
+	bool by_name = run.by_name;
+	for (int i = optind; i < argc && !by_name; i++)
+		by_name = !is_module_file(argv[i]);
+	if (moddir && by_name && cli_moddir_check(moddir) < 0)
+		goto out;
+	int err = moddir ? kmod_load_resources(run.ctx) : -ENOMEM;
 	if (err == -ENOMEM) {
 		cli_error("could not read the module indexes in %s: %s", run.dirname,
 			  cli_strerror(err));
