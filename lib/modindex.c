@@ -1002,11 +1002,12 @@ int rot_moddir_check(const char *moddir, const char **index)
 			err = -ENAMETOOLONG;
 		else
 			err = index_check_file(path);
-		/* Absent, empty, or unreadable to this user: libkmod reads it as
-		 * no index, safely. Only a file that was read whole and passed
-		 * lets the verdict be kept. */
-		if (err == -ENOENT || err == -ENODATA || err == -EACCES || err == -ENOTDIR) {
-			keep = keep && err != -EACCES && err != -ENOTDIR;
+		/* Absent or empty: libkmod reads it as no index, safely. One this
+		 * user cannot read is refused like a damaged one, rather than
+		 * turned into "not found". No directory at all is libkmod's own
+		 * case, and no verdict is kept for it. */
+		if (err == -ENOENT || err == -ENODATA || err == -ENOTDIR) {
+			keep = keep && err != -ENOTDIR;
 			err = 0;
 		} else if (err < 0) {
 			*index = index_names[i];

@@ -492,15 +492,15 @@ int main(int argc, char *argv[])
 	 * lookup can lie. kmod_new() goes on without the directory's name when
 	 * it cannot allocate it: that is out of memory too. */
 	const char *moddir = kmod_get_dirname(run.ctx);
-	/* Names are looked up in the indexes, module files are not: an index
-	 * libkmod cannot read safely is refused before it is mapped, when a
-	 * name is asked for. */
+	/* Names are looked up in the indexes, module files are not: a run
+	 * given only files maps no index (one could be a FIFO), and an index
+	 * libkmod cannot read safely is refused before it is mapped. */
 	bool by_name = run.by_name;
 	for (int i = optind; i < argc && !by_name; i++)
 		by_name = !is_module_file(argv[i]);
 	if (moddir && by_name && cli_moddir_check(moddir) < 0)
 		goto out;
-	int err = moddir ? kmod_load_resources(run.ctx) : -ENOMEM;
+	int err = !moddir ? -ENOMEM : by_name ? kmod_load_resources(run.ctx) : 0;
 	if (err == -ENOMEM) {
 		cli_error("could not read the module indexes in %s: %s", run.dirname,
 			  cli_strerror(err));

@@ -411,10 +411,12 @@ static int context_new(struct modprobe_run *r)
 	const char *moddir = kmod_get_dirname(r->ctx);
 	/* Every run but those given module files looks names up in the
 	 * indexes (-c dumps two of them): one libkmod cannot read safely is
-	 * refused before it is mapped. */
-	if (moddir && !o->show_exports && !o->show_modversions && cli_moddir_check(moddir) < 0)
+	 * refused before it is mapped. A run given files maps none (one
+	 * could be a FIFO). */
+	bool files = o->show_exports || o->show_modversions;
+	if (moddir && !files && cli_moddir_check(moddir) < 0)
 		return -EINVAL;
-	int err = moddir ? kmod_load_resources(r->ctx) : -ENOMEM;
+	int err = !moddir ? -ENOMEM : files ? 0 : kmod_load_resources(r->ctx);
 	if (err == -ENOMEM) {
 		cli_error("could not set up libkmod for %s: out of memory",
 			  dirname ? dirname : "the running kernel");
