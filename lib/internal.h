@@ -110,14 +110,14 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
  * when it can: failures only lose the saving. */
 void index_cache_store(const struct index_cache *c);
 
-/* ---- the indexes against their texts (modindex.c) ---- */
+/* ---- modules.alias against its binary index (modindex.c) ---- */
 
-/* Whether depmod's binary index made from text_name in dir (for
- * "modules.alias", modules.alias.bin) holds exactly what the text holds:
- * 0 when it does; -ENOENT without the binary index; -ESTALE when it holds
- * something else, is damaged or empty, since then nothing confirms the
- * text; -ENOMEM, or the -errno of a failed read. */
-int index_confirms_text(const char *dir, const char *text_name);
+/* Whether the "alias fs-TYPE MODULE" lines of dir/modules.alias are those
+ * depmod put into modules.alias.bin: 0 when they are; -ENOENT without the
+ * binary index; -ESTALE when they differ, or the index is damaged or
+ * empty, since then nothing confirms the text; -ENOMEM, or the -errno of
+ * a failed read. */
+int index_confirms_fs_aliases(const char *dir);
 
 /* ---- the in-use rule's inputs (inuse.c, mntns.c) ---- */
 

@@ -14,8 +14,7 @@ int cli_moddir_check(const char *moddir)
 	if (err == 0)
 		return 0;
 	if (!index)
-		cli_error("could not check the module indexes in %s: %s", moddir,
-			  cli_strerror(err));
+		cli_error("could not check the module indexes in %s: %s", moddir, cli_strerror(err));
 	else if (err == -EINVAL)
 		cli_error("%s/%s is corrupt (run depmod)", moddir, index);
 	else if (err == -EISDIR)

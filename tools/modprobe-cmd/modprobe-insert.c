@@ -403,8 +403,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		err = rot_modfile_read(path, &plan.v[i].mf);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
-				kmod_module_get_name(plan.v[i].mod), path,
-				cli_strerror(err));
+				kmod_module_get_name(plan.v[i].mod), path, cli_strerror(err));
 	}
 	if (err == 0) {
 		err = plan_kernel_symbols(r, &plan, &ksyms, &ksyms_borrowed);
