@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * depmod's binary indexes (modules.dep.bin and the four others libkmod
- * opens), checked before libkmod 30 to 32 reads them. Those releases trust
+ * opens), checked before libkmod 30 to 33 reads them. Those releases trust
  * every offset, length and count in an index: a flipped bit crashes or
- * hangs them. kmod 33 made the index reader check its bounds upstream
+ * hangs them. kmod 34 made the index reader check its bounds upstream
  * (docs/architecture.md names the fixes); configure compiles the tools'
  * check (rot_moddir_check) only against an older libkmod.
  *

@@ -487,8 +487,8 @@ int main(int argc, char *argv[])
 	/* The indexes mapped once, as modprobe has them: without this libkmod
 	 * reads them with stdio at every lookup, and that reader dereferences
 	 * the NULL of a failed allocation or the garbage of a failed read.
-	 * An index that is absent, unreadable or left out as corrupt is
-	 * libkmod's own case, as before; out of memory stops here, before a
+	 * An index that is absent is libkmod's own case, as before (a corrupt
+	 * one is refused before it is mapped); out of memory stops here, before a
 	 * lookup can lie. kmod_new() goes on without the directory's name when
 	 * it cannot allocate it: that is out of memory too. */
 	const char *moddir = kmod_get_dirname(run.ctx);
