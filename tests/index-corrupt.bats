@@ -71,13 +71,14 @@ spoil() {
 	huge-count) index_image $((0x40000000 | 12)) "NNa2" 4294967295 0 v >"$f" ;;
 	fifo) rm "$f" && mkfifo "$f" && echo "is not a regular file (run depmod)" && return ;;
 	directory) rm "$f" && mkdir "$f" && echo "is not a regular file (run depmod)" && return ;;
+	device) rm "$f" && ln -s /dev/zero "$f" && echo "is not a regular file (run depmod)" && return ;;
 	too-large) truncate -s 65M "$f" && echo "is larger than any index depmod writes (run depmod)" && return ;;
 	*) return 1 ;;
 	esac
 	echo "is corrupt (run depmod)"
 }
 KINDS="truncated header-only magic version root-out-of-bounds trailing cycle shared
-	child-out-of-bounds unterminated huge-count fifo directory too-large"
+	child-out-of-bounds unterminated huge-count fifo directory device too-large"
 
 # Runs the tool given under a time bound on $K; asserts the one line
 # "TOOL: ERROR: $D/INDEX WHY" (or the line given whole), exit 1, nothing
