@@ -863,12 +863,12 @@ const struct rot_sig_info *rot_preflight_sig(const struct rot_preflight *pf);
  * Returns 0 when each is absent, empty (libkmod reads those as no index)
  * or well-formed, or moddir is no directory; else sets *index to the file's
  * name and returns -EINVAL (corrupt), -EISDIR (not a regular file: a
- * directory, a FIFO, a device), -EFBIG (larger
- * than any index depmod writes), -ENOMEM or the -errno of opening or
- * reading it (-EACCES, -ELOOP, -EIO ...).
- * Compiled in only against a libkmod older than 33, which fixed its index
- * reader; with a newer one it returns 0 at once. A directory that passed is
- * remembered by what stat(2) says of the five files (lib/indexcache.c).
+ * directory, a FIFO, a device), -EFBIG (larger than any index depmod
+ * writes), -ENOMEM or the -errno of opening or reading it (-EACCES,
+ * -ELOOP, -EIO ...). Compiled in only against a libkmod older than 34,
+ * which bounded its index reader; with a newer one it returns 0 at once.
+ * A directory that passed is remembered by what stat(2) says of the five
+ * files (lib/indexcache.c).
  */
 int rot_moddir_check(const char *moddir, const char **index);
 
