@@ -28,7 +28,7 @@
  * it, and written only into a directory of that user's that nobody else
  * can write.
  */
-#if MODROT_INDEX_CHECK
+#ifdef MODROT_INDEX_CHECK
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

@@ -52,13 +52,6 @@
 /* Deeper than any key (a module name, an alias, a symbol) nests. */
 #define INDEX_DEPTH_MAX 4096
 
-/* The index files libkmod 30 opens (libkmod.c, index_files[]). */
-static const char *const index_names[] = {
-	"modules.dep.bin",           "modules.alias.bin",   "modules.symbols.bin",
-	"modules.builtin.alias.bin", "modules.builtin.bin",
-};
-#define INDEX_COUNT (sizeof(index_names) / sizeof(index_names[0]))
-
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -579,7 +572,14 @@ int index_confirms_fs_aliases(const char *dir)
 	return -ESTALE;
 }
 
-#if MODROT_INDEX_CHECK
+#ifdef MODROT_INDEX_CHECK
+/* The index files libkmod 30 opens (libkmod.c, index_files[]). */
+static const char *const index_names[] = {
+	"modules.dep.bin",           "modules.alias.bin",   "modules.symbols.bin",
+	"modules.builtin.alias.bin", "modules.builtin.bin",
+};
+#define INDEX_COUNT (sizeof(index_names) / sizeof(index_names[0]))
+
 int rot_moddir_check(const char *moddir, const char **index)
 {
 	char path[PATH_MAX];
