@@ -2,16 +2,16 @@
 /*
  * The index check's verdict, kept between runs.
  *
- * Checking a distribution's indexes against their text files reads about
- * 5 MB and costs some 100 million instructions; libkmod answers one
- * lookup from a few pages. Every run of modinfo or modprobe (udev starts
- * hundreds at boot) would pay that for files that change only when depmod
- * runs. So a directory whose indexes all passed is remembered by what
- * stat(2) says of its ten files (the five indexes and their texts): the
- * device, inode, size, mode, modification and change times. A run that
- * finds all ten as remembered skips the check; any write to any of them
- * (depmod's rename, an editor, a flipped bit written back) changes the
- * change time, and the check runs again.
+ * Checking a distribution's indexes walks megabytes of trie, a large part
+ * of what libkmod itself spends on a modinfo or modprobe run (bench/README.md
+ * has the figures), while libkmod answers one lookup from a few pages;
+ * udev starts hundreds of those at boot, for files that change only when
+ * depmod runs. So a directory whose indexes all passed is remembered by
+ * what stat(2) says of its five indexes: the device, inode, size, mode,
+ * modification and change times. A run that finds all five as remembered
+ * skips the check; any write to any of them (depmod's rename, an editor, a
+ * flipped bit written back) changes the change time, and the check runs
+ * again.
  *
  * A verdict is kept only when every file's times are at least
  * FRESH_MARGIN older than the check's start. A file system's clock ticks
@@ -21,12 +21,14 @@
  * (Damage that no write makes, a failing disk, is not seen until a file
  * changes; neither does libkmod see it.)
  *
- * Only verdicts of a directory that passed whole are kept: a rejected
- * index is checked, and named, on every run. The verdicts live in
- * MODROT_INDEX_CACHE when set (empty: none kept), else /run/modrot for
- * root and $XDG_RUNTIME_DIR/modrot for others; a verdict file is trusted
- * only when the user running owns it and nobody else can write it.
+ * Only verdicts of a directory that passed whole are kept. The verdicts
+ * live in MODROT_INDEX_CACHE when set (empty: none kept), else /run/modrot
+ * for root and $XDG_RUNTIME_DIR/modrot for others; a verdict file is
+ * trusted only when the user running owns it and nobody else can write
+ * it, and written only into a directory of that user's that nobody else
+ * can write.
  */
+#ifdef MODROT_INDEX_CHECK
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -42,7 +44,7 @@
 
 #define FRESH_MARGIN_SEC 2
 /* Changes whenever the check accepts less: older verdicts are then unread. */
-static const char cache_magic[16] = "modrot-index-v1";
+static const char cache_magic[16] = "modrot-index-v2";
 
 static const char *cache_dir(char *buf, size_t size)
 {
@@ -155,3 +157,4 @@ void index_cache_store(const struct index_cache *c)
 out:
 	close(dfd);
 }
+#endif

@@ -63,9 +63,27 @@ int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rot
 int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, bool fast, struct rot_snapshot **out);
 
+/* ---- depmod's binary indexes (modindex.c) ---- */
+
+/* Larger than any index depmod writes; libkmod's offsets reach 256 MiB. */
+#define INDEX_SIZE_MAX (64u << 20)
+
+/*
+ * Checks an index image (modules.dep.bin and the like) against the format
+ * depmod writes: 0 when libkmod 30 can read every node of it in bounds,
+ * once each; -EINVAL when it cannot, -EFBIG when larger than
+ * INDEX_SIZE_MAX, -ENOMEM. Outside lib, only the fuzz harness calls it.
+ */
+int index_check_image(const void *data, size_t len);
+
+/* The same for a file: also -EISDIR when it is not a regular file,
+ * -ENODATA when it is empty (libkmod reads that as no index, safely), and
+ * the -errno of opening or reading it (-ENOENT when there is none). */
+int index_check_file(const char *path);
+
 /* ---- the index check's verdicts, kept between runs (indexcache.c) ---- */
 
-#define INDEX_CACHE_FILES 10
+#define INDEX_CACHE_FILES 5
 
 /* What stat(2) says of one file: all 64-bit, so a record has no padding. */
 struct index_cache_key {
@@ -92,14 +110,14 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
  * when it can: failures only lose the saving. */
 void index_cache_store(const struct index_cache *c);
 
-/* ---- the indexes against their texts (modindex.c) ---- */
+/* ---- modules.alias against its binary index (modindex.c) ---- */
 
-/* Whether depmod's binary index made from text_name in dir (for
- * "modules.alias", modules.alias.bin) holds exactly what the text holds:
- * 0 when it does; -ENOENT without the binary index; -ESTALE when it holds
- * something else, is damaged or empty, since then nothing confirms the
- * text; -ENOMEM, or the -errno of a failed read. */
-int index_confirms_text(const char *dir, const char *text_name);
+/* Whether the "alias fs-TYPE MODULE" lines of dir/modules.alias are those
+ * depmod put into modules.alias.bin: 0 when they are; -ENOENT without the
+ * binary index; -ESTALE when they differ, or the index is damaged or
+ * empty, since then nothing confirms the text; -ENOMEM, or the -errno of
+ * a failed read. */
+int index_confirms_fs_aliases(const char *dir);
 
 /* ---- the in-use rule's inputs (inuse.c, mntns.c) ---- */
 

@@ -301,7 +301,7 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 		err = usage_input_read(path, &c->alias_text);
 	}
 	if (err == 0) {
-		err = index_confirms_text(dir, "modules.alias");
+		err = index_confirms_fs_aliases(dir);
 		if (err == -ENOENT)
 			err = 0;
 	}

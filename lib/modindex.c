@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * depmod's binary indexes (modules.dep.bin and the four others libkmod 30
- * opens), checked before libkmod reads them: libkmod trusts every offset,
- * length and count in them, and a flipped bit in one crashes or hangs it.
+ * depmod's binary indexes (modules.dep.bin and the four others libkmod
+ * opens), checked before libkmod 30 to 33 reads them. Those releases trust
+ * every offset, length and count in an index: a flipped bit crashes or
+ * hangs them. kmod 34 made the index reader check its bounds upstream
+ * (docs/architecture.md names the fixes); configure compiles the tools'
+ * check (rot_moddir_check) only against an older libkmod.
  *
  * The format, as depmod writes it (kmod 30, tools/depmod.c): a header of
  * three big-endian 32-bit words (magic 0xB007F457, version 2.1, the root
@@ -13,20 +16,17 @@
  * and last - first + 1 child offsets (0 for none); a value count and that
  * many (priority, NUL-terminated string) pairs.
  *
- * What depmod writes is checked as strictly as it is written: each node
- * lies inside the file, after the header, below its parent; the nodes
- * cover every byte after the header exactly once (so no node is read
- * twice, no offset points into another node, and nothing trails); each
- * string ends inside its node; child characters are 1..127 with the first
- * and last child present. A file passing this is one libkmod 30 reads
- * without leaving it, in time linear in its size.
+ * The check is one walk of the trie: each node lies inside the file, after
+ * the header, on one side of its parent; the nodes cover every byte after
+ * the header exactly once (so no node is shared or read twice, and nothing
+ * trails); each string ends inside the file; child characters are 1..127
+ * with the first and last child present. A file passing this is one
+ * libkmod 30 reads without leaving it, in time linear in its size.
  *
- * When an index fails, rot_moddir_open() builds a private view of the
- * module directory without it: libkmod then behaves as when depmod never
- * wrote that index (lookups through it find nothing), as it does for any
- * index missing.
+ * lib/inuse.c reads modules.alias.bin itself (index_confirms_fs_aliases,
+ * at the end): that reader relies on the same walk, whatever libkmod the
+ * tools use.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -52,13 +51,6 @@
 #define NODE_MASK 0x0FFFFFFFu
 /* Deeper than any key (a module name, an alias, a symbol) nests. */
 #define INDEX_DEPTH_MAX 4096
-
-/* The index files libkmod 30 opens (libkmod.c, index_files[]). */
-static const char *const index_names[] = {
-	"modules.dep.bin",           "modules.alias.bin",   "modules.symbols.bin",
-	"modules.builtin.alias.bin", "modules.builtin.bin",
-};
-#define INDEX_COUNT (sizeof(index_names) / sizeof(index_names[0]))
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -197,15 +189,15 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 	return claim(w, off, p);
 }
 
-int rot_index_check(const void *data, size_t len)
+int index_check_image(const void *data, size_t len)
 {
 	struct index_walk w = { .data = data, .len = len };
 	uint32_t *stack = NULL;
 	size_t *depths = NULL, top = 0, end;
 	int err = -EINVAL;
 
-	if (len < INDEX_HEADER || len > ROT_INDEX_SIZE_MAX)
-		return len > ROT_INDEX_SIZE_MAX ? -EFBIG : -EINVAL;
+	if (len < INDEX_HEADER || len > INDEX_SIZE_MAX)
+		return len > INDEX_SIZE_MAX ? -EFBIG : -EINVAL;
 	if (be32(w.data) != INDEX_MAGIC || be32(w.data + 4) != INDEX_VERSION)
 		return -EINVAL;
 
@@ -270,7 +262,8 @@ static int index_read_checked(const char *path, unsigned char **out, size_t *out
 		err = -errno;
 		goto out;
 	}
-	err = -EINVAL;
+	/* A FIFO would keep libkmod waiting, a device reading for ever. */
+	err = -EISDIR;
 	if (!S_ISREG(st.st_mode))
 		goto out;
 	/* libkmod reads an empty file as no index, safely: so do we. */
@@ -278,7 +271,7 @@ static int index_read_checked(const char *path, unsigned char **out, size_t *out
 	if (st.st_size == 0)
 		goto out;
 	err = -EFBIG;
-	if ((uintmax_t)st.st_size > ROT_INDEX_SIZE_MAX)
+	if ((uintmax_t)st.st_size > INDEX_SIZE_MAX)
 		goto out;
 	err = -ENOMEM;
 	buf = malloc((size_t)st.st_size + 1);
@@ -297,7 +290,7 @@ static int index_read_checked(const char *path, unsigned char **out, size_t *out
 			break;
 		got += (size_t)n;
 	}
-	err = got == (size_t)st.st_size ? rot_index_check(buf, got) : -EINVAL;
+	err = got == (size_t)st.st_size ? index_check_image(buf, got) : -EINVAL;
 	if (err == 0) {
 		*out = buf;
 		*out_len = got;
@@ -309,7 +302,7 @@ out:
 	return err;
 }
 
-int rot_index_check_file(const char *path)
+int index_check_file(const char *path)
 {
 	unsigned char *buf;
 	size_t len;
@@ -320,64 +313,28 @@ int rot_index_check_file(const char *path)
 }
 
 /*
- * ---- Each index against the text file depmod writes beside it ----
+ * ---- modules.alias against modules.alias.bin, for the in-use rule ----
  *
- * An index can pass rot_index_check() and still not say what depmod
- * wrote: a flipped bit in a key, a value or a priority is a well-formed
- * index with another answer. depmod builds every index from the same data
- * as a text file it writes beside it (kmod 30, tools/depmod.c), so the
- * text says what the index must hold, as (key, value, priority) entries:
- *
- *   modules.dep.bin      from modules.dep: key the module's name (the
- *                        path's base name up to its first '.', '-' as
- *                        '_'), value the whole line, priority the line's
- *                        number counted from 0 (depmod's module order);
- *   modules.alias.bin    from modules.alias, "alias PATTERN MODULE": key
- *                        the pattern with '-' as '_' outside brackets (one
- *                        with an unmatched bracket is left out, as depmod
- *                        leaves it out), value MODULE, priority MODULE's
- *                        line in modules.dep;
- *   modules.symbols.bin  from modules.symbols, "alias symbol:NAME MODULE":
- *                        key symbol:NAME, value and priority as for aliases;
- *   modules.builtin.bin  from modules.builtin (lines that do not start
- *                        with a letter skipped, as depmod skips them): key
- *                        the name as for modules.dep, value "", priority 0;
- *   modules.builtin.alias.bin
- *                        from modules.builtin.modinfo's NUL-ended records
- *                        MODULE.alias=PATTERN, read as depmod's stream
- *                        reader reads them: key the pattern as for
- *                        aliases, value MODULE, priority 0.
- *
- * The index must hold exactly that multiset, each node's values in
- * priority order (depmod inserts them sorted). libkmod answers from the
- * keys, values and priorities alone, so an index that passes answers as
- * the text says. Linear in the files' sizes: entries are grouped by module
- * (or hashed, for the built-in ones), not sorted; modules.dep is read once
- * for the three that need it.
- *
- * The cost, on a generated tree of 4,000 modules (modules.dep 2.9 MB,
- * 24,000 aliases, 32,000 symbols; indexes 5.6 MB): about 6 ms of CPU more
- * than the structural check alone, most of it reading the 5.1 MB of text.
+ * lib/inuse.c learns which modules provide a file system type from the
+ * "alias fs-TYPE MODULE" lines of modules.alias. A text cut short or
+ * edited would make the rule call a mounted file system's module unused,
+ * so those lines must be what depmod put into modules.alias.bin beside
+ * it: the same (key, module) pairs, each key as depmod normalises it ('-'
+ * as '_' outside brackets, so fs-TYPE is keyed fs_TYPE). The other lines
+ * are not the rule's concern. Linear in the files' sizes: the pairs are
+ * hashed, and the index walked once.
  */
 
 /* depmod's buffers (PATH_MAX) keep at most this many bytes of a key. */
 #define KEY_MAX 4095u
 
-enum { IDX_DEP, IDX_ALIAS, IDX_SYMBOLS, IDX_BUILTIN_ALIAS, IDX_BUILTIN };
-
-/* The text each index is made from, in index_names[] order. */
-static const char *const text_names[] = {
-	"modules.dep",     "modules.alias", "modules.symbols", "modules.builtin.modinfo",
-	"modules.builtin",
-};
-
 struct xent {
 	uint64_t hash;
 	const char *key, *value; /* NULL key: a free slot */
-	uint32_t klen, vlen, prio, count;
+	uint32_t klen, vlen, count;
 };
 
-/* A multiset of entries: what the text says, taken off as the index has it. */
+/* A multiset of (key, value): what the text says, taken off as the index has it. */
 struct xtab {
 	struct xent *slot;
 	size_t mask, used, added, taken;
@@ -398,51 +355,42 @@ static uint64_t xhash(const char *s, size_t n, uint64_t h)
 	return h ^ h >> 32;
 }
 
-static uint64_t xent_hash(const char *k, size_t kl, const char *v, size_t vl)
-{
-	return xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u));
-}
-
-/* Room for at most max distinct entries. */
-static int xtab_init(struct xtab *t, size_t max)
-{
-	size_t n = 16;
-
-	while (n < 2 * max + 16)
-		n *= 2;
-	*t = (struct xtab){ .slot = calloc(n, sizeof(*t->slot)), .mask = n - 1 };
-	return t->slot ? 0 : -ENOMEM;
-}
-
-/* The entry (key, value, and prio unless any_prio), or the free slot where it would go. */
+/* The entry (key, value), or the free slot where it would go. */
 static struct xent *xtab_slot(const struct xtab *t, uint64_t h, const char *k, size_t kl,
-			      const char *v, size_t vl, uint32_t prio, bool any_prio)
+			      const char *v, size_t vl)
 {
 	for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
 		struct xent *e = &t->slot[i];
 		if (!e->key || (e->hash == h && e->klen == kl && e->vlen == vl &&
-				(any_prio || e->prio == prio) && !memcmp(e->key, k, kl) &&
-				!memcmp(e->value, v, vl)))
+				!memcmp(e->key, k, kl) && !memcmp(e->value, v, vl)))
 			return e;
 	}
 }
 
-static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl,
-		    uint32_t prio)
+static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl)
 {
-	uint64_t h = xent_hash(k, kl, v, vl);
-	struct xent *e = xtab_slot(t, h, k, kl, v, vl, prio, false);
+	uint64_t h = xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u));
+	struct xent *e;
 
+	/* Kept at most half full: grown before it would be more. */
+	if (2 * (t->used + 1) > t->mask + 1 || !t->slot) {
+		struct xtab n = { .mask = t->slot ? 2 * t->mask + 1 : 63 };
+		n.slot = calloc(n.mask + 1, sizeof(*n.slot));
+		if (!n.slot)
+			return -ENOMEM;
+		for (size_t i = 0; t->slot && i <= t->mask; i++)
+			if (t->slot[i].key)
+				*xtab_slot(&n, t->slot[i].hash, t->slot[i].key, t->slot[i].klen,
+					   t->slot[i].value, t->slot[i].vlen) = t->slot[i];
+		free(t->slot);
+		t->slot = n.slot;
+		t->mask = n.mask;
+	}
+	e = xtab_slot(t, h, k, kl, v, vl);
 	if (!e->key) {
-		/* Sized from a count of lines: only a miscount could fill it. */
-		if (2 * (t->used + 1) > t->mask + 1)
-			return -EBADMSG;
-		*e = (struct xent){ .hash = h,
-				    .key = k,
-				    .value = v,
-				    .klen = (uint32_t)kl,
-				    .vlen = (uint32_t)vl,
-				    .prio = prio };
+		*e = (struct xent){
+			.hash = h, .key = k, .value = v, .klen = (uint32_t)kl, .vlen = (uint32_t)vl
+		};
 		t->used++;
 	}
 	e->count++;
@@ -450,126 +398,19 @@ static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, siz
 	return 0;
 }
 
-/* Takes one (key, value, prio) off: false when the text has no more of it. */
-static bool xtab_take(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl,
-		      uint32_t prio)
+/* Takes one (key, value) off: false when the text has no more of it. */
+static bool xtab_take(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl)
 {
-	struct xent *e = xtab_slot(t, xent_hash(k, kl, v, vl), k, kl, v, vl, prio, false);
+	struct xent *e;
 
+	if (!t->slot)
+		return false;
+	e = xtab_slot(t, xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u)), k, kl, v, vl);
 	if (!e->key || !e->count)
 		return false;
 	e->count--;
 	t->taken++;
 	return true;
-}
-
-/*
- * What the text says for the indexes whose priority is a module's line in
- * modules.dep (dep, alias, symbols), grouped by that priority: an entry of
- * the index is looked for among its module's few entries only, in one
- * contiguous run, instead of hashed. (Hashing every entry of a big tree
- * twice, the whole modules.dep line too, cost more than the rest of the
- * check.)
- */
-struct xrec {
-	const char *key, *value;
-	uint32_t klen, vlen, prio;
-	bool taken;
-};
-
-struct xlist {
-	struct xrec *rec;
-	uint32_t *start; /* after xlist_group: priority p's run is [start[p], start[p + 1]) */
-	size_t n, cap, taken;
-	uint32_t nprio;
-};
-
-static int xlist_init(struct xlist *l, size_t max, uint32_t nprio)
-{
-	*l = (struct xlist){ .rec = calloc(max ? max : 1, sizeof(*l->rec)),
-			     .start = calloc((size_t)nprio + 2, sizeof(*l->start)),
-			     .cap = max,
-			     .nprio = nprio };
-	return l->rec && l->start ? 0 : -ENOMEM;
-}
-
-static int xlist_add(struct xlist *l, const char *k, size_t kl, const char *v, size_t vl,
-		     uint32_t prio)
-{
-	/* Sized from a count of lines; priorities come from modules.dep. */
-	if (l->n == l->cap || prio >= l->nprio || kl > UINT32_MAX || vl > UINT32_MAX)
-		return -EBADMSG;
-	l->rec[l->n++] = (struct xrec){
-		.key = k, .value = v, .klen = (uint32_t)kl, .vlen = (uint32_t)vl, .prio = prio
-	};
-	l->start[prio + 1]++;
-	return 0;
-}
-
-/* Orders the entries by priority (a counting sort: stable, linear). */
-static int xlist_group(struct xlist *l)
-{
-	struct xrec *sorted = malloc((l->n ? l->n : 1) * sizeof(*sorted));
-	uint32_t *next = malloc(((size_t)l->nprio + 1) * sizeof(*next));
-
-	if (!sorted || !next) {
-		free(sorted);
-		free(next);
-		return -ENOMEM;
-	}
-	for (uint32_t p = 0; p < l->nprio; p++)
-		l->start[p + 1] += l->start[p];
-	memcpy(next, l->start, ((size_t)l->nprio + 1) * sizeof(*next));
-	for (size_t i = 0; i < l->n; i++)
-		sorted[next[l->rec[i].prio]++] = l->rec[i];
-	free(next);
-	free(l->rec);
-	l->rec = sorted;
-	return 0;
-}
-
-static bool xlist_take(struct xlist *l, const char *k, size_t kl, const char *v, size_t vl,
-		       uint32_t prio)
-{
-	if (prio >= l->nprio)
-		return false;
-	for (uint32_t i = l->start[prio]; i < l->start[prio + 1]; i++) {
-		struct xrec *r = &l->rec[i];
-		if (!r->taken && r->klen == kl && r->vlen == vl && !memcmp(r->key, k, kl) &&
-		    !memcmp(r->value, v, vl)) {
-			r->taken = true;
-			l->taken++;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void xlist_free(struct xlist *l)
-{
-	free(l->rec);
-	free(l->start);
-}
-
-/* Where the text's entries go: grouped by module (list) or hashed (tab). */
-struct xset {
-	struct xtab *tab;
-	struct xlist *list;
-};
-
-static bool xset_take(const struct xset *s, const char *k, size_t kl, const char *v, size_t vl,
-		      uint32_t prio)
-{
-	return s->list ? xlist_take(s->list, k, kl, v, vl, prio)
-		       : xtab_take(s->tab, k, kl, v, vl, prio);
-}
-
-static size_t count_byte(const char *s, size_t n, char c)
-{
-	size_t k = 0;
-	for (const char *p = s; (p = memchr(p, c, n - (size_t)(p - s))); p++)
-		k++;
-	return k;
 }
 
 /*
@@ -601,225 +442,30 @@ static long alias_normalize_in_place(char *s, size_t n)
 	return (long)i;
 }
 
-/* depmod's modname_normalize of a base name, into out (KEY_MAX + 1 bytes). */
-static size_t modname_of(const char *base, size_t n, char *out)
+/* The "alias fs-TYPE MODULE" lines of modules.alias, keyed as depmod keys them. */
+static int fs_lines_add(struct xtab *t, char *buf, size_t len)
 {
-	size_t i;
-
-	for (i = 0; i < n && i < KEY_MAX && base[i] != '.'; i++)
-		out[i] = base[i] == '-' ? '_' : base[i];
-	return i;
-}
-
-/* modules.dep, read once: its lines and each line's module name. */
-struct deptext {
-	int err; /* 0, or why it cannot be used (-errno, -EBADMSG) */
-	bool read;
-	char *buf, *names;
-	size_t nlines;
-	struct depline {
-		const char *line, *name;
-		uint32_t len, nlen;
-	} * lines;
-	struct xtab mods; /* name -> line number (value "", the number as priority) */
-};
-
-struct xcheck {
-	const char *dir;
-	struct deptext dep;
-};
-
-static int text_read(const char *dir, const char *name, char **buf, size_t *len)
-{
-	char path[PATH_MAX];
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-		return -ENAMETOOLONG;
-	return rot_file_read(path, ROT_INDEX_SIZE_MAX, buf, len);
-}
-
-static int deptext_load(struct xcheck *x)
-{
-	struct deptext *d = &x->dep;
-	size_t len, n = 0;
-
-	if (d->read)
-		return d->err;
-	d->read = true;
-	d->err = text_read(x->dir, text_names[IDX_DEP], &d->buf, &len);
-	if (d->err < 0)
-		return d->err;
-	size_t max = count_byte(d->buf, len, '\n') + 1;
-	d->lines = calloc(max, sizeof(*d->lines));
-	d->names = malloc(len + 1);
-	if (!d->lines || !d->names || xtab_init(&d->mods, max) < 0)
-		return d->err = -ENOMEM;
-	char *np = d->names;
-	for (const char *p = d->buf, *end = d->buf + len; p < end; n++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
-		const char *colon = memchr(p, ':', (size_t)(e - p));
-		/* depmod writes "PATH:[ DEP...]" and nothing else. */
-		if (!colon || memchr(p, '\0', (size_t)(e - p)) || e - p > UINT32_MAX)
-			return d->err = -EBADMSG;
-		const char *base = colon;
-		while (base > p && base[-1] != '/')
-			base--;
-		struct depline *l = &d->lines[n];
-		l->line = p;
-		l->len = (uint32_t)(e - p);
-		l->name = np;
-		l->nlen = (uint32_t)modname_of(base, (size_t)(colon - base), np);
-		np += l->nlen;
-		if (xtab_add(&d->mods, l->name, l->nlen, "", 0, (uint32_t)n) < 0)
-			return d->err = -EBADMSG;
-		p = nl ? nl + 1 : end;
-	}
-	d->nlines = n;
-	return 0;
-}
-
-static void deptext_free(struct deptext *d)
-{
-	free(d->buf);
-	free(d->names);
-	free(d->lines);
-	free(d->mods.slot);
-}
-
-/* A module's modules.dep line number: its priority in the alias and symbol indexes. */
-static bool module_order(const struct deptext *d, const char *name, size_t n, uint32_t *prio)
-{
-	const struct xent *e =
-		xtab_slot(&d->mods, xent_hash(name, n, "", 0), name, n, "", 0, 0, true);
-	if (!e->key)
-		return false;
-	*prio = e->prio;
-	return true;
-}
-
-/* "alias KEY MODULE" lines of modules.alias (pattern) or modules.symbols (symbol:NAME). */
-static int alias_lines_add(struct xlist *t, const struct deptext *d, char *buf, size_t len,
-			   bool symbols)
-{
-	/* modules.alias is in module order: one lookup per module, not per line. */
-	const char *last = NULL;
-	size_t last_len = 0;
-	uint32_t last_prio = 0;
-
 	for (char *p = buf, *end = buf + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
 		char *line = p;
 		p = nl ? nl + 1 : end;
-		if (e == line || line[0] == '#')
+		if (e - line < 9 || memcmp(line, "alias fs-", 9))
 			continue;
-		if (e - line < 6 || memcmp(line, "alias ", 6) ||
-		    memchr(line, '\0', (size_t)(e - line)))
+		if (memchr(line, '\0', (size_t)(e - line)))
 			return -EBADMSG;
 		char *key = line + 6, *sp = e;
 		while (sp > key && sp[-1] != ' ')
 			sp--;
 		if (sp == key)
 			return -EBADMSG;
-		const char *mod = sp;
-		size_t klen = (size_t)(sp - 1 - key), mlen = (size_t)(e - sp);
-		uint32_t prio = last_prio;
-		if (!(last && mlen == last_len && !memcmp(mod, last, mlen))) {
-			if (!module_order(d, mod, mlen, &prio))
-				return -EBADMSG;
-			last = mod;
-			last_len = mlen;
-			last_prio = prio;
-		}
-		if (symbols) {
-			if (klen < 7 || memcmp(key, "symbol:", 7))
-				return -EBADMSG;
-		} else {
-			long n = alias_normalize_in_place(key, klen);
-			if (n == -EINVAL)
-				continue;
-			if (n < 0)
-				return -EBADMSG;
-			klen = (size_t)n;
-		}
-		if (xlist_add(t, key, klen, mod, mlen, prio) < 0)
-			return -EBADMSG;
-	}
-	return 0;
-}
-
-/* modules.builtin as depmod reads it: fgets into a PATH_MAX buffer. */
-static int builtin_lines_add(struct xtab *t, char *buf, size_t len)
-{
-	for (char *p = buf, *end = buf + len; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p));
-		/* The line as fgets gives it: with its newline. */
-		char *line = p, *e = nl ? nl + 1 : end;
-		p = e;
-		if ((size_t)(e - line) > KEY_MAX || memchr(line, '\0', (size_t)(e - line)))
-			return -EBADMSG;
-		if (!((line[0] >= 'a' && line[0] <= 'z') || (line[0] >= 'A' && line[0] <= 'Z')))
-			continue;
-		char *base = e;
-		while (base > line && base[-1] != '/')
-			base--;
-		if (base == e)
-			return -EBADMSG;
-		size_t n = modname_of(base, (size_t)(e - base), base);
-		if (xtab_add(t, base, n, "", 0, 0) < 0)
-			return -EBADMSG;
-	}
-	return 0;
-}
-
-/* depmod's flush_stream_to over buf: the length kept when the segment
- * ended at endc, else 0 (it ended at a NUL, the end, or overflowed). */
-static size_t stream_segment(const char *buf, size_t len, size_t *pos, bool *eof, char endc)
-{
-	size_t i = 0;
-	int c;
-
-	for (;;) {
-		c = *pos < len ? (unsigned char)buf[(*pos)++] : (*eof = true, -1);
-		if (c == -1 || c == (unsigned char)endc || c == '\0' || i >= KEY_MAX + 1)
-			break;
-		i++;
-	}
-	if (i == KEY_MAX + 1)
-		i--;
-	return c == (unsigned char)endc ? i : 0;
-}
-
-/* modules.builtin.modinfo as depmod's output_builtin_alias_bin reads it. */
-static int builtin_modinfo_add(struct xtab *t, char *buf, size_t len)
-{
-	size_t pos = 0;
-	bool eof = false;
-
-	while (!eof) {
-		const char *mod = buf + pos;
-		size_t mlen = stream_segment(buf, len, &pos, &eof, '.');
-		if (!mlen)
-			continue;
-		const char *key = buf + pos;
-		size_t klen = stream_segment(buf, len, &pos, &eof, '=');
-		if (klen != 5 || memcmp(key, "alias", 5)) {
-			/* depmod's flush_stream: to the next NUL. */
-			while (!eof) {
-				int c = pos < len ? (unsigned char)buf[pos++] : (eof = true, -1);
-				if (c == '\0')
-					break;
-			}
-			continue;
-		}
-		char *alias = buf + pos;
-		size_t alen = stream_segment(buf, len, &pos, &eof, '\0');
-		if (!alen)
-			continue;
-		long n = alias_normalize_in_place(alias, alen);
+		long n = alias_normalize_in_place(key, (size_t)(sp - 1 - key));
 		if (n == -EINVAL)
 			continue;
-		if (n < 0 || xtab_add(t, alias, (size_t)n, mod, mlen, 0) < 0)
+		if (n < 0 || (size_t)(e - sp) > UINT32_MAX)
 			return -EBADMSG;
+		int err = xtab_add(t, key, (size_t)n, sp, (size_t)(e - sp));
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }
@@ -831,9 +477,9 @@ struct frame {
 	unsigned char ch;
 };
 
-/* Takes every entry of a checked index off t: -EBADMSG at one t lacks, or
- * at a node whose values are not in priority order; -ENOMEM. */
-static int index_take_all(const unsigned char *d, size_t len, const struct xset *t)
+/* Takes every value of a checked index's fs_ keys off t: -EBADMSG at one
+ * t lacks; -ENOMEM. */
+static int fs_index_take(const unsigned char *d, size_t len, struct xtab *t)
 {
 	struct frame *stack;
 	char *key;
@@ -873,16 +519,14 @@ static int index_take_all(const unsigned char *d, size_t len, const struct xset 
 								       .ch = (unsigned char)c };
 			}
 		}
-		if (f.ref & NODE_VALUES) {
-			uint32_t count = be32(d + p), prev = 0;
+		if (f.ref & NODE_VALUES && klen >= 3 && !memcmp(key, "fs_", 3)) {
+			uint32_t count = be32(d + p);
 			p += 4;
 			for (uint32_t i = 0; i < count; i++) {
-				uint32_t prio = be32(d + p);
 				const char *v = (const char *)d + p + 4;
 				size_t vlen = strlen(v);
-				if (prio < prev || !xset_take(t, key, klen, v, vlen, prio))
+				if (!xtab_take(t, key, klen, v, vlen))
 					goto out;
-				prev = prio;
 				p += 4 + vlen + 1;
 			}
 		}
@@ -894,101 +538,33 @@ out:
 	return err;
 }
 
-/*
- * Index i (checked, in d) against its text: 0 when it holds exactly what
- * the text says; -EBADMSG when not; else the -errno of reading the text,
- * or -ENOMEM. *text names the text file concerned.
- */
-static int index_match_text(struct xcheck *x, size_t i, const unsigned char *d, size_t len,
-			    const char **text)
+int index_confirms_fs_aliases(const char *dir)
 {
-	struct xtab t = { 0 };
-	struct xlist l = { 0 };
-	struct xset set = { .tab = &t };
-	char *buf = NULL;
-	size_t tlen = 0, added, taken;
-	int err;
-
-	*text = text_names[i];
-	if (i == IDX_DEP || i == IDX_ALIAS || i == IDX_SYMBOLS) {
-		err = deptext_load(x);
-		if (err < 0) {
-			*text = text_names[IDX_DEP];
-			return err;
-		}
-		set = (struct xset){ .list = &l };
-	}
-	if (i == IDX_DEP) {
-		err = xlist_init(&l, x->dep.nlines, (uint32_t)x->dep.nlines);
-		for (size_t n = 0; !err && n < x->dep.nlines; n++) {
-			const struct depline *dl = &x->dep.lines[n];
-			err = xlist_add(&l, dl->name, dl->nlen, dl->line, dl->len, (uint32_t)n);
-		}
-	} else {
-		err = text_read(x->dir, text_names[i], &buf, &tlen);
-		/* Records end in a newline, or in modules.builtin.modinfo a NUL. */
-		char end = i == IDX_BUILTIN_ALIAS ? '\0' : '\n';
-		size_t max = err ? 0 : count_byte(buf, tlen, end) + 1;
-		if (!err && set.list)
-			err = xlist_init(&l, max, (uint32_t)x->dep.nlines);
-		else if (!err)
-			err = xtab_init(&t, max);
-		if (!err && (i == IDX_ALIAS || i == IDX_SYMBOLS))
-			err = alias_lines_add(&l, &x->dep, buf, tlen, i == IDX_SYMBOLS);
-		else if (!err && i == IDX_BUILTIN)
-			err = builtin_lines_add(&t, buf, tlen);
-		else if (!err)
-			err = builtin_modinfo_add(&t, buf, tlen);
-	}
-	if (!err && set.list)
-		err = xlist_group(&l);
-	if (!err)
-		err = index_take_all(d, len, &set);
-	added = set.list ? l.n : t.added;
-	taken = set.list ? l.taken : t.taken;
-	if (!err && taken != added)
-		err = -EBADMSG;
-	free(t.slot);
-	xlist_free(&l);
-	free(buf);
-	return err;
-}
-
-int index_confirms_text(const char *dir, const char *text_name)
-{
-	struct xcheck x = { .dir = dir };
 	char path[PATH_MAX];
-	unsigned char *bin;
-	const char *text;
-	size_t i = 0, len;
+	unsigned char *bin = NULL;
+	char *text = NULL;
+	struct xtab t = { 0 };
+	size_t len, tlen;
 	int err;
 
-	while (i < INDEX_COUNT && strcmp(text_names[i], text_name))
-		i++;
-	if (i == INDEX_COUNT)
-		return -EINVAL;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, index_names[i]) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/modules.alias.bin", dir) >= sizeof(path))
 		return -ENAMETOOLONG;
-	/* A verdict rot_moddir_open() kept says every index matched its text,
-	 * this one too, as long as none of the ten files changed since. */
-	struct index_cache *cache = malloc(sizeof(*cache));
-	const char *files[2 * INDEX_COUNT];
-	for (size_t k = 0; k < INDEX_COUNT; k++) {
-		files[k] = index_names[k];
-		files[INDEX_COUNT + k] = text_names[k];
-	}
-	bool kept = cache && index_cache_begin(cache, dir, files, 2 * INDEX_COUNT) == 1;
-	free(cache);
-	if (kept)
-		return 0;
 	err = index_read_checked(path, &bin, &len);
 	if (err == -ENOENT)
 		return err;
 	if (err == 0) {
-		err = index_match_text(&x, i, bin, len, &text);
-		free(bin);
-		deptext_free(&x.dep);
+		snprintf(path, sizeof(path), "%s/modules.alias", dir);
+		err = rot_file_read(path, INDEX_SIZE_MAX, &text, &tlen);
 	}
+	if (err == 0)
+		err = fs_lines_add(&t, text, tlen);
+	if (err == 0)
+		err = fs_index_take(bin, len, &t);
+	if (err == 0 && t.taken != t.added)
+		err = -EBADMSG;
+	free(t.slot);
+	free(text);
+	free(bin);
 	/* What a read itself could not do is said as it is; anything else
 	 * (a text missing, a mismatch, a damaged index) confirms nothing. */
 	if (err == 0 || err == -ENOMEM || err == -EIO || err == -EACCES)
@@ -996,263 +572,54 @@ int index_confirms_text(const char *dir, const char *text_name)
 	return -ESTALE;
 }
 
-struct rot_moddir {
-	char *original; /* the module directory asked for; NULL: libkmod's default */
-	char *private;  /* the view without the rejected indexes, or NULL */
-	const char *rejected[INDEX_COUNT];
-	int rejected_err[INDEX_COUNT];
-	const char *rejected_text[INDEX_COUNT]; /* the text it was checked against */
-	size_t nrejected;
-	char mapped[PATH_MAX];
+#ifdef MODROT_INDEX_CHECK
+/* The index files libkmod 30 opens (libkmod.c, index_files[]). */
+static const char *const index_names[] = {
+	"modules.dep.bin",           "modules.alias.bin",   "modules.symbols.bin",
+	"modules.builtin.alias.bin", "modules.builtin.bin",
 };
+#define INDEX_COUNT (sizeof(index_names) / sizeof(index_names[0]))
 
-/* libkmod 30's default: /lib/modules/RELEASE of the running kernel. */
-static char *default_moddir(void)
+int rot_moddir_check(const char *moddir, const char **index)
 {
-	struct utsname u;
-	char *s;
-
-	if (uname(&u) < 0)
-		return NULL;
-	if (asprintf(&s, "/lib/modules/%s", u.release) < 0)
-		return NULL;
-	return s;
-}
-
-static bool is_rejected(const struct rot_moddir *d, const char *name)
-{
-	for (size_t i = 0; i < d->nrejected; i++)
-		if (strcmp(d->rejected[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* Removes the private view's links and the view itself. */
-static void remove_view(const char *view)
-{
-	DIR *dir = opendir(view);
-	struct dirent *e;
-
-	if (dir) {
-		while ((e = readdir(dir)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(dir), e->d_name, 0);
-		closedir(dir);
-	}
-	rmdir(view);
-}
-
-/* A directory of links to every entry of original but the rejected ones. */
-static int make_view(struct rot_moddir *d, const char *original)
-{
-	const char *tmp = getenv("TMPDIR");
-	char target[PATH_MAX];
-	struct dirent *e;
-	DIR *dir;
+	char path[PATH_MAX];
+	struct index_cache *cache = malloc(sizeof(*cache));
+	bool keep = true;
 	int err = 0;
 
-	if (asprintf(&d->private, "%s/modrot-moddir.XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
-		d->private = NULL;
-		return -ENOMEM;
-	}
-	if (!mkdtemp(d->private)) {
-		err = -errno;
-		free(d->private);
-		d->private = NULL;
-		return err;
-	}
-	dir = opendir(original);
-	if (!dir) {
-		err = -errno;
-		goto fail;
-	}
-	errno = 0;
-	while ((e = readdir(dir))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || is_rejected(d, e->d_name))
-			continue;
-		if ((size_t)snprintf(target, sizeof(target), "%s/%s", original, e->d_name) >=
-		    sizeof(target)) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		char link[PATH_MAX];
-		if ((size_t)snprintf(link, sizeof(link), "%s/%s", d->private, e->d_name) >=
-		    sizeof(link)) {
-			err = -ENAMETOOLONG;
-			break;
-		}
-		if (symlink(target, link) < 0) {
-			err = -errno;
-			break;
-		}
-		errno = 0;
-	}
-	if (!err && errno)
-		err = -errno;
-	closedir(dir);
-	if (!err)
-		return 0;
-fail:
-	remove_view(d->private);
-	free(d->private);
-	d->private = NULL;
-	return err;
-}
-
-int rot_moddir_open(const char *dirname, struct rot_moddir **out)
-{
-	struct rot_moddir *d = calloc(1, sizeof(*d));
-	struct xcheck x = { 0 };
-	struct index_cache *cache = NULL;
-	char *probe = NULL, path[PATH_MAX];
-	int err = -ENOMEM;
-
-	*out = NULL;
-	if (!d)
-		return -ENOMEM;
-	if (dirname && !(d->original = strdup(dirname)))
-		goto fail;
-	probe = dirname ? d->original : default_moddir();
-	if (!probe)
-		goto fail;
-	x.dir = probe;
-	/* The five indexes, then their texts: a verdict holds for all ten. */
-	const char *files[2 * INDEX_COUNT];
-	for (size_t i = 0; i < INDEX_COUNT; i++) {
-		files[i] = index_names[i];
-		files[INDEX_COUNT + i] = text_names[i];
-	}
-	cache = malloc(sizeof(*cache));
+	*index = NULL;
 	if (!cache)
-		goto fail;
-	bool keep = true;
-	if (index_cache_begin(cache, probe, files, 2 * INDEX_COUNT) == 1)
-		goto checked;
-	for (size_t i = 0; i < INDEX_COUNT; i++) {
-		unsigned char *bin;
-		size_t len;
-		const char *text = NULL;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", probe, index_names[i]) >=
-		    sizeof(path)) {
+		return -ENOMEM;
+	if (index_cache_begin(cache, moddir, index_names, INDEX_COUNT) == 1)
+		goto out;
+	for (size_t i = 0; i < INDEX_COUNT && !err; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", moddir, index_names[i]) >=
+		    sizeof(path))
 			err = -ENAMETOOLONG;
-			goto fail;
+		else
+			err = index_check_file(path);
+		/* Absent or empty: libkmod reads it as no index, safely. One this
+		 * user cannot read is refused like a damaged one, rather than
+		 * turned into "not found". No directory at all is libkmod's own
+		 * case, and no verdict is kept for it. */
+		if (err == -ENOENT || err == -ENODATA || err == -ENOTDIR) {
+			keep = keep && err != -ENOTDIR;
+			err = 0;
+		} else if (err < 0) {
+			*index = index_names[i];
 		}
-		int e = index_read_checked(path, &bin, &len);
-		if (e == 0) {
-			e = index_match_text(&x, i, bin, len, &text);
-			free(bin);
-			if (e == 0)
-				continue;
-			/* Out of memory is ours; anything else about the text (a
-			 * mismatch, none, unreadable, not a regular file) leaves
-			 * the index unconfirmed: read as missing. */
-			if (e == -ENOMEM) {
-				err = e;
-				goto fail;
-			}
-		} else {
-			/* Missing, or unreadable to us and so to libkmod: its own case. */
-			if (e == -ENOENT || e == -ENODATA)
-				continue;
-			/* Unreadable to this user, or its path broken: not kept. */
-			if (e == -EACCES || e == -ENOTDIR) {
-				keep = false;
-				continue;
-			}
-			/* Only what is not an index is left out; a failed read (EIO) or
-			 * out of memory is the caller's error, not a missing index. */
-			if (e != -EINVAL && e != -EFBIG) {
-				err = e;
-				goto fail;
-			}
-		}
-		d->rejected[d->nrejected] = index_names[i];
-		d->rejected_text[d->nrejected] = text;
-		d->rejected_err[d->nrejected++] = e;
 	}
-	if (keep && !d->nrejected)
+	if (!err && keep)
 		index_cache_store(cache);
-checked:
+out:
 	free(cache);
-	cache = NULL;
-	deptext_free(&x.dep);
-	x.dep = (struct deptext){ 0 };
-	if (d->nrejected) {
-		err = make_view(d, probe);
-		if (err < 0)
-			goto fail;
-		if (!d->original) {
-			d->original = probe;
-			probe = NULL;
-		}
-	}
-	if (probe != d->original)
-		free(probe);
-	*out = d;
-	return 0;
-fail:
-	free(cache);
-	deptext_free(&x.dep);
-	if (probe != d->original)
-		free(probe);
-	/* The rejected names stay readable for the caller's message. */
-	free(d->original);
-	free(d);
 	return err;
 }
-
-const char *rot_moddir_path(const struct rot_moddir *d)
+#else
+int rot_moddir_check(const char *moddir, const char **index)
 {
-	return d->private ? d->private : d->original;
+	(void)moddir;
+	*index = NULL;
+	return 0;
 }
-
-size_t rot_moddir_rejected_count(const struct rot_moddir *d)
-{
-	return d->nrejected;
-}
-
-const char *rot_moddir_rejected(const struct rot_moddir *d, size_t i, int *err)
-{
-	if (i >= d->nrejected)
-		return NULL;
-	if (err)
-		*err = d->rejected_err[i];
-	return d->rejected[i];
-}
-
-const char *rot_moddir_rejected_text(const struct rot_moddir *d, size_t i)
-{
-	return i < d->nrejected ? d->rejected_text[i] : NULL;
-}
-
-const char *rot_moddir_original(const struct rot_moddir *d)
-{
-	return d->original;
-}
-
-const char *rot_moddir_unmap(struct rot_moddir *d, const char *path)
-{
-	size_t n;
-
-	if (!d || !d->private || !path)
-		return path;
-	n = strlen(d->private);
-	if (strncmp(path, d->private, n) != 0 || (path[n] != '/' && path[n] != '\0'))
-		return path;
-	if ((size_t)snprintf(d->mapped, sizeof(d->mapped), "%s%s", d->original, path + n) >=
-	    sizeof(d->mapped))
-		return path;
-	return d->mapped;
-}
-
-void rot_moddir_close(struct rot_moddir *d)
-{
-	if (!d)
-		return;
-	if (d->private) {
-		remove_view(d->private);
-		free(d->private);
-	}
-	free(d->original);
-	free(d);
-}
+#endif

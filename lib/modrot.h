@@ -860,56 +860,21 @@ const struct rot_sig_info *rot_preflight_sig(const struct rot_preflight *pf);
 
 /* ---- depmod's binary indexes, checked before libkmod reads them ---- */
 
-/* Larger than any index depmod writes; libkmod's offsets reach 256 MiB. */
-#define ROT_INDEX_SIZE_MAX (64u << 20)
-
 /*
- * Checks an index image (modules.dep.bin and the like) against the format
- * depmod writes: 0 when libkmod 30 can read every node of it in bounds,
- * once each; -EINVAL when it cannot, -EFBIG when larger than
- * ROT_INDEX_SIZE_MAX, -ENOMEM.
+ * Checks the five binary indexes libkmod opens in moddir (modules.dep.bin,
+ * modules.alias.bin, modules.symbols.bin, modules.builtin.bin,
+ * modules.builtin.alias.bin) before the caller lets libkmod read them.
+ * Returns 0 when each is absent, empty (libkmod reads those as no index)
+ * or well-formed, or moddir is no directory; else sets *index to the file's
+ * name and returns -EINVAL (corrupt), -EISDIR (not a regular file: a
+ * directory, a FIFO, a device), -EFBIG (larger than any index depmod
+ * writes), -ENOMEM or the -errno of opening or reading it (-EACCES,
+ * -ELOOP, -EIO ...). Compiled in only against a libkmod older than 34,
+ * which bounded its index reader; with a newer one it returns 0 at once.
+ * A directory that passed is remembered by what stat(2) says of the five
+ * files (lib/indexcache.c).
  */
-int rot_index_check(const void *data, size_t len);
-
-/* The same for a file: also -EINVAL when it is not a regular file,
- * -ENODATA when it is empty (libkmod reads that as no index, safely), and
- * the -errno of opening or reading it (-ENOENT when there is none). */
-int rot_index_check_file(const char *path);
-
-/*
- * A module directory as libkmod should see it: the directory itself when
- * its indexes pass rot_index_check_file() and each holds exactly what the
- * text file depmod wrote beside it says (modules.dep, modules.alias,
- * modules.symbols, modules.builtin, modules.builtin.modinfo), else a
- * private view (links to all it holds in $TMPDIR or /tmp) without the
- * indexes that fail, so libkmod reads them as missing. An index whose text
- * is missing or unreadable cannot be confirmed and is left out too.
- * dirname NULL is the running kernel's /lib/modules/RELEASE. A directory
- * that passed whole is remembered by what stat(2) says of its ten files
- * (lib/indexcache.c), and not checked again while they stay so.
- * rot_moddir_close() removes the view. Returns 0, or the -errno of an
- * index that could not be read (-EIO, -ENOMEM, ...) or of the view that
- * could not be made.
- */
-struct rot_moddir;
-
-int rot_moddir_open(const char *dirname, struct rot_moddir **out);
-void rot_moddir_close(struct rot_moddir *d);
-/* The directory to give kmod_new(): NULL when dirname was NULL and the
- * running kernel's indexes pass. */
-const char *rot_moddir_path(const struct rot_moddir *d);
-/* The indexes left out: file names (modules.dep.bin), and why (-errno). */
-size_t rot_moddir_rejected_count(const struct rot_moddir *d);
-const char *rot_moddir_rejected(const struct rot_moddir *d, size_t i, int *err);
-/* For an index left out by the comparison with its text: the text file's
- * name (modules.dep, ...), with err -EBADMSG when they differ, else the
- * -errno of reading the text. NULL when the index itself failed. */
-const char *rot_moddir_rejected_text(const struct rot_moddir *d, size_t i);
-/* The module directory itself (NULL as given when nothing was rejected). */
-const char *rot_moddir_original(const struct rot_moddir *d);
-/* A path libkmod made inside the private view, as the real directory's
- * path; any other path unchanged. Valid until the next call. */
-const char *rot_moddir_unmap(struct rot_moddir *d, const char *path);
+int rot_moddir_check(const char *moddir, const char **index);
 
 /* ---- loading ---- */
 

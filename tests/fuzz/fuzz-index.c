@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * rot_index_check (depmod's binary indexes, before libkmod reads them):
+ * index_check_image (lib/internal.h: depmod's binary indexes, before libkmod reads them):
  * an index it accepts, libkmod 30 reads whole without a fault or a hang.
  * Each accepted input is written as modules.dep.bin of a private
  * directory, and libkmod dumps every node and value of it, through the
  * mmap reader (kmod_load_resources) and the stdio one, and looks up a key.
- * rot_index_check_file must agree with rot_index_check.
+ * index_check_file must agree with index_check_image.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "modrot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (devnull < 0)
 		setup();
-	int err = rot_index_check(data, size);
+	int err = index_check_image(data, size);
 	if (err != 0 && err != -EINVAL && err != -EFBIG)
 		abort();
 	if (err)
@@ -76,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *f = fopen(file, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
 		abort();
-	if (rot_index_check_file(file) != 0)
+	if (index_check_file(file) != 0)
 		abort();
 	through_libkmod(data, size, 1);
 	through_libkmod(data, size, 0);

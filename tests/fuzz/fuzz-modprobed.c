@@ -3,7 +3,7 @@
  * modprobe.d as modprobe reads it: all of it is libkmod's parsing
  * (kmod_new's config_paths), so the input is a configuration file in a
  * private directory, read by libkmod over the committed seed indexes
- * (corpus/index, checked by rot_index_check_file first, as the tools
+ * (corpus/index, checked by index_check_file first, as the tools
  * do). Every list libkmod makes of it is walked, and the modules it names
  * are looked up with their options, install and remove commands and soft
  * dependencies.
@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "modrot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -59,7 +60,7 @@ static void setup(void)
 		snprintf(slash, sizeof(src) - (size_t)(slash - src), "/corpus/index/%s.bin",
 			 names[i][1]);
 		snprintf(dst, sizeof(dst), "%s/modules.%s.bin", moddir, names[i][0]);
-		if (rot_index_check_file(src) != 0 || symlink(src, dst) < 0)
+		if (index_check_file(src) != 0 || symlink(src, dst) < 0)
 			abort();
 	}
 	conf_fd = memfd_create("modprobe.conf", 0);

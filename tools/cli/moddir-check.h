@@ -3,17 +3,11 @@
 #define MODROT_MODDIR_CHECK_H
 
 /*
- * The module directory a tool gives kmod_new(), with the binary indexes
- * that fail rot_index_check_file() left out: one warning line names each
- * ("modprobe: WARNING: DIR/modules.dep.bin is corrupt: read as missing
- * (run depmod)"). dirname NULL is the running kernel's. Returns 0 and sets
- * *path (NULL stays NULL when nothing was left out), or a negative errno
- * after one error line. The view is removed at exit.
+ * Checks the binary indexes of moddir (kmod_get_dirname()) before libkmod
+ * reads them (rot_moddir_check). Returns 0, or a negative errno after one
+ * error line naming the index and telling to run depmod:
+ * "modprobe: ERROR: DIR/modules.dep.bin is corrupt (run depmod)".
  */
-int cli_moddir_open(const char *dirname, const char **path);
-
-/* A module path libkmod made in the view, as the real directory's path:
- * what a tool prints. Valid until the next call. */
-const char *cli_moddir_shown(const char *path);
+int cli_moddir_check(const char *moddir);
 
 #endif

@@ -304,7 +304,7 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 {
 	struct modinfo_record r = { .argument = argument,
 				    .name = kmod_module_get_name(mod),
-				    .filename = cli_moddir_shown(kmod_module_get_path(mod)) };
+				    .filename = kmod_module_get_path(mod) };
 	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
 	int err = 0;
@@ -484,10 +484,7 @@ int main(int argc, char *argv[])
 	if (module_directory(&run))
 		read_kernel_state(&run);
 
-	const char *dir = run.explicit_dir ? run.dirname : NULL;
-	if (cli_moddir_open(dir, &dir) < 0)
-		goto out;
-	run.ctx = cli_kmod_new(dir, no_config);
+	run.ctx = cli_kmod_new(run.explicit_dir ? run.dirname : NULL, no_config);
 	if (!run.ctx) {
 		cli_error("out of memory");
 		goto out;
@@ -495,11 +492,20 @@ int main(int argc, char *argv[])
 	/* The indexes mapped once, as modprobe has them: without this libkmod
 	 * reads them with stdio at every lookup, and that reader dereferences
 	 * the NULL of a failed allocation or the garbage of a failed read.
-	 * An index that is absent, unreadable or left out as corrupt is
-	 * libkmod's own case, as before; out of memory stops here, before a
+	 * An index that is absent is libkmod's own case, as before (a corrupt
+	 * one is refused before it is mapped); out of memory stops here, before a
 	 * lookup can lie. kmod_new() goes on without the directory's name when
 	 * it cannot allocate it: that is out of memory too. */
-	int err = kmod_get_dirname(run.ctx) ? kmod_load_resources(run.ctx) : -ENOMEM;
+	const char *moddir = kmod_get_dirname(run.ctx);
+	/* Names are looked up in the indexes, module files are not: a run
+	 * given only files maps no index (one could be a FIFO), and an index
+	 * libkmod cannot read safely is refused before it is mapped. */
+	bool by_name = run.by_name;
+	for (int i = optind; i < argc && !by_name; i++)
+		by_name = !is_module_file(argv[i]);
+	if (moddir && by_name && cli_moddir_check(moddir) < 0)
+		goto out;
+	int err = !moddir ? -ENOMEM : by_name ? kmod_load_resources(run.ctx) : 0;
 	if (err == -ENOMEM) {
 		cli_error("could not read the module indexes in %s: %s", run.dirname,
 			  cli_strerror(err));

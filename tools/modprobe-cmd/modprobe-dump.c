@@ -31,6 +31,8 @@
 #define DUMP_UNKNOWN 0x10000000u
 #define DUMP_MASK 0x0FFFFFFFu
 #define DUMP_DEPTH_MAX 4096
+/* Larger than any index depmod writes. */
+#define DUMP_SIZE_MAX (64u << 20)
 
 struct dump_frame {
 	size_t off;      /* the node's: its children lie below it */
@@ -150,7 +152,7 @@ static int dump_read(const char *dir, const char *name, unsigned char **d, size_
 	char path[4096];
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return rot_file_read(path, ROT_INDEX_SIZE_MAX, (char **)d, len);
+	return rot_file_read(path, DUMP_SIZE_MAX, (char **)d, len);
 }
 
 int mp_dump_indexes_fast(const char *dir, FILE *out)

@@ -28,7 +28,6 @@
 #include "cli-exit.h"
 #include "load.h"
 #include "kmodlog.h"
-#include "moddir-check.h"
 #include "modprobe.h"
 #include "sizewords.h"
 
@@ -201,12 +200,12 @@ static void refuse_if_replaced(const struct plan_step *step)
 		mp_fail(acting_run, err, MP_ERROR,
 			"could not insert '%s': %s changed after it was checked (by an earlier "
 			"step of the plan, or meanwhile); not loaded, nor what follows it",
-			name, cli_moddir_shown(path));
+			name, path);
 	else
 		mp_fail(acting_run, err, MP_ERROR,
 			"could not insert '%s': could not read %s again to load it: %s; not "
 			"loaded, nor what follows it",
-			name, cli_moddir_shown(path), cli_strerror(err));
+			name, path, cli_strerror(err));
 	fflush(stdout);
 	exit(cli_outcome_exit(&acting_run->outcome));
 }
@@ -231,7 +230,7 @@ static void print_action(struct kmod_module *m, bool install, const char *option
 		mp_put_text(kmod_module_get_install_commands(m));
 	} else if (path) {
 		fputs("insmod ", stdout);
-		mp_put_text(cli_moddir_shown(path));
+		mp_put_text(path);
 	} else if (kmod_module_get_initstate(m) == KMOD_MODULE_BUILTIN) {
 		fputs("builtin ", stdout);
 		mp_put_text(kmod_module_get_name(m));
@@ -404,8 +403,7 @@ static int preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsig
 		err = rot_modfile_read(path, &plan.v[i].mf);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
-				kmod_module_get_name(plan.v[i].mod), cli_moddir_shown(path),
-				cli_strerror(err));
+				kmod_module_get_name(plan.v[i].mod), path, cli_strerror(err));
 	}
 	if (err == 0) {
 		err = plan_kernel_symbols(r, &plan, &ksyms, &ksyms_borrowed);

@@ -394,8 +394,6 @@ static int context_new(struct modprobe_run *r)
 	}
 	if (mp_config_dirs_check(o->config_paths) < 0)
 		return -EINVAL;
-	if (cli_moddir_open(dirname, &dirname) < 0)
-		return -ENOMEM;
 	/* libkmod's own lines (a bad modprobe.d line, say) go through the
 	 * tools' one log function: sanitised, and none with -q. */
 	cli_set_quiet(o->quiet);
@@ -411,13 +409,20 @@ static int context_new(struct modprobe_run *r)
 	 * dereferences a failed allocation: out of memory stops here. An
 	 * absent or unreadable index stays libkmod's own case. */
 	const char *moddir = kmod_get_dirname(r->ctx);
-	int err = moddir ? kmod_load_resources(r->ctx) : -ENOMEM;
+	/* Every run but those given module files looks names up in the
+	 * indexes (-c dumps two of them): one libkmod cannot read safely is
+	 * refused before it is mapped. A run given files maps none (one
+	 * could be a FIFO). */
+	bool files = o->show_exports || o->show_modversions;
+	if (moddir && !files && cli_moddir_check(moddir) < 0)
+		return -EINVAL;
+	int err = !moddir ? -ENOMEM : files ? 0 : kmod_load_resources(r->ctx);
 	if (err == -ENOMEM) {
 		cli_error("could not set up libkmod for %s: out of memory",
 			  dirname ? dirname : "the running kernel");
 		return err;
 	}
-	snprintf(r->moddir, sizeof(r->moddir), "%s", cli_moddir_shown(moddir));
+	snprintf(r->moddir, sizeof(r->moddir), "%s", moddir);
 	return 0;
 }
 
