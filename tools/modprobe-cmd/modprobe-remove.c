@@ -21,6 +21,7 @@
 #include "cli-msg.h"
 #include "cli-run.h"
 #include "kmodlog.h"
+#include "modprobe-remove.h"
 #include "modprobe.h"
 #include "reclaim-report.h"
 #include "sizewords.h"
@@ -28,9 +29,6 @@
 
 #define RM_HOLDERS 0x1
 #define RM_IGNORE_BUILTIN 0x2
-
-/* room for a reason that names a path */
-#define WHY_MAX (4096 + 256)
 
 static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags);
 
@@ -43,264 +41,6 @@ static void show(struct modprobe_run *r, const char *word, const char *text)
 	mp_put_text(text);
 	putchar('\n');
 	cli_flush_stdout();
-}
-
-/* The gone marks, made when the snapshot is first read (none without one,
- * or out of memory: lib takes none as nothing gone). */
-static const struct gone_marks *gone_marks(struct modprobe_run *r)
-{
-	if (!r->gone.marks && mp_snapshot(r))
-		gone_marks_init(&r->gone, r->snap);
-	return &r->gone;
-}
-
-static bool unloaded_by_run(struct modprobe_run *r, const char *name)
-{
-	const struct rot_snapshot *snap = r->gone.marks ? r->snap : NULL;
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	return gone_marks_has(&r->gone, m);
-}
-
-static void mark_gone(struct modprobe_run *r, const char *name)
-{
-	const struct rot_module *m = r->snap ? rot_snapshot_find_live(r->snap, name) : NULL;
-	gone_marks(r);
-	gone_marks_set(&r->gone, m);
-}
-
-/*
- * The rule's verdict on m (lib's rule on a rot kernel: what this run
- * unloaded holds nothing), with its reason in words. An input the rule
- * cannot read makes the verdict unknown, which is never "unused".
- */
-enum verdict { UNUSED, IN_USE, UNKNOWN };
-
-static enum verdict usage_verdict(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
-				  const struct rot_module *m, const bool *gone, char *why,
-				  size_t cap)
-{
-	struct rot_usage u = { .size = sizeof(u) };
-	int err = rot_module_usage(ctx, snap, m, gone, &u);
-	const char *input = rot_usage_ctx_failed_input(ctx);
-	if (err < 0 && input) {
-		/* an input of the rule (a mount table, /proc/module_pins) that
-		 * could not be read or trusted tells nothing of its users */
-		snprintf(why, cap, "could not read %s: %s", input, cli_input_error(err));
-		return UNKNOWN;
-	}
-	if (err < 0) {
-		/* devices that cannot be counted are not known to be none */
-		snprintf(why, cap, "could not read /sys/module/%s/drivers: %s", rot_module_name(m),
-			 cli_strerror(err));
-		return UNKNOWN;
-	}
-	if (!rot_usage_in_use(&u))
-		return UNUSED;
-	if (u.holders)
-		snprintf(why, cap, ": %zu live %s on it", u.holders,
-			 u.holders == 1 ? "module depends" : "modules depend");
-	else if (u.devices)
-		snprintf(why, cap, ": %zu %s bound to its drivers", u.devices,
-			 u.devices == 1 ? "device is" : "devices are");
-	else if (u.mounts && u.mount_pid)
-		snprintf(why, cap,
-			 ": a %s file system is mounted on %s in the mount namespace of process %ld",
-			 u.mount_type, u.mount_target, u.mount_pid);
-	else if (u.mounts)
-		snprintf(why, cap, ": a %s file system is mounted on %s", u.mount_type,
-			 u.mount_target);
-	else if (u.pins)
-		snprintf(why, cap, ": pinned %lu %s", u.pins, u.pins == 1 ? "time" : "times");
-	return IN_USE;
-}
-
-/* The rule's inputs (mount table, modules.alias), read once per run; 0, or
- * -errno with why saying which input could not be read. */
-static int usage_inputs(struct modprobe_run *r, char *why, size_t cap)
-{
-	if (!r->usage_read) {
-		r->usage_read = true;
-		r->usage_err = rot_usage_ctx_read(mp_snapshot(r), r->moddir, &r->usage,
-						  r->usage_what, sizeof(r->usage_what));
-	}
-	if (r->usage_err < 0)
-		snprintf(why, cap, "could not read %s: %s",
-			 r->usage_what[0] ? r->usage_what : "its inputs",
-			 cli_input_error(r->usage_err));
-	return r->usage_err;
-}
-
-static enum verdict in_use(struct modprobe_run *r, struct kmod_module *mod, char *why, size_t cap)
-{
-	const char *name = kmod_module_get_name(mod);
-	why[0] = '\0';
-	if (!r->rot) {
-		/* as kmod, by the reference count; one that cannot be read (the
-		 * module loaded) tells nothing */
-		int refs = kmod_module_get_refcnt(mod);
-		if (refs < 0 && refs != -ENOENT && kmod_module_get_initstate(mod) >= 0) {
-			snprintf(why, cap, "could not read /sys/module/%s/refcnt: %s", name,
-				 strerror(-refs));
-			return UNKNOWN;
-		}
-		return refs > 0 ? IN_USE : UNUSED;
-	}
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	const struct gone_marks *gone = gone_marks(r);
-	if (!m || gone_marks_has(gone, m))
-		return UNUSED; /* not live: the unload will say so */
-	if (usage_inputs(r, why, cap) < 0)
-		return UNKNOWN;
-	return usage_verdict(r->usage, snap, m, gone->marks, why, cap);
-}
-
-/* For -w: the rule on the kernel as it is now (a fresh snapshot and mount
- * table), since what the run read first is what it waits to change. An
- * input that cannot be read now is no sign the user is gone (UNKNOWN). */
-static enum verdict in_use_now(struct modprobe_run *r, const char *name, char *why, size_t cap)
-{
-	struct rot_snapshot *snap = NULL;
-	struct rot_usage_ctx *ctx = NULL;
-	char what[4096];
-	enum verdict v = UNUSED;
-	why[0] = '\0';
-	int err = rot_snapshot_read(&snap);
-	if (err < 0) {
-		snprintf(why, cap, "could not read the module list: %s", cli_strerror(err));
-		return UNKNOWN;
-	}
-	err = rot_usage_ctx_read(snap, r->moddir, &ctx, what, sizeof(what));
-	if (err < 0) {
-		snprintf(why, cap, "could not read %s: %s", what[0] ? what : "its inputs",
-			 cli_input_error(err));
-		rot_snapshot_free(snap);
-		return UNKNOWN;
-	}
-	const struct rot_module *m = rot_snapshot_find_live(snap, name);
-	if (m)
-		v = usage_verdict(ctx, snap, m, NULL, why, cap);
-	rot_usage_ctx_free(ctx);
-	rot_snapshot_free(snap);
-	return v;
-}
-
-/* A dependency goes when live and unused: kmod asks for a zero refcount,
- * which a module not loaded does not have either (IN_USE here: it stays). */
-static enum verdict dependency_verdict(struct modprobe_run *r, struct kmod_module *dep, char *why,
-				       size_t cap)
-{
-	if (!r->rot)
-		return kmod_module_get_refcnt(dep) == 0 ? UNUSED : IN_USE;
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, kmod_module_get_name(dep))
-					  : NULL;
-	if (!m || gone_marks_has(&r->gone, m))
-		return IN_USE;
-	return in_use(r, dep, why, cap);
-}
-
-/* What an unload of name leaves rotting: its size in the snapshot. */
-static uint64_t live_size(struct modprobe_run *r, const char *name)
-{
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	return m ? rot_module_size(m) : 0;
-}
-
-/* One reclaim of name (lib's rot_reclaim(), which counts it), said as rmmod
- * says it; unloaded: this run unloaded its live module since the snapshot. */
-static void reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
-{
-	struct rot_reclaim_result o = { .size = sizeof(o) };
-	unsigned flags = (r->opts->force ? ROT_RECLAIM_FORCE : 0) |
-			 (unloaded ? ROT_RECLAIM_UNLOADED : 0);
-	int err = rot_reclaim(mp_snapshot(r), name, flags, &o);
-	char msg[512];
-	if (err < 0 && err != -EBUSY) {
-		reclaim_error_words(msg, sizeof(msg), name, err);
-		mp_fail(r, err, MP_ERROR, "%s", msg);
-		return;
-	}
-	if (o.freed) {
-		r->reclaimed_any = true;
-		report_reclaimed(name, o.freed, o.bytes, false);
-		mp_rot_account(r, name, (size_t)0 - o.freed);
-	}
-	if (o.kept) {
-		refused_message(msg, sizeof(msg), name, &o, "modprobe -r --reclaim -f",
-				r->opts->force);
-		cli_flush_stdout();
-		mp_fail(r, -EBUSY, MP_ERROR, "%s", msg);
-	}
-}
-
-static void reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
-{
-	if (!r->opts->dry_run) {
-		reclaim_now(r, name, true);
-		return;
-	}
-	/* the reclaim frees every instance of the name, those that rotted
-	 * before too (this run's -n counts are in the tally) */
-	uint64_t bytes, newest;
-	size_t old = rot_snapshot_rotting_of(mp_snapshot(r), name, &bytes, &newest);
-	size_t left = mp_rot_accounted(r, name);
-	if (left < old) {
-		old = left;
-		bytes = newest * left;
-	}
-	report_reclaimed(name, old + 1, bytes + size, true);
-	mp_rot_account(r, name, (size_t)0 - old);
-	r->reclaimed_any = true;
-}
-
-/*
- * -r --reclaim of a name that only rots (no live module): what already
- * rots is freed, as modprobe.8 says, rather than nothing done and nothing
- * said. Returns whether any instance rotted.
- */
-static bool reclaim_rotting(struct modprobe_run *r, const char *name)
-{
-	size_t instances = mp_rot_accounted(r, name); /* what the run reclaimed is gone */
-	if (!instances)
-		return false;
-	if (!r->opts->dry_run) {
-		reclaim_now(r, name, false);
-		return true;
-	}
-	uint64_t bytes;
-	rot_snapshot_rotting_of(mp_snapshot(r), name, &bytes, NULL);
-	report_reclaimed(name, instances, bytes, true);
-	r->reclaimed_any = true;
-	mp_rot_account(r, name, (size_t)0 - instances);
-	return true;
-}
-
-/* After an unload (or, with -n, instead of it) on a rot kernel: what rots. */
-static void report_rot(struct modprobe_run *r, const char *name)
-{
-	uint64_t size = live_size(r, name);
-	if (!r->rot)
-		return;
-	r->rotted++;
-	r->rotted_bytes += size;
-	if (!r->opts->dry_run)
-		mp_rot_account(r, name, 1);
-	if (r->opts->reclaim) {
-		reclaim_after(r, name, size);
-		return;
-	}
-	if (!r->talk)
-		return;
-	char words[SIZE_WORDS_MAX];
-	size_words(size, "bytes", words);
-	if (r->opts->dry_run)
-		cli_notice("%s would rot: %s would stay allocated", name, words);
-	else
-		cli_notice("%s now rots: %s stay allocated; "
-			   "'rmmod --reclaim %s' frees them and taints the kernel",
-			   name, words, name);
 }
 
 static unsigned long long now_msec(void)
@@ -333,7 +73,7 @@ static int unload_predicted(struct modprobe_run *r, struct kmod_module *mod, uns
 
 	/* the real run asks the rule before each try, then the kernel */
 	if (r->opts->wait_msec && r->rot) {
-		enum verdict v = in_use(r, mod, why, sizeof(why));
+		enum verdict v = rm_in_use(r, mod, why, sizeof(why));
 		if (v == IN_USE) {
 			mp_fail(r, -EWOULDBLOCK, MP_ERROR,
 				"could not remove '%s': still in use%s (a run would wait %llu ms first)",
@@ -350,14 +90,14 @@ static int unload_predicted(struct modprobe_run *r, struct kmod_module *mod, uns
 	}
 	if (snap)
 		err = rot_module_unload_predict(snap, rot_snapshot_find_live(snap, name),
-						gone_marks(r)->marks, flags);
+						rm_gone_marks(r)->marks, flags);
 	if (err < 0) {
 		mp_fail(r, err, MP_ERROR, "could not remove '%s': %s%s", name, cli_strerror(err),
 			cli_errno_hint(err));
 		return err;
 	}
-	mark_gone(r, name);
-	report_rot(r, name);
+	rm_mark_gone(r, name);
+	rm_report_rot(r, name);
 	return 0;
 }
 
@@ -376,7 +116,8 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 		return unload_predicted(r, mod, flags);
 	for (;;) {
 		/* on a rot kernel nothing but the rule tells when a user is gone */
-		enum verdict v = deadline && r->rot ? in_use_now(r, name, why, sizeof(why)) : UNUSED;
+		enum verdict v = deadline && r->rot ? rm_in_use_now(r, name, why, sizeof(why))
+						    : UNUSED;
 		bool busy = v == IN_USE || (v == UNKNOWN && !r->opts->force);
 		err = busy ? -EWOULDBLOCK : rot_unload(name, flags);
 		if (!(err == -EWOULDBLOCK && deadline && now_msec() < deadline))
@@ -386,7 +127,7 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 	}
 	if (err < 0) {
 		enum verdict v = err == -EWOULDBLOCK && deadline && r->rot
-					 ? in_use_now(r, name, why, sizeof(why))
+					 ? rm_in_use_now(r, name, why, sizeof(why))
 					 : UNUSED;
 		if (v == IN_USE)
 			mp_fail(r, err, MP_ERROR,
@@ -402,8 +143,8 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 				cli_strerror(err), cli_errno_hint(err));
 		return err;
 	}
-	mark_gone(r, name);
-	report_rot(r, name);
+	rm_mark_gone(r, name);
+	rm_report_rot(r, name);
 	return 0;
 }
 
@@ -467,7 +208,7 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 			i--;
 			if (!r->stopped && !look[i].done) {
 				char why[WHY_MAX];
-				enum verdict v = dependency_verdict(r, dep, why, sizeof(why));
+				enum verdict v = rm_dependency_verdict(r, dep, why, sizeof(why));
 				free(look[i].why);
 				look[i].unknown = v == UNKNOWN;
 				look[i].why = look[i].unknown ? strdup(why) : NULL;
@@ -627,7 +368,7 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 	if (!cmd && !ignore_loaded) {
 		/* what this run unloaded (or, -n, would have) is not in the kernel
 		 * any more, though -n leaves it there: -a X X counts it once */
-		int state = unloaded_by_run(r, name) ? -ENOENT : kmod_module_get_initstate(mod);
+		int state = rm_unloaded_by_run(r, name) ? -ENOENT : kmod_module_get_initstate(mod);
 		if (state < 0 && state != -ENOENT) {
 			/* an initstate that could not be read is no "not loaded" */
 			err = state;
@@ -636,7 +377,7 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 			goto out;
 		}
 		if (state < 0) {
-			if (o->reclaim && r->rot && reclaim_rotting(r, name))
+			if (o->reclaim && r->rot && rm_reclaim_rotting(r, name))
 				goto out;
 			if (o->first_time) {
 				err = -ENOENT;
@@ -659,11 +400,11 @@ static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod
 		if (err < 0)
 			goto out;
 		/* a holder's unload took it along, as a dependency it left unused */
-		if (unloaded_by_run(r, name))
+		if (rm_unloaded_by_run(r, name))
 			goto out;
 	}
 	enum verdict v = cmd || ignore_loaded || o->wait_msec ? UNUSED
-							      : in_use(r, mod, why, sizeof(why));
+							      : rm_in_use(r, mod, why, sizeof(why));
 	if (v == IN_USE) {
 		err = -EBUSY;
 		mp_fail(r, err, MP_FATAL, "Module %s is in use%s.", name, why);
@@ -700,7 +441,7 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 		return -ENAMETOOLONG;
 	/* A rule that cannot be evaluated unloads nothing, softdeps included. */
 	if (r->rot && !r->opts->force && !r->opts->show_depends &&
-	    usage_inputs(r, why, sizeof(why)) < 0) {
+	    rm_usage_inputs(r, why, sizeof(why)) < 0) {
 		mp_fail(r, r->usage_err, MP_FATAL,
 			"could not remove '%s': cannot tell what is in use: %s; nothing unloaded "
 			"(-f unloads anyway)",
