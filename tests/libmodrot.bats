@@ -174,7 +174,7 @@ tools_call_edges() {
 	# Read from the objects: calls every build has.
 	assert_output --partial 'modreap modreap-pass reap_pass'
 	assert_output --partial 'modreap-pass modreap-percpu reserve_choose'
-	assert_output --partial 'rmmod unload-words'
+	assert_output --partial 'rmmod-unload unload-words'
 	assert_output --partial 'modprobe modprobe-run'
 	local edges=$output
 	[ "$(wc -l <<< "$edges")" -gt 100 ]
