@@ -268,3 +268,27 @@ setup() {
 	done
 	assert_equal "$(kernel_state | grep -v '^#')" "taint 0"
 }
+
+@test "modinfo reads a compressed module once and hands libkmod the decoded bytes; a plain one goes by its path" {
+	local before trace=$BATS_TEST_TMPDIR/trace
+	zstd -q -c "$F/signed.ko" > "$F/signed.ko.zst"
+	before=$(kernel_state)
+	for f in "$F/signed.ko.xz" "$F/signed.ko.zst"; do
+		run --separate-stderr on_kernel strace -f -qq -e trace=openat,memfd_create \
+			-o "$trace" "$MODINFO" "$f"
+		assert_success
+		assert_equal "$stderr" ''
+		# the same fields as the plain module's, its own file name first
+		assert_equal "$(sed 1d <<< "$output")" "$(on_kernel "$MODINFO" "$F/signed.ko" | sed 1d)"
+		assert_equal "$(head -n 1 <<< "$output")" "filename:       $f"
+		# one open of the compressed file (the check's), one memory file
+		# that libkmod opens by its descriptor's path
+		assert_equal "$(grep -c "openat(.*\"$f\"" "$trace")" 1
+		assert_equal "$(grep -c 'memfd_create(' "$trace")" 1
+		assert_equal "$(grep -c 'openat(.*"/proc/self/fd/[0-9]*"' "$trace")" 1
+	done
+	run on_kernel strace -f -qq -e trace=memfd_create -o "$trace" "$MODINFO" "$F/signed.ko"
+	assert_success
+	assert_equal "$(grep -c 'memfd_create(' "$trace")" 0
+	assert_equal "$(kernel_state)" "$before"
+}
