@@ -7,6 +7,10 @@
  * and every later one goes to the same function. Each line goes through
  * the CLI helper (the one sanitiser, syslog with -s), and none at all with
  * cli_set_quiet(true).
+ *
+ * This is also the one file that works around what libkmod 30 lacks: a
+ * loss it does not report (kmod_lost(), from errno, never from its log
+ * text) and a module read from bytes in memory (cli_kmod_get_info()).
  */
 #ifndef MODROT_KMODLOG_H
 #define MODROT_KMODLOG_H
