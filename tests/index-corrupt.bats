@@ -198,7 +198,7 @@ refused() {
 # The verdicts of lib/indexcache.c: stat(2) of the five indexes, in a file
 # the user owns. The check reads each index whole; a kept verdict reads none.
 indexes_read() {
-	on_kernel strace -f -qq -e trace=openat -o "$BATS_TEST_TMPDIR/trace" "$MODINFO" \
+	on_kernel_traced -f -qq -e trace=openat -o "$BATS_TEST_TMPDIR/trace" "$MODINFO" \
 		-b "$ROOT" -k 6.1.0-sim -F filename mt_snd >/dev/null 2>&1
 	grep -c 'modules\.dep\.bin".*O_NONBLOCK' "$BATS_TEST_TMPDIR/trace" || true
 }

@@ -269,9 +269,7 @@ assert_loads_quietly() {
 }
 
 @test "insmod -s sends errors to syslog, not stderr" {
-	# LeakSanitizer cannot run under ptrace; the traced run does without it.
-	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
-	run --separate-stderr on_kernel strace -f -qq -e trace=connect,sendto,write -s 512 \
+	run --separate-stderr on_kernel_traced -f -qq -e trace=connect,sendto,write -s 512 \
 		-o "$BATS_TEST_TMPDIR/trace" "$INSMOD" -s "$FIXTURES/needsym.ko"
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""

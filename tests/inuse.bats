@@ -261,9 +261,7 @@ mt_fscore 0 true"
 	"$SIM" process "$K" 4244 --ns other
 	"$SIM" process "$K" 4245
 	local log=$BATS_TEST_TMPDIR/strace
-	# LeakSanitizer cannot run under ptrace
-	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
-		run on_kernel strace -f -qq -e trace=openat,open,readlink -o "$log" "$LSMOD" -r -n -o name,inuse
+	run on_kernel_traced -f -qq -e trace=openat,open,readlink -o "$log" "$LSMOD" -r -n -o name,inuse
 	assert_success
 	assert_line 'mtfs true'
 	# one readlink per process, one table per namespace: self's (the

@@ -297,9 +297,7 @@ delta 0 3 rotting"
 	assert_equal "$stderr" ""
 	assert_line --index 1 --regexp '^alpha +[0-9]+  0$'
 	kernel_new stock
-	# LeakSanitizer cannot run under ptrace; the traced run does without it.
-	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
-	run --separate-stderr on_kernel strace -qq -e trace=connect,sendto,write -s 256 \
+	run --separate-stderr on_kernel_traced -qq -e trace=connect,sendto,write -s 256 \
 		-o "$BATS_TEST_TMPDIR/trace" "$LSMOD" -s --rotting
 	assert_equal "$status" 3
 	assert_equal "$stderr" ""

@@ -274,7 +274,7 @@ setup() {
 	zstd -q -c "$F/signed.ko" > "$F/signed.ko.zst"
 	before=$(kernel_state)
 	for f in "$F/signed.ko.xz" "$F/signed.ko.zst"; do
-		run --separate-stderr on_kernel strace -f -qq -e trace=openat,memfd_create \
+		run --separate-stderr on_kernel_traced -f -qq -e trace=openat,memfd_create \
 			-o "$trace" "$MODINFO" "$f"
 		assert_success
 		assert_equal "$stderr" ''
@@ -287,7 +287,7 @@ setup() {
 		assert_equal "$(grep -c 'memfd_create(' "$trace")" 1
 		assert_equal "$(grep -c 'openat(.*"/proc/self/fd/[0-9]*"' "$trace")" 1
 	done
-	run on_kernel strace -f -qq -e trace=memfd_create -o "$trace" "$MODINFO" "$F/signed.ko"
+	run on_kernel_traced -f -qq -e trace=memfd_create -o "$trace" "$MODINFO" "$F/signed.ko"
 	assert_success
 	assert_equal "$(grep -c 'memfd_create(' "$trace")" 0
 	assert_equal "$(kernel_state)" "$before"

@@ -452,9 +452,7 @@ CONF
 	command -v strace >/dev/null || skip "no strace"
 	local log=$BATS_TEST_TMPDIR/strace f=/lib/modules/6.1.0-sim/kernel/fs/mt_fscore.ko fd
 	# -f: libkmod's run, not modprobe's own, loads it
-	# LeakSanitizer cannot run under ptrace
-	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
-		run on_kernel strace -qq -e trace=openat,open,pread64 -o "$log" "$MODPROBE" -f -C "$MODTREE_CONF" mt_fscore
+	run on_kernel_traced -qq -e trace=openat,open,pread64 -o "$log" "$MODPROBE" -f -C "$MODTREE_CONF" mt_fscore
 	assert_success
 	is_live mt_fscore
 	run grep -c "open[a-z]*(.*$f\"" "$log"

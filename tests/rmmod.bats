@@ -523,9 +523,7 @@ taint 8\$"
 }
 
 @test "rmmod -s sends errors to syslog, not stderr" {
-	# LeakSanitizer cannot run under ptrace; the traced run does without it.
-	ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0 \
-	run --separate-stderr on_kernel strace -qq -e trace=connect,sendto,write -s 256 \
+	run --separate-stderr on_kernel_traced -qq -e trace=connect,sendto,write -s 256 \
 		-o "$BATS_TEST_TMPDIR/trace" "$RMMOD" -s zeta
 	assert_equal "$status" 1
 	assert_equal "$stderr" ""
