@@ -234,7 +234,7 @@ static int sort_holders_sysfs_order(const char **h, uint32_t n)
 	if (n > 64 && !(k = malloc(n * sizeof(*k))))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		k[i] = (struct keyed_name){ rot_kernfs_hash(h[i]), h[i] };
+		k[i] = (struct keyed_name){ kernfs_hash(h[i]), h[i] };
 	if (n > 64) {
 		qsort(k, n, sizeof(*k), by_key_then_name);
 	} else {
@@ -889,7 +889,7 @@ int snapshot_parse_text(const char *modules, size_t modules_len, const char *rot
 	return snapshot_build(m, modules_len, r, rotting_len, fast, out);
 }
 
-int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
+int snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
 		       size_t rotting_len, struct rot_snapshot **out)
 {
 	return snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
