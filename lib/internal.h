@@ -132,7 +132,7 @@ int index_confirms_fs_aliases(const char *dir);
 #define USAGE_INPUT_MAX (64u << 20)
 #define MNTNS_TOTAL_MAX USAGE_INPUT_MAX
 
-/* Reads a regular file whole, up to USAGE_INPUT_MAX, NUL-terminated:
+/* Reads a regular file whole (procfile.c), up to USAGE_INPUT_MAX, NUL-terminated:
  * -EISDIR for a directory, -EINVAL for anything else not regular (a FIFO,
  * a device), -EFBIG for one too big, -EBADMSG for one with a NUL inside. */
 int usage_input_read(const char *path, char **out);

@@ -71,33 +71,17 @@ static int read_file(struct rot_modfile *mf)
 	}
 	if (fd < 0)
 		return fd;
-	if ((uint64_t)st.st_size > MODFILE_LIMIT) {
-		close(fd);
+	char *raw;
+	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &raw, &mf->raw_len);
+	if (err == -EFBIG) {
 		mf->problem = ROT_PROBLEM_TOO_BIG;
 		mf->expected = MODFILE_LIMIT;
 		return 0;
 	}
-	size_t len = (size_t)st.st_size;
-	mf->raw = malloc(len + 1);
-	if (!mf->raw) {
-		close(fd);
-		return -ENOMEM;
-	}
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = file_read(fd, (char *)mf->raw + got, len - got);
-		if (n < 0) {
-			int err = -errno;
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break; /* the file shrank: inspect what there is */
-		got += (size_t)n;
-	}
-	close(fd);
-	mf->raw_len = got;
-	if (got == 0)
+	if (err < 0)
+		return err;
+	mf->raw = raw;
+	if (mf->raw_len == 0)
 		mf->problem = ROT_PROBLEM_EMPTY;
 	return 0;
 }
