@@ -56,9 +56,6 @@ bool valid_name(const char *s, size_t len);
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
 		   struct rot_snapshot **out);
 
-/* pins.c: /proc/module_pins (rot-abi.md C5), fn called per line */
-typedef int (*pins_fn)(void *arg, const char *name, uint32_t pins, bool safe);
-int pins_parse(char *buf, size_t len, pins_fn fn, void *arg);
 /* snapshot_parse(), with the one-pass line parser (fast) or with
  * parse_line() alone: the tests parse both ways and compare. */
 /* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
