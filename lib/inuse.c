@@ -49,7 +49,6 @@
  * confirm (cut short, or not depmod's).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -28,7 +28,6 @@
  * tools use.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
