@@ -36,6 +36,15 @@ script_functions() {
 	assert_equal "$versioned" ""
 }
 
+@test "every function modrot.h declares is one a tool calls: the rest is private" {
+	local called
+	# What the tools' objects leave for libmodrot to resolve.
+	called=$(find "$top_builddir/tools" -name '*.o' -exec nm -u {} + |
+		awk '$2 ~ /^rot_/ { print $2 }' | LC_ALL=C sort -u)
+	[ "$(wc -l <<<"$called")" -gt 50 ]
+	assert_equal "$called" "$(header_functions)"
+}
+
 @test "the library is libmodrot.so.1 by SONAME and every installed program needs it" {
 	run readelf -d "$LIB"
 	assert_output --partial 'Library soname: [libmodrot.so.1]'
