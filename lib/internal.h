@@ -51,10 +51,12 @@ int parse_state(const char *s, enum rot_state *state);
 /* What the kernel can print as a module's name (no '/', not "." or ".."). */
 bool valid_name(const char *s, size_t len);
 
-/* pins.c: /proc/module_pins (rot-abi.md C5), fn called per line */
-typedef int (*pins_fn)(void *arg, const char *name, uint32_t pins, bool safe);
-int pins_parse(char *buf, size_t len, pins_fn fn, void *arg);
-/* rot_snapshot_parse(), with the one-pass line parser (fast) or with
+/* Parses already-read file contents as rot_snapshot_read() does; rotting
+ * may be NULL (a stock kernel). */
+int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
+		   struct rot_snapshot **out);
+
+/* snapshot_parse(), with the one-pass line parser (fast) or with
  * parse_line() alone: the tests parse both ways and compare. */
 /* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
 int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
@@ -127,7 +129,7 @@ int index_confirms_fs_aliases(const char *dir);
 #define USAGE_INPUT_MAX (64u << 20)
 #define MNTNS_TOTAL_MAX USAGE_INPUT_MAX
 
-/* Reads a regular file whole, up to USAGE_INPUT_MAX, NUL-terminated:
+/* Reads a regular file whole (procfile.c), up to USAGE_INPUT_MAX, NUL-terminated:
  * -EISDIR for a directory, -EINVAL for anything else not regular (a FIFO,
  * a device), -EFBIG for one too big, -EBADMSG for one with a NUL inside. */
 int usage_input_read(const char *path, char **out);
@@ -181,6 +183,13 @@ bool reclaim_needs_unit(const struct reclaim_seen *seen, size_t freed, size_t le
 void reclaim_estimate(const struct reclaim_seen *seen, size_t left, uint64_t left_bytes,
 		      struct rot_reclaim_result *res);
 
+/* ---- per-CPU reserve (percpu.c) ---- */
+
+/* Parses already-read contents, as rot_percpu_read() does. */
+int percpu_parse(const char *text, size_t len, struct rot_percpu **out);
+/* The per-CPU area's address of instance i. */
+uint64_t percpu_address(const struct rot_percpu *pc, size_t i);
+
 /* ---- devices (devices.c): a device set built by hand, for tests ---- */
 struct rot_devices;
 struct rot_devices *devices_new(void);
@@ -222,6 +231,25 @@ struct rot_kernel_facts {
 	bool sig_enforce;
 	char vermagic[128];
 };
+
+/* Finds the signature trailer of an uncompressed module image, into a new
+ * *out: its status (VALID here only means "a well-formed PKCS#7 trailer is
+ * present"; nothing is verified), the length it covers and, when signed,
+ * the signer and key id the signature names. Never fails on bad data: the
+ * status says what is wrong. Returns 0, or -ENOMEM (*out NULL), or -ELIBACC. */
+int modsig_inspect(const void *image, size_t len, struct rot_sig_info **out);
+/* Bytes the signature covers: the image without the trailer. */
+size_t sig_info_content_len(const struct rot_sig_info *info);
+/* Certificates in a keyring. */
+size_t keyring_count(const struct rot_keyring *kr);
+
+/* ---- module files (modfile.c) ---- */
+
+/* The .modinfo vermagic; NULL if absent. */
+const char *modfile_vermagic(const struct rot_modfile *mf);
+/* True when the module carries symbol versions (a __versions section): the
+ * kernel then checks CRCs and compares vermagic without the release. */
+bool modfile_has_versions(const struct rot_modfile *mf);
 
 /* ---- ELF structure (elfcheck.c) ---- */
 

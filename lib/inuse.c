@@ -49,7 +49,6 @@
  * confirm (cut short, or not depmod's).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -89,69 +88,6 @@ struct rot_usage_ctx {
 	int tables_err;
 	char what[4096]; /* the input the last failed judgement could not read */
 };
-
-/*
- * Anything but a regular file (a directory, a FIFO that would block or
- * read as empty, a device such as /dev/zero that never ends) cannot be an
- * input of the rule.
- */
-int usage_input_read(const char *path, char **out)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	size_t cap = 64 * 1024, used = 0;
-	char *buf = NULL;
-	int err = 0;
-
-	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		err = -errno;
-	else if (S_ISDIR(st.st_mode))
-		err = -EISDIR;
-	else if (!S_ISREG(st.st_mode))
-		err = -EINVAL;
-	else if ((uint64_t)st.st_size > USAGE_INPUT_MAX)
-		err = -EFBIG;
-	else if (st.st_size > 0)
-		cap = (size_t)st.st_size + 4096;
-	while (!err) {
-		if (cap - used < 4096) {
-			char *grown = cap > USAGE_INPUT_MAX ? NULL : realloc(buf, cap * 2);
-			if (!grown) {
-				err = cap > USAGE_INPUT_MAX ? -EFBIG : -ENOMEM;
-				break;
-			}
-			buf = grown;
-			cap *= 2;
-		} else if (!buf && !(buf = malloc(cap))) {
-			err = -ENOMEM;
-			break;
-		}
-		ssize_t n = read(fd, buf + used, cap - used - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			err = -errno;
-		else if (n == 0)
-			break;
-		else
-			used += (size_t)n;
-	}
-	close(fd);
-	if (!err && buf && memchr(buf, '\0', used))
-		err = -EBADMSG;
-	if (err) {
-		free(buf);
-		return err;
-	}
-	if (!buf && !(buf = malloc(1)))
-		return -ENOMEM;
-	buf[used] = '\0';
-	*out = buf;
-	return 0;
-}
 
 /* Splits one /proc/self/mounts line into its target and type, in place. */
 static bool mount_fields(char *line, char **target, char **type)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * kernfs_name_hash(), the order of every sysfs directory listing. Private
- * to libmodrot (rot_kernfs_hash() is the public face) and compiled into
+ * to libmodrot (kernfs_hash() is the running kernel's) and compiled into
  * the simulated kernel too, so that both order names by one definition.
  * Needs only the C library.
  */
@@ -52,5 +52,9 @@ static inline uint32_t kernfs_hash_end(unsigned long hash)
  * taken as older.
  */
 bool kernfs_char_signed(const char *release);
+
+/* The sysfs directory order key of a name as the running kernel computes
+ * it (lib/kernfs.c): kernfs_name_hash() with the char of its release. */
+uint32_t kernfs_hash(const char *name);
 
 #endif

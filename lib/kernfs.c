@@ -14,7 +14,7 @@
  * known. Two threads that both look it up store the same answer. */
 static int running_char;
 
-uint32_t rot_kernfs_hash(const char *name)
+uint32_t kernfs_hash(const char *name)
 {
 	int known = __atomic_load_n(&running_char, __ATOMIC_RELAXED);
 	if (!known) {

@@ -197,7 +197,7 @@ void rot_keyring_free(struct rot_keyring *kr)
 	free(kr);
 }
 
-size_t rot_keyring_count(const struct rot_keyring *kr)
+size_t keyring_count(const struct rot_keyring *kr)
 {
 	return kr ? (size_t)sk_X509_num(kr->certs) : 0;
 }

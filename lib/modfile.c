@@ -33,7 +33,7 @@ struct rot_modfile {
 	size_t image_len;
 	enum rot_compression compression;
 	enum rot_problem problem;
-	uint64_t value, value2;
+	uint64_t value, expected; /* rot_modfile_problem_value(), _expected() */
 	char problem_text[112];
 	size_t symtab_index; /* the one symbol table, found by elf_check_image() */
 	Elf *elf;
@@ -71,33 +71,17 @@ static int read_file(struct rot_modfile *mf)
 	}
 	if (fd < 0)
 		return fd;
-	if ((uint64_t)st.st_size > MODFILE_LIMIT) {
-		close(fd);
+	char *raw;
+	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &raw, &mf->raw_len);
+	if (err == -EFBIG) {
 		mf->problem = ROT_PROBLEM_TOO_BIG;
-		mf->value = MODFILE_LIMIT;
+		mf->expected = MODFILE_LIMIT;
 		return 0;
 	}
-	size_t len = (size_t)st.st_size;
-	mf->raw = malloc(len + 1);
-	if (!mf->raw) {
-		close(fd);
-		return -ENOMEM;
-	}
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = file_read(fd, (char *)mf->raw + got, len - got);
-		if (n < 0) {
-			int err = -errno;
-			close(fd);
-			return err;
-		}
-		if (n == 0)
-			break; /* the file shrank: inspect what there is */
-		got += (size_t)n;
-	}
-	close(fd);
-	mf->raw_len = got;
-	if (got == 0)
+	if (err < 0)
+		return err;
+	mf->raw = raw;
+	if (mf->raw_len == 0)
 		mf->problem = ROT_PROBLEM_EMPTY;
 	return 0;
 }
@@ -132,18 +116,19 @@ static int decompress(struct rot_modfile *mf)
 		return 0;
 	case -EFBIG:
 		mf->problem = ROT_PROBLEM_TOO_BIG;
-		mf->value = MODFILE_LIMIT;
+		mf->expected = MODFILE_LIMIT;
 		return 0;
 	default:
 		return err;
 	}
 }
 
-static void set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t v, uint64_t v2)
+static void set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t value,
+			uint64_t expected)
 {
 	mf->problem = p;
-	mf->value = v;
-	mf->value2 = v2;
+	mf->value = value;
+	mf->expected = expected;
 }
 
 /* libelf trusts offsets and links: the raw structure is checked first. */
@@ -156,7 +141,7 @@ static int structure_ok(struct rot_modfile *mf, bool *ok)
 		return err;
 	switch (c.verdict) {
 	case ELF_CHECK_TRUNCATED:
-		set_problem(mf, ROT_PROBLEM_TRUNCATED, c.need, c.have);
+		set_problem(mf, ROT_PROBLEM_TRUNCATED, c.have, c.need);
 		return 0;
 	case ELF_CHECK_MALFORMED:
 		set_problem(mf, ROT_PROBLEM_MALFORMED_ELF, 0, 0);
@@ -421,7 +406,7 @@ int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_
 	if (!mf)
 		return -ENOMEM;
 	if (len > MODFILE_LIMIT) {
-		set_problem(mf, ROT_PROBLEM_TOO_BIG, MODFILE_LIMIT, 0);
+		set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
 	} else if (!(mf->raw = malloc(len + 1))) {
 		rot_modfile_free(mf);
 		return -ENOMEM;
@@ -479,17 +464,13 @@ uint64_t rot_modfile_problem_value(const struct rot_modfile *mf)
 {
 	return mf->value;
 }
-uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf)
+uint64_t rot_modfile_problem_expected(const struct rot_modfile *mf)
 {
-	return mf->value2;
+	return mf->expected;
 }
 const char *rot_modfile_problem_text(const struct rot_modfile *mf)
 {
 	return mf->problem_text;
-}
-const char *rot_modfile_path(const struct rot_modfile *mf)
-{
-	return mf->path;
 }
 enum rot_compression rot_modfile_compression(const struct rot_modfile *mf)
 {
@@ -511,7 +492,7 @@ int rot_modfile_elf_class(const struct rot_modfile *mf)
 {
 	return mf->elf_class;
 }
-bool rot_modfile_has_versions(const struct rot_modfile *mf)
+bool modfile_has_versions(const struct rot_modfile *mf)
 {
 	return mf->has_versions;
 }
@@ -533,7 +514,7 @@ const void *rot_modfile_image(const struct rot_modfile *mf, size_t *len)
 	return mf->image;
 }
 
-const char *rot_modfile_vermagic(const struct rot_modfile *mf)
+const char *modfile_vermagic(const struct rot_modfile *mf)
 {
 	const char *cursor = NULL;
 	return rot_modfile_modinfo_next(mf, "vermagic", &cursor);

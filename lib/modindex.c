@@ -28,7 +28,6 @@
  * tools use.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -249,56 +248,33 @@ out:
 /* Reads and checks the index at path; on success *out holds it (malloc'd). */
 static int index_read_checked(const char *path, unsigned char **out, size_t *out_len)
 {
-	struct stat st;
-	unsigned char *buf = NULL;
-	size_t got = 0;
-	int err;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st = { 0 };
+	char *buf;
+	size_t len;
 
 	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		err = -errno;
-		goto out;
-	}
+	int fd = file_open_regular(path, &st);
 	/* A FIFO would keep libkmod waiting, a device reading for ever. */
-	err = -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		goto out;
+	if (fd == -EINVAL && (st.st_mode & S_IFMT))
+		return -EISDIR;
+	if (fd < 0)
+		return fd;
 	/* libkmod reads an empty file as no index, safely: so do we. */
-	err = -ENODATA;
-	if (st.st_size == 0)
-		goto out;
-	err = -EFBIG;
-	if ((uintmax_t)st.st_size > INDEX_SIZE_MAX)
-		goto out;
-	err = -ENOMEM;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		goto out;
-	/* One byte more than fstat said: a file that grew is caught. */
-	while (got < (size_t)st.st_size + 1) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size + 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
+	if (st.st_size == 0) {
+		close(fd);
+		return -ENODATA;
 	}
-	err = got == (size_t)st.st_size ? index_check_image(buf, got) : -EINVAL;
+	int err = file_read_whole(fd, &st, INDEX_SIZE_MAX, &buf, &len);
+	if (err < 0)
+		return err;
+	/* A file that grew or shrank while it was read is being rewritten. */
+	err = len == (size_t)st.st_size ? index_check_image(buf, len) : -EINVAL;
 	if (err == 0) {
-		*out = buf;
-		*out_len = got;
-		buf = NULL;
+		*out = (unsigned char *)buf;
+		*out_len = len;
+		return 0;
 	}
-out:
 	free(buf);
-	close(fd);
 	return err;
 }
 

@@ -50,10 +50,6 @@ struct rot_modfile; /* a module file read into memory (see "module files") */
  */
 int rot_snapshot_read(struct rot_snapshot **out);
 
-/* Parses already-read file contents; rotting may be NULL (a stock kernel). */
-int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
-		       size_t rotting_len, struct rot_snapshot **out);
-
 void rot_snapshot_free(struct rot_snapshot *snap);
 
 /* Where a kernel file did not parse: the file, its line (from 1) and what
@@ -66,8 +62,7 @@ struct rot_parse_error {
 
 /*
  * After a function that parses a kernel file (rot_snapshot_read(),
- * rot_snapshot_parse(), rot_name_rotting(), rot_taint_read(),
- * rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
+ * rot_name_rotting(), rot_taint_read(), rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
  * why. NULL when the last failure was not a malformed file.
  */
 const struct rot_parse_error *rot_parse_error_last(void); /* since 0.1 */
@@ -253,14 +248,6 @@ struct rot_reclaim_result {
 int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
 		struct rot_reclaim_result *res);
 
-/*
- * Whether the running kernel refuses to reclaim instances still in use
- * (/sys/module/module/parameters/rot_reclaim_checks): 1 it checks, 0 it
- * cannot see such objects and frees everything, -ENOENT no such file (a
- * stock or revision-1 kernel), another negative errno if unreadable.
- */
-int rot_reclaim_checks(void);
-
 /* Rotting instances of one name. */
 struct rot_group {
 	const char *name;
@@ -339,8 +326,6 @@ struct rot_percpu;
  * it. -EPROTO for a malformed file (rot_parse_error_last() says where).
  */
 int rot_percpu_read(struct rot_percpu **out);
-/* Parses already-read contents, as rot_percpu_read() does. */
-int rot_percpu_parse(const char *text, size_t len, struct rot_percpu **out);
 void rot_percpu_free(struct rot_percpu *pc);
 
 /* The reserve's size, its free bytes and its largest free extent. */
@@ -354,7 +339,6 @@ size_t rot_percpu_count(const struct rot_percpu *pc);
 const char *rot_percpu_name(const struct rot_percpu *pc, size_t i);
 uint64_t rot_percpu_bytes(const struct rot_percpu *pc, size_t i);
 enum rot_state rot_percpu_state(const struct rot_percpu *pc, size_t i);
-uint64_t rot_percpu_address(const struct rot_percpu *pc, size_t i);
 
 /*
  * Per-CPU bytes of each module of snap: bytes[i] for rot_snapshot_module(snap, i),
@@ -579,12 +563,6 @@ int rot_name_normalise(const char *typed, char buf[ROT_NAME_MAX + 1]);
  */
 int rot_alias_check(const char *typed);
 
-/* The sysfs directory order key of a name: kernfs_name_hash() as the
- * running kernel computes it (with a signed char before Linux 6.2 on
- * architectures whose char is signed, so a byte above 0x7f counts as
- * negative there). */
-uint32_t rot_kernfs_hash(const char *name);
-
 /* ---- files a user names (a keyring, a module file, a list) ----
  *
  * Opened without waiting (opening a FIFO waits for a writer) and accepted
@@ -624,7 +602,6 @@ struct rot_keyring;
  */
 int rot_keyring_load(const char *path, struct rot_keyring **out);
 void rot_keyring_free(struct rot_keyring *kr);
-size_t rot_keyring_count(const struct rot_keyring *kr);
 
 enum rot_sig_status {
 	ROT_SIG_VALID,       /* verified against a certificate of the keyring */
@@ -645,8 +622,6 @@ enum rot_sig_status {
 struct rot_sig_info;
 
 enum rot_sig_status rot_sig_info_status(const struct rot_sig_info *info);
-/* Bytes the signature covers: the image without the trailer. */
-size_t rot_sig_info_content_len(const struct rot_sig_info *info);
 /* The signer's subject CN (or its issuer's, when the key is unknown); "" if none. */
 const char *rot_sig_info_signer(const struct rot_sig_info *info);
 /* The hex subject key identifier of the signing certificate, or "serial " +
@@ -656,17 +631,9 @@ const char *rot_sig_info_key_id(const struct rot_sig_info *info);
 const char *rot_sig_info_detail(const struct rot_sig_info *info);
 void rot_sig_info_free(struct rot_sig_info *info);
 
-/*
- * Finds the signature trailer of an uncompressed module image, into a new
- * *out: its status (VALID here only means "a well-formed PKCS#7 trailer is
- * present"; nothing is verified), the length it covers and, when signed,
- * the signer and key id the signature names. Never fails on bad data: the
- * status says what is wrong. Returns 0, or -ENOMEM (*out NULL), or -ELIBACC.
- */
-int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info **out);
-
-/* Inspects, then verifies the signature against the keyring, into a new
- * *out whose status is the verdict. Returns 0, -ENOMEM or -ELIBACC (*out NULL). */
+/* Finds the signature trailer of an uncompressed module image and
+ * verifies it against the keyring, into a new *out whose status is the
+ * verdict. Returns 0, -ENOMEM or -ELIBACC (*out NULL). */
 int rot_modsig_verify(const struct rot_keyring *kr, const void *image, size_t len,
 		      struct rot_sig_info **out);
 
@@ -690,25 +657,25 @@ enum rot_problem {
 	ROT_PROBLEM_NONE,
 	ROT_PROBLEM_NOT_REGULAR, /* a directory, device or fifo */
 	ROT_PROBLEM_EMPTY,
-	ROT_PROBLEM_TOO_BIG, /* value: the limit in bytes */
+	ROT_PROBLEM_TOO_BIG, /* expected: the limit in bytes */
 	ROT_PROBLEM_CORRUPT_COMPRESSION,
 	ROT_PROBLEM_TRUNCATED_COMPRESSION,
 	ROT_PROBLEM_UNSUPPORTED_COMPRESSION, /* gzip, which this libkmod cannot read */
 	ROT_PROBLEM_NOT_ELF,
-	ROT_PROBLEM_TRUNCATED,     /* value: bytes the headers need; value2: bytes there are */
+	ROT_PROBLEM_TRUNCATED,     /* value: bytes there are; expected: bytes the headers need */
 	ROT_PROBLEM_MALFORMED_ELF, /* rot_modfile_problem_text() says what the kernel would refuse */
 	ROT_PROBLEM_WRONG_CLASS,   /* rot_modfile_elf_class() is not the kernel's */
-	ROT_PROBLEM_WRONG_MACHINE,    /* rot_modfile_elf_machine() is not the kernel's */
-	ROT_PROBLEM_WRONG_BYTE_ORDER, /* value: the file's EI_DATA (ELFDATA2LSB/MSB) */
-	ROT_PROBLEM_NOT_RELOCATABLE,  /* value: the file's e_type */
+	ROT_PROBLEM_WRONG_MACHINE, /* rot_modfile_elf_machine() is not the kernel's */
+	ROT_PROBLEM_WRONG_BYTE_ORDER, /* value: the file's EI_DATA (ELFDATA2LSB/MSB); expected: the kernel's */
+	ROT_PROBLEM_NOT_RELOCATABLE, /* value: the file's e_type */
 	ROT_PROBLEM_NO_MODINFO,
 	ROT_PROBLEM_NO_THIS_MODULE,
 	ROT_PROBLEM_NO_SYMBOLS, /* no symbol table: the kernel refuses such a module */
 	ROT_PROBLEM_NO_NAME,
-	ROT_PROBLEM_NAME_TOO_LONG, /* value: its length; value2: the limit */
-	/* Found by rot_preflight_check() (text, text2: rot_preflight_text(), _text2()): */
-	ROT_PROBLEM_VERMAGIC,       /* text: the module's release; text2: the kernel's */
-	ROT_PROBLEM_VERMAGIC_FLAGS, /* same release, other build flags: text, text2 the whole strings */
+	ROT_PROBLEM_NAME_TOO_LONG, /* value: its length; expected: the limit */
+	/* Found by rot_preflight_check() (rot_preflight_module_text(), _kernel_text()): */
+	ROT_PROBLEM_VERMAGIC,       /* the module's release, and the kernel's */
+	ROT_PROBLEM_VERMAGIC_FLAGS, /* same release, other build flags: the whole strings */
 	ROT_PROBLEM_ALREADY_LOADED,
 	ROT_PROBLEM_UNDEFINED_SYMBOLS, /* rot_preflight_missing() lists them */
 	ROT_PROBLEM_UNSIGNED,          /* the kernel enforces signatures, or --verify asked */
@@ -741,12 +708,13 @@ int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_
 void rot_modfile_free(struct rot_modfile *mf);
 
 enum rot_problem rot_modfile_problem(const struct rot_modfile *mf);
+/* The numbers enum rot_problem names: the module's own (value), and what
+ * the kernel or modrot expects instead (expected); 0 when it names none. */
 uint64_t rot_modfile_problem_value(const struct rot_modfile *mf);
-uint64_t rot_modfile_problem_value2(const struct rot_modfile *mf);
+uint64_t rot_modfile_problem_expected(const struct rot_modfile *mf);
 /* ROT_PROBLEM_MALFORMED_ELF: what is wrong, in words ("" otherwise). */
 const char *rot_modfile_problem_text(const struct rot_modfile *mf);
 
-const char *rot_modfile_path(const struct rot_modfile *mf);
 enum rot_compression rot_modfile_compression(const struct rot_modfile *mf);
 /* ELFCLASS32/64 and e_machine of the image (0 before the ELF headers were read). */
 int rot_modfile_elf_class(const struct rot_modfile *mf);
@@ -756,14 +724,10 @@ const void *rot_modfile_image(const struct rot_modfile *mf, size_t *len);
 
 /* From .modinfo (or .gnu.linkonce.this_module for the name); NULL if absent. */
 const char *rot_modfile_name(const struct rot_modfile *mf);
-const char *rot_modfile_vermagic(const struct rot_modfile *mf);
 /* Iterates every value of a .modinfo key ("parm", "depends", "alias", ...):
  * start with *cursor = NULL; returns NULL at the end. */
 const char *rot_modfile_modinfo_next(const struct rot_modfile *mf, const char *key,
 				     const char **cursor);
-/* True when the module carries symbol versions (a __versions section): the
- * kernel then checks CRCs and compares vermagic without the release. */
-bool rot_modfile_has_versions(const struct rot_modfile *mf);
 /* Undefined global symbols the kernel must resolve. */
 size_t rot_modfile_undefined_count(const struct rot_modfile *mf);
 const char *rot_modfile_undefined(const struct rot_modfile *mf, size_t i);
@@ -803,18 +767,9 @@ struct rot_kernel_facts;
 
 int rot_kernel_facts_read(struct rot_kernel_facts **out);
 void rot_kernel_facts_free(struct rot_kernel_facts *kf);
-/* uname -r */
-const char *rot_kernel_facts_release(const struct rot_kernel_facts *kf);
 /* ELFCLASS64 ... and EM_X86_64 ... of the machine; 0 when unknown. */
 int rot_kernel_facts_elf_class(const struct rot_kernel_facts *kf);
 int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf);
-/* The kernel checks signatures (the sig_enforce parameter exists). */
-bool rot_kernel_facts_sig_support(const struct rot_kernel_facts *kf);
-/* /sys/module/module/parameters/sig_enforce is Y. */
-bool rot_kernel_facts_sig_enforce(const struct rot_kernel_facts *kf);
-/* The kernel's whole vermagic ("6.1.0 SMP preempt mod_unload modversions "),
- * from a module this release shipped; "" when none can be read. */
-const char *rot_kernel_facts_vermagic(const struct rot_kernel_facts *kf);
 
 /*
  * A preflight (since 0.1, as every rot_preflight_* function): what the
@@ -848,9 +803,10 @@ void rot_preflight_set_force_vermagic(struct rot_preflight *pf, bool force);
  */
 int rot_preflight_check(struct rot_preflight *pf, const struct rot_modfile *mf);
 enum rot_problem rot_preflight_problem(const struct rot_preflight *pf);
-/* See enum rot_problem; "" when the problem has none. */
-const char *rot_preflight_text(const struct rot_preflight *pf);
-const char *rot_preflight_text2(const struct rot_preflight *pf);
+/* The words enum rot_problem names: the module's side, and the kernel's;
+ * "" when the problem has none. */
+const char *rot_preflight_module_text(const struct rot_preflight *pf);
+const char *rot_preflight_kernel_text(const struct rot_preflight *pf);
 /* ROT_PROBLEM_UNDEFINED_SYMBOLS: the undefined symbols nobody offers
  * (valid while the modfile checked is). */
 size_t rot_preflight_missing_count(const struct rot_preflight *pf);

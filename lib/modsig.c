@@ -409,7 +409,7 @@ static int sig_info_new(const struct rot_keyring *kr, bool verify, const void *i
 	return 0;
 }
 
-int rot_modsig_inspect(const void *image, size_t len, struct rot_sig_info **out)
+int modsig_inspect(const void *image, size_t len, struct rot_sig_info **out)
 {
 	return sig_info_new(NULL, false, image, len, out);
 }
@@ -430,7 +430,7 @@ enum rot_sig_status rot_sig_info_status(const struct rot_sig_info *info)
 	return info->status;
 }
 
-size_t rot_sig_info_content_len(const struct rot_sig_info *info)
+size_t sig_info_content_len(const struct rot_sig_info *info)
 {
 	return info->content_len;
 }

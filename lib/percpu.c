@@ -205,7 +205,7 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 	return 0;
 }
 
-int rot_percpu_parse(const char *text, size_t len, struct rot_percpu **out)
+int percpu_parse(const char *text, size_t len, struct rot_percpu **out)
 {
 	char *buf = malloc(len + 1);
 	if (!buf)
@@ -258,7 +258,7 @@ enum rot_state rot_percpu_state(const struct rot_percpu *pc, size_t i)
 	return i < pc->count ? pc->v[i].state : ROT_STATE_LIVE;
 }
 
-uint64_t rot_percpu_address(const struct rot_percpu *pc, size_t i)
+uint64_t percpu_address(const struct rot_percpu *pc, size_t i)
 {
 	return i < pc->count ? pc->v[i].address : 0;
 }

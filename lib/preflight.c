@@ -65,9 +65,8 @@ static void kernel_vermagic(struct rot_kernel_facts *facts)
 		return;
 	struct rot_modfile *mf;
 	if (rot_modfile_read(path, &mf) == 0) {
-		const char *v = rot_modfile_problem(mf) == ROT_PROBLEM_NONE
-					? rot_modfile_vermagic(mf)
-					: NULL;
+		const char *v = rot_modfile_problem(mf) == ROT_PROBLEM_NONE ? modfile_vermagic(mf)
+									    : NULL;
 		if (v && strlen(v) < sizeof(facts->vermagic))
 			memcpy(facts->vermagic, v, strlen(v) + 1);
 		rot_modfile_free(mf);
@@ -130,11 +129,6 @@ void rot_kernel_facts_free(struct rot_kernel_facts *kf)
 	free(kf);
 }
 
-const char *rot_kernel_facts_release(const struct rot_kernel_facts *kf)
-{
-	return kf->release;
-}
-
 int rot_kernel_facts_elf_class(const struct rot_kernel_facts *kf)
 {
 	return kf->elf_class;
@@ -143,21 +137,6 @@ int rot_kernel_facts_elf_class(const struct rot_kernel_facts *kf)
 int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf)
 {
 	return kf->elf_machine;
-}
-
-bool rot_kernel_facts_sig_support(const struct rot_kernel_facts *kf)
-{
-	return kf->sig_support;
-}
-
-bool rot_kernel_facts_sig_enforce(const struct rot_kernel_facts *kf)
-{
-	return kf->sig_enforce;
-}
-
-const char *rot_kernel_facts_vermagic(const struct rot_kernel_facts *kf)
-{
-	return kf->vermagic;
 }
 
 /* What the checks are given (set once), and the verdict of the last check. */
@@ -171,8 +150,8 @@ struct rot_preflight {
 	bool force_vermagic;
 	/* out */
 	enum rot_problem problem;
-	char text[128];
-	char text2[128];
+	char module_text[128];
+	char kernel_text[128];
 	const char **missing; /* point into the modfile checked */
 	size_t nmissing;
 	struct rot_sig_info *sig;
@@ -188,7 +167,7 @@ static enum rot_problem check_signature(const struct rot_modfile *mf, struct rot
 	size_t len;
 	const void *image = rot_modfile_image(mf, &len);
 	int err = pf->keyring ? rot_modsig_verify(pf->keyring, image, len, &pf->sig)
-			      : rot_modsig_inspect(image, len, &pf->sig);
+			      : modsig_inspect(image, len, &pf->sig);
 	if (err < 0) {
 		*err_out = err;
 		return ROT_PROBLEM_NONE;
@@ -229,32 +208,32 @@ static void set_text(char *dst, size_t size, const char *s, size_t len)
  */
 static enum rot_problem check_vermagic(const struct rot_modfile *mf, struct rot_preflight *pf)
 {
-	const char *vermagic = rot_modfile_vermagic(mf);
+	const char *vermagic = modfile_vermagic(mf);
 	const char *kernel = pf->kernel->vermagic;
 	if (pf->force_vermagic || !vermagic)
 		return ROT_PROBLEM_NONE;
 	size_t rl = strcspn(vermagic, " ");
-	if (rot_modfile_has_versions(mf)) {
+	if (modfile_has_versions(mf)) {
 		if (!kernel[0])
 			return ROT_PROBLEM_NONE;
 		const char *flags = vermagic + rl, *kflags = kernel + strcspn(kernel, " ");
 		if (strcmp(flags, kflags) == 0)
 			return ROT_PROBLEM_NONE;
-		set_text(pf->text, sizeof(pf->text), vermagic, strlen(vermagic));
-		set_text(pf->text2, sizeof(pf->text2), kernel, strlen(kernel));
+		set_text(pf->module_text, sizeof(pf->module_text), vermagic, strlen(vermagic));
+		set_text(pf->kernel_text, sizeof(pf->kernel_text), kernel, strlen(kernel));
 		return ROT_PROBLEM_VERMAGIC_FLAGS;
 	}
 	bool same_release = rl == strlen(pf->kernel->release) &&
 			    strncmp(vermagic, pf->kernel->release, rl) == 0;
 	if (!same_release) {
-		set_text(pf->text, sizeof(pf->text), vermagic, rl);
-		snprintf(pf->text2, sizeof(pf->text2), "%s", pf->kernel->release);
+		set_text(pf->module_text, sizeof(pf->module_text), vermagic, rl);
+		snprintf(pf->kernel_text, sizeof(pf->kernel_text), "%s", pf->kernel->release);
 		return ROT_PROBLEM_VERMAGIC;
 	}
 	if (!kernel[0] || strcmp(vermagic, kernel) == 0)
 		return ROT_PROBLEM_NONE;
-	set_text(pf->text, sizeof(pf->text), vermagic, strlen(vermagic));
-	set_text(pf->text2, sizeof(pf->text2), kernel, strlen(kernel));
+	set_text(pf->module_text, sizeof(pf->module_text), vermagic, strlen(vermagic));
+	set_text(pf->kernel_text, sizeof(pf->kernel_text), kernel, strlen(kernel));
 	return ROT_PROBLEM_VERMAGIC_FLAGS;
 }
 
@@ -284,7 +263,7 @@ static void verdict_clear(struct rot_preflight *pf)
 	free(pf->missing);
 	rot_sig_info_free(pf->sig);
 	pf->problem = ROT_PROBLEM_NONE;
-	pf->text[0] = pf->text2[0] = '\0';
+	pf->module_text[0] = pf->kernel_text[0] = '\0';
 	pf->missing = NULL;
 	pf->nmissing = 0;
 	pf->sig = NULL;
@@ -369,14 +348,14 @@ enum rot_problem rot_preflight_problem(const struct rot_preflight *pf)
 	return pf->problem;
 }
 
-const char *rot_preflight_text(const struct rot_preflight *pf)
+const char *rot_preflight_module_text(const struct rot_preflight *pf)
 {
-	return pf->text;
+	return pf->module_text;
 }
 
-const char *rot_preflight_text2(const struct rot_preflight *pf)
+const char *rot_preflight_kernel_text(const struct rot_preflight *pf)
 {
-	return pf->text2;
+	return pf->kernel_text;
 }
 
 size_t rot_preflight_missing_count(const struct rot_preflight *pf)

@@ -30,8 +30,9 @@ const struct rot_parse_error *rot_parse_error_last(void)
 
 int file_open_regular(const char *path, struct stat *st)
 {
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. O_NOCTTY:
+	 * a terminal named by mistake must not become this process's. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, st) < 0) {
@@ -152,7 +153,36 @@ int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, siz
 		close(fd);
 		return -EFBIG;
 	}
-	return read_fd_whole(fd, (size_t)st->st_size + 1, true, limit, out, len);
+	/* A /proc file reports size 0 and is read into a guessed buffer. A
+	 * sized one gets a byte to spare beyond its size and the NUL, so that
+	 * the read that finds its end needs no larger buffer. */
+	if (st->st_size == 0)
+		return read_fd_whole(fd, 64 * 1024, false, limit, out, len);
+	return read_fd_whole(fd, (size_t)st->st_size + 2, true, limit, out, len);
+}
+
+/*
+ * Anything but a regular file (a directory, a FIFO that would block or
+ * read as empty, a device such as /dev/zero that never ends) cannot be an
+ * input of the in-use rule.
+ */
+int usage_input_read(const char *path, char **out)
+{
+	struct stat st = { 0 };
+	size_t len;
+	*out = NULL;
+	int fd = file_open_regular(path, &st);
+	if (fd == -EINVAL && S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (fd < 0)
+		return fd;
+	int err = file_read_whole(fd, &st, USAGE_INPUT_MAX, out, &len);
+	if (err == 0 && memchr(*out, '\0', len)) {
+		free(*out);
+		*out = NULL;
+		err = -EBADMSG;
+	}
+	return err;
 }
 
 int proc_read_whole(const char *path, char **out, size_t *len)

@@ -2,7 +2,7 @@
 /*
  * One consistent view of the kernel's modules, from one read of
  * /proc/modules, one of /proc/rotting_modules and, on a revision-4 kernel,
- * one of /proc/module_pins (pins.c). Lines are split in place; every
+ * one of /proc/module_pins. Lines are split in place; every
  * string a rot_module hands out points into those buffers.
  */
 #include <endian.h>
@@ -234,7 +234,7 @@ static int sort_holders_sysfs_order(const char **h, uint32_t n)
 	if (n > 64 && !(k = malloc(n * sizeof(*k))))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++)
-		k[i] = (struct keyed_name){ rot_kernfs_hash(h[i]), h[i] };
+		k[i] = (struct keyed_name){ kernfs_hash(h[i]), h[i] };
 	if (n > 64) {
 		qsort(k, n, sizeof(*k), by_key_then_name);
 	} else {
@@ -845,27 +845,61 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool
 	return 0;
 }
 
-/* One /proc/module_pins line onto its live module. A line of a module
- * /proc/modules did not list (loaded between the two reads) is passed
- * over; a module without a line keeps pins_known false. */
-static int pins_onto(void *arg, const char *name, uint32_t pins, bool safe)
+/*
+ * One /proc/module_pins line (rot-abi.md revision 4, C5), `NAME PINS SAFE`
+ * in /proc/modules' order, where SAFE is `safe` for a module that declared
+ * MODULE_ROT_SAFE() (C4), `-` otherwise; split in place. -EBADMSG for
+ * anything but the kernel's form.
+ */
+static int pins_line(char *line, const char **name, uint32_t *pins, bool *safe)
 {
-	struct rot_module *m = (struct rot_module *)rot_snapshot_find_live(arg, name);
-	if (m) {
-		m->live_pins = pins;
-		m->rot_safe = safe;
-		m->pins_known = true;
-	}
+	char *save = NULL;
+	char *n = strtok_r(line, " ", &save);
+	char *p = n ? strtok_r(NULL, " ", &save) : NULL;
+	char *s = p ? strtok_r(NULL, " ", &save) : NULL;
+	uint64_t v;
+	if (!s || strtok_r(NULL, " ", &save) || !valid_name(n, strlen(n)) ||
+	    parse_u64(p, 10, &v) < 0 || v > UINT32_MAX)
+		return -EBADMSG;
+	if (strcmp(s, "safe") && strcmp(s, "-"))
+		return -EBADMSG;
+	*name = n;
+	*pins = (uint32_t)v;
+	*safe = !strcmp(s, "safe");
 	return 0;
 }
 
-/* Takes ownership of pbuf (NULL: no /proc/module_pins). */
+/* Puts each /proc/module_pins line onto its live module, and takes
+ * ownership of pbuf (NULL: no such file, so not a revision-4 kernel). A
+ * line of a module /proc/modules did not list (loaded between the two
+ * reads) is passed over; a module without a line keeps pins_known false. */
 static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 {
 	if (!pbuf)
 		return 0;
 	s->has_pins = true;
-	int err = pins_parse(pbuf, plen, pins_onto, s);
+	int err = 0;
+	char *end = pbuf + plen;
+	for (char *line = pbuf; !err && line < end;) {
+		char *nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl) {
+			err = -EBADMSG; /* a file cut short: every line ends */
+			break;
+		}
+		*nl = '\0';
+		const char *name;
+		uint32_t pins;
+		bool safe;
+		err = pins_line(line, &name, &pins, &safe);
+		struct rot_module *m = err ? NULL
+					   : (struct rot_module *)rot_snapshot_find_live(s, name);
+		if (m) {
+			m->live_pins = pins;
+			m->rot_safe = safe;
+			m->pins_known = true;
+		}
+		line = nl + 1;
+	}
 	free(pbuf);
 	return err;
 }
@@ -889,8 +923,8 @@ int snapshot_parse_text(const char *modules, size_t modules_len, const char *rot
 	return snapshot_build(m, modules_len, r, rotting_len, fast, out);
 }
 
-int rot_snapshot_parse(const char *modules, size_t modules_len, const char *rotting,
-		       size_t rotting_len, struct rot_snapshot **out)
+int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
+		   struct rot_snapshot **out)
 {
 	return snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
 }

@@ -36,6 +36,15 @@ script_functions() {
 	assert_equal "$versioned" ""
 }
 
+@test "every function modrot.h declares is one a tool calls: the rest is private" {
+	local called
+	# What the tools' objects leave for libmodrot to resolve.
+	called=$(find "$top_builddir/tools" -name '*.o' -exec nm -u {} + |
+		awk '$2 ~ /^rot_/ { print $2 }' | LC_ALL=C sort -u)
+	[ "$(wc -l <<<"$called")" -gt 50 ]
+	assert_equal "$called" "$(header_functions)"
+}
+
 @test "the library is libmodrot.so.1 by SONAME and every installed program needs it" {
 	run readelf -d "$LIB"
 	assert_output --partial 'Library soname: [libmodrot.so.1]'
@@ -202,4 +211,32 @@ tools_call_edges() {
 	assert_output --partial 'rmmod-cmd/'
 	assert_output --partial 'modreap-pass.c'
 	assert_output --partial 'modprobe-remove.c'
+}
+
+# The calls between lib/ files, as the linker resolves them within
+# libmodrot.a: "caller callee", one line per pair.
+lib_call_edges() {
+	local o f
+	for o in "$top_builddir"/lib/libmodrot_a-*.o; do
+		f=${o##*/libmodrot_a-}
+		f=${f%.o}
+		nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print "D", $3, f }'
+		nm -u "$o" | awk -v f="$f" '{ print "U", $NF, f }'
+	done | awk '$1 == "D" { def[$2] = $3; next }
+		{ use[++n] = $2 " " $3 }
+		END { for (i = 1; i <= n; i++) { split(use[i], u, " ");
+			if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]] } }' |
+		LC_ALL=C sort -u
+}
+
+@test "lib's files call each other without a cycle" {
+	run lib_call_edges
+	assert_success
+	# Read from the objects: calls every build has.
+	assert_line 'inuse mntns'
+	assert_line 'mntns procfile'
+	[ "$(wc -l <<< "$output")" -gt 20 ]
+	run sh -c 'tsort > /dev/null' <<< "$output"
+	assert_success
+	assert_output ''
 }

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rot_modfile_parse("fuzz.ko", data, size, &mf) < 0)
 		return 0;
 	touch(rot_modfile_name(mf));
-	touch(rot_modfile_vermagic(mf));
+	touch(modfile_vermagic(mf));
 	touch(rot_modfile_problem_text(mf));
 	static const char *const keys[] = { "alias", "depends", "parm", "license", "name" };
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -58,8 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rot_preflight_new(&k, &pf) == 0) {
 		rot_preflight_set_kernel_symbols(pf, kernel_symbols);
 		if (rot_preflight_check(pf, mf) == 0) {
-			touch(rot_preflight_text(pf));
-			touch(rot_preflight_text2(pf));
+			touch(rot_preflight_module_text(pf));
+			touch(rot_preflight_kernel_text(pf));
 			for (size_t i = 0; i < rot_preflight_missing_count(pf); i++)
 				touch(rot_preflight_missing(pf, i));
 		}

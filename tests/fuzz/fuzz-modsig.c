@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "modrot.h"
 
 #ifndef FUZZ_KEYRING
@@ -21,7 +22,7 @@ static struct rot_keyring *keyring;
  * and every string is terminated (ASan reads each to its end). */
 static void sane(const struct rot_sig_info *info, size_t size)
 {
-	if (rot_sig_info_content_len(info) > size || rot_sig_info_status(info) > ROT_SIG_UNCHECKED)
+	if (sig_info_content_len(info) > size || rot_sig_info_status(info) > ROT_SIG_UNCHECKED)
 		abort();
 	volatile size_t n = strlen(rot_sig_info_signer(info)) + strlen(rot_sig_info_key_id(info)) +
 			    strlen(rot_sig_info_detail(info));
@@ -33,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!keyring && rot_keyring_load(FUZZ_KEYRING, &keyring) < 0)
 		abort();
 	struct rot_sig_info *info;
-	if (rot_modsig_inspect(data, size, &info) == 0) {
+	if (modsig_inspect(data, size, &info) == 0) {
 		sane(info, size);
 		rot_sig_info_free(info);
 	}

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
+#include "kernfs-hash.h"
 #include "modrot.h"
 #include "../unit/snapshot-same.h"
 
@@ -64,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	struct rot_snapshot *s;
-	if (rot_snapshot_parse(text, mlen, rot, rlen, &s) < 0) {
+	if (snapshot_parse(text, mlen, rot, rlen, &s) < 0) {
 		/* A refusal says where, within the input's lines. */
 		const struct rot_parse_error *pe = rot_parse_error_last();
 		if (pe && (pe->line == 0 || !pe->reason || !pe->file))
@@ -82,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)strlen(rot_module_taints(m));
 		uint32_t prev = 0;
 		for (size_t h = 0; h < rot_module_holder_count(m); h++) {
-			uint32_t key = rot_kernfs_hash(rot_module_holder(m, h));
+			uint32_t key = kernfs_hash(rot_module_holder(m, h));
 			if (key < prev)
 				abort(); /* holders come in kernfs order */
 			prev = key;

@@ -75,7 +75,7 @@ static void elf_structure_is_checked(void)
 	struct rot_modfile *mf;
 	rot_modfile_parse("t.ko", copy, len, &mf);
 	is_int(rot_modfile_problem(mf), ROT_PROBLEM_TRUNCATED, "an offset that wraps is past the end");
-	ok(rot_modfile_problem_value(mf) == UINT64_MAX, "and needs more than 64 bits can say");
+	ok(rot_modfile_problem_expected(mf) == UINT64_MAX, "and needs more than 64 bits can say");
 	rot_modfile_free(mf);
 
 	memcpy(copy, img, len);
@@ -213,8 +213,8 @@ static enum rot_problem vermagic_verdict(const char *fixture, const char *kernel
 	enum rot_problem p = ROT_PROBLEM_NONE;
 	if (rot_preflight_new(&k, &pf) == 0 && rot_preflight_check(pf, mf) == 0) {
 		p = rot_preflight_problem(pf);
-		snprintf(res->text, sizeof(res->text), "%s", rot_preflight_text(pf));
-		snprintf(res->text2, sizeof(res->text2), "%s", rot_preflight_text2(pf));
+		snprintf(res->text, sizeof(res->text), "%s", rot_preflight_module_text(pf));
+		snprintf(res->text2, sizeof(res->text2), "%s", rot_preflight_kernel_text(pf));
 	} else {
 		ok(0, "the preflight of %s ran", fixture);
 	}

@@ -16,6 +16,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
+#include "internal.h"
 #include "modrot.h"
 #include "tap.h"
 
@@ -203,7 +204,7 @@ struct sig_seen {
 static struct sig_seen seen_of(struct rot_sig_info *info)
 {
 	struct sig_seen s = { .status = rot_sig_info_status(info),
-			      .content_len = rot_sig_info_content_len(info) };
+			      .content_len = sig_info_content_len(info) };
 	snprintf(s.signer, sizeof(s.signer), "%s", rot_sig_info_signer(info));
 	snprintf(s.key_id, sizeof(s.key_id), "%s", rot_sig_info_key_id(info));
 	snprintf(s.detail, sizeof(s.detail), "%s", rot_sig_info_detail(info));
@@ -223,8 +224,8 @@ static struct sig_seen verify(const struct rot_keyring *kr, struct blob b)
 static struct sig_seen inspect(struct blob b)
 {
 	struct rot_sig_info *info;
-	if (rot_modsig_inspect(b.p, b.len, &info) < 0)
-		die("rot_modsig_inspect failed");
+	if (modsig_inspect(b.p, b.len, &info) < 0)
+		die("modsig_inspect failed");
 	return seen_of(info);
 }
 
@@ -309,23 +310,23 @@ static void keyring_errors_are_errno_values(void)
 
 static void keyrings_load_pem_der_and_directories(void)
 {
-	is_int(rot_keyring_count(ring_pem), 1, "a PEM file gives its certificate");
-	is_int(rot_keyring_count(ring_der), 1, "a DER file gives its certificate");
-	is_int(rot_keyring_count(ring_dir), 2,
+	is_int(keyring_count(ring_pem), 1, "a PEM file gives its certificate");
+	is_int(keyring_count(ring_der), 1, "a DER file gives its certificate");
+	is_int(keyring_count(ring_dir), 2,
 	       "a directory gives its regular files' certificates, not its subdirectories'"
 	       " (a dangling link is skipped)");
 
 	struct rot_keyring *kr = load(path_in("mine-key.pem"));
-	is_int(rot_keyring_count(kr), 1, "a key+certificate PEM bundle gives the certificate");
+	is_int(keyring_count(kr), 1, "a key+certificate PEM bundle gives the certificate");
 	rot_keyring_free(kr);
 
 	FILE *f = fopen(path_in("bundle.pem"), "w");
 	if (!f || !PEM_write_X509(f, mine.cert) || !PEM_write_X509(f, other.cert) || fclose(f))
 		die("bundle.pem");
 	kr = load(path_in("bundle.pem"));
-	is_int(rot_keyring_count(kr), 2, "a PEM file with two certificates gives both");
+	is_int(keyring_count(kr), 2, "a PEM file with two certificates gives both");
 	rot_keyring_free(kr);
-	is_int(rot_keyring_count(NULL), 0, "a NULL keyring counts 0");
+	is_int(keyring_count(NULL), 0, "a NULL keyring counts 0");
 }
 
 static void inspect_names_the_signer_the_signature_names(void)

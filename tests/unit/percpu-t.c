@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "modrot.h"
 #include "tap.h"
 
 static struct rot_percpu *parse(const char *text, int *err)
 {
 	struct rot_percpu *pc = NULL;
-	*err = rot_percpu_parse(text, strlen(text), &pc);
+	*err = percpu_parse(text, strlen(text), &pc);
 	return pc;
 }
 
@@ -32,7 +33,7 @@ static void file_is_parsed(void)
 	is_int(rot_percpu_state(pc, 0), ROT_STATE_LIVE, "Live");
 	is_int(rot_percpu_bytes(pc, 1), 1500, "bytes");
 	is_int(rot_percpu_state(pc, 2), ROT_STATE_ROTTING, "Rotting");
-	ok(rot_percpu_address(pc, 2) == 0xffffffffc0001000ull, "address");
+	ok(percpu_address(pc, 2) == 0xffffffffc0001000ull, "address");
 	ok(rot_percpu_name(pc, 3) == NULL, "past the end: NULL");
 
 	struct rot_group *g;
@@ -118,7 +119,7 @@ static void fit_follows_the_allocator(void)
 static struct rot_snapshot *snap_of(const char *modules, const char *rotting)
 {
 	struct rot_snapshot *s = NULL;
-	rot_snapshot_parse(modules, strlen(modules), rotting, strlen(rotting), &s);
+	snapshot_parse(modules, strlen(modules), rotting, strlen(rotting), &s);
 	return s;
 }
 

@@ -14,7 +14,7 @@
 static struct rot_snapshot *parse(const char *modules, const char *rotting, int *err)
 {
 	struct rot_snapshot *s = NULL;
-	*err = rot_snapshot_parse(modules, strlen(modules), rotting,
+	*err = snapshot_parse(modules, strlen(modules), rotting,
 				  rotting ? strlen(rotting) : 0, &s);
 	return s;
 }
@@ -54,8 +54,8 @@ static void holders_come_in_sysfs_order(void)
 	is_int(rot_module_holder_count(a), 3, "three holders");
 	int sorted = 1;
 	for (size_t i = 1; i < 3; i++)
-		sorted &= rot_kernfs_hash(rot_module_holder(a, i - 1)) <=
-			  rot_kernfs_hash(rot_module_holder(a, i));
+		sorted &= kernfs_hash(rot_module_holder(a, i - 1)) <=
+			  kernfs_hash(rot_module_holder(a, i));
 	ok(sorted, "holders are ordered by kernfs hash");
 	ok(!rot_snapshot_has_rot(s), "no rotting file means a stock kernel");
 	is_int(rot_module_refcnt(a), 3, "stock refcount kept");
@@ -172,14 +172,14 @@ static void refusals_name_the_file_line_and_reason(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		s = NULL;
-		err = rot_snapshot_parse(bad[i], strlen(bad[i]), NULL, 0, &s);
+		err = snapshot_parse(bad[i], strlen(bad[i]), NULL, 0, &s);
 		ok(err == -EPROTO && !s && rot_parse_error_last(), "refused with a position: %.*s",
 		   (int)strcspn(bad[i], "\n"), bad[i]);
 	}
 	/* A NUL byte would cut the name short for every reader after us. */
 	static const char nul[] = "ab\0cd 1 0 - Live 0x1\n";
 	s = NULL;
-	err = rot_snapshot_parse(nul, sizeof(nul) - 1, NULL, 0, &s);
+	err = snapshot_parse(nul, sizeof(nul) - 1, NULL, 0, &s);
 	ok(err == -EPROTO && !s && rot_parse_error_last() &&
 	   strcmp(rot_parse_error_last()->reason, "a NUL byte inside the line") == 0,
 	   "a NUL byte inside a line is refused");
@@ -198,7 +198,7 @@ static void a_huge_fan_in_sorts_fast_and_in_order(void)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rot_snapshot *s;
-	int err = rot_snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
+	int err = snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	is_int(err, 0, "65,535 holders parse");
@@ -208,7 +208,7 @@ static void a_huge_fan_in_sorts_fast_and_in_order(void)
 	int sorted = 1;
 	for (size_t i = 1; i < n; i++) {
 		const char *a = rot_module_holder(m, i - 1), *b = rot_module_holder(m, i);
-		uint32_t ha = rot_kernfs_hash(a), hb = rot_kernfs_hash(b);
+		uint32_t ha = kernfs_hash(a), hb = kernfs_hash(b);
 		sorted &= ha < hb || (ha == hb && strcmp(a, b) < 0);
 	}
 	ok(sorted, "in kernfs order: hash, then name");
@@ -218,7 +218,7 @@ static void a_huge_fan_in_sorts_fast_and_in_order(void)
 	for (size_t i = 0; i <= n; i++)
 		p += sprintf(p, "h%zu,", i);
 	p += sprintf(p, " Live 0x1000\n");
-	err = rot_snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
+	err = snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
 	ok(err == -EPROTO && rot_parse_error_last() &&
 	   strcmp(rot_parse_error_last()->reason, "more than 65535 holders") == 0,
 	   "65,536 holders are refused, not cut short");
@@ -289,7 +289,7 @@ static void kernfs_hash_matches_the_kernel(void)
 	}
 	ok(kernfs_name_hash("", true) == 2 && kernfs_name_hash("", false) == 2,
 	   "empty name hashes to 2 (hash < 2 is bumped)");
-	ok(rot_kernfs_hash("snd") != rot_kernfs_hash("dns"), "order of bytes matters");
+	ok(kernfs_hash("snd") != kernfs_hash("dns"), "order of bytes matters");
 
 	bool abi_signed = (char)-1 < 0;
 	ok(kernfs_char_signed("6.1.0-rot") == abi_signed, "6.1 has its architecture's char");
@@ -301,9 +301,9 @@ static void kernfs_hash_matches_the_kernel(void)
 	/* The public hash is the running kernel's. */
 	struct utsname u;
 	ok(uname(&u) == 0, "uname");
-	is_int(rot_kernfs_hash("caf\xc3\xa9"),
+	is_int(kernfs_hash("caf\xc3\xa9"),
 	       kernfs_name_hash("caf\xc3\xa9", kernfs_char_signed(u.release)),
-	       "rot_kernfs_hash hashes as the running kernel does");
+	       "kernfs_hash hashes as the running kernel does");
 }
 
 /* The reference: a digit at a time, as strtoull would, but strict. */
@@ -351,7 +351,7 @@ static void addresses_parse_as_a_digit_at_a_time_would(void)
 		char line[64];
 		snprintf(line, sizeof(line), "a 4096 0 - Live 0x%s\n", digits);
 		struct rot_snapshot *s = NULL;
-		int err = rot_snapshot_parse(line, strlen(line), NULL, 0, &s);
+		int err = snapshot_parse(line, strlen(line), NULL, 0, &s);
 		uint64_t want;
 		bool valid = reference_hex(digits, &want);
 		tried++;

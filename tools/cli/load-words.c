@@ -95,7 +95,7 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		break;
 	case ROT_PROBLEM_TOO_BIG:
 		snprintf(buf, len, "larger than %llu MiB, more than any module",
-			 (unsigned long long)(rot_modfile_problem_value(mf) >> 20));
+			 (unsigned long long)(rot_modfile_problem_expected(mf) >> 20));
 		break;
 	case ROT_PROBLEM_CORRUPT_COMPRESSION:
 		snprintf(buf, len, "corrupt %s data", compression_name(rot_modfile_compression(mf)));
@@ -120,8 +120,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_TRUNCATED:
 		snprintf(buf, len,
 			 "truncated ELF file: its headers need %llu bytes, the file has %llu",
-			 (unsigned long long)rot_modfile_problem_value(mf),
-			 (unsigned long long)rot_modfile_problem_value2(mf));
+			 (unsigned long long)rot_modfile_problem_expected(mf),
+			 (unsigned long long)rot_modfile_problem_value(mf));
 		break;
 	case ROT_PROBLEM_MALFORMED_ELF:
 		snprintf(buf, len, "malformed ELF file: %s", rot_modfile_problem_text(mf));
@@ -145,8 +145,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		snprintf(buf, len, "a %s ELF file, and this kernel is %s",
 			 rot_modfile_problem_value(mf) == ELFDATA2MSB ? "big-endian"
 								      : "little-endian",
-			 rot_modfile_problem_value2(mf) == ELFDATA2MSB ? "big-endian"
-								       : "little-endian");
+			 rot_modfile_problem_expected(mf) == ELFDATA2MSB ? "big-endian"
+									 : "little-endian");
 		break;
 	case ROT_PROBLEM_NOT_RELOCATABLE:
 		snprintf(buf, len, "not a kernel module (ELF type %llu, not a relocatable object)",
@@ -167,18 +167,18 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_NAME_TOO_LONG:
 		snprintf(buf, len, "its name is %llu bytes long; the kernel allows %llu",
 			 (unsigned long long)rot_modfile_problem_value(mf),
-			 (unsigned long long)rot_modfile_problem_value2(mf));
+			 (unsigned long long)rot_modfile_problem_expected(mf));
 		break;
 	case ROT_PROBLEM_VERMAGIC:
 		snprintf(buf, len,
 			 "built for kernel %s, and this kernel is %s (--force-vermagic loads it anyway)",
-			 rot_preflight_text(pf), rot_preflight_text2(pf));
+			 rot_preflight_module_text(pf), rot_preflight_kernel_text(pf));
 		break;
 	case ROT_PROBLEM_VERMAGIC_FLAGS:
 		snprintf(buf, len,
 			 "its vermagic \"%s\" is not this kernel's \"%s\" "
 			 "(--force-vermagic loads it anyway)",
-			 rot_preflight_text(pf), rot_preflight_text2(pf));
+			 rot_preflight_module_text(pf), rot_preflight_kernel_text(pf));
 		break;
 	case ROT_PROBLEM_ALREADY_LOADED:
 		snprintf(buf, len, "Module already loaded (%s is live)", rot_modfile_name(mf));
