@@ -66,6 +66,23 @@ SPEC
 	assert_equal "$(rotting_count mt_fail)" 2
 }
 
+# The plan mt_core, mt_bus, mt_net stops at the step that fails: what
+# was loaded before it stays loaded, as with kmod, nothing after it is
+# tried, and the one line names the target (kmod's words) and the step.
+@test "a dependency whose init fails ends the plan: named, earlier steps loaded, later ones not tried" {
+	"$SIM" set "$K" mt_bus init_errno=19
+	run --separate-stderr mp -v mt_net
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mt_net': its dependency 'mt_bus': No such device; its init failed and its 3093 bytes now rot ('rmmod --reclaim mt_bus' frees them)"
+	assert_equal "$(grep -c '^insmod ' <<<"$output")" 2
+	assert_line --index 1 --regexp '^insmod /lib/modules/6.1.0-sim/kernel/drivers/mt_bus.ko.xz $'
+	is_live mt_core
+	run is_live mt_net
+	assert_failure
+	assert_equal "$(rotting_count mt_bus)" 1
+	assert_equal "$(rotting_count mt_net)" 0
+}
+
 @test "stock: a failed init is kmod's one line, and nothing rots" {
 	MODE=stock setup
 	run --separate-stderr mp mt_fail
