@@ -57,7 +57,9 @@ int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void 
  * kmod_module_insert_module() of the module image (decompressed, the bytes
  * the caller checked) with flags (KMOD_INSERT_FORCE_*), through the same
  * memory file: libkmod then strips what the force skips from those bytes,
- * not from whatever the module's path names by then. 0 or -errno.
+ * not from whatever the module's path names by then. ctx must know no
+ * module whose name is a number (the memory file's path names one): a
+ * context of its own. 0 or -errno.
  */
 int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, unsigned flags,
 			  const char *options);

@@ -20,6 +20,7 @@
 
 #include "cli-errors.h"
 #include "kmodlog.h"
+#include "load.h"
 #include "modprobe-insert.h"
 #include "modprobe.h"
 #include "sizewords.h"
@@ -167,8 +168,11 @@ static int run_install(struct modprobe_run *r, const struct plan_step *p, bool r
 	for (at = strstr(cmd, var); at; at = strstr(at + strlen(var), var))
 		n++;
 	char *full = malloc(strlen(cmd) + n * strlen(p->options) + 1), *out = full;
-	if (!full)
+	if (!full) {
+		mp_fail(r, -ENOMEM, MP_ERROR, "could not insert '%s': %s",
+			kmod_module_get_name(p->mod), strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	for (; (at = strstr(cmd, var)); cmd = at + strlen(var)) {
 		out = mempcpy(out, cmd, (size_t)(at - cmd));
 		out = stpcpy(out, p->options);
@@ -187,7 +191,7 @@ static int run_install(struct modprobe_run *r, const struct plan_step *p, bool r
  * that image in a memory file. A gzip module (modrot cannot read it, so
  * it was not checked) is libkmod's own insert, by path.
  */
-static int load_step(struct modprobe_run *r, const struct plan_step *p, unsigned flags)
+static int load_step(const struct plan_step *p, unsigned flags)
 {
 	unsigned kflags = (flags & KMOD_PROBE_FORCE_VERMAGIC ? KMOD_INSERT_FORCE_VERMAGIC : 0) |
 			  (flags & KMOD_PROBE_FORCE_MODVERSION ? KMOD_INSERT_FORCE_MODVERSION : 0);
@@ -197,8 +201,14 @@ static int load_step(struct modprobe_run *r, const struct plan_step *p, unsigned
 				    : NULL;
 	if (image && !kflags)
 		return rot_modfile_insert(p->mf, p->options);
-	if (image)
-		return cli_kmod_insert_image(r->ctx, image, len, kflags, p->options);
+	if (image) {
+		/* a context of its own: the memory file's name is a number,
+		 * which may name a module in the run's */
+		struct kmod_ctx *ctx = job_kmod_new();
+		int err = ctx ? cli_kmod_insert_image(ctx, image, len, kflags, p->options) : -ENOMEM;
+		kmod_unref(ctx);
+		return err;
+	}
 	kmod_trace_start();
 	int err = kmod_module_insert_module(p->mod, kflags, p->options);
 	int lost = kmod_lost();
@@ -234,7 +244,7 @@ static int run_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned fl
 				err = run_install(r, p, required);
 				after_command = true;
 			} else {
-				err = load_step(r, p, flags);
+				err = load_step(p, flags);
 				if (err == 0 && p->mf)
 					note_loaded_symbols(r, p->mf);
 			}
