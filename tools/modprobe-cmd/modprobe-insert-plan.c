@@ -183,8 +183,18 @@ int mp_plan_preflight(struct modprobe_run *r, struct kmod_module *mod, struct pl
 	err = plan->n > 1 ? rot_symbols_new(&batch) : 0;
 	for (size_t i = 0; err == 0 && i < plan->n; i++) {
 		const char *path = kmod_module_get_path(plan->v[i].mod);
-		if (plan->v[i].install || !path)
+		if (plan->v[i].install)
 			continue;
+		/* A module of modules.dep has a file; libkmod left a name it
+		 * could not look up in the plan (a lookup lost on the way). */
+		if (!path) {
+			mp_fail(r, -ENOENT, MP_ERROR,
+				"could not insert '%s': libkmod found no file for '%s'; nothing "
+				"was loaded",
+				kmod_module_get_name(mod), kmod_module_get_name(plan->v[i].mod));
+			err = -ENOENT;
+			break;
+		}
 		err = rot_modfile_read(path, &plan->v[i].mf);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
