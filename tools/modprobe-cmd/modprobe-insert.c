@@ -109,8 +109,8 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 	if (failed) {
 		note_failed_init_rot(r, kmod_module_get_name(failed), rot, sizeof(rot));
 		if (strcmp(kmod_module_get_name(failed), name))
-			snprintf(dep, sizeof(dep), "its dependency '%s': ",
-				 kmod_module_get_name(failed));
+			snprintf(dep, sizeof(dep),
+				 "its dependency '%s': ", kmod_module_get_name(failed));
 	}
 	if (err == -ENOENT)
 		mp_fail(r, err, MP_ERROR,
