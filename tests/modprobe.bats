@@ -66,6 +66,23 @@ SPEC
 	assert_equal "$(rotting_count mt_fail)" 2
 }
 
+# The plan mt_core, mt_bus, mt_net stops at the step that fails: what
+# was loaded before it stays loaded, as with kmod, nothing after it is
+# tried, and the one line names the target (kmod's words) and the step.
+@test "a dependency whose init fails ends the plan: named, earlier steps loaded, later ones not tried" {
+	"$SIM" set "$K" mt_bus init_errno=19
+	run --separate-stderr mp -v mt_net
+	assert_failure 1
+	assert_equal "$stderr" "modprobe: ERROR: could not insert 'mt_net': its dependency 'mt_bus': No such device; its init failed and its 3093 bytes now rot ('rmmod --reclaim mt_bus' frees them)"
+	assert_equal "$(grep -c '^insmod ' <<<"$output")" 2
+	assert_line --index 1 --regexp '^insmod /lib/modules/6.1.0-sim/kernel/drivers/mt_bus.ko.xz $'
+	is_live mt_core
+	run is_live mt_net
+	assert_failure
+	assert_equal "$(rotting_count mt_bus)" 1
+	assert_equal "$(rotting_count mt_net)" 0
+}
+
 @test "stock: a failed init is kmod's one line, and nothing rots" {
 	MODE=stock setup
 	run --separate-stderr mp mt_fail
@@ -399,12 +416,20 @@ CONF
 
 # An install command of an earlier step of the plan (a pre-softdep, run
 # after the module's dependencies and before the module) replaces the
-# module's file after the preflight checked it: the replacement (mt_fail,
-# whose init fails and would rot) never reaches the kernel, plain, xz or
-# zstd. The steps before it are loaded, as after any failed step.
-@test "a module file replaced between the preflight and its load is not loaded: plain, xz and zstd" {
-	local target evil conf dir=/lib/modules/6.1.0-sim/kernel/fs
+# module's file after the preflight checked it, with mt_fail, whose init
+# fails and would rot. modprobe loads the image it checked, never the path
+# again: the kernel gets the module that was checked, plain, xz or zstd,
+# of the same size as in a run where nothing replaced it.
+@test "a module file replaced between the preflight and its load: the kernel gets the image checked, plain, xz and zstd" {
+	local target evil conf name want dir=/lib/modules/6.1.0-sim/kernel/fs
 	for target in mt_fscore.ko mtfs.ko.xz mtfs_tools.ko.zst; do
+		name=${target%%.*}
+		kernel_new rot
+		modtree_install
+		run on_kernel "$MODPROBE" -C "$MODTREE_CONF" "$name"
+		assert_success
+		want=$(kernel_state | awk -v n="$name" '$1 == "live" && $2 == n { print $1, $2, $3 }')
+		[ -n "$want" ]
 		kernel_new rot
 		modtree_install
 		evil=$BATS_TEST_TMPDIR/evil-$target
@@ -415,16 +440,18 @@ CONF
 		esac
 		conf=$BATS_TEST_TMPDIR/swap.conf
 		cat >"$conf" <<-CONF
-			softdep ${target%%.*} pre: mt_extra
+			softdep $name pre: mt_extra
 			install mt_extra cp $evil $K/root$dir/$target && $MODPROBE -C $conf --ignore-install mt_extra
 		CONF
-		run --separate-stderr on_kernel "$MODPROBE" -C "$conf" "${target%%.*}"
-		assert_failure 1
-		assert_equal "$stderr" "modprobe: ERROR: could not insert '${target%%.*}': $dir/$target changed after it was checked (by an earlier step of the plan, or meanwhile); not loaded, nor what follows it"
+		run --separate-stderr on_kernel "$MODPROBE" -C "$conf" "$name"
+		assert_success
+		assert_equal "$stderr" ''
+		cmp -s "$evil" "$K/root$dir/$target" # the file was replaced
 		run kernel_state
 		refute_output --partial mt_fail
-		refute_line --regexp "^live ${target%%.*} "
 		assert_line --regexp '^live mt_extra '
+		assert_equal "$(kernel_state | awk -v n="$name" '$1 == "live" && $2 == n { print $1, $2, $3 }')" "$want"
+		assert_equal "$(rotting_count)" 0
 	done
 }
 
@@ -442,25 +469,35 @@ CONF
 	is_live mtfs_tools
 }
 
-# What libkmod loads is what was checked last: the check reads the file
-# through the descriptor libkmod opened to insert it (finit_module() gets
-# that descriptor), not the path again, so a file replaced after the check
-# is not what loads. Told by the trace: after the preflight's read, the
-# path is opened once more (libkmod's open, without O_NONBLOCK), the check
-# reads that descriptor from its start, and so does the kernel.
-@test "the check before libkmod's insert reads the descriptor libkmod inserts from, not the path again" {
+# The kernel gets the bytes the preflight read, by construction: after
+# that one read, the module's path is never opened again. A plain load is
+# init_module() of that image (no descriptor: nothing else is opened); a
+# forced one goes through libkmod, which strips what the force skips, from
+# that image in a memory file that it opens by its /proc/self/fd path.
+# Told by the trace of every open, libkmod's included.
+@test "modprobe opens a module's file once, to check it, and loads what it read: plain and forced" {
 	command -v strace >/dev/null || skip "no strace"
-	local log=$BATS_TEST_TMPDIR/strace f=/lib/modules/6.1.0-sim/kernel/fs/mt_fscore.ko fd
-	# -f: libkmod's run, not modprobe's own, loads it
-	run on_kernel_traced -qq -e trace=openat,open,pread64 -o "$log" "$MODPROBE" -f -C "$MODTREE_CONF" mt_fscore
-	assert_success
-	is_live mt_fscore
-	run grep -c "open[a-z]*(.*$f\"" "$log"
-	assert_output 2
-	fd=$(grep "open[a-z]*(.*$f\"" "$log" | tail -1 | sed -n 's/.*O_RDONLY|O_CLOEXEC) = \([0-9]*\)$/\1/p')
-	[ -n "$fd" ]
-	run grep -c "^pread64($fd, \"\\\\177ELF.*, 0) = " "$log"
-	assert_output 2
+	local log=$BATS_TEST_TMPDIR/strace f=/lib/modules/6.1.0-sim/kernel/fs/mt_fscore.ko force fd
+	for force in '' -f; do
+		kernel_new rot
+		modtree_install
+		run on_kernel_traced -f -qq -e trace=openat,open,memfd_create -o "$log" \
+			"$MODPROBE" $force -C "$MODTREE_CONF" mt_fscore
+		assert_success
+		is_live mt_fscore
+		run grep -c "open[a-z]*(.*$f\"" "$log"
+		assert_output 1
+		run grep -c 'memfd_create(' "$log"
+		if [ -z "$force" ]; then
+			assert_output 0
+		else
+			assert_output 1
+			fd=$(sed -n 's/.*memfd_create("module", MFD_CLOEXEC) = \([0-9]*\)$/\1/p' "$log")
+			run grep -c "open[a-z]*(.*\"/proc/self/fd/$fd\"" "$log"
+			assert_output 1
+			assert_equal "$(taint)" 2 # F: a forced load
+		fi
+	done
 }
 
 @test "a decompression bomb in the tree is refused in bounded memory, nothing loaded" {

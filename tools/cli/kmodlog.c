@@ -180,3 +180,21 @@ int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void 
 	errno = saved;
 	return err;
 }
+
+int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, unsigned flags,
+			  const char *options)
+{
+	int fd = image_file(image, len);
+	if (fd < 0)
+		return fd;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	struct kmod_module *m;
+	int err = kmod_module_new_from_path(ctx, path, &m);
+	if (err == 0) {
+		err = kmod_module_insert_module(m, flags, options);
+		kmod_module_unref(m);
+	}
+	close(fd);
+	return err;
+}

@@ -10,10 +10,13 @@
  *
  * This is also the one file that works around what libkmod 30 lacks: a
  * loss it does not report (kmod_lost(), from errno, never from its log
- * text) and a module read from bytes in memory (cli_kmod_get_info()).
+ * text) and a module read from bytes in memory (cli_kmod_get_info(),
+ * cli_kmod_insert_image()).
  */
 #ifndef MODROT_KMODLOG_H
 #define MODROT_KMODLOG_H
+
+#include <stddef.h>
 
 struct kmod_ctx;
 struct kmod_list;
@@ -49,5 +52,16 @@ int kmod_lost(void);
  */
 int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void *image, size_t len,
 		      struct kmod_list **info);
+
+/*
+ * kmod_module_insert_module() of the module image (decompressed, the bytes
+ * the caller checked) with flags (KMOD_INSERT_FORCE_*), through the same
+ * memory file: libkmod then strips what the force skips from those bytes,
+ * not from whatever the module's path names by then. ctx must know no
+ * module whose name is a number (the memory file's path names one): a
+ * context of its own. 0 or -errno.
+ */
+int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, unsigned flags,
+			  const char *options);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* modprobe's plan: what libkmod would load for a name (its dry run,
- * collected step by step), each module of it read and preflighted before
- * the real run starts, and the real run checked against it after. */
+ * collected step by step), and each module of it read and preflighted
+ * before modprobe-insert.c runs the first step. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,9 @@
 #include "modprobe-insert.h"
 #include "modprobe.h"
 
-/* libkmod's print_action has no user data: the plan being collected. */
+/* libkmod 30's print_action has no user data, and its dry run is the one
+ * way to learn its plan: the plan being collected, set only for the
+ * duration of that call. Nothing else crosses a callback. */
 static struct plan *collecting;
 
 static void collect_step(struct kmod_module *m, bool install, const char *options)
@@ -139,42 +141,38 @@ static int preflight_one(struct modprobe_run *r, const struct rot_kernel_facts *
 	return err;
 }
 
-/*
- * The plan libkmod would run for mod, each module of it read and
- * preflighted, in order: symbols that earlier modules of the plan define
- * count as offered. Returns 0 when the whole plan may run.
- */
-int mp_preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned flags,
-		      const char *extra, struct plan *out)
+int mp_plan_collect(struct modprobe_run *r, struct kmod_module *mod, unsigned flags,
+		    const char *extra, struct plan *out)
 {
-	struct plan plan = { 0 };
+	*out = (struct plan){ 0 };
+	collecting = out;
+	kmod_trace_start();
+	out->kmod_err = kmod_module_probe_insert_module(mod, flags | KMOD_PROBE_DRY_RUN, extra,
+							NULL, NULL, collect_step);
+	/* A dependency or softdep libkmod lost is a plan cut short. */
+	if (kmod_lost() < 0)
+		out->oom = true;
+	collecting = NULL;
+	if (out->oom) {
+		mp_fail(r, -ENOMEM, MP_ERROR,
+			"could not check '%s' before loading it: %s; nothing was loaded",
+			kmod_module_get_name(mod), strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int mp_plan_preflight(struct modprobe_run *r, struct kmod_module *mod, struct plan *plan)
+{
 	const struct rot_kernel_facts *facts = NULL;
 	struct rot_symbols *ksyms = NULL, *batch = NULL;
 	bool ksyms_borrowed = false;
 	size_t failures_before = r->outcome.failures;
 	int err;
 
-	collecting = &plan;
-	kmod_trace_start();
-	err = kmod_module_probe_insert_module(mod, flags | KMOD_PROBE_DRY_RUN, extra, NULL, NULL,
-					      collect_step);
-	/* A dependency or softdep libkmod lost is a plan cut short. */
-	if (kmod_lost() < 0)
-		plan.oom = true;
-	collecting = NULL;
-	/* Nothing to plan (loaded, blacklisted) or an error the real run will tell. */
-	if (plan.oom) {
-		mp_plan_free(&plan);
-		mp_fail(r, -ENOMEM, MP_ERROR,
-			"could not check '%s' before loading it: %s; nothing was loaded",
-			kmod_module_get_name(mod), strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	if (err != 0 || plan.n == 0) {
-		mp_plan_free(&plan);
+	if (plan->n == 0)
 		return 0;
-	}
-	err = plan.oom ? -ENOMEM : mp_kernel_facts(r, &facts);
+	err = mp_kernel_facts(r, &facts);
 	if (err < 0) {
 		char why[256];
 		mp_fail(r, err, MP_ERROR, "could not read what the kernel enforces: %s",
@@ -182,18 +180,28 @@ int mp_preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned 
 		goto out;
 	}
 	/* What earlier modules of the plan define: a plan of one has none. */
-	err = plan.n > 1 ? rot_symbols_new(&batch) : 0;
-	for (size_t i = 0; err == 0 && i < plan.n; i++) {
-		const char *path = kmod_module_get_path(plan.v[i].mod);
-		if (plan.v[i].install || !path)
+	err = plan->n > 1 ? rot_symbols_new(&batch) : 0;
+	for (size_t i = 0; err == 0 && i < plan->n; i++) {
+		const char *path = kmod_module_get_path(plan->v[i].mod);
+		if (plan->v[i].install)
 			continue;
-		err = rot_modfile_read(path, &plan.v[i].mf);
+		/* A module of modules.dep has a file; libkmod left a name it
+		 * could not look up in the plan (a lookup lost on the way). */
+		if (!path) {
+			mp_fail(r, -ENOENT, MP_ERROR,
+				"could not insert '%s': libkmod found no file for '%s'; nothing "
+				"was loaded",
+				kmod_module_get_name(mod), kmod_module_get_name(plan->v[i].mod));
+			err = -ENOENT;
+			break;
+		}
+		err = rot_modfile_read(path, &plan->v[i].mf);
 		if (err < 0 && err != -ENOMEM) /* out of memory is said below, once */
 			mp_fail(r, err, MP_ERROR, "could not insert '%s': could not read %s: %s",
-				kmod_module_get_name(plan.v[i].mod), path, cli_strerror(err));
+				kmod_module_get_name(plan->v[i].mod), path, cli_strerror(err));
 	}
 	if (err == 0) {
-		err = plan_kernel_symbols(r, &plan, &ksyms, &ksyms_borrowed);
+		err = plan_kernel_symbols(r, plan, &ksyms, &ksyms_borrowed);
 		/* As insmod: without kallsyms (CONFIG_KALLSYMS off, a restricted
 		 * reader) the kernel checks symbols itself; any other failure to
 		 * read it is said below, and nothing is loaded. */
@@ -208,12 +216,12 @@ int mp_preflight_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned 
 				kmod_module_get_name(mod), cli_read_error(err, why, sizeof(why)));
 		}
 	}
-	for (size_t i = 0; err == 0 && i < plan.n; i++) {
-		const struct rot_modfile *mf = plan.v[i].mf;
+	for (size_t i = 0; err == 0 && i < plan->n; i++) {
+		const struct rot_modfile *mf = plan->v[i].mf;
 		if (!mf)
 			continue;
-		err = preflight_one(r, facts, plan.v[i].mf, kmod_module_get_path(plan.v[i].mod),
-				    kmod_module_get_name(plan.v[i].mod), ksyms, batch);
+		err = preflight_one(r, facts, plan->v[i].mf, kmod_module_get_path(plan->v[i].mod),
+				    kmod_module_get_name(plan->v[i].mod), ksyms, batch);
 		for (size_t d = 0; batch && err == 0 && d < rot_modfile_defined_count(mf); d++)
 			err = rot_symbols_add(batch, rot_modfile_defined(mf, d));
 	}
@@ -226,37 +234,5 @@ out:
 	if (!ksyms_borrowed)
 		rot_symbols_free(ksyms);
 	rot_symbols_free(batch);
-	if (err == 0)
-		*out = plan; /* the caller checks the real run against it */
-	else
-		mp_plan_free(&plan);
 	return err;
-}
-
-/*
- * libkmod 30 passes over a dependency or softdep it could not look up
- * for want of memory, and still returns 0: whatever the plan held that
- * the real run neither tried nor finds loaded was lost on the way.
- */
-int mp_plan_check(struct modprobe_run *r, struct kmod_module *mod, const struct plan *plan)
-{
-	for (size_t i = 0; i < plan->n; i++) {
-		const struct plan_step *p = &plan->v[i];
-		if (p->acted)
-			continue;
-		int state = kmod_module_get_initstate(p->mod);
-		if (state == KMOD_MODULE_LIVE || state == KMOD_MODULE_COMING ||
-		    state == KMOD_MODULE_BUILTIN)
-			continue; /* loaded meanwhile (an install command) */
-		if (state >= 0 || state == -ENOENT)
-			mp_fail(r, -ENOENT, MP_ERROR,
-				"could not insert '%s' and all it needs: libkmod passed over '%s' "
-				"without a word",
-				kmod_module_get_name(mod), kmod_module_get_name(p->mod));
-		else
-			mp_fail(r, state, MP_ERROR, "could not tell whether '%s' was loaded: %s",
-				kmod_module_get_name(p->mod), strerror(-state));
-		return state < 0 ? state : -ENOENT;
-	}
-	return 0;
 }

@@ -79,7 +79,6 @@ struct modprobe_run {
 	/* the modules being removed, outermost first: a softdep loop ends here */
 	const char *path[MP_REMOVE_DEPTH_MAX];
 	size_t depth;
-	bool command_failed; /* an install command failed, and said so */
 	/* exported by the modules this run loaded; NULL after an install command */
 	struct rot_symbols *loaded_symbols;
 };
