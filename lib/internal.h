@@ -245,6 +245,9 @@ size_t keyring_count(const struct rot_keyring *kr);
 
 /* ---- module files (modfile.c) ---- */
 
+/* rot_modfile_read() of bytes already in memory (copied); path only names
+ * them. */
+int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out);
 /* The .modinfo vermagic; NULL if absent. */
 const char *modfile_vermagic(const struct rot_modfile *mf);
 /* True when the module carries symbol versions (a __versions section): the

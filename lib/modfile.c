@@ -400,7 +400,7 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 	return err;
 }
 
-int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
+int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
 {
 	struct rot_modfile *mf = modfile_new(path);
 	if (!mf)

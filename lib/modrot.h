@@ -703,8 +703,6 @@ int rot_modfile_read(const char *path, struct rot_modfile **out);
  * -ENOMEM; else -errno of a read.
  */
 int rot_modfile_check(const char *path, void **image, size_t *image_len);
-/* The same for bytes already in memory (copied); path only names them. */
-int rot_modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out);
 void rot_modfile_free(struct rot_modfile *mf);
 
 enum rot_problem rot_modfile_problem(const struct rot_modfile *mf);

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				rot_symbols_add(kernel_symbols, "printk") < 0))
 		abort();
 	struct rot_modfile *mf;
-	if (rot_modfile_parse("fuzz.ko", data, size, &mf) < 0)
+	if (modfile_parse("fuzz.ko", data, size, &mf) < 0)
 		return 0;
 	touch(rot_modfile_name(mf));
 	touch(modfile_vermagic(mf));

@@ -3,7 +3,7 @@
  * lib/elfcheck.c on its own: the ELF header and section table checks that
  * run before anything trusts a module image, each refusal with its words.
  * The symbol-table and overlap siblings are in tests/unit/modfile-t.c,
- * through rot_modfile_parse().
+ * through modfile_parse().
  */
 #include <elf.h>
 #include <stdio.h>

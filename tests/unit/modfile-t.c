@@ -32,7 +32,7 @@ static unsigned section(unsigned char *img, const char *name)
 static enum rot_problem problem_of(const unsigned char *img, size_t len, char *text, size_t tl)
 {
 	struct rot_modfile *mf;
-	if (rot_modfile_parse("t.ko", img, len, &mf) < 0)
+	if (modfile_parse("t.ko", img, len, &mf) < 0)
 		return (enum rot_problem)-1;
 	enum rot_problem p = rot_modfile_problem(mf);
 	snprintf(text, tl, "%s", rot_modfile_problem_text(mf));
@@ -73,7 +73,7 @@ static void elf_structure_is_checked(void)
 	memcpy(copy, img, len);
 	shdr(copy, section(copy, ".data"))->sh_offset = ~(Elf64_Off)0 - 16;
 	struct rot_modfile *mf;
-	rot_modfile_parse("t.ko", copy, len, &mf);
+	modfile_parse("t.ko", copy, len, &mf);
 	is_int(rot_modfile_problem(mf), ROT_PROBLEM_TRUNCATED, "an offset that wraps is past the end");
 	ok(rot_modfile_problem_expected(mf) == UINT64_MAX, "and needs more than 64 bits can say");
 	rot_modfile_free(mf);
@@ -184,7 +184,7 @@ static void decompression_is_bounded(void)
 	ZSTD_compressStream2(c, &ob, &ib, ZSTD_e_flush);
 	ZSTD_freeCCtx(c);
 	struct rot_modfile *mf;
-	rot_modfile_parse("bomb.ko.zst", packed, ob.pos, &mf);
+	modfile_parse("bomb.ko.zst", packed, ob.pos, &mf);
 	is_int(rot_modfile_problem(mf), ROT_PROBLEM_TOO_BIG, "a frame claiming 1 TiB is too big");
 	rot_modfile_free(mf);
 	free(zeros);
@@ -203,7 +203,7 @@ static enum rot_problem vermagic_verdict(const char *fixture, const char *kernel
 	size_t len;
 	unsigned char *img = tap_fixture(fixture, &len);
 	struct rot_modfile *mf;
-	rot_modfile_parse(fixture, img, len, &mf);
+	modfile_parse(fixture, img, len, &mf);
 	free(img);
 	/* By hand (internal.h), as no running kernel is this one. */
 	struct rot_kernel_facts k = { .release = "6.1.0-sim", .elf_class = ELFCLASS64,
@@ -248,7 +248,7 @@ static void the_load_entry_point_refuses_before_the_kernel(void)
 {
 	is_int(rot_modfile_insert(NULL, NULL), -EINVAL, "no image");
 	struct rot_modfile *bad = NULL;
-	ok(rot_modfile_parse("bad.ko", "not an ELF file", 15, &bad) == 0 && bad,
+	ok(modfile_parse("bad.ko", "not an ELF file", 15, &bad) == 0 && bad,
 	   "a file that is not ELF parses, with a problem");
 	is_int(rot_modfile_insert(bad, NULL), -ENOEXEC,
 	       "a modfile with a problem is never given to the kernel");
