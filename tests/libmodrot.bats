@@ -161,19 +161,12 @@ tools_include_edges() {
 # a symbol resolves within one program's objects and libcli.a's. Static
 # functions and a header's static inline ones stay inside their file.
 tools_call_edges() {
-	local dir=$top_builddir/tools prog o f
+	local dir=$top_builddir/tools prog o
 	for prog in $(find "$dir" -name '*-*.o' -printf '%f\n' | sed 's/-.*//' |
 		LC_ALL=C sort -u | grep -vx libcli_a); do
 		for o in $(find "$dir" -name "$prog-*.o" -o -name 'libcli_a-*.o'); do
-			f=${o##*/}
-			f=${f#*-}
-			f=${f%.o}
-			nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print "D", $3, f }'
-			nm -u "$o" | awk -v f="$f" '{ print "U", $NF, f }'
-		done | awk '$1 == "D" { def[$2] = $3; next }
-			{ use[++n] = $2 " " $3 }
-			END { for (i = 1; i <= n; i++) { split(use[i], u, " ");
-				if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]], u[1] } }'
+			echo "$o"
+		done | object_call_edges '*-'
 	done | LC_ALL=C sort -u
 }
 
@@ -216,17 +209,25 @@ tools_call_edges() {
 # The calls between lib/ files, as the linker resolves them within
 # libmodrot.a: "caller callee", one line per pair.
 lib_call_edges() {
+	ls "$top_builddir"/lib/libmodrot_a-*.o | object_call_edges 'libmodrot_a-' |
+		cut -d' ' -f1,2 | LC_ALL=C sort -u
+}
+
+# object_call_edges PREFIX < OBJECTS: "caller callee symbol" for each call
+# one object (named by its file less the pattern PREFIX and .o) makes into
+# another of the objects listed, one per line, on standard input.
+object_call_edges() {
 	local o f
-	for o in "$top_builddir"/lib/libmodrot_a-*.o; do
-		f=${o##*/libmodrot_a-}
+	while read -r o; do
+		f=${o##*/}
+		f=${f#$1}
 		f=${f%.o}
 		nm -g --defined-only "$o" | awk -v f="$f" 'NF == 3 { print "D", $3, f }'
 		nm -u "$o" | awk -v f="$f" '{ print "U", $NF, f }'
 	done | awk '$1 == "D" { def[$2] = $3; next }
 		{ use[++n] = $2 " " $3 }
 		END { for (i = 1; i <= n; i++) { split(use[i], u, " ");
-			if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]] } }' |
-		LC_ALL=C sort -u
+			if ((u[1] in def) && def[u[1]] != u[2]) print u[2], def[u[1]], u[1] } }'
 }
 
 @test "lib's files call each other without a cycle" {
