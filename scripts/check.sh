@@ -1,19 +1,32 @@
 #!/bin/sh
-# The whole test suite: sets up what it needs, builds with warnings as
-# errors, runs every test (unit tests and bats suites) on the simulated
-# kernel.
+# The whole test suite, once: sets up what it needs, then runs every test
+# (unit tests and bats suites) on the simulated kernel.
 #
-#   scripts/check.sh                 # build/ with -Werror
-#   scripts/check.sh --sanitize      # build-asan/, lib/ and tools/ with ASan+UBSan
+#   scripts/check.sh                  # every test, once (below)
+#   scripts/check.sh --plain [ARGS]   # build/ with -Werror; ARGS go to make
+#                                     # check, e.g. TESTS=tests/rmmod.bats
+#   scripts/check.sh --sanitize [ARGS]  # the same in build-asan/, lib/ and
+#                                     # tools/ with ASan+UBSan
+#
+# With no option, every test runs once where it checks the most: from the
+# release tarball, built with ASan and UBSan (scripts/distcheck.sh, which
+# also checks that the tarball carries what the tests use and that no test
+# leans on git), then, in build/ with -Werror, the tests that need a build
+# without the sanitizers: valgrind's (a test named "... valgrind ...",
+# which calls skip_if_sanitized) and the fault-injection sweep
+# (tests/faultinject.bats). Those two skip under ASan, so nothing runs
+# twice and nothing is left out. Ends with "check: PASS" or "check: FAIL".
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 
-builddir=build
-args="--enable-werror"
-if [ "${1:-}" = "--sanitize" ]; then
-	builddir=build-asan
-	args="--enable-werror --enable-sanitizers"
-	shift
+mode=once
+case ${1:-} in
+--plain) mode=plain; shift ;;
+--sanitize) mode=sanitize; shift ;;
+esac
+if [ "$mode" = once ] && [ $# -gt 0 ]; then
+	echo "check.sh: make's arguments ($*) go with --plain or --sanitize" >&2
+	exit 2
 fi
 # What the suites run besides the build, all installed here before the
 # first test (a test only checks it is there: tests/helpers/packages.bash):
@@ -28,7 +41,29 @@ fi
 	bash-completion zsh fish man-db groff-base strace valgrind jq bc \
 	systemd acl prometheus ansible-core ansible python3-yaml python3-pycodestyle yamllint \
 	python3-venv pylint python3-voluptuous python3-jinja2
-# shellcheck disable=SC2086
-builddir=$("$top/scripts/setup.sh" "$builddir" $args)
+case $mode in
+plain | sanitize)
+	builddir=build
+	args="--enable-werror"
+	if [ "$mode" = sanitize ]; then
+		builddir=build-asan
+		args="--enable-werror --enable-sanitizers"
+	fi
+	# shellcheck disable=SC2086
+	builddir=$("$top/scripts/setup.sh" "$builddir" $args)
+	cd "$builddir"
+	exec make -j"$(nproc)" check "$@"
+	;;
+esac
+
+status=0
+DISTCHECK_SANITIZE=yes "$top/scripts/distcheck.sh" || status=1
+builddir=$("$top/scripts/setup.sh" build --enable-werror)
 cd "$builddir"
-make -j"$(nproc)" check "$@"
+# Only this run's results stay in build/tests (.ci/run counts them).
+rm -f tests/*.trs tests/*.log tests/*/*.trs tests/*/*.log
+valgrind_files=$(cd "$top" && grep -l '^[[:space:]]*skip_if_sanitized' tests/*.bats | tr '\n' ' ')
+make -j"$(nproc)" check TESTS="tests/faultinject.bats" || status=1
+make -j"$(nproc)" check TESTS="$valgrind_files" BATS_LOG_FLAGS="--filter valgrind" || status=1
+if [ "$status" -eq 0 ]; then echo "check: PASS"; else echo "check: FAIL"; fi
+exit "$status"
