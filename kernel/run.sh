@@ -12,6 +12,9 @@
 #                                 Makefile says which kernel it is)
 #                 [--figures]    (also time insmod, lsmod and what a
 #                                 load/unload cycle leaves: figures.txt)
+#                 [--config debug|prod]  (debug: KASAN, lockdep, PROVE_RCU,
+#                                 debug objects; prod: shaped like a
+#                                 distribution's, none of them)
 #
 # --kernel picks the series (default all: each kernel in turn, 6.1
 # first, each with its own results and cache; then one line totals both
@@ -39,12 +42,12 @@ jobs=$(nproc)
 # Installer rounds: 8 show the growth; 20 took 10 minutes on the debug kernel
 # under load (KASAN and lockdep slow every load and unload in the guest).
 rounds=8
-scenarios="abi reclaim-taint percpu evidence installer smp instr edges users kselftest"
+scenarios="abi reclaim-taint percpu evidence installer smp instr edges users patterns kselftest"
 # Scenarios that also run on the simulated kernel (the others need real
 # memory, timers and a kernel log), and the rows of those that stay real
 # only, as SCENARIO/ROW: the simulator has no SRCU to tear down.
 sim_scenarios=" abi reclaim-taint percpu installer users "
-real_only=" users/srcu-static "
+real_only=" users/srcu-static users/fs-in-use users/chardev-in-use users/proto-in-use "
 # Load with the suite's insmod when it exists (1), or always with rotctl (0);
 # ROT_USE_INSMOD=0 in the environment switches it off too.
 use_suite_insmod=${ROT_USE_INSMOD:-1}
@@ -52,6 +55,7 @@ own_tree=
 figures=
 bulk_count=200
 kernel=all
+config=debug
 results_given=
 args=("$@")
 
@@ -65,7 +69,8 @@ while [ $# -gt 0 ]; do
 	--scenarios) scenarios=$2; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
 	--figures) figures=1; shift ;;
-	-h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--config) config=$2; shift 2 ;;
+	-h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -126,6 +131,17 @@ case $kernel in
 	[ -n "$results_given" ] || results=$top/build/kernel-results-6.12
 	;;
 *) echo "run.sh: --kernel takes 6.1, 6.12 or all, not $kernel" >&2; exit 2 ;;
+esac
+# The production-shaped configuration: the same kernel less its debugging
+# options, in a cache and results of its own.
+case $config in
+debug) ;;
+prod)
+	fragments+=("$here/config-prod.fragment")
+	cache_root=$cache_root/prod
+	[ -n "$results_given" ] || results=$results-prod
+	;;
+*) echo "run.sh: --config takes debug or prod, not $config" >&2; exit 2 ;;
 esac
 source_pkg=linux-source-$kernel
 case " $scenarios " in *" figures "*) figures=1 ;; esac
@@ -253,7 +269,9 @@ build_samples() {
 # against $ksrc, into $kmods (outside the tree: the tree is not written).
 build_test_programs() {
 	# Every option of the fragment must have survived olddefconfig.
+	# (An option a later fragment turns off is not expected.)
 	cat "${fragments[@]}" | grep '^CONFIG_' | while read -r opt; do
+		grep -qx "# ${opt%%=*} is not set" "${fragments[@]}" && continue
 		grep -qx "$opt" "$ksrc/.config" || say "warning: $opt not set in the built .config"
 	done
 	rm -rf "$kmods"
@@ -268,6 +286,9 @@ build_test_programs() {
 	# In-tree users that pin a module: an AF_ALG transform pins cbc, an
 	# enabled livepatch its own module (the users scenario).
 	cp "$ksrc/crypto/cbc.ko" "$ksrc/samples/livepatch/livepatch-sample.ko" "$kmods/"
+	# In-tree modules that declare nothing (rot-abi.md U8): a filesystem,
+	# a character device and a protocol family, each used while loaded.
+	cp "$ksrc/fs/binfmt_misc.ko" "$ksrc/drivers/char/nvram.ko" "$ksrc/net/packet/af_packet.ko" "$kmods/"
 	# The kselftest builds its module itself (against KDIR) and installs
 	# it next to the test: the scenario runs it from there.
 	mkdir -p "$kmods/kselftest-build"
@@ -353,6 +374,12 @@ say "test modules built in $(elapsed "$t")s"
 gcc -O2 -Wall -Wextra -static -o "$work/rotctl" "$here/helper/rotctl.c" -llzma -lzstd
 gcc -O2 -Wall -Wextra -o "$work/rotctl-dyn" "$here/helper/rotctl.c" -llzma -lzstd
 gcc -O2 -Wall -Wextra -static -o "$work/afalg" "$here/helper/afalg.c"
+# The guest's TSC is the host's under TCG, but without ACPI the guest has
+# nothing to calibrate it against and keeps time with jiffies, which stand
+# still while a reclaim stops every CPU (its pause would read 0).  It is
+# told the frequency, and that the TSC needs no watchdog.
+gcc -O2 -Wall -Wextra -o "$work/tsckhz" "$here/helper/tsckhz.c"
+tsc_khz=$("$work/tsckhz") || die "the host's TSC frequency could not be measured"
 
 root=$work/initramfs
 mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,modules,scenarios}
@@ -429,7 +456,7 @@ boot() { # SCENARIO
 	[ "$1" = smp ] && limit=1800
 	timeout $limit qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m 512M -nographic -no-reboot \
 		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 quiet rot.scenario=$1 rot.kernel=$kernel ROUNDS=$rounds" \
+		-append "console=ttyS0 panic=-1 quiet init_on_alloc=1 tsc_early_khz=$tsc_khz tsc=reliable rot.scenario=$1 rot.kernel=$kernel ROUNDS=$rounds" \
 		</dev/null >"$log" 2>&1 || true
 	tr -d '\r' <"$log" | sed -n '/=====ROT-BEGIN/,/=====ROT-END=====/p' |
 		grep -v '=====' >"$results/$1.real" || true
@@ -469,10 +496,9 @@ simrun() { # SCENARIO
 	rm -rf "$dir"
 	# The simulator computes SIZE as the kernel under test does; the
 	# fixtures' vermagic says 6.1.0-sim, so the release stays that.  The
-	# series is rot-abi revision 3 (revision 4's kernel side is work in
-	# progress in kernel/wip-rev4/, not applied): the simulator answers as
-	# that revision does.
-	"$sim" create "$dir" --mode rot --abi 3 --kernel "$kernel" --release 6.1.0-sim >/dev/null
+	# kernel is rot-abi revision 4: the simulator answers as that
+	# revision does.
+	"$sim" create "$dir" --mode rot --abi 4 --kernel "$kernel" --release 6.1.0-sim >/dev/null
 	(
 		cd "$work"
 		export SIDE=sim SIMDIR=$dir MODDIR=$fixtures ROTCTL=$work/rotctl-dyn ROUNDS=$rounds KSERIES=$kernel

@@ -42,6 +42,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,7 +53,7 @@ struct image {
 	size_t len;
 };
 
-/* From a rot kernel's <linux/module.h> (docs/rot-abi.md, revision 3). */
+/* From a rot kernel's <linux/module.h> (docs/rot-abi.md, revisions 3 and 4). */
 #define ROT_RECLAIM_FORCE 0x1u
 struct rot_reclaim {
 	char name[64];
@@ -60,8 +61,16 @@ struct rot_reclaim {
 	uint64_t bytes, percpu;
 };
 #define ROT_IOC_RECLAIM _IOWR(0xB8, 0x01, struct rot_reclaim)
+struct rot_reclaim4 {
+	char name[64];
+	uint32_t flags, freed, kept, why, pins, tasks, refs, probes;
+	uint64_t bytes, percpu;
+	char where[128];
+};
+#define ROT_IOC_RECLAIM4 _IOWR(0xB8, 0x02, struct rot_reclaim4)
 static const char *const kept_words[] = {
 	"pin", "task", "timer", "work", "rcu", "kprobe", "running", "object",
+	"ref", "user", "unscanned",
 };
 
 /* Set by "failnth N": armed just before the module syscall. */
@@ -118,15 +127,52 @@ static int report(long ret)
 	return 1;
 }
 
-/* Reclaim through the revision-3 request; "why" adds the reply's reasons. */
+static void print_why(uint32_t why)
+{
+	const char *sep = "";
+	unsigned int i;
+
+	printf(" why=");
+	for (i = 0; i < sizeof(kept_words) / sizeof(kept_words[0]); i++) {
+		if (why & (1u << i)) {
+			printf("%s%s", sep, kept_words[i]);
+			sep = ",";
+		}
+	}
+	if (!*sep)
+		printf("none");
+}
+
+/*
+ * The kind of place a revision-4 reply names, without the details that
+ * differ between kernel configurations (a cache's name, a task's pid):
+ * "slab kmalloc-64 object" is "slab", "rotting user beta" is "user".
+ */
+static void print_where_kind(const char *where)
+{
+	char word[32];
+
+	if (!strncmp(where, "rotting ", 8))
+		where += 8;
+	if (sscanf(where, "%31s", word) != 1)
+		snprintf(word, sizeof(word), "none");
+	printf(" where=%s", word);
+}
+
+/*
+ * Reclaim through the revision-4 request, or revision 3's where that is
+ * refused; "why" adds the reply's reasons.
+ */
 static int reclaim(const char *name, unsigned int flags, int why)
 {
+	struct rot_reclaim4 req4;
 	struct rot_reclaim req;
-	const char *sep;
-	unsigned int i;
-	int fd, saved;
+	int fd, saved, rev = 4;
 	long r;
 
+	memset(&req4, 0, sizeof(req4));
+	snprintf(req4.name, sizeof(req4.name), "%s", name);
+	req4.flags = flags;
 	memset(&req, 0, sizeof(req));
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	req.flags = flags;
@@ -134,7 +180,11 @@ static int reclaim(const char *name, unsigned int flags, int why)
 	if (fd < 0)
 		return report(-1);
 	arm_fail_nth();
-	r = ioctl(fd, ROT_IOC_RECLAIM, &req);
+	r = ioctl(fd, ROT_IOC_RECLAIM4, &req4);
+	if (r < 0 && errno == ENOTTY) {
+		rev = 3;
+		r = ioctl(fd, ROT_IOC_RECLAIM, &req);
+	}
 	saved = errno;
 	close(fd);
 	errno = saved;
@@ -146,16 +196,18 @@ static int reclaim(const char *name, unsigned int flags, int why)
 	else
 		printf("%s", saved == EWOULDBLOCK ? "EWOULDBLOCK" :
 			     strerrorname_np(saved) ? strerrorname_np(saved) : "E?");
-	printf(" kept=%u why=", req.kept);
-	sep = "";
-	for (i = 0; i < sizeof(kept_words) / sizeof(kept_words[0]); i++) {
-		if (req.why & (1u << i)) {
-			printf("%s%s", sep, kept_words[i]);
-			sep = ",";
-		}
+	if (rev == 4) {
+		printf(" kept=%u", req4.kept);
+		print_why(req4.why);
+		printf(" pins=%u", req4.pins);
+		print_where_kind(req4.where);
+		printf("\n");
+	} else {
+		printf(" kept=%u", req.kept);
+		print_why(req.why);
+		printf(" pins=%u tasks=%u callbacks=%u probes=%u\n",
+		       req.pins, req.tasks, req.callbacks, req.probes);
 	}
-	printf("%s pins=%u tasks=%u callbacks=%u probes=%u\n", *sep ? "" : "none",
-	       req.pins, req.tasks, req.callbacks, req.probes);
 	return r > 0 ? 0 : 1;
 }
 
@@ -163,7 +215,8 @@ static int usage(void)
 {
 	fputs("usage: rotctl load FILE [PARAMS] | init FILE [PARAMS] | delete NAME FLAGS\n"
 	      "       rotctl reclaim NAME [force|FLAGS] | why NAME [force|FLAGS]\n"
-	      "       rotctl nocap COMMAND ARGS... | failnth N COMMAND ARGS... | alarm MS COMMAND ARGS...\n", stderr);
+	      "       rotctl nocap COMMAND ARGS... | failnth N COMMAND ARGS... | alarm MS COMMAND ARGS...\n"
+	      "       rotctl socket DOMAIN TYPE\n", stderr);
 	return 2;
 }
 
@@ -283,6 +336,25 @@ static int arm_alarm(const char *ms)
 	return 0;
 }
 
+/*
+ * Hold a socket of DOMAIN and TYPE open until killed, as any program using
+ * a protocol family does: the socket pins the family's module.  Prints
+ * "ready" once it is open.
+ */
+static int hold_socket(const char *domain, const char *type)
+{
+	int s = socket(atoi(domain), atoi(type), 0);
+
+	if (s < 0) {
+		printf("%s\n", strerrorname_np(errno) ? strerrorname_np(errno) : "E?");
+		return 1;
+	}
+	puts("ready");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 static int run(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[0], "alarm")) {
@@ -303,6 +375,8 @@ static int run(int argc, char **argv)
 		fail_nth = argv[1];
 		return run(argc - 2, argv + 2);
 	}
+	if (argc == 3 && !strcmp(argv[0], "socket"))
+		return hold_socket(argv[1], argv[2]);
 	if ((argc == 2 || argc == 3) && !strcmp(argv[0], "load")) {
 		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 

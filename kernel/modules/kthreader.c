@@ -38,5 +38,6 @@ static void __exit kthreader_exit(void)
 
 module_init(kthreader_init);
 module_exit(kthreader_exit);
+MODULE_ROT_SAFE();
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("rot test: a kthread that puts its own module when it ends");

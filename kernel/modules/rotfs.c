@@ -43,6 +43,7 @@ static void __exit rotfs_exit(void)
 
 module_init(rotfs_init);
 module_exit(rotfs_exit);
+MODULE_ROT_SAFE();
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("rot test: a filesystem mounted across unload");
 MODULE_ALIAS_FS("rotfs");

@@ -53,5 +53,6 @@ static void __exit sleeper_exit(void)
 
 module_init(sleeper_init);
 module_exit(sleeper_exit);
+MODULE_ROT_SAFE();
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("rot test: a device whose reader sleeps inside the module");

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stuckwork: a work item that queues itself again and then sleeps in
- * the module for 8 s, twice; exit forgets it.  The work is both running
- * and pending, which is where cancel_work_sync() waits for the running
- * instance: a forced reclaim that called it would sleep 8 s holding the
- * reclaim lock (for ever, had the work never returned).  A forced reclaim
- * must cancel the pending work without waiting, give up on the running
- * one after its bounded wait, and free nothing while it runs.
+ * the module, 20 s the first time and 2 s the second; exit forgets it.
+ * While the first run sleeps, the work is both running (a worker's stack
+ * returns into the module) and pending (the worker pool's list holds it):
+ * a reclaim must keep the instance, a forced one must give up after its
+ * bounded wait, which the first run outlasts with room to spare, and free
+ * nothing while either run lasts.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
 
-static bool requeued;
+static bool requeued, first_done;
 
 static void stuckwork_fn(struct work_struct *work)
 {
@@ -20,7 +20,8 @@ static void stuckwork_fn(struct work_struct *work)
 		requeued = true;
 		schedule_work(work);
 	}
-	msleep(8000);
+	msleep(first_done ? 2000 : 20000);
+	first_done = true;
 }
 
 static DECLARE_WORK(stuckwork, stuckwork_fn);

@@ -4,7 +4,7 @@
 if [ -e /proc/rotting_modules ]; then d=exists; else d=absent; fi
 row detect "exists,0" "$d,$(rotting_total)" "/proc/rotting_modules exists, empty at boot"
 row reclaim-checks "Y" "$(cat /sys/module/module/parameters/rot_reclaim_checks 2>&1)" \
-	"rot_reclaim_checks reads Y: reclaim looks for timers and work left in rotting memory"
+	"rot_reclaim_checks reads Y: reclaim's reachability scan is always built (D2)"
 
 # Failures before init free everything: beta needs alpha's symbol.
 r=$(load_raw beta)
@@ -21,6 +21,14 @@ row load-dependent "ok,holders=beta," "$r,holders=$(live_field alpha 4)" "a user
 c=$(awk '$3 != 0 { bad++ } END { print bad + 0 }' /proc/modules)
 s=$(for m in $(awk '{ print $1 }' /proc/modules); do cat "/sys/module/$m/refcnt"; done | sort -u | tr '\n' ' ')
 row refcnt "col3-nonzero=0,sysfs=0 " "col3-nonzero=$c,sysfs=$s" "refcnt 0 everywhere, even with holders"
+
+# Pins of live modules (C5): /proc/module_pins names the modules of
+# /proc/modules in the same order, with their pins and declaration.
+mp=$(awk '{ print $1 }' /proc/modules | tr '\n' ' ')
+pp=$(awk '{ print $1 }' /proc/module_pins 2>/dev/null | tr '\n' ' ')
+[ "$mp" = "$pp" ] && order=same || order="differ:$pp"
+row module-pins "same,alpha 0 -" "$order,$(awk '$1 == "alpha" { print $1, $2, $3 }' /proc/module_pins 2>&1)" \
+	"/proc/module_pins lists the live modules in /proc/modules order: alpha, unpinned and undeclared"
 
 r=$(load_raw alpha)
 row eexist "EEXIST,rot=0" "$r,rot=$(rotting_count alpha)" "loading a live name: EEXIST, no rot"
@@ -202,12 +210,18 @@ ls=$($LSMOD -r -n -o NAME,STATE,REFCNT,HOLDERS,PERMANENT | tr -s ' ' | tr '\n' '
 row lsmod "*" \
 	"$ls" "lsmod: live modules, then every rotting instance"
 
-# Reclaim
+# Reclaim.  beta's rotting instance still calls the alpha it was linked
+# against (P7): that one is kept until beta's goes, the other is freed.
 r=$(load alpha)
 before=$(rotting_count alpha)
 r=$($ROTCTL reclaim alpha)
-row reclaim "rot=2,ok=2,rot=0,Live" "rot=$before,$r,rot=$(rotting_count alpha),$(live_state alpha)" \
-	"ROT_IOC_RECLAIM frees every rotting instance, returns how many; the live one stays"
+after=$(rotting_count alpha)
+w=$($ROTCTL why alpha)
+rb=$($ROTCTL reclaim beta)
+r2=$($ROTCTL reclaim alpha)
+row reclaim "rot=2,ok=1,rot=1,EBUSY kept=1 why=user pins=0 where=user,ok=1,ok=1,rot=0,Live" \
+	"rot=$before,$r,rot=$after,$w,$rb,$r2,rot=$(rotting_count alpha),$(live_state alpha)" \
+	"ROT_IOC_RECLAIM frees the rotting instances nothing reaches, returns how many; the alpha rotting beta used is kept (P7) until beta's instance is freed; the live one stays"
 row reclaim-enoent "ENOENT" "$($ROTCTL reclaim alpha)" "reclaim with nothing rotting: ENOENT"
 r1=$($ROTCTL delete failinit 0x40000800)
 r2=$($ROTCTL reclaim failinit 0x2)
@@ -216,16 +230,24 @@ row reclaim-einval "EINVAL,EINVAL,EINVAL,rot=2,ok=2,rot=0" "$r1,$r2,$r3,rot=$(ro
 	"delete_module(MODULE_RECLAIM) is refused (revision 3), and so are an unknown reclaim flag and an empty name: nothing freed"
 row reclaim-trunc "ok=5,rot=0" "$($ROTCTL reclaim delta force),rot=$(rotting_count delta)" \
 	"ROT_RECLAIM_FORCE: a forced reclaim, the count of instances freed"
+# How long that reclaim's last look stopped every CPU: a figure for the
+# notes, no row (it depends on the machine).
+if [ "$SIDE" = real ]; then
+	note "rot_scan_last_us $(cat /sys/module/module/parameters/rot_scan_last_us) after reclaiming 5 delta instances"
+fi
 
-# A timer left armed in rotting memory: reclaim refuses, force frees.
+# A timer left armed in rotting memory: the timer wheel reaches it, so
+# reclaim refuses, and so does a forced one, which stops nothing (R12).
 r1=$(load straytimer)
 r2=$(rc $RMMOD straytimer)
-r3=$($ROTCTL reclaim straytimer)
+r3=$($ROTCTL why straytimer)
 r4=$(rotting_count straytimer)
 r5=$($ROTCTL reclaim straytimer force)
-row reclaim-stray "ok,rc=0,EBUSY,rot=1,ok=1,rot=0" "$r1,$r2,$r3,rot=$r4,$r5,rot=$(rotting_count straytimer)" \
-	"reclaim refuses an instance with an armed timer (EBUSY); forced, it stops the timer and frees it"
+row reclaim-stray "ok,rc=0,EBUSY kept=1 why=ref pins=0 where=per-CPU,rot=1,EBUSY,rot=1" \
+	"$r1,$r2,$r3,rot=$r4,$r5,rot=$(rotting_count straytimer)" \
+	"reclaim refuses an instance with an armed timer (EBUSY, a reference from the timer wheel); forced too: force stops no timer"
 r=$(rc $MODREAP params)
 row modreap-name "rc=0,rot=0,Live" "$r,rot=$(rotting_count params),$(live_state params)" "modreap NAME reclaims that name"
 r=$(rc $MODREAP -a)
-row modreap-all "rc=0,0,R=1" "$r,$(rotting_total),R=$(taint_r)" "modreap -a reclaims everything"
+row modreap-all "rc=1,1,straytimer,R=1" "$r,$(rotting_total),$(awk '{ print $1 }' /proc/rotting_modules | tr '\n' ' ' | sed 's/ $//'),R=$(taint_r)" \
+	"modreap -a reclaims everything nothing reaches, and exits 1 for what is kept: straytimer, whose timer is still armed"

@@ -1,18 +1,26 @@
 # What ordinary drivers leave using a module after its unload
-# (docs/rot-abi.md C3, U6, U7, R4, R5, R9).  Each pattern is kept from
-# reclaim while it can still run, return or read inside the instance, and
-# late calls into the rotting code keep working until then.
-# Sourced after lib.sh.  "rotctl why" prints the reclaim reply:
-#   RESULT kept=K why=REASON,... pins=P tasks=T callbacks=C probes=Q
+# (docs/rot-abi.md C3, U6, U8, R10-R13).  Each pattern is kept from
+# reclaim while something can still run, return or read inside the
+# instance, and late calls into the rotting code keep working until then.
+# Sourced after lib.sh.  "rotctl why" prints the revision-4 reply, with
+# the kind of place where the first reference was found (R11):
+#   RESULT kept=K why=REASON,... pins=P where=KIND
 #
 # On the real kernel (SIDE=real) real objects make each pattern.  On the
 # simulated kernel (SIDE=sim) the first part below makes the same rows,
 # with the same names and expected values, from fixtures named like the
-# test modules and from `simkernel pin/hold` standing for the open file,
-# the sleeping reader, the mount, the kthread, the AF_ALG socket and the
-# enabled patch; the timers and probes an exit forgets are the fixtures'
-# stray= keys.  srcu-static stays real only (kernel/run.sh names it): the
-# simulator has no SRCU to tear down.
+# test modules and from `simkernel pin/hold` standing for what each
+# pattern leaves: a pin for the open file, the mount, the kthread's
+# reference, the AF_ALG socket and the enabled patch; a task for the
+# sleeping reader, the kthread and the worker; a reference (`hold ... ref
+# WHERE`) for the slab object that points into the instance (the open
+# file's file operations, the superblock's type and operations, the
+# kthread's function, a kmalloc'd timer's function, the record of the
+# worker running a work item).  The timers, work and
+# probes an exit forgets are the fixtures' stray= keys, which the
+# simulator's scan finds where the kernel's does (the timer wheel, the
+# worker pool, the kprobe table).  srcu-static and the in-tree modules stay
+# real only (kernel/run.sh names them).
 
 pins_of() { # NAME -> the newest rotting instance's pins (P1 column 3)
 	awk -v n="$1" '$1 == n { print $3; exit }' /proc/rotting_modules
@@ -21,6 +29,18 @@ pins_of() { # NAME -> the newest rotting instance's pins (P1 column 3)
 # reclaim_ok NAME: one reclaim of NAME freed one instance.
 reclaim_ok() {
 	[ "$($ROTCTL reclaim "$1")" = ok=1 ]
+}
+
+# wait_reclaimed NAME: until one reclaim of NAME frees an instance, at
+# most 60 tries half a second apart: each try is a whole reclaim, whose
+# scan stops every CPU, far slower than a look at a file.
+wait_reclaimed() {
+	i=0
+	until reclaim_ok "$1"; do
+		[ $i -ge 60 ] && return 1
+		sleep 0.5
+		i=$((i + 1))
+	done
 }
 
 # wait_for CMD...: until CMD succeeds, at most about 30 s.
@@ -57,71 +77,68 @@ if [ "$SIDE" = sim ]; then
 	$ROTCTL reclaim alpha >/dev/null
 
 	# lostimer's exit leaves its timer armed (stray=timer), wherever it is.
-	r0=$(load_raw lostimer where=heap)
-	$ROTCTL delete lostimer 0 >/dev/null
-	w=$($ROTCTL why lostimer)
-	f=$($ROTCTL why lostimer force)
-	row heap-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
-		"$r0,$w,$f,rot=$(rotting_count lostimer)" \
-		"a heap timer whose callback is in the instance keeps it; forced, the timer is stopped first"
 	r0=$(load_raw lostimer where=percpu)
 	$ROTCTL delete lostimer 0 >/dev/null
 	w=$($ROTCTL why lostimer)
 	f=$($ROTCTL why lostimer force)
-	row percpu-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
+	row percpu-timer "ok,EBUSY kept=1 why=ref pins=0 where=per-CPU,EBUSY kept=1 why=ref pins=0 where=per-CPU,rot=1" \
 		"$r0,$w,$f,rot=$(rotting_count lostimer)" \
-		"a timer in the instance's per-CPU data keeps it; forced, it is stopped first"
+		"a timer in the instance's per-CPU data keeps it through the timer wheel, forced or not: force stops no timer (R12)"
 
-	# The look is taken with every other CPU stopped: a callback is seen
-	# by every reclaim, running or pending.
-	r0=$(load_raw lostimer "where=heap busy=1")
+	# A kmalloc'd timer is found through its slab object (its function),
+	# not on the wheel: the wheel points at the object, not the instance.
+	r0=$(load_raw lostimer where=heap)
 	$ROTCTL delete lostimer 0 >/dev/null
-	busy=0
-	i=0
-	while [ $i -lt 10 ]; do
-		[ "$($ROTCTL reclaim lostimer)" = EBUSY ] && busy=$((busy + 1))
-		i=$((i + 1))
-	done
-	f=$($ROTCTL reclaim lostimer force)
-	row running-callback "ok,busy=10,ok=1,rot=0" "$r0,busy=$busy,$f,rot=$(rotting_count lostimer)" \
-		"a timer callback running 40 ms of every 50 is seen by every one of 10 reclaims; forced, it is stopped"
+	sk release lostimer timer
+	sk hold lostimer ref 'slab kmalloc-64 object'
+	w=$($ROTCTL why lostimer)
+	f=$($ROTCTL why lostimer force)
+	row heap-timer "ok,EBUSY kept=2 why=ref pins=0 where=slab,EBUSY kept=2 why=ref pins=0 where=slab,rot=2" \
+		"$r0,$w,$f,rot=$(rotting_count lostimer)" \
+		"a heap timer whose callback is in the instance keeps it through its slab object, forced or not; the per-CPU timer's instance is still kept too"
 
 	# A reader holds /dev/rotsleep open (a pin) and sleeps in read() (a task).
 	r0=$(load_raw sleeper)
 	sk pin sleeper
+	sk hold sleeper ref 'slab filp object'
 	sk hold sleeper task
 	r1=$($ROTCTL delete sleeper 0)
 	p=$(pins_of sleeper)
 	w=$($ROTCTL why sleeper)
 	sk release sleeper task # woken, it returns through rotting code
-	sk unpin sleeper        # and closes the file
+	sk release sleeper ref  # and closes the file
+	sk unpin sleeper
 	p2=$(pins_of sleeper)
 	r3=$($ROTCTL reclaim sleeper)
-	row sleeping-reader "ok,ok,pins=1,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,pins=0,ok=1,rot=0" \
+	row sleeping-reader "ok,ok,pins=1,EBUSY kept=1 why=pin,task,ref pins=1 where=slab,pins=0,ok=1,rot=0" \
 		"$r0,$r1,pins=$p,$w,pins=$p2,$r3,rot=$(rotting_count sleeper)" \
 		"a reader asleep in read() and its open file keep the instance; woken, it returns through rotting code, closes, and reclaim frees"
 
 	# Forced: the wait is R5's bound (the kernel's 5 s unless created otherwise).
 	load_raw sleeper >/dev/null
 	sk pin sleeper
+	sk hold sleeper ref 'slab filp object'
 	sk hold sleeper task
 	$ROTCTL delete sleeper 0 >/dev/null
 	f=$($ROTCTL why sleeper force)
 	sk release sleeper task
+	sk release sleeper ref
 	sk unpin sleeper
 	r3=$($ROTCTL reclaim sleeper)
-	row sleeping-reader-forced "EBUSY kept=1 why=pin,task,running pins=1 tasks=1 callbacks=0 probes=0,ok=1,rot=0" \
+	row sleeping-reader-forced "EBUSY kept=1 why=pin,task,ref pins=1 where=slab,ok=1,rot=0" \
 		"$f,$r3,rot=$(rotting_count sleeper)" \
 		"a forced reclaim does not free what a task sleeps in or a file pins: it waits, bounded, then keeps it"
 
 	# The simulator's mount pins the module providing the type (C3).
 	r0=$(load_raw rotfs)
 	sk mount rotfs none /tmp/rotfs && m=mounted || m=unmounted
+	sk hold rotfs ref 'slab kmalloc-2k object'
 	r1=$($ROTCTL delete rotfs 0)
 	w=$($ROTCTL why rotfs)
 	sk umount /tmp/rotfs && u=unmounted || u=still-mounted
+	sk release rotfs ref
 	r3=$($ROTCTL reclaim rotfs)
-	row mounted-fs "ok,mounted,ok,EBUSY kept=1 why=pin pins=1 tasks=0 callbacks=0 probes=0,unmounted,ok=1,rot=0" \
+	row mounted-fs "ok,mounted,ok,EBUSY kept=1 why=pin,ref pins=1 where=slab,unmounted,ok=1,rot=0" \
 		"$r0,$m,$r1,$w,$u,$r3,rot=$(rotting_count rotfs)" \
 		"a mount keeps the instance; umount after the unload runs its kill_sb in rotting code, then reclaim frees"
 
@@ -129,13 +146,15 @@ if [ "$SIDE" = sim ]; then
 	# module_put_and_kthread_exit(), after the unload.
 	r0=$(load_raw kthreader secs=3)
 	sk pin kthreader
+	sk hold kthreader ref 'slab kmalloc-128 object'
 	sk hold kthreader task
 	r1=$($ROTCTL delete kthreader 0)
 	w=$($ROTCTL why kthreader)
 	sk release kthreader task
+	sk release kthreader ref
 	sk unpin kthreader
-	wait_for reclaim_ok kthreader && r3=freed || r3=kept
-	row kthread-put "ok,ok,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,freed,rot=0" \
+	wait_reclaimed kthreader && r3=freed || r3=kept
+	row kthread-put "ok,ok,EBUSY kept=1 why=pin,task,ref pins=1 where=slab,freed,rot=0" \
 		"$r0,$r1,$w,$r3,rot=$(rotting_count kthreader)" \
 		"a kthread in module_put_and_kthread_exit()'s pattern keeps the instance until it has left"
 
@@ -144,23 +163,26 @@ if [ "$SIDE" = sim ]; then
 	r0=$(load_raw stuckwork)
 	sk hold stuckwork task
 	sk hold stuckwork work
+	sk hold stuckwork ref 'slab kmalloc-192 object' # the worker's current work
 	$ROTCTL delete stuckwork 0 >/dev/null
 	f=$($ROTCTL why stuckwork force)
 	w=$($ROTCTL why stuckwork)
 	e=$($ROTCTL reclaim nosuchmodule)
-	sk release stuckwork task # the work ends
-	wait_for reclaim_ok stuckwork && done=freed || done=kept
-	row stuck-work "ok,EBUSY kept=1 why=task,running pins=0 tasks=1 callbacks=0 probes=0,EBUSY kept=1 why=task pins=0 tasks=1 callbacks=0 probes=0,ENOENT,freed,rot=0" \
+	sk release stuckwork work # its second run starts
+	sk release stuckwork task # and ends
+	sk release stuckwork ref
+	wait_reclaimed stuckwork && done=freed || done=kept
+	row stuck-work "ok,EBUSY kept=1 why=task,ref pins=0 where=slab,EBUSY kept=1 why=task,ref pins=0 where=slab,ENOENT,freed,rot=0" \
 		"$r0,$f,$w,$e,$done,rot=$(rotting_count stuckwork)" \
-		"a forced reclaim of a running work item returns, still running, after its bounded wait; other reclaims go on; once the work ends it is freed"
+		"a work item running in the module and queued again keeps it (the worker's stack and record, the pool's list); a forced reclaim returns after its bounded wait; other reclaims go on; once the work ends it is freed"
 
 	# kprobeinit's init fails and leaves its kprobe on the init text (stray=kprobe).
 	r0=$(load_raw kprobeinit)
 	w=$($ROTCTL why kprobeinit)
 	f=$($ROTCTL why kprobeinit force)
-	row kprobe-init-text "ENODEV,rot=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,rot=1" \
+	row kprobe-init-text "ENODEV,rot=1,EBUSY kept=1 why=ref pins=0 where=kernel,EBUSY kept=1 why=ref pins=0 where=kernel,rot=1" \
 		"$r0,rot=$(rotting_count kprobeinit),$w,$f,rot=$(rotting_count kprobeinit)" \
-		"a kprobe registered on a failed init's text keeps the instance, forced or not"
+		"a kprobe registered on a failed init's text keeps the instance through the kprobe table, forced or not"
 
 	# U7: the AF_ALG socket's cbc(aes) transform pins cbc.
 	r0=$(load_raw cbc)
@@ -182,11 +204,24 @@ if [ "$SIDE" = sim ]; then
 	r1=$($ROTCTL delete livepatch_sample 0)
 	sk unpin livepatch_sample && off=disabled || off=still-enabled
 	r2=$($ROTCTL delete livepatch_sample 0)
-	r3=$($ROTCTL reclaim livepatch_sample)
+	wait_reclaimed livepatch_sample && r3=freed || r3=kept
 	sk state | grep -q '^[a-z]* livepatch_sample .* pins=' && after=patched || after=unpatched
-	row livepatch "ok,patched,EWOULDBLOCK,disabled,ok,ok=1,unpatched,rot=0" \
+	row livepatch "ok,patched,EWOULDBLOCK,disabled,ok,freed,unpatched,rot=0" \
 		"$r0,$patched,$r1,$off,$r2,$r3,$after,rot=$(rotting_count livepatch_sample)" \
-		"an enabled livepatch refuses to unload; disabled, it unloads and is reclaimed"
+		"an enabled livepatch refuses to unload; disabled, it unloads, and is reclaimed once its transition is over"
+	# The look is taken with every other CPU stopped: a callback is seen
+	# by every reclaim, running or pending.
+	r0=$(load_raw lostimer "where=heap busy=1")
+	$ROTCTL delete lostimer 0 >/dev/null
+	busy=0
+	i=0
+	while [ $i -lt 10 ]; do
+		[ "$($ROTCTL reclaim lostimer)" = EBUSY ] && busy=$((busy + 1))
+		i=$((i + 1))
+	done
+	f=$($ROTCTL reclaim lostimer force)
+	row running-callback "ok,busy=10,EBUSY,rot=3" "$r0,busy=$busy,$f,rot=$(rotting_count lostimer)" \
+		"a timer callback running 40 ms of every 50 is seen by every one of 10 reclaims, and by a forced one, which stops nothing (the last row: the timer runs on)"
 	return 0
 fi # the simulator's side ends here; the real kernel's follows
 
@@ -200,42 +235,29 @@ row reclaim-flag-refused "EINVAL,EINVAL,Live,rot=0" \
 $ROTCTL delete alpha 0 >/dev/null
 $ROTCTL reclaim alpha >/dev/null
 
-# A self-re-arming timer in kmalloc'd memory, its callback in the module.
-r0=$(load_raw lostimer where=heap)
-$ROTCTL delete lostimer 0 >/dev/null
-sleep 0.3
-w=$($ROTCTL why lostimer)
-f=$($ROTCTL why lostimer force)
-sleep 0.3
-row heap-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
-	"$r0,$w,$f,rot=$(rotting_count lostimer)" \
-	"a heap timer whose callback is in the instance keeps it; forced, the timer is stopped first"
-
-# The same timer in the module's per-CPU data.
+# A self-re-arming timer in the module's per-CPU data, first: alone, its
+# first reference is the timer wheel's (once the heap timer below is
+# armed too, the heap timer's list link may point at it first).
 r0=$(load_raw lostimer where=percpu)
 $ROTCTL delete lostimer 0 >/dev/null
 sleep 0.3
 w=$($ROTCTL why lostimer)
 f=$($ROTCTL why lostimer force)
 sleep 0.3
-row percpu-timer "ok,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1 kept=0 why=none pins=0 tasks=0 callbacks=0 probes=0,rot=0" \
+row percpu-timer "ok,EBUSY kept=1 why=ref pins=0 where=per-CPU,EBUSY kept=1 why=ref pins=0 where=per-CPU,rot=1" \
 	"$r0,$w,$f,rot=$(rotting_count lostimer)" \
-	"a timer in the instance's per-CPU data keeps it; forced, it is stopped first"
+	"a timer in the instance's per-CPU data keeps it through the timer wheel, forced or not: force stops no timer (R12)"
 
-# A callback that is running most of the time: the look is taken with
-# every other CPU stopped, so it is never missed half way through.
-r0=$(load_raw lostimer "where=heap busy=1")
+# The same timer in kmalloc'd memory, its callback in the module.
+r0=$(load_raw lostimer where=heap)
 $ROTCTL delete lostimer 0 >/dev/null
-busy=0
-i=0
-while [ $i -lt 10 ]; do
-	[ "$($ROTCTL reclaim lostimer)" = EBUSY ] && busy=$((busy + 1))
-	i=$((i + 1))
-done
-f=$($ROTCTL reclaim lostimer force)
 sleep 0.3
-row running-callback "ok,busy=10,ok=1,rot=0" "$r0,busy=$busy,$f,rot=$(rotting_count lostimer)" \
-	"a timer callback running 40 ms of every 50 is seen by every one of 10 reclaims; forced, it is stopped"
+w=$($ROTCTL why lostimer)
+f=$($ROTCTL why lostimer force)
+sleep 0.3
+row heap-timer "ok,EBUSY kept=2 why=ref pins=0 where=slab,EBUSY kept=2 why=ref pins=0 where=slab,rot=2" \
+	"$r0,$w,$f,rot=$(rotting_count lostimer)" \
+	"a heap timer whose callback is in the instance keeps it through its slab object, forced or not; the per-CPU timer's instance is still kept too"
 
 # A task asleep in the module's read(), holding the device open.
 r0=$(load_raw sleeper)
@@ -249,7 +271,7 @@ kill "$reader"
 wait "$reader" 2>/dev/null
 p2=$(pins_of sleeper)
 r3=$($ROTCTL reclaim sleeper)
-row sleeping-reader "ok,ok,pins=1,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,pins=0,ok=1,rot=0" \
+row sleeping-reader "ok,ok,pins=1,EBUSY kept=1 why=pin,task,ref pins=1 where=slab,pins=0,ok=1,rot=0" \
 	"$r0,$r1,pins=$p,$w,pins=$p2,$r3,rot=$(rotting_count sleeper)" \
 	"a reader asleep in read() and its open file keep the instance; woken, it returns through rotting code, closes, and reclaim frees"
 
@@ -264,7 +286,7 @@ f=$($ROTCTL why sleeper force)
 kill "$reader"
 wait "$reader" 2>/dev/null
 r3=$($ROTCTL reclaim sleeper)
-row sleeping-reader-forced "EBUSY kept=1 why=pin,task,running pins=1 tasks=1 callbacks=0 probes=0,ok=1,rot=0" \
+row sleeping-reader-forced "EBUSY kept=1 why=pin,task,ref pins=1 where=slab,ok=1,rot=0" \
 	"$f,$r3,rot=$(rotting_count sleeper)" \
 	"a forced reclaim does not free what a task sleeps in or a file pins: it waits, bounded, then keeps it"
 
@@ -276,7 +298,7 @@ r1=$($ROTCTL delete rotfs 0)
 w=$($ROTCTL why rotfs)
 umount /tmp/rotfs && u=unmounted || u=still-mounted
 r3=$($ROTCTL reclaim rotfs)
-row mounted-fs "ok,mounted,ok,EBUSY kept=1 why=pin pins=1 tasks=0 callbacks=0 probes=0,unmounted,ok=1,rot=0" \
+row mounted-fs "ok,mounted,ok,EBUSY kept=1 why=pin,ref pins=1 where=slab,unmounted,ok=1,rot=0" \
 	"$r0,$m,$r1,$w,$u,$r3,rot=$(rotting_count rotfs)" \
 	"a mount keeps the instance; umount after the unload runs its kill_sb in rotting code, then reclaim frees"
 
@@ -285,27 +307,26 @@ r0=$(load_raw kthreader secs=3)
 sleep 0.3
 r1=$($ROTCTL delete kthreader 0)
 w=$($ROTCTL why kthreader)
-wait_for reclaim_ok kthreader && r3=freed || r3=kept
-row kthread-put "ok,ok,EBUSY kept=1 why=pin,task pins=1 tasks=1 callbacks=0 probes=0,freed,rot=0" \
+wait_reclaimed kthreader && r3=freed || r3=kept
+row kthread-put "ok,ok,EBUSY kept=1 why=pin,task,ref pins=1 where=slab,freed,rot=0" \
 	"$r0,$r1,$w,$r3,rot=$(rotting_count kthreader)" \
 	"a kthread in module_put_and_kthread_exit()'s pattern keeps the instance until it has left"
 
-# A work item both running (8 s asleep in the module) and pending again:
-# a forced reclaim cancels the pending run without waiting for the
-# running one, and gives up on it after its bounded wait.
+# A work item both running (20 s asleep in the module) and pending again:
+# a forced reclaim stops neither, and gives up after its bounded wait.
 r0=$(load_raw stuckwork)
 sleep 0.5
 $ROTCTL delete stuckwork 0 >/dev/null
 f=$($ROTCTL why stuckwork force)
 w=$($ROTCTL why stuckwork)
 e=$($ROTCTL reclaim nosuchmodule)
-wait_for reclaim_ok stuckwork && done=freed || done=kept
-row stuck-work "ok,EBUSY kept=1 why=task,running pins=0 tasks=1 callbacks=0 probes=0,EBUSY kept=1 why=task pins=0 tasks=1 callbacks=0 probes=0,ENOENT,freed,rot=0" \
+wait_reclaimed stuckwork && done=freed || done=kept
+row stuck-work "ok,EBUSY kept=1 why=task,ref pins=0 where=slab,EBUSY kept=1 why=task,ref pins=0 where=slab,ENOENT,freed,rot=0" \
 	"$r0,$f,$w,$e,$done,rot=$(rotting_count stuckwork)" \
-	"a forced reclaim of a running work item returns, still running, after its bounded wait; other reclaims go on; once the work ends it is freed"
+	"a work item running in the module and queued again keeps it (the worker's stack and record, the pool's list); a forced reclaim returns after its bounded wait; other reclaims go on; once the work ends it is freed"
 
-# A static SRCU struct used by code left running after exit lives until
-# reclaim, which tears it down.
+# A static SRCU struct used by a timer left running after exit stays
+# usable; the armed timer keeps the instance, forced or not.
 r0=$(load_raw srcuuser)
 $ROTCTL delete srcuuser 0 >/dev/null
 sleep 0.5
@@ -313,17 +334,17 @@ torn=$(dmesg | grep -c 'srcuuser: srcu_struct torn down')
 w=$($ROTCTL why srcuuser)
 f=$($ROTCTL reclaim srcuuser force)
 sleep 0.3
-row srcu-static "ok,torn=0,EBUSY kept=1 why=timer pins=0 tasks=0 callbacks=1 probes=0,ok=1,rot=0" \
+row srcu-static "ok,torn=0,EBUSY kept=1 why=ref pins=0 where=per-CPU,EBUSY,rot=1" \
 	"$r0,torn=$torn,$w,$f,rot=$(rotting_count srcuuser)" \
-	"a module's static srcu_struct stays usable by rotting code after the unload, and goes at reclaim"
+	"a module's static srcu_struct stays usable by rotting code after the unload: the timer using it keeps the instance, forced or not"
 
 # A kprobe on the init text of an instance whose init failed.
 r0=$(load_raw kprobeinit)
 w=$($ROTCTL why kprobeinit)
 f=$($ROTCTL why kprobeinit force)
-row kprobe-init-text "ENODEV,rot=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,EBUSY kept=1 why=kprobe pins=0 tasks=0 callbacks=0 probes=1,rot=1" \
+row kprobe-init-text "ENODEV,rot=1,EBUSY kept=1 why=ref pins=0 where=kernel,EBUSY kept=1 why=ref pins=0 where=kernel,rot=1" \
 	"$r0,rot=$(rotting_count kprobeinit),$w,$f,rot=$(rotting_count kprobeinit)" \
-	"a kprobe registered on a failed init's text keeps the instance, forced or not"
+	"a kprobe registered on a failed init's text keeps the instance through the kprobe table, forced or not"
 
 # An in-tree user that cannot survive: a cbc(aes) transform held through
 # AF_ALG pins the cbc template, and cbc refuses to unload meanwhile (U7).
@@ -355,11 +376,92 @@ if [ -f "$MODDIR/livepatch-sample.ko" ]; then
 	echo 0 >$lp/enabled
 	wait_for sh -c "[ ! -d $lp ]" && off=disabled || off=still-enabled
 	r2=$($ROTCTL delete livepatch_sample 0)
-	r3=$($ROTCTL reclaim livepatch_sample)
+	# The transition's work may still run in the patch's code (a task
+	# stack) and its sysfs objects wait to be freed: a reference until
+	# both are done.
+	wait_reclaimed livepatch_sample && r3=freed || r3=kept
 	grep -q 'live patched' /proc/cmdline && after=patched || after=unpatched
-	row livepatch "ok,patched,EWOULDBLOCK,disabled,ok,ok=1,unpatched,rot=0" \
+	row livepatch "ok,patched,EWOULDBLOCK,disabled,ok,freed,unpatched,rot=0" \
 		"$r0,$patched,$r1,$off,$r2,$r3,$after,rot=$(rotting_count livepatch_sample)" \
-		"an enabled livepatch refuses to unload; disabled, it unloads and is reclaimed"
+		"an enabled livepatch refuses to unload; disabled, it unloads, and is reclaimed once its transition is over"
 else
 	row livepatch "present" "missing" "livepatch-sample.ko is in the guest"
 fi
+
+# U8: in-tree modules declare nothing (MODULE_ROT_SAFE()), so each refuses
+# to unload while pinned, forced or not, as on a stock kernel, and shows
+# its pins in /proc/module_pins (C5): a filesystem while mounted, a
+# character device while open, a protocol family while a socket is open.
+# Once the user goes, each unloads, rots and is reclaimed.
+pins_line() { # NAME -> "PINS SAFE" of a live module (C5)
+	awk -v n="$1" '$1 == n { print $2 "/" $3; exit }' /proc/module_pins
+}
+
+# refused_while ID NAME WHAT: the module NAME is loaded and held; tries
+# both unloads and prints "PINS/SAFE,PLAIN,FORCED,STATE".
+refused_while() {
+	printf '%s,%s,%s,%s' "$(pins_line "$1")" "$($ROTCTL delete "$1" 0)" \
+		"$($ROTCTL delete "$1" 0x200)" "$(live_state "$1")"
+}
+
+# ...then released: prints ",UNLOAD,RECLAIM,rot=N".
+unloads_after() {
+	printf ',%s,%s,rot=%s' "$($ROTCTL delete "$1" 0)" "$($ROTCTL reclaim "$1")" \
+		"$(rotting_count "$1")"
+}
+
+if [ -f "$MODDIR/binfmt_misc.ko" ]; then
+	r0=$(load_raw binfmt_misc)
+	mkdir -p /tmp/bm
+	mount -t binfmt_misc none /tmp/bm && m=mounted || m=unmounted
+	held=$(refused_while binfmt_misc)
+	umount /tmp/bm
+	row fs-in-use "ok,mounted,1/-,EWOULDBLOCK,EWOULDBLOCK,Live,ok,ok=1,rot=0" \
+		"$r0,$m,$held$(unloads_after binfmt_misc)" \
+		"a mounted in-tree filesystem (binfmt_misc) refuses to unload, forced or not; unmounted, it unloads"
+else
+	row fs-in-use "present" "missing" "binfmt_misc.ko is in the guest"
+fi
+
+if [ -f "$MODDIR/nvram.ko" ]; then
+	r0=$(load_raw nvram)
+	wait_for test -c /dev/nvram && dev=dev || dev=nodev
+	exec 3</dev/nvram
+	held=$(refused_while nvram)
+	exec 3<&-
+	row chardev-in-use "ok,dev,1/-,EWOULDBLOCK,EWOULDBLOCK,Live,ok,ok=1,rot=0" \
+		"$r0,$dev,$held$(unloads_after nvram)" \
+		"an open in-tree character device (/dev/nvram) refuses to unload, forced or not; closed, it unloads"
+else
+	row chardev-in-use "present" "missing" "nvram.ko is in the guest"
+fi
+
+if [ -f "$MODDIR/af_packet.ko" ]; then
+	r0=$(load_raw af_packet)
+	$ROTCTL socket 17 3 >/tmp/sock.out 2>&1 &
+	holder=$!
+	wait_for grep -q ready /tmp/sock.out && ready=ready || ready="$(cat /tmp/sock.out)"
+	held=$(refused_while af_packet)
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	row proto-in-use "ok,ready,2/-,EWOULDBLOCK,EWOULDBLOCK,Live,ok,ok=1,rot=0" \
+		"$r0,$ready,$held$(unloads_after af_packet)" \
+		"an open AF_PACKET socket keeps its in-tree protocol family from unloading, forced or not; closed, it unloads"
+else
+	row proto-in-use "present" "missing" "af_packet.ko is in the guest"
+fi
+
+# A callback that is running most of the time: the look is taken with
+# every other CPU stopped, so it is never missed half way through.
+r0=$(load_raw lostimer "where=heap busy=1")
+$ROTCTL delete lostimer 0 >/dev/null
+busy=0
+i=0
+while [ $i -lt 10 ]; do
+	[ "$($ROTCTL reclaim lostimer)" = EBUSY ] && busy=$((busy + 1))
+	i=$((i + 1))
+done
+f=$($ROTCTL reclaim lostimer force)
+sleep 0.3
+row running-callback "ok,busy=10,EBUSY,rot=3" "$r0,busy=$busy,$f,rot=$(rotting_count lostimer)" \
+	"a timer callback running 40 ms of every 50 is seen by every one of 10 reclaims, and by a forced one, which stops nothing (the last row: the timer runs on)"
