@@ -15,6 +15,8 @@
 #                 [--config debug|prod]  (debug: KASAN, lockdep, PROVE_RCU,
 #                                 debug objects; prod: shaped like a
 #                                 distribution's, none of them)
+#                 [--memory SIZE] (the guest's memory, qemu's -m: 512M;
+#                                 more to measure reclaim's pause)
 #
 # --kernel picks the series (default all: each kernel in turn, 6.1
 # first, each with its own results and cache; then one line totals both
@@ -56,6 +58,7 @@ figures=
 bulk_count=200
 kernel=all
 config=debug
+memory=512M
 results_given=
 args=("$@")
 
@@ -70,7 +73,8 @@ while [ $# -gt 0 ]; do
 	--tree) own_tree=$2; shift 2 ;;
 	--figures) figures=1; shift ;;
 	--config) config=$2; shift 2 ;;
-	-h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--memory) memory=$2; shift 2 ;;
+	-h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -453,8 +457,10 @@ boot() { # SCENARIO
 	[ "$1" = figures ] && limit=2400
 	# smp's races take 450 s at load 13 and 660 s at load 15 on the debug
 	# kernel under emulation (every reclaim stops the machine).
-	[ "$1" = smp ] && limit=1800
-	timeout $limit qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m 512M -nographic -no-reboot \
+	# Revision 4's scan stops both CPUs for each reclaim: the races and
+	# the fault injection reclaim hundreds of times.
+	case $1 in smp | edges) limit=1800 ;; esac
+	timeout $limit qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m "$memory" -nographic -no-reboot \
 		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet init_on_alloc=1 tsc_early_khz=$tsc_khz tsc=reliable rot.scenario=$1 rot.kernel=$kernel ROUNDS=$rounds" \
 		</dev/null >"$log" 2>&1 || true
