@@ -57,9 +57,19 @@ note "rp_async: $r3 (pause $(scan_us) us)"
 row async "ok,ok,done=1,ok=1,rot=0" "$r1,$r2,done=$done_,${r3%% *},rot=$(rotting_count rp_async)" \
 	"async work running at unload: the unload waits for it, then nothing is left and reclaim frees"
 # task_work on a user task asleep in the kernel: it runs when the task
-# next returns to user space, which the row then makes happen.
+# next returns to user space, which the row then makes happen.  The task
+# must be asleep in nanosleep first (at most 600 looks): queued while it
+# still forks or execs, the work would run at once and leave nothing.
 sleep 600 &
 sleeper_pid=$!
+i=0
+while [ $i -lt 600 ]; do
+	case $(cat "/proc/$sleeper_pid/wchan" 2>/dev/null) in
+	*nanosleep*) break ;;
+	esac
+	sleep 0.05
+	i=$((i + 1))
+done
 pattern taskwork "task_work queued on a sleeping user task" "target_pid=$sleeper_pid"
 
 # What was left behind keeps running into rotting code: forks (ftrace,
