@@ -11,6 +11,9 @@
  *   key     0/1: the static key rothook_key, which rotcall branches on
  *   target  1/2: where the static call rothook_sc points (rothook_one or
  *           rothook_two), which rotcall calls
+ *   hide    write 1: keep the registered function only encoded, where a
+ *           reachability scan cannot recognise it (as a pointer kept in
+ *           a device's memory would be); call still calls it
  * Writing key or target patches every live user of the key or the static
  * call; a rotting rotcall must no longer be patched.
  */
@@ -40,15 +43,46 @@ EXPORT_STATIC_CALL_GPL(rothook_sc);
 static int (*hooked)(int);
 static int result;
 
+/* hide: the function's address, inverted: no word points into its module. */
+static unsigned long hidden;
+
 void rothook_register(int (*fn)(int))
 {
+	WRITE_ONCE(hidden, 0);
 	WRITE_ONCE(hooked, fn);
 }
 EXPORT_SYMBOL_GPL(rothook_register);
 
-static int call_set(const char *val, const struct kernel_param *kp)
+static int (*rothook_fn(void))(int)
+{
+	unsigned long h = READ_ONCE(hidden);
+
+	return h ? (int (*)(int))~h : READ_ONCE(hooked);
+}
+
+static int hide_set(const char *val, const struct kernel_param *kp)
 {
 	int (*fn)(int) = READ_ONCE(hooked);
+	bool on;
+	int ret = kstrtobool(val, &on);
+
+	if (ret)
+		return ret;
+	if (!on || !fn)
+		return on ? -ENOENT : -EINVAL;
+	WRITE_ONCE(hidden, ~(unsigned long)fn);
+	WRITE_ONCE(hooked, NULL);
+	return 0;
+}
+
+static const struct kernel_param_ops hide_ops = {
+	.set = hide_set,
+};
+module_param_cb(hide, &hide_ops, NULL, 0200);
+
+static int call_set(const char *val, const struct kernel_param *kp)
+{
+	int (*fn)(int) = rothook_fn();
 	int x, ret;
 
 	ret = kstrtoint(val, 0, &x);
@@ -73,7 +107,7 @@ module_param_cb(call, &call_ops, NULL, 0644);
 
 static int bytes_get(char *buffer, const struct kernel_param *kp)
 {
-	int (*fn)(int) = READ_ONCE(hooked);
+	int (*fn)(int) = rothook_fn();
 
 	if (!fn)
 		return sysfs_emit(buffer, "none\n");

@@ -1,0 +1,58 @@
+# Real kernel only: a reclaimed instance keeps its addresses, reserved and
+# unmapped, and a reference reclaim could not see faults there with a
+# message that names the module, instead of running whatever the next load
+# would map there (rot-abi.md R14).  rothook keeps rotcall_fn's address
+# encoded (hide), as a device or an encoded pointer would: no scan can
+# recognise it, so a plain reclaim frees rotcall.  Sourced after lib.sh.
+#
+# The last call oopses its shell on purpose.  run.sh allows this
+# scenario's console that one oops and no other report.
+
+P=/sys/module/rothook/parameters
+G=/sys/module/module/parameters/rot_guarded_bytes
+# Real addresses in vmallocinfo (%pK) for root, which has CAP_SYSLOG.
+echo 1 >/proc/sys/kernel/kptr_restrict
+
+in_range() { # ADDR START END -> in or out (hexadecimal, 0x...), or unknown
+	[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] || { echo unknown; return; }
+	awk -v a="$1" -v s="$2" -v e="$3" 'BEGIN {
+		a = tolower(a); s = tolower(s); e = tolower(e)
+		# Same-length hexadecimal strings compare as numbers.
+		print (a >= s && a < e) ? "in" : "out" }'
+}
+
+r1=$(load rothook)
+r2=$(load rotcall)
+r3=$(echo 2 >$P/call && cat $P/call)
+echo 1 >$P/hide
+r4=$(rc $RMMOD rotcall)
+base=$(awk '$1 == "rotcall" { print $6 }' /proc/rotting_modules)
+g0=$(cat $G)
+# Should anything keep it, the kernel log says where.
+echo 4 >/sys/module/module/parameters/rot_scan_debug
+r5=$($ROTCTL reclaim rotcall)
+g1=$(cat $G)
+# /proc/vmallocinfo: 0xSTART-0xEND SIZE CALLER ...: the range is still there.
+range=$(awk -v b="$base" 'index($1, b "-") == 1 { print $1 }' /proc/vmallocinfo)
+end=${range#*-}
+row reclaim-hidden "ok,ok,rc=0,ok=1,rot=0" "$r1,$r2,$r4,$r5,rot=$(rotting_count rotcall)" \
+	"a reference kept encoded is invisible to the scan: a plain reclaim frees the instance"
+row range-reserved "kept,grew" \
+	"$([ -n "$range" ] && echo kept || echo "gone:$base"),$([ "$g1" -gt "$g0" ] && echo grew || echo "same:$g0")" \
+	"the reclaimed range stays in vmallocinfo, counted in module.rot_guarded_bytes"
+note "rotcall was at $base, range $range; guarded bytes $g0 -> $g1; call before: $r3"
+
+# The late call: rothook calls the reclaimed rotcall_fn.  Its shell is
+# killed by the oops; the kernel lives on.
+(echo 3 >$P/call) 2>/dev/null
+r6=$?
+named=$(dmesg | grep -c "is in the reclaimed module rotcall (+")
+row late-call-faults "killed,named=1" "$([ $r6 -ge 128 ] && echo killed || echo "rc=$r6"),named=$named" \
+	"a call into the reclaimed range faults, and the oops names the module"
+
+# A new load never gets those addresses back.
+r7=$(load rotcall)
+new=$(awk '$1 == "rotcall" { print $6 }' /proc/modules)
+row range-not-reused "ok,out" "$r7,$(in_range "$new" "$base" "$end")" \
+	"a module loaded after the reclaim lands outside the reclaimed range"
+note "rotcall loaded again at $new"
