@@ -1,5 +1,5 @@
 # Real kernel only: rotting memory is really kept, reclaim really frees
-# it, and code that outlives its module's exit still runs, resolves in
+# its pages (keeping its addresses reserved, R14), and code that outlives its module's exit still runs, resolves in
 # kallsyms and can WARN.  Sourced after lib.sh.
 
 # vmallocinfo line of the area starting at ADDRESS, "gone" if none
@@ -7,6 +7,17 @@
 vmalloc_area() { # ADDRESS
 	l=$(grep "^$1-" /proc/vmallocinfo | grep -v unpurged | head -n 1)
 	if [ -n "$l" ]; then echo "$l" | awk '{ print $1, $2 }'; else echo gone; fi
+}
+
+# The pages of the area starting at ADDRESS: "pages=N", "no-pages" for an
+# area kept without any (a reclaimed range, R14), "gone" if none.
+vmalloc_pages() { # ADDRESS
+	l=$(grep "^$1-" /proc/vmallocinfo | grep -v unpurged | head -n 1)
+	case $l in
+	"") echo gone ;;
+	*" pages="*) echo "$l" | sed 's/.* \(pages=[0-9]*\).*/\1/' ;;
+	*) echo no-pages ;;
+	esac
 }
 
 # vmallocinfo prints %pK: hashed unless kptr_restrict is 1 (then real
@@ -38,6 +49,6 @@ row rotted-timer "ticks=5,resolved=5,rotting=1,warn=1,done=1" "ticks=$ticks,reso
 	"a timer left by exit fires 5 times into rotting code, %pS resolves it as rotting, WARN works; kernel alive"
 r=$(rc $MODREAP rottimer)
 sleep 0.2
-row reclaim-frees-memory "rc=0,rot=0,gone,R=1" "$r,rot=$(rotting_count rottimer),$(vmalloc_area "$addr"),R=$(taint_r)" \
-	"modreap frees the area: it leaves /proc/vmallocinfo"
+row reclaim-frees-memory "rc=0,rot=0,no-pages,R=1" "$r,rot=$(rotting_count rottimer),$(vmalloc_pages "$addr"),R=$(taint_r)" \
+	"modreap frees the area's pages; its addresses stay reserved in /proc/vmallocinfo (R14)"
 dmesg | grep -E 'rottimer|reclaimed' | sed 's/^/NOTE\tdmesg: /'
