@@ -39,6 +39,7 @@ struct heap {
 	struct rcu_work rw;
 	struct irq_work iw;
 	struct callback_head tw;
+	struct tasklet_struct tl;
 };
 static struct heap *h;
 static struct kthread_worker *kworker;
@@ -49,6 +50,9 @@ static __maybe_unused void dw_fn(struct work_struct *w) { runs++; schedule_delay
 static __maybe_unused void kdw_fn(struct kthread_work *w) { runs++; kthread_queue_delayed_work(kworker, &h->kdw, HZ / 10); }
 static __maybe_unused void rw_fn(struct work_struct *w) { runs++; if (runs % 64 == 0) msleep(1); queue_rcu_work(system_wq, &h->rw); }
 static __maybe_unused void iw_fn(struct irq_work *w) { runs++; irq_work_queue(w); }
+/* A tasklet and a lazy irq_work that schedule each other, once a tick. */
+static __maybe_unused void tl_fn(struct tasklet_struct *t) { runs++; irq_work_queue(&h->iw); }
+static __maybe_unused void tl_iw_fn(struct irq_work *w) { tasklet_schedule(&h->tl); }
 static __maybe_unused int kp_pre(struct kprobe *p, struct pt_regs *regs) { runs++; return 0; }
 static struct kprobe kp __maybe_unused = { .symbol_name = "kernel_clone", .pre_handler = kp_pre };
 
@@ -193,6 +197,10 @@ static int __init rp_init(void)
 	return request_irq(irq_line, irq_fn, IRQF_SHARED, "rp_irq", h);
 #elif KIND == 15
 	async_schedule(async_fn, NULL);
+#elif KIND == 16
+	tasklet_setup(&h->tl, tl_fn);
+	h->iw = IRQ_WORK_INIT_LAZY(tl_iw_fn);
+	tasklet_schedule(&h->tl);
 #endif
 	return 0;
 }
