@@ -34,8 +34,10 @@ case $kernel in
 esac
 src=linux-source-$kernel
 tar_file=/usr/src/$src.tar.xz
-[ -f "$tar_file" ] || "$here/../scripts/need-packages.sh" "$src" gdb >&2
-command -v gdb >/dev/null || "$here/../scripts/need-packages.sh" gdb >&2
+# What configuring a tree and compiling one object in it need (objtool
+# among it), and gdb; need-packages.sh installs only what is missing.
+"$here/../scripts/need-packages.sh" "$src" gdb bc flex bison libelf-dev libssl-dev \
+	xz-utils patch >&2
 [ -f "$tar_file" ] || { echo "layout-check.sh: no $tar_file" >&2; exit 2; }
 
 if [ -n "$keep" ]; then
