@@ -46,6 +46,9 @@ if [ -n "$keep" ]; then
 else
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
+	# A signal ends the script through the EXIT trap, after the job in
+	# the foreground (a tar, a make) has stopped writing into $work.
+	trap 'exit 130' INT TERM
 fi
 rm -rf "${work:?}/stock" "$work/off"
 mkdir -p "$work/stock" "$work/off"
