@@ -56,6 +56,13 @@ plain | sanitize)
 	;;
 esac
 
+# Debian 13's kmod and kernel package, which tests/kmod34-oracle.bats
+# compares with, downloaded once into package-test.sh's cache (root's, as
+# apt's is). --plain and --sanitize use them if they are there.
+sudo=
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+$sudo "$top/scripts/debian13-oracle.sh" >&2
+
 status=0
 DISTCHECK_SANITIZE=yes "$top/scripts/distcheck.sh" || status=1
 builddir=$("$top/scripts/setup.sh" build --enable-werror)

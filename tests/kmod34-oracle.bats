@@ -1,12 +1,13 @@
 #!/usr/bin/env bats
 # Debian 13's kmod 34 as a second oracle for modinfo and modprobe, beside
 # the kmod 30 of modinfo-kmod.bats and modprobe-kmod.bats. kmod 34 runs
-# from the Debian 13 root that scripts/package-test.sh caches
-# (tests/helpers/kmod34.bash), through that root's own dynamic loader and
-# libraries, under the simulated kernel as every tool here does.
+# from Debian 13's own packages, the root scripts/package-test.sh caches or
+# the few that scripts/debian13-oracle.sh does (tests/helpers/kmod34.bash),
+# through their own dynamic loader and libraries, under the simulated
+# kernel as every tool here does.
 #
 # The module tree is Debian 13's own when its kernel package is in the
-# same cache (scripts/debian13-kernel.sh puts it there:
+# same cache (scripts/debian13-oracle.sh puts it there:
 # linux-image-6.12.*-amd64-unsigned, unpacked with dpkg-deb -x and indexed
 # by kmod 34's depmod, as Debian 13 indexes it); otherwise the generated
 # tree of tests/fixtures/modtree.spec, indexed by kmod 34's depmod. Each
@@ -37,7 +38,9 @@
 #   that argument, which kmod 34 then waits on.
 #
 # Each test appends "kmod34 NAME: N cases, M identical" to
-# tests/kmod34-oracle.results in the build tree.
+# tests/kmod34-oracle.results in the build tree, and to the file
+# MODROT_ORACLE_RESULTS names, if any: CI prints that one, as distcheck
+# removes its build tree.
 
 bats_require_minimum_version 1.5.0
 
@@ -99,7 +102,7 @@ setup_file() {
 		PATH=$F/k34bin:$PATH "$MODTREE" "$F/tree" > /dev/null
 		cp "$F/tree/etc/modprobe.d/modtree.conf" "$F/conf/"
 		echo "the generated tree (tests/fixtures/modtree.spec), $(wc -l < "$F/tree/lib/modules/$rel/modules.dep")" \
-			"modules: no Debian 13 kernel package in the cache (scripts/debian13-kernel.sh)" > "$F/tree-kind"
+			"modules: no Debian 13 kernel package in the cache (scripts/debian13-oracle.sh)" > "$F/tree-kind"
 	fi
 	echo "$rel" > "$F/release"
 	# Every module by name, as modules.dep lists them, and an even sample.
@@ -134,6 +137,7 @@ setup() {
 
 record() {
 	echo "kmod34 $1" >> "$RESULTS"
+	echo "kmod34 $1" >> "${MODROT_ORACLE_RESULTS:-/dev/null}"
 	echo "# $1" >&3
 }
 

@@ -188,6 +188,7 @@ strip_rot_fields() {
 
 record() {
 	echo "$1" >> "$RESULTS"
+	echo "$1" >> "${MODROT_ORACLE_RESULTS:-/dev/null}"
 	echo "# $1" >&3
 }
 

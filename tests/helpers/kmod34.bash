@@ -14,25 +14,31 @@
 #
 # The tar: MODROT_TRIXIE_ROOT_TAR, or the newest
 # ${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test}/trixie-*.tar
-# (PACKAGE_TEST_SUITES=trixie scripts/package-test.sh makes it).
+# (PACKAGE_TEST_SUITES=trixie scripts/package-test.sh makes it), or else
+# the newest debian13-kmod-*.tar there, which holds just kmod and its
+# libraries from Debian 13's packages (scripts/debian13-oracle.sh makes
+# it, as CI does).
 
 kmod34_tar() {
 	if [ -n "${MODROT_TRIXIE_ROOT_TAR:-}" ]; then
 		echo "$MODROT_TRIXIE_ROOT_TAR"
 		return
 	fi
+	local cache=${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test} tar
 	# (not a trixie-*.part.tar, which package-test.sh is still writing)
 	# shellcheck disable=SC2012
-	ls -t "${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test}"/trixie-*.tar 2>/dev/null |
-		grep -v '\.part\.tar$' | head -n 1
+	tar=$(ls -t "$cache"/trixie-*.tar 2>/dev/null | grep -v '\.part\.tar$' | head -n 1)
+	# shellcheck disable=SC2012
+	[ -n "$tar" ] || tar=$(ls -t "$cache"/debian13-kmod-*.tar 2>/dev/null | head -n 1)
+	echo "$tar"
 }
 
 kmod34_setup_file() {
 	local tar k=$BATS_FILE_TMPDIR/k34 lib=./usr/lib/x86_64-linux-gnu
 	tar=$(kmod34_tar)
 	if [ -z "$tar" ] || [ ! -f "$tar" ]; then
-		echo "no Debian 13 root tar (${tar:-${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test}/trixie-*.tar}):" \
-			"PACKAGE_TEST_SUITES=trixie scripts/package-test.sh makes it" > "$BATS_FILE_TMPDIR/kmod34-missing"
+		echo "no Debian 13 kmod (${tar:-${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test}/trixie-*.tar or debian13-kmod-*.tar}):" \
+			"scripts/debian13-oracle.sh makes one" > "$BATS_FILE_TMPDIR/kmod34-missing"
 		return 0
 	fi
 	mkdir -p "$k"
