@@ -47,9 +47,10 @@ rounds=8
 scenarios="abi reclaim-taint percpu evidence installer smp instr edges users patterns guard kselftest"
 # Scenarios that also run on the simulated kernel (the others need real
 # memory, timers and a kernel log), and the rows of those that stay real
-# only, as SCENARIO/ROW: the simulator has no SRCU to tear down.
-sim_scenarios=" abi reclaim-taint percpu installer users "
-real_only=" users/srcu-static users/fs-in-use users/chardev-in-use users/proto-in-use "
+# only, as SCENARIO/ROW: the simulator has no SRCU to tear down, and runs
+# no module code (the in-tree modules, async work, late calls).
+sim_scenarios=" abi reclaim-taint percpu installer users patterns "
+real_only=" users/srcu-static users/fs-in-use users/chardev-in-use users/proto-in-use patterns/async patterns/late-calls "
 # Load with the suite's insmod when it exists (1), or always with rotctl (0);
 # ROT_USE_INSMOD=0 in the environment switches it off too.
 use_suite_insmod=${ROT_USE_INSMOD:-1}

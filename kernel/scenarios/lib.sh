@@ -33,6 +33,20 @@ rotctl_nocap() {
 	fi
 }
 
+# sk COMMAND ARGS... (SIDE=sim): simkernel COMMAND on this kernel, as
+# `simkernel pin NAME` or `simkernel hold NAME ref WHERE`; the driver is
+# $SIMKERNEL, or the one beside the simulator's preload.
+sk() {
+	simk=${SIMKERNEL:-}
+	if [ -z "$simk" ]; then
+		simk=${LD_PRELOAD%%:*}
+		simk=${simk%/*}/simkernel
+	fi
+	c=$1
+	shift
+	"$simk" "$c" "$SIMKERNEL_DIR" "$@"
+}
+
 # load_raw NAME [PARAMS]: finit_module once, print ok or the errno name.
 # Never busybox insmod: it retries a failed finit with init_module, so a
 # failed init would rot twice.

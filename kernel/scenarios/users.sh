@@ -54,17 +54,6 @@ wait_for() {
 }
 
 if [ "$SIDE" = sim ]; then
-	# The simulator's driver: $SIMKERNEL, or the one beside its preload.
-	simk=${SIMKERNEL:-}
-	if [ -z "$simk" ]; then
-		simk=${LD_PRELOAD%%:*}
-		simk=${simk%/*}/simkernel
-	fi
-	sk() { # COMMAND ARGS...: simkernel COMMAND on this kernel
-		c=$1
-		shift
-		"$simk" "$c" "$SIMKERNEL_DIR" "$@"
-	}
 	note "users on the simulator: pins and holds stand for the users; srcu-static is real only"
 
 	load_raw alpha >/dev/null
