@@ -80,10 +80,12 @@ static uint64_t xz_declared_size(const unsigned char *in, size_t len)
 }
 
 /* Starts decoding an xz stream (several, concatenated): -EFBIG when its
- * index declares more than limit. */
-static int xz_start(lzma_stream *s, const void *in, size_t len, size_t limit)
+ * index declares more than limit. *declared is what it declares (0: it
+ * could not be read). */
+static int xz_start(lzma_stream *s, const void *in, size_t len, size_t limit, uint64_t *declared)
 {
-	if (xz_declared_size(in, len) > limit)
+	*declared = xz_declared_size(in, len);
+	if (*declared > limit)
 		return -EFBIG;
 	if (lzma_stream_decoder(s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
 		return -ENOMEM;
@@ -97,12 +99,21 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, s
 	lzma_stream s = LZMA_STREAM_INIT;
 	unsigned char *buf = NULL;
 	size_t cap = 0;
+	uint64_t size;
 	int err = 0;
 
-	if ((err = xz_start(&s, in, len, limit)) < 0)
+	if ((err = xz_start(&s, in, len, limit, &size)) < 0)
 		return err;
+	/* As unzstd(): the declared size, within reason, in one allocation,
+	 * so that the decoded module is not copied as the buffer grows. */
+	size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
+	size_t want = (size_t)(size < plausible ? size : plausible);
+	if (want && (err = grow(&buf, &cap, want < limit ? want + 1 : want, limit)) < 0) {
+		lzma_end(&s);
+		return err;
+	}
 	for (;;) {
-		if (s.avail_out == 0 && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+		if (s.total_out == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
 			break;
 		/* The buffer may have moved. */
 		s.next_out = buf + s.total_out;
@@ -190,9 +201,10 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out,
 static int count_xz(const void *in, size_t len, size_t limit, unsigned char *scratch)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
+	uint64_t declared;
 	int err = 0;
 
-	if ((err = xz_start(&s, in, len, limit)) < 0)
+	if ((err = xz_start(&s, in, len, limit, &declared)) < 0)
 		return err;
 	for (;;) {
 		s.next_out = scratch;
