@@ -166,16 +166,26 @@ def rot_now(module):
     return rot_report(doc)
 
 
+def diff(rot_before, rot_after, taint_before, taint_after):
+    return dict(before=dict(rot_bytes=rot_before, taint=taint_before),
+                after=dict(rot_bytes=rot_after, taint=taint_after),
+                before_header='rot and taint before', after_header='rot and taint after')
+
+
 def nothing_to_reap(module, report, not_rotting):
     """The result of a task none of whose names rots: nothing ran."""
     try:
         taint = read_taint()
     except (OSError, ValueError) as e:
         module.fail_json(msg='could not read the kernel taint: %s' % e)
-    module.exit_json(changed=False, rc=0, not_rotting=not_rotting, reclaimed=[], instances=0,
-                     bytes=0, rot_before=report['rot_bytes'], rot_left=report['rot_bytes'],
-                     taint_before=taint['letters'], taint_after=taint['letters'],
-                     taint_after_value=taint['value'], dry_run=module.check_mode)
+    result = dict(changed=False, rc=0, not_rotting=not_rotting, reclaimed=[], instances=0,
+                  bytes=0, rot_before=report['rot_bytes'], rot_left=report['rot_bytes'],
+                  taint_before=taint['letters'], taint_after=taint['letters'],
+                  taint_after_value=taint['value'], dry_run=module.check_mode)
+    if module._diff:
+        result['diff'] = diff(report['rot_bytes'], report['rot_bytes'], taint['letters'],
+                              taint['letters'])
+    module.exit_json(**result)
 
 
 def main():
@@ -190,6 +200,10 @@ def main():
         required_one_of=[('ceiling', 'names', 'all')],
         supports_check_mode=True,
     )
+    # all has a default, so required_one_of is met without any of them:
+    # without this, such a task would run modreap's report and pass.
+    if module.params['ceiling'] is None and module.params['names'] is None and not module.params['all']:
+        module.fail_json(msg='one of the following is required: ceiling, names, all (true)')
     if module.params['names'] is not None and not module.params['names']:
         module.fail_json(msg='names must list at least one module name')
     names, not_rotting = [], []
@@ -216,10 +230,7 @@ def main():
     changed = r['instances'] > 0
     result = dict(changed=changed, rc=rc, not_rotting=not_rotting, **r)
     if module._diff:
-        result['diff'] = dict(
-            before=dict(rot_bytes=r['rot_before'], taint=r['taint_before']),
-            after=dict(rot_bytes=r['rot_left'], taint=r['taint_after']),
-            before_header='rot and taint before', after_header='rot and taint after')
+        result['diff'] = diff(r['rot_before'], r['rot_left'], r['taint_before'], r['taint_after'])
     module.exit_json(**result)
 
 
