@@ -41,8 +41,10 @@ insmod -J
     summary: loaded, ok, refused, failed, skipped, unmatched, present,
     rotted, rotted_bytes.
 
-rmmod --unused has no JSON here: what it unloaded is the difference of
-two lsmod -J listings (live_names before and after).
+rmmod -J --unused (with or without -n)
+    modules[]: name, result ("unloaded", "would unload", "failed"),
+    message. What was unloaded (or would be) is read from the records,
+    on a failure too: the modules unloaded before it stay unloaded.
 
 Exit codes, the same for every tool (architecture.md): 0 done, 1 some of
 it failed, 2 usage error, 3 the kernel lacks what was asked for, 4
@@ -307,6 +309,11 @@ def run_tool(module, name, args, ok_codes=(EXIT_OK,)):
     doc = parse_json(out)
     if rc not in ok_codes:
         raise ToolError(name, rc, err, doc)
+    if rc == EXIT_OK and doc is None and '-J' in args:
+        # A run that succeeded and did not say what it did cannot be
+        # reported as a change or as none.
+        module.fail_json(msg='%s -J exited 0 but printed no JSON object (%s)' % (name, argv[0]),
+                         rc=rc, stdout=out, stderr=err)
     return rc, doc, out, err
 
 
@@ -337,6 +344,20 @@ def live_modules(doc):
 
 def live_names(doc):
     return [m['name'] for m in live_modules(doc)]
+
+
+# ---- rmmod -J --unused ----
+
+def unload_result(doc):
+    """What rmmod -J --unused unloaded (with -n, would unload): names in
+    the order of the records, and the records that failed."""
+    recs = [m for m in as_list((doc or {}).get('modules')) if isinstance(m, dict)]
+    return dict(
+        unloaded=[as_str(m.get('name')) for m in recs
+                  if as_str(m.get('result')) in ('unloaded', 'would unload')],
+        failed=[dict(name=as_str(m.get('name')), message=as_str(m.get('message')))
+                for m in recs if as_str(m.get('result')) == 'failed'],
+    )
 
 
 # ---- modreap -J ----
