@@ -27,9 +27,14 @@ description:
   - A module refused before loading (a bad file, a missing symbol), or in
     C(mode=match_devices) a module whose init fails, fails the task after
     the rest of the workflow ran. A module loaded already is not a failure
-    (C(present)), so the same task run again reports no change.
+    (C(present)).
   - Check mode predicts C(changed) as the real run decides it, true when
-    a module would load or the ceiling's dry run would reclaim.
+    a module would load, in C(mode=probe_all) a module loaded now would be
+    unloaded as unused, or the ceiling's dry run would reclaim.
+  - Run again, C(mode=match_devices) reports no change, as what it loaded
+    is C(present). C(mode=probe_all) is a probe rather than a state; each run
+    loads again the modules the last one unloaded, unloads them again, and
+    reports that change.
 extends_documentation_fragment:
   - modrot.rot.tools
 options:
@@ -68,8 +73,10 @@ attributes:
   check_mode:
     support: partial
     description:
-      - Runs C(insmod --check) (and C(modreap --dry-run) for C(ceiling));
-        what C(rmmod --unused) would unload is not predicted.
+      - Runs C(insmod --check), in C(mode=probe_all) C(rmmod --unused
+        --dry-run), and C(modreap --dry-run) for C(ceiling). Not predicted
+        are the rot of inits that would fail, and which of the modules that
+        would load C(rmmod --unused) would then unload.
   diff_mode:
     support: none
     description: The result lists what was loaded, unloaded and reclaimed.
@@ -116,7 +123,8 @@ not_loaded:
   elements: dict
   sample: [{name: failinit, result: failed, error: ENODEV, message: "...", rot_bytes: 2251}]
 unloaded:
-  description: Modules C(rmmod --unused) unloaded (mode C(probe_all)).
+  description: Modules C(rmmod --unused) unloaded (mode C(probe_all)); in check
+    mode, the modules loaded now that it would unload.
   returned: always
   type: list
   elements: str
@@ -136,7 +144,7 @@ reclaim:
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.modrot.rot.plugins.module_utils.modrot_tools import (
     EXIT_OK, EXIT_PARTIAL, EXIT_PRESENT, ToolError, check_module_file, check_plain_path, check_size,
-    fail_with, insmod_result, live_names, reclaim_result, run_tool)
+    fail_with, insmod_result, reclaim_result, run_tool, unload_result)
 
 
 def insmod_args(module):
@@ -153,13 +161,56 @@ def insmod_args(module):
     return args + ['--'] + [check_module_file(module, 'modules', m) for m in p['modules']]
 
 
-def unload_unused(module):
-    """rmmod --unused; what went is read from lsmod -J before and after."""
-    dummy, before, dummy2, dummy3 = run_tool(module, 'lsmod', ['-J'])
-    run_tool(module, 'rmmod', ['--unused'])
-    dummy, after, dummy2, dummy3 = run_tool(module, 'lsmod', ['-J'])
-    still = set(live_names(after))
-    return [n for n in live_names(before) if n not in still]
+def unload_unused(module, result):
+    """rmmod --unused (in check mode, -n): what went (or would) goes to
+    result, on a failure too, as what went before it went all the same."""
+    args = ['-J', '--unused'] + (['--dry-run'] if module.check_mode else [])
+    try:
+        dummy, doc, dummy2, dummy3 = run_tool(module, 'rmmod', args)
+    except ToolError as e:
+        result['unloaded'] = unload_result(e.doc)['unloaded']
+        raise
+    result['unloaded'] = unload_result(doc)['unloaded']
+
+
+def reclaim_down_to(module, result):
+    """modreap --down-to the ceiling (in check mode, --dry-run): what was
+    (or would be) reclaimed goes to result, on a failure too."""
+    reap = ['-J'] + (['--dry-run'] if module.check_mode else [])
+    reap.append('--down-to=' + module.params['ceiling'])
+    try:
+        dummy, doc, dummy2, dummy3 = run_tool(module, 'modreap', reap)
+    except ToolError as e:
+        result['reclaim'] = reclaim_result(e.doc) if e.doc else {}
+        raise
+    result['reclaim'] = reclaim_result(doc)
+
+
+def load(module, args, result):
+    """insmod (in check mode, --check): what loaded (or would) goes to
+    result, on a failure too."""
+    def note(doc):
+        loads = insmod_result(doc)
+        # In check mode insmod --check says "ok" of what would load.
+        result.update(loaded=loads['loaded'] if not module.check_mode else
+                      [m['name'] for m in loads['modules'] if m['result'] == 'ok'],
+                      present=loads['present'], unmatched=loads['unmatched'],
+                      not_loaded=loads['failed'], rot_added=loads['rot_bytes'])
+
+    try:
+        dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', args,
+                                              ok_codes=(EXIT_OK, EXIT_PARTIAL, EXIT_PRESENT))
+    except ToolError as e:
+        note(e.doc)
+        raise
+    note(doc)
+
+
+def changed(result):
+    """A change: a module loaded or unloaded, an init that failed leaving
+    rot, or rot reclaimed (in check mode, that would be)."""
+    return bool(result['loaded'] or result['rot_added'] or result['unloaded']
+                or result['reclaim'].get('instances', 0) > 0)
 
 
 def main():
@@ -186,32 +237,20 @@ def main():
     result = dict(changed=False, loaded=[], present=[], unmatched=[], not_loaded=[], unloaded=[],
                   rot_added=0, reclaim={})
     try:
-        dummy, doc, dummy2, dummy3 = run_tool(module, 'insmod', args,
-                                              ok_codes=(EXIT_OK, EXIT_PARTIAL, EXIT_PRESENT))
-        loads = insmod_result(doc)
-        result.update(loaded=loads['loaded'] if not module.check_mode else
-                      [m['name'] for m in loads['modules'] if m['result'] == 'ok'],
-                      present=loads['present'],
-                      unmatched=loads['unmatched'], not_loaded=loads['failed'],
-                      rot_added=loads['rot_bytes'])
-        result['changed'] = bool(loads['loaded'] or loads['rot_bytes'])
-        if p['mode'] == 'probe_all' and not module.check_mode:
-            result['unloaded'] = unload_unused(module)
-            result['changed'] = result['changed'] or bool(result['unloaded'])
+        load(module, args, result)
+        if p['mode'] == 'probe_all':
+            unload_unused(module, result)
         if p['ceiling'] is not None:
-            reap = ['-J', '--down-to=' + p['ceiling']]
-            if module.check_mode:
-                reap.insert(1, '--dry-run')
-            dummy, rdoc, dummy2, dummy3 = run_tool(module, 'modreap', reap)
-            result['reclaim'] = reclaim_result(rdoc)
-            result['changed'] = result['changed'] or result['reclaim']['instances'] > 0
+            reclaim_down_to(module, result)
     except ToolError as e:
+        # What was done before the failure was done all the same; in check
+        # mode nothing was.
+        result['changed'] = changed(result) and not module.check_mode
         fail_with(module, e, **result)
-    if module.check_mode:
-        # What would load, or what the ceiling's dry run would reclaim:
-        # with nothing to load no rot is added, so the dry run sees what
-        # the real run's reclaim would.
-        result['changed'] = bool(result['loaded']) or result['reclaim'].get('instances', 0) > 0
+    # In check mode: what would load, what loaded now would be unloaded,
+    # or what the ceiling's dry run would reclaim. With nothing to load no
+    # rot is added, so the dry run sees what the real run's reclaim would.
+    result['changed'] = changed(result)
     # In probe_all a failed init is a module that found no device.
     bad = [f for f in result['not_loaded']
            if not (p['mode'] == 'probe_all' and f['result'] == 'failed')]
