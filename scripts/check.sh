@@ -35,12 +35,13 @@ fi
 # valgrind, jq and bc, systemd and acl for the units, Prometheus' promtool
 # for the rules, Ansible, yamllint, pylint and what ansible-test sanity's
 # virtual environments take from Debian (ansible/tests/sanity-venvs.py)
-# for the collection.
+# for the collection, and the pytest plugins ansible-test units runs.
 # shellcheck disable=SC2086
 "$top/scripts/need-packages.sh" bats-assert bats-support bats-file kmod busybox openssl \
 	bash-completion zsh fish man-db groff-base strace valgrind jq bc \
 	systemd acl prometheus ansible-core ansible python3-yaml python3-pycodestyle yamllint \
-	python3-venv pylint python3-voluptuous python3-jinja2
+	python3-venv pylint python3-voluptuous python3-jinja2 python3-pytest python3-pytest-forked \
+	python3-pytest-xdist python3-pytest-mock
 case $mode in
 plain | sanitize)
 	builddir=build
