@@ -129,6 +129,8 @@ copy_collection() {
 	local root=$BATS_TEST_TMPDIR/ansible_collections/modrot
 	mkdir -p "$root"
 	cp -r "$COLLECTIONS/ansible_collections/modrot/rot" "$root/"
+	# writable where the tree is not (make distcheck's)
+	chmod -R u+w "$root/rot"
 	rm -rf "$root/rot/tests/output"
 	echo "$root/rot"
 }
