@@ -288,7 +288,7 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 		assert prov["apiVersion"] == 1 and p["type"] == "file" and p["options"]["path"], prov
 		assert dash["uid"] and dash["title"]
 		exprs = [t["expr"] for panel in dash["panels"] for t in panel["targets"]]
-		exprs += [v["definition"] for v in dash["templating"]["list"] if v["type"] == "query"]
+		exprs += [v["query"]["query"] for v in dash["templating"]["list"] if v["type"] == "query"]
 		names = set()
 		for e in exprs:
 		    names |= set(re.findall(r"\b((?:modrot|node)_[a-z0-9_]+)", e))
