@@ -17,10 +17,10 @@
 # and an old one is never half replaced. A failed fetch leaves its reason
 # in KEY.failed beside it, which --check repeats.
 #
-# Why not npm: Debian 12's npm package is 9.2 with some 300 node-*
-# packages, and it conflicts with the NodeSource nodejs some machines
-# carry; the lockfile is what npm would follow, and npm itself is only
-# needed to change a pin (tests/grafana/README.md).
+# Why not npm: Debian 12's npm package (9.2) brings about 380 packages
+# with it, and conflicts with the NodeSource nodejs some machines carry;
+# the lockfile is what npm would follow, and npm itself is only needed to
+# change a pin (tests/grafana/README.md).
 #
 # The lockfile must be npm's version 2 or 3. Each entry under "packages"
 # (but the root, "") is fetched from its "resolved" address, or, when npm
