@@ -110,21 +110,27 @@ EOF
 # (its cache is keyed by the patches' text): a cold build.
 address=$(echo "$maintainer" | sed 's/.*<\(.*\)>.*/\1/')
 patches=$(cd "$top" && ls kernel/patches/*.patch kernel/patches-6.12/*.patch 2> /dev/null || true)
-for p in $patches; do
-	if [ "$mode" = write ]; then
-		sed -i -e "1,/^\$/s|^\(\(From: \)\{0,1\}.*<\)[^>]*\(>\)\$|\1$(repl "$address")\3|" \
-			-e "s|^\(Signed-off-by: .*<\)[^>]*\(>\)\$|\1$(repl "$address")\2|" "$top/$p"
-		continue
-	fi
-	have=$(sed -n -e '1,/^$/s/^\(From: \)\{0,1\}.*<\([^>]*\)>$/\2/p' \
-		-e 's/^Signed-off-by: .*<\([^>]*\)>$/\1/p' "$top/$p" | sort -u)
-	n=$(sed -n -e '1,/^$/s/^\(From: \)\{0,1\}.*<\([^>]*\)>$/\2/p' \
-		-e 's/^Signed-off-by: .*<\([^>]*\)>$/\1/p' "$top/$p" | wc -l)
-	if [ "$n" -lt 2 ] || [ "$have" != "$address" ]; then
-		echo "$p: author and sign-off $(echo $have), but configure.ac says $address"
+if [ -n "$patches" ] && [ "$mode" = write ]; then
+	# shellcheck disable=SC2086
+	(cd "$top" && sed -i -e "1,/^\$/s|^\(\(From: \)\{0,1\}.*<\)[^>]*\(>\)\$|\1$(repl "$address")\3|" \
+		-e "s|^\(Signed-off-by: .*<\)[^>]*\(>\)\$|\1$(repl "$address")\2|" $patches)
+elif [ -n "$patches" ]; then
+	# shellcheck disable=SC2086
+	wrong=$(cd "$top" && awk -v want="$address" '
+		function take(line) { sub(/.*</, "", line); sub(/>$/, "", line); n[FILENAME]++
+			if (line != want) have[FILENAME] = have[FILENAME] " " line }
+		FNR == 1 { head = 1; n[FILENAME] = 0 }
+		head && /^$/ { head = 0 }
+		head && /<[^>]*>$/ && (/^From: / || /^ /) { take($0); next }
+		/^Signed-off-by: .*<[^>]*>$/ { take($0) }
+		END { for (f in n) if (n[f] < 2 || f in have)
+			printf "%s: author and sign-off%s, but configure.ac says %s\n", f, (f in have) ? have[f] : " missing", want }
+	' $patches | sort)
+	if [ -n "$wrong" ]; then
+		echo "$wrong"
 		bad=1
 	fi
-done
+fi
 
 if [ "$mode" = write ]; then
 	jq --arg u "$url" '.links |= map(.url = $u)' "$top/$dashboard" > "$top/$dashboard.tmp"
@@ -149,7 +155,7 @@ done
 known=$(copies | cut -d'|' -f1 | sort -u)
 strays=$(cd "$top" && grep -rlIF --exclude-dir=.git --exclude-dir=autom4te.cache --exclude-dir=_build \
 	--exclude-dir='build' --exclude-dir='build-*' \
-	--exclude=configure --exclude='config.*' --exclude=Makefile --exclude=Makefile.in \
+	--exclude=configure --exclude='config.*' --exclude=Makefile --exclude=Makefile.in --exclude='*~' \
 	--exclude='*.pc' --exclude='*.[1-8]' -- "$host" . | sed 's|^\./||' | sort)
 for s in $strays; do
 	case $s in
