@@ -25,7 +25,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 mode=check
 case ${1:-} in
---write) mode=write ;;
+--write) mode="write" ;;
 --values) mode=values ;;
 --check | '') ;;
 *)
@@ -109,7 +109,9 @@ EOF
 # series was sent with. A rewritten patch is a new kernel for kernel/run.sh
 # (its cache is keyed by the patches' text): a cold build.
 address=$(echo "$maintainer" | sed 's/.*<\(.*\)>.*/\1/')
-patches=$(cd "$top" && ls kernel/patches/*.patch kernel/patches-6.12/*.patch 2> /dev/null || true)
+patches=$(cd "$top" && for p in kernel/patches/*.patch kernel/patches-6.12/*.patch; do
+	if [ -f "$p" ]; then echo "$p"; fi
+done)
 if [ -n "$patches" ] && [ "$mode" = write ]; then
 	# shellcheck disable=SC2086
 	(cd "$top" && sed -i -e "1,/^\$/s|^\(\(From: \)\{0,1\}.*<\)[^>]*\(>\)\$|\1$(repl "$address")\3|" \
