@@ -111,7 +111,7 @@ while IFS="$(printf '\t')" read -r path ver url integrity; do
 	[ -n "$url" ] || url=$registry/$name/-/${name##*/}-$ver.tgz
 	tgz=$work/pkg.tgz
 	err=$(curl --fail --silent --show-error --location --proto '=https' \
-		--connect-timeout 20 --max-time 300 --retry 2 -o "$tgz" "$url" 2>&1) ||
+		--connect-timeout 20 --max-time 120 --retry 2 -o "$tgz" "$url" 2>&1) ||
 		fail "$url: $(echo "$err" | head -n 1)"
 	got=sha512-$(openssl dgst -sha512 -binary "$tgz" | openssl base64 -A)
 	[ "$got" = "$integrity" ] || fail "$url: integrity $got, but $lock says $integrity"
