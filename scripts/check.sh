@@ -35,13 +35,20 @@ fi
 # valgrind, jq and bc, systemd and acl for the units, Prometheus' promtool
 # for the rules, Ansible, yamllint, pylint and what ansible-test sanity's
 # virtual environments take from Debian (ansible/tests/sanity-venvs.py)
-# for the collection, and the pytest plugins ansible-test units runs.
+# for the collection, the pytest plugins ansible-test units runs, and
+# nodejs and curl for the dashboard's schema check.
 # shellcheck disable=SC2086
 "$top/scripts/need-packages.sh" bats-assert bats-support bats-file kmod busybox openssl \
 	bash-completion zsh fish man-db groff-base strace valgrind jq bc \
 	systemd acl prometheus ansible-core ansible python3-yaml python3-pycodestyle yamllint \
 	python3-venv pylint python3-voluptuous python3-jinja2 python3-pytest python3-pytest-forked \
-	python3-pytest-xdist python3-pytest-mock
+	python3-pytest-xdist python3-pytest-mock nodejs curl
+# The npm packages the dashboard's schema check runs (tests/grafana), from
+# the npm registry, once: a failed fetch does not stop the suite, and the
+# check's tests fail saying why.
+if ! "$top/scripts/npm-fetch.sh" "$top/tests/grafana/package-lock.json"; then
+	echo "check.sh: the dashboard's schema check will fail: its npm packages could not be fetched" >&2
+fi
 case $mode in
 plain | sanitize)
 	builddir=build

@@ -288,7 +288,7 @@ sample() { awk -v s="$1" '$1 == s { print $2 }' <<< "$output"; }
 		assert prov["apiVersion"] == 1 and p["type"] == "file" and p["options"]["path"], prov
 		assert dash["uid"] and dash["title"]
 		exprs = [t["expr"] for panel in dash["panels"] for t in panel["targets"]]
-		exprs += [v["definition"] for v in dash["templating"]["list"] if v["type"] == "query"]
+		exprs += [v["query"]["query"] for v in dash["templating"]["list"] if v["type"] == "query"]
 		names = set()
 		for e in exprs:
 		    names |= set(re.findall(r"\b((?:modrot|node)_[a-z0-9_]+)", e))
@@ -319,6 +319,59 @@ import json, re, sys
 names = set(re.findall(r"\b(modrot_[a-z0-9_]+)", open(sys.argv[1]).read()))
 sys.exit(1 if names - set(open(sys.argv[2]).read().split()) else 0)' "$BATS_TEST_TMPDIR/bad.json" "$BATS_TEST_TMPDIR/families"
 	assert_failure 1
+}
+
+# Grafana's own schema for the dashboard: @grafana/schema's types, checked
+# by tsc in strict mode, both at the versions tests/grafana pins, fetched
+# by scripts/check.sh (tests/grafana/README.md).
+SCHEMA_CHECK=$top_srcdir/tests/grafana/check-dashboard.sh
+pinned() { jq -r --arg p "$1" '.devDependencies[$p]' "$top_srcdir/tests/grafana/package.json"; }
+
+@test "grafana dashboard: conforms to Grafana's published dashboard schema (@grafana/schema, tsc --strict)" {
+	need_packages nodejs
+	run "$SCHEMA_CHECK" "$RULES/grafana/modrot-dashboard.json"
+	assert_success
+	assert_output "$RULES/grafana/modrot-dashboard.json: conforms to Grafana's dashboard schema (@grafana/schema $(pinned @grafana/schema), tsc $(pinned typescript) --strict)"
+}
+
+@test "grafana dashboard schema check: a wrong-typed field, an unknown key, a misspelt value or a missing one each fail it, at its line" {
+	need_packages nodejs
+	local d=$BATS_TEST_TMPDIR f line
+	# each broken copy: jq's edit, and the text of the line the error names
+	local -a edits=(
+		'.panels[0].gridPos.w = "12"' '"w": "12"'
+		'.panels[1].title = 2' '"title": 2'
+		'.panels[0].options.legend.displayMode = "tabel"' '"displayMode": "tabel"'
+		'.panels[0].fieldConfig.defaults.custom = {"lineWidht": 2}' '"lineWidht": 2'
+		'.panels[2].fieldConfig.defaults.mappings[0].type = "valu"' '"type": "valu"'
+		'.panels[3].titel = "x"' '"titel": "x"'
+		'.panels[4].targets[0].expr = 1' '"expr": 1'
+		'.templating.list[1].refresh = 9' '"refresh": 9'
+		'.panels[5].type = "graph"' '"type": "graph"'
+		'.refesh = "1m"' '"refesh": "1m"'
+	)
+	jq . "$RULES/grafana/modrot-dashboard.json" > "$d/good.json"
+	jq 'del(.panels[0].targets[0].refId)' "$RULES/grafana/modrot-dashboard.json" > "$d/bad-norefid.json"
+	local i
+	for ((i = 0; i < ${#edits[@]}; i += 2)); do
+		jq "${edits[i]}" "$RULES/grafana/modrot-dashboard.json" > "$d/bad$i.json"
+		grep -qF "${edits[i + 1]}" "$d/bad$i.json"
+	done
+	printf '{"title": "x", "schemaVersion": 39,}\n' > "$d/notjson.json"
+	run "$SCHEMA_CHECK" "$d/notjson.json"
+	assert_failure 1
+	assert_output --regexp "^$d/notjson.json: not JSON: "
+	run "$SCHEMA_CHECK" "$d/good.json" "$d"/bad*.json
+	assert_failure 1
+	refute_output --partial good.json
+	for ((i = 0; i < ${#edits[@]}; i += 2)); do
+		f=$d/bad$i.json
+		line=$(grep -nF "${edits[i + 1]}" "$f" | cut -d: -f1)
+		assert_line --regexp "^$f\\($line,[0-9]+\\): error TS[0-9]+: "
+	done
+	assert_line --regexp "^$d/bad-norefid.json\\([0-9]+,[0-9]+\\): error TS[0-9]+: Property 'refId' is missing"
+	run grep -c ': error TS' <<< "$output"
+	assert_output $((${#edits[@]} / 2 + 1))
 }
 
 @test "metrics: two names that escaped alike (a byte 0xff and the text \\xFF) are two series" {

@@ -189,7 +189,8 @@ static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 		return err;
 
 	put_family(f, "modrot_build_info",
-		   "Always 1; the version label is the modrot that wrote these metrics.");
+		   "Always 1; the version label is the modrot that wrote these metrics, "
+		   "whose home page is " PACKAGE_URL ".");
 	fprintf(f, "modrot_build_info{version=\"");
 	put_label_value(f, PACKAGE_VERSION);
 	fputs("\"} 1\n", f);
