@@ -240,10 +240,10 @@ fi
 # reclaim refuses, and so does a forced one, which stops nothing (R12).
 r1=$(load straytimer)
 r2=$(rc $RMMOD straytimer)
-r3=$($ROTCTL why straytimer)
+r3=$(wheel_where "$($ROTCTL why straytimer)")
 r4=$(rotting_count straytimer)
 r5=$($ROTCTL reclaim straytimer force)
-row reclaim-stray "ok,rc=0,EBUSY kept=1 why=ref pins=0 where=per-CPU,rot=1,EBUSY,rot=1" \
+row reclaim-stray "ok,rc=0,EBUSY kept=1 why=ref pins=0 where=wheel,rot=1,EBUSY,rot=1" \
 	"$r1,$r2,$r3,rot=$r4,$r5,rot=$(rotting_count straytimer)" \
 	"reclaim refuses an instance with an armed timer (EBUSY, a reference from the timer wheel); forced too: force stops no timer"
 r=$(rc $MODREAP params)

@@ -47,6 +47,16 @@ sk() {
 	"$simk" "$c" "$SIMKERNEL_DIR" "$@"
 }
 
+# wheel_where ROTCTL-WHY-OUTPUT: the reply with where=wheel for a timer
+# the scan reaches through the timer wheel.  The word that points at the
+# timer is its bucket's head (per-CPU data) or the link of the timer
+# queued before it in the same bucket, which may be any timer of the
+# kernel's, in a slab object or in kernel or module data: which one comes
+# first is timing, not the rule.  The log line still names the place.
+wheel_where() {
+	echo "$1" | sed -E 's/ where=(per-CPU|slab|kernel|module|rotting|vmalloc|page)$/ where=wheel/'
+}
+
 # load_raw NAME [PARAMS]: finit_module once, print ok or the errno name.
 # Never busybox insmod: it retries a failed finit with init_module, so a
 # failed init would rot twice.

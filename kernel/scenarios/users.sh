@@ -68,9 +68,9 @@ if [ "$SIDE" = sim ]; then
 	# lostimer's exit leaves its timer armed (stray=timer), wherever it is.
 	r0=$(load_raw lostimer where=percpu)
 	$ROTCTL delete lostimer 0 >/dev/null
-	w=$($ROTCTL why lostimer)
-	f=$($ROTCTL why lostimer force)
-	row percpu-timer "ok,EBUSY kept=1 why=ref pins=0 where=per-CPU,EBUSY kept=1 why=ref pins=0 where=per-CPU,rot=1" \
+	w=$(wheel_where "$($ROTCTL why lostimer)")
+	f=$(wheel_where "$($ROTCTL why lostimer force)")
+	row percpu-timer "ok,EBUSY kept=1 why=ref pins=0 where=wheel,EBUSY kept=1 why=ref pins=0 where=wheel,rot=1" \
 		"$r0,$w,$f,rot=$(rotting_count lostimer)" \
 		"a timer in the instance's per-CPU data keeps it through the timer wheel, forced or not: force stops no timer (R12)"
 
@@ -224,16 +224,16 @@ row reclaim-flag-refused "EINVAL,EINVAL,Live,rot=0" \
 $ROTCTL delete alpha 0 >/dev/null
 $ROTCTL reclaim alpha >/dev/null
 
-# A self-re-arming timer in the module's per-CPU data, first: alone, its
-# first reference is the timer wheel's (once the heap timer below is
-# armed too, the heap timer's list link may point at it first).
+# A self-re-arming timer in the module's per-CPU data, reached through the
+# timer wheel (wheel_where: its bucket's head, or any timer queued before
+# it in the same bucket).
 r0=$(load_raw lostimer where=percpu)
 $ROTCTL delete lostimer 0 >/dev/null
 sleep 0.3
-w=$($ROTCTL why lostimer)
-f=$($ROTCTL why lostimer force)
+w=$(wheel_where "$($ROTCTL why lostimer)")
+f=$(wheel_where "$($ROTCTL why lostimer force)")
 sleep 0.3
-row percpu-timer "ok,EBUSY kept=1 why=ref pins=0 where=per-CPU,EBUSY kept=1 why=ref pins=0 where=per-CPU,rot=1" \
+row percpu-timer "ok,EBUSY kept=1 why=ref pins=0 where=wheel,EBUSY kept=1 why=ref pins=0 where=wheel,rot=1" \
 	"$r0,$w,$f,rot=$(rotting_count lostimer)" \
 	"a timer in the instance's per-CPU data keeps it through the timer wheel, forced or not: force stops no timer (R12)"
 
@@ -320,10 +320,10 @@ r0=$(load_raw srcuuser)
 $ROTCTL delete srcuuser 0 >/dev/null
 sleep 0.5
 torn=$(dmesg | grep -c 'srcuuser: srcu_struct torn down')
-w=$($ROTCTL why srcuuser)
+w=$(wheel_where "$($ROTCTL why srcuuser)")
 f=$($ROTCTL reclaim srcuuser force)
 sleep 0.3
-row srcu-static "ok,torn=0,EBUSY kept=1 why=ref pins=0 where=per-CPU,EBUSY,rot=1" \
+row srcu-static "ok,torn=0,EBUSY kept=1 why=ref pins=0 where=wheel,EBUSY,rot=1" \
 	"$r0,torn=$torn,$w,$f,rot=$(rotting_count srcuuser)" \
 	"a module's static srcu_struct stays usable by rotting code after the unload: the timer using it keeps the instance, forced or not"
 
