@@ -529,3 +529,31 @@ run_file_cases() {
 	assert_success
 	assert_line --regexp '^total: [1-9][0-9]* flips, [1-9][0-9]* refused, [0-9]+ accepted, 0 failures$'
 }
+
+# A Debian 12 build keeps running once kmod is upgraded to Debian 13's
+# (scripts/package-test.sh's upgrade suite does it in a root, by hand):
+# every tool, built against this machine's libkmod 30, starts with kmod
+# 34's libkmod and Debian 13's C library, binding every symbol at start as
+# Debian's builds do (-z now). libkmod 34 exports
+# kmod_module_new_from_name_lookup under another symbol version than
+# libkmod 30 did (tools/cli/kmodlog.h), which modinfo --modname calls.
+@test "every tool built against libkmod 30 starts with kmod 34's libkmod, and modinfo --modname answers alike" {
+	local t lp=$KMOD34_LIBS:$top_builddir/lib name
+	for t in insmod rmmod lsmod modprobe modinfo modreap modrot-metrics; do
+		run env LD_BIND_NOW=1 "$KMOD34_LD" --library-path "$lp" "$top_builddir/tools/$t" --version
+		assert_success
+		assert_output --partial "(modrot)"
+	done
+	name=$(sed -n 's/^mt_core$/&/p;s/^e1000e$/&/p' "$BATS_FILE_TMPDIR/names" | head -n 1)
+	[ -n "$name" ] || name=$(head -n 1 "$BATS_FILE_TMPDIR/names")
+	run -0 --separate-stderr "$SIM" run "$K" -- "$MODINFO" --modname "$name"
+	local want=$output
+	[ -n "$want" ] || fail "modinfo --modname $name printed nothing with libkmod 30"
+	run -0 --separate-stderr "$SIM" run "$K" -- env LD_BIND_NOW=1 "$KMOD34_LD" --library-path "$lp" \
+		"$MODINFO" --modname "$name"
+	assert_output "$want"
+	# a name that is only an alias is no module name, with either libkmod
+	run -1 --separate-stderr "$SIM" run "$K" -- env LD_BIND_NOW=1 "$KMOD34_LD" --library-path "$lp" \
+		"$MODINFO" --modname "no_such_module_anywhere"
+	assert_output ''
+}

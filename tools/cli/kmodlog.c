@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dlfcn.h>
 #include <errno.h>
 #include <libkmod.h>
 #include <stdarg.h>
@@ -154,6 +155,21 @@ static int image_file(const void *image, size_t len)
 		done += (size_t)n;
 	}
 	return fd;
+}
+
+int cli_kmod_new_from_name_lookup(struct kmod_ctx *ctx, const char *name, struct kmod_module **mod)
+{
+	static const char *const versions[] = { "LIBKMOD_30", "LIBKMOD_5" };
+	*mod = NULL;
+	for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		void *sym = dlvsym(RTLD_DEFAULT, "kmod_module_new_from_name_lookup", versions[i]);
+		if (sym) {
+			int (*fn)(struct kmod_ctx *, const char *, struct kmod_module **);
+			memcpy(&fn, &sym, sizeof(fn));
+			return fn(ctx, name, mod);
+		}
+	}
+	return -ENOSYS;
 }
 
 int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void *image, size_t len,

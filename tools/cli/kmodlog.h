@@ -10,8 +10,9 @@
  *
  * This is also the one file that works around what libkmod 30 lacks: a
  * loss it does not report (kmod_lost(), from errno, never from its log
- * text) and a module read from bytes in memory (cli_kmod_get_info(),
- * cli_kmod_insert_image()).
+ * text), a module read from bytes in memory (cli_kmod_get_info(),
+ * cli_kmod_insert_image()), and a function whose symbol version changed
+ * between releases (cli_kmod_new_from_name_lookup()).
  */
 #ifndef MODROT_KMODLOG_H
 #define MODROT_KMODLOG_H
@@ -40,6 +41,16 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
  */
 void kmod_trace_start(void);
 int kmod_lost(void);
+
+/*
+ * kmod_module_new_from_name_lookup(ctx, name, mod). libkmod 30 exports it
+ * as version LIBKMOD_5; later releases export it as LIBKMOD_30 only (kmod
+ * 34 does), so a program linked to it against libkmod 30 would not start
+ * with a newer libkmod: a Debian 12 build once kmod is upgraded to Debian
+ * 13's. It is looked up in the libkmod the program runs with, newest
+ * version first. -ENOSYS, *mod NULL, when that libkmod has neither.
+ */
+int cli_kmod_new_from_name_lookup(struct kmod_ctx *ctx, const char *name, struct kmod_module **mod);
 
 /*
  * kmod_module_get_info(mod, info), from image when the caller has mod's

@@ -432,7 +432,7 @@ static void show_argument(struct modinfo_run *run, const char *arg)
 	}
 	if (run->by_name) {
 		kmod_trace_start();
-		err = kmod_module_new_from_name_lookup(run->ctx, arg, &mod);
+		err = cli_kmod_new_from_name_lookup(run->ctx, arg, &mod);
 		int lost = kmod_lost();
 		if (lost < 0) {
 			kmod_module_unref(mod);
