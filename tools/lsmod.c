@@ -448,29 +448,18 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 		{ OPT_LIVE, OPT_ROTTING },
 	};
 	const char *output = NULL;
+	const struct cli_store stores[] = {
+		{ 'o', .arg = &output },
+		{ 'J', .flag = &o->style.json },
+		{ 'r', .flag = &o->style.raw },
+		{ 'n', .flag = &o->style.noheadings },
+		{ 0 },
+	};
 	int c;
 
 	cli_exclusive_options(exclusive, 2);
-	while ((c = cli_next_option(argc, argv, "o:JrnsvhV", longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'J':
-			o->style.json = true;
-			break;
-		case 'r':
-			o->style.raw = true;
-			break;
-		case 'n':
-			o->style.noheadings = true;
-			break;
-		case OPT_LIVE:
-		case OPT_ROTTING:
-			o->which = c == OPT_LIVE ? SHOW_LIVE : SHOW_ROTTING;
-			break;
-		}
-	}
+	while ((c = cli_next_option(argc, argv, "o:JrnsvhV", longopts, stores)) != -1)
+		o->which = c == OPT_LIVE ? SHOW_LIVE : SHOW_ROTTING;
 	if (optind < argc)
 		cli_usage_fail("unexpected argument '%s'", argv[optind]);
 

@@ -27,6 +27,7 @@ static bool output_failed;
 static const int (*exclusive_groups)[CLI_EXCLUSIVE_MAX];
 static size_t exclusive_ngroups;
 static int exclusive_seen[8];
+static int option_optind;
 
 void cli_output_failed(int err)
 {
@@ -332,15 +333,30 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 	cli_usage_fail("unknown option '%s'", word);
 }
 
+/* Stores option c where stores says: false when it is not one of them. */
+static bool store_option(int c, const struct cli_store *stores)
+{
+	for (; stores && stores->val; stores++) {
+		if (stores->val != c)
+			continue;
+		if (stores->flag)
+			*stores->flag = true;
+		else
+			*stores->arg = optarg;
+		return true;
+	}
+	return false;
+}
+
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
-		    const struct option *longopts)
+		    const struct option *longopts, const struct cli_store *stores)
 {
 	/* A leading ':' makes getopt report a missing argument as ':'. */
 	char spec[128];
 	snprintf(spec, sizeof(spec), ":%s", shortopts);
 	opterr = 0;
 	for (;;) {
-		int before = optind;
+		int before = option_optind = optind;
 		int c = getopt_long(argc, argv, spec, longopts, NULL);
 		switch (c) {
 		case '?':
@@ -377,9 +393,16 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		default:
 			if (c != -1)
 				check_exclusive(c, longopts);
+			if (c != -1 && store_option(c, stores))
+				continue;
 			return c;
 		}
 	}
+}
+
+int cli_option_optind(void)
+{
+	return option_optind;
 }
 
 void cli_print_version(void)

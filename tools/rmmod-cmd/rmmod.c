@@ -68,33 +68,22 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 	static const int exclusive[][CLI_EXCLUSIVE_MAX] = {
 		{ OPT_UNUSED, OPT_REMOVE_HOLDERS },
 	};
+	const struct cli_store stores[] = {
+		{ 'J', .flag = &o->json },
+		{ OPT_UNUSED, .flag = &o->unused },
+		{ 'n', .flag = &o->dry_run },
+		{ OPT_REMOVE_HOLDERS, .flag = &o->remove_holders },
+		{ OPT_RECLAIM, .flag = &o->reclaim },
+		{ 0 },
+	};
 	int c;
 
 	cli_exclusive_options(exclusive, 1);
-	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts)) != -1) {
-		switch (c) {
-		case 'b':
+	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts, stores)) != -1) {
+		if (c == 'b')
 			size_words_set_bytes(true);
-			break;
-		case 'J':
-			o->json = true;
-			break;
-		case OPT_UNUSED:
-			o->unused = true;
-			break;
-		case 'n':
-			o->dry_run = true;
-			break;
-		case 'f':
+		else if (c == 'f')
 			o->unload_flags |= ROT_UNLOAD_FORCE;
-			break;
-		case OPT_REMOVE_HOLDERS:
-			o->remove_holders = true;
-			break;
-		case OPT_RECLAIM:
-			o->reclaim = true;
-			break;
-		}
 	}
 	if (o->unused && optind < argc)
 		cli_usage_fail("--unused chooses the modules itself: give no MODULE");
