@@ -128,7 +128,7 @@ const char *cli_progname(void)
 	return progname;
 }
 
-void cli_set_syslog(bool on)
+static void cli_set_syslog(bool on)
 {
 	if (on && !use_syslog)
 		openlog(progname, LOG_CONS, LOG_DAEMON);
@@ -145,7 +145,7 @@ bool cli_is_quiet(void)
 	return quiet;
 }
 
-void cli_more_verbose(void)
+static void cli_more_verbose(void)
 {
 	verbosity++;
 }
@@ -382,7 +382,7 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 				print_help();
 			exit(CLI_EXIT_OK);
 		case 'V':
-			cli_print_version();
+			printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 			exit(CLI_EXIT_OK);
 		case 's':
 			cli_set_syslog(true);
@@ -403,11 +403,6 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 int cli_option_optind(void)
 {
 	return option_optind;
-}
-
-void cli_print_version(void)
-{
-	printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 }
 
 char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1]
