@@ -165,6 +165,8 @@ static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 	/* Messages carry names from argv, module files and kernel files: the
 	 * whole line is sanitised, so no caller can forget a part. */
 	char raw[1024], msg[2048];
+	if (priority == LOG_INFO && (!verbosity || quiet))
+		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	cli_safe(raw, msg, sizeof(msg));
 	if (use_syslog) {
@@ -178,47 +180,20 @@ static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 		fprintf(stderr, "%s: %s\n", progname, msg);
 }
 
-void cli_fatal(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_CRIT, "FATAL", fmt, ap);
-	va_end(ap);
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_ERR, "ERROR", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_WARNING, "WARNING", fmt, ap);
-	va_end(ap);
-}
-
-void cli_notice(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_NOTICE, NULL, fmt, ap);
-	va_end(ap);
-}
-
-void cli_info(const char *fmt, ...)
-{
-	if (!verbosity || quiet)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_INFO, NULL, fmt, ap);
-	va_end(ap);
-}
+/* The message functions of cli-msg.h: one each, the same but for level and prefix. */
+#define CLI_MESSAGE_FUNCTION(name, priority, prefix) \
+	void name(const char *fmt, ...)              \
+	{                                            \
+		va_list ap;                          \
+		va_start(ap, fmt);                   \
+		vlog(priority, prefix, fmt, ap);     \
+		va_end(ap);                          \
+	}
+CLI_MESSAGE_FUNCTION(cli_fatal, LOG_CRIT, "FATAL")
+CLI_MESSAGE_FUNCTION(cli_error, LOG_ERR, "ERROR")
+CLI_MESSAGE_FUNCTION(cli_warn, LOG_WARNING, "WARNING")
+CLI_MESSAGE_FUNCTION(cli_notice, LOG_NOTICE, NULL)
+CLI_MESSAGE_FUNCTION(cli_info, LOG_INFO, NULL) /* vlog() passes it over without -v, or with -q */
 
 noreturn void cli_usage_fail(const char *fmt, ...)
 {
