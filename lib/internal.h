@@ -83,6 +83,16 @@ int index_check_image(const void *data, size_t len);
  * the -errno of opening or reading it (-ENOENT when there is none). */
 int index_check_file(const char *path);
 
+/* Reads and checks the index at path; on success *out holds it (malloc'd). */
+int index_read_checked(const char *path, unsigned char **out, size_t *out_len);
+
+/* Calls fn for each value of an index that passed the check, in
+ * kmod_dump_index()'s order: a node's values, then its children in
+ * character order. Stops at fn's first nonzero return, and returns it;
+ * -ENOMEM. */
+int index_walk(const unsigned char *d, size_t len,
+	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
 /* ---- the index check's verdicts, kept between runs (indexcache.c) ---- */
 
 #define INDEX_CACHE_FILES 5
@@ -112,7 +122,7 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
  * when it can: failures only lose the saving. */
 void index_cache_store(const struct index_cache *c);
 
-/* ---- modules.alias against its binary index (modindex.c) ---- */
+/* ---- modules.alias against its binary index (fsalias.c) ---- */
 
 /* Whether the "alias fs-TYPE MODULE" lines of dir/modules.alias are those
  * depmod put into modules.alias.bin: 0 when they are; -ENOENT without the

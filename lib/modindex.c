@@ -1,31 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * depmod's binary indexes (modules.dep.bin and the four others libkmod
- * opens), checked before libkmod 30 to 33 reads them. Those releases trust
- * every offset, length and count in an index: a flipped bit crashes or
- * hangs them. kmod 34 made the index reader check its bounds upstream
- * (docs/architecture.md names the fixes); configure compiles the tools'
- * check (rot_moddir_check) only against an older libkmod.
+ * opens): checked before libkmod 30 to 33 reads them, since those releases
+ * trust every offset, length and count in an index (kmod 34 bounded its
+ * reader: docs/architecture.md), and walked for modprobe -c and the in-use
+ * rule (which uses them whatever libkmod the tools use).
  *
- * The format, as depmod writes it (kmod 30, tools/depmod.c): a header of
- * three big-endian 32-bit words (magic 0xB007F457, version 2.1, the root
- * node's offset), then the trie's nodes in post-order: every child before
- * its parent, the root last, ending at the end of the file. A node offset
- * carries flags in its top nibble saying which parts follow at offset &
- * 0x0FFFFFFF: a NUL-terminated prefix; a first and a last child character
- * and last - first + 1 child offsets (0 for none); a value count and that
- * many (priority, NUL-terminated string) pairs.
+ * The format (kmod 30, tools/depmod.c): a header of three big-endian
+ * 32-bit words (magic 0xB007F457, version 2.1, the root node's offset),
+ * then the trie's nodes. A node offset carries flags in its top nibble
+ * saying which parts follow at offset & 0x0FFFFFFF: a NUL-terminated
+ * prefix; a first and a last child character and last - first + 1 child
+ * offsets (0 for none); a value count and that many (priority,
+ * NUL-terminated string) pairs.
  *
  * The check is one walk of the trie: each node lies inside the file, after
  * the header, on one side of its parent; the nodes cover every byte after
  * the header exactly once (so no node is shared or read twice, and nothing
  * trails); each string ends inside the file; child characters are 1..127
- * with the first and last child present. A file passing this is one
- * libkmod 30 reads without leaving it, in time linear in its size.
- *
- * lib/inuse.c reads modules.alias.bin itself (index_confirms_fs_aliases,
- * at the end): that reader relies on the same walk, whatever libkmod the
- * tools use.
+ * with the first and last child present. libkmod 30 reads a file passing
+ * this without leaving it, in time linear in its size.
  */
 #include <errno.h>
 #include <limits.h>
@@ -60,6 +54,7 @@ struct index_walk {
 	const unsigned char *data;
 	size_t len;
 	unsigned char *claimed; /* a bit per byte: read as part of a node */
+	size_t claimed_bytes;   /* no byte is claimed twice: all of them, when len - header */
 	/* depmod up to kmod 33 writes each node after its children, the root
 	 * last; kmod 34's writes each node before its children, the root
 	 * first. Either way every child lies on one side of its parent, which
@@ -67,17 +62,23 @@ struct index_walk {
 	bool preorder;
 };
 
+/* Claims bit i of the map: false when it was claimed already. */
+static bool claim_bit(unsigned char *map, size_t i)
+{
+	unsigned char bit = (unsigned char)(1u << (i & 7)), was = map[i >> 3] & bit;
+	map[i >> 3] |= bit;
+	return !was;
+}
+
 /* Claims [start, end) for one node: -EINVAL when a byte was claimed. A
  * byte of the bitmap at a time where the range covers it whole: a big
  * tree's indexes are megabytes, and a bit at a time was most of the check. */
 static int claim(struct index_walk *w, size_t start, size_t end)
 {
-	for (; start < end && (start & 7); start++) {
-		unsigned char bit = (unsigned char)(1u << (start & 7));
-		if (w->claimed[start >> 3] & bit)
+	w->claimed_bytes += end - start;
+	for (; start < end && (start & 7); start++)
+		if (!claim_bit(w->claimed, start))
 			return -EINVAL;
-		w->claimed[start >> 3] |= bit;
-	}
 	if (start >= end)
 		return 0;
 	size_t first = start >> 3, last = end >> 3;
@@ -85,28 +86,10 @@ static int claim(struct index_walk *w, size_t start, size_t end)
 		if (w->claimed[b])
 			return -EINVAL;
 	memset(w->claimed + first, 0xff, last - first);
-	for (start = last << 3; start < end; start++) {
-		unsigned char bit = (unsigned char)(1u << (start & 7));
-		if (w->claimed[start >> 3] & bit)
+	for (start = last << 3; start < end; start++)
+		if (!claim_bit(w->claimed, start))
 			return -EINVAL;
-		w->claimed[start >> 3] |= bit;
-	}
 	return 0;
-}
-
-/* Whether every byte in [start, end) was claimed. */
-static bool all_claimed(const struct index_walk *w, size_t start, size_t end)
-{
-	for (; start < end && (start & 7); start++)
-		if (!(w->claimed[start >> 3] & (1u << (start & 7))))
-			return false;
-	for (; start + 8 <= end; start += 8)
-		if (w->claimed[start >> 3] != 0xff)
-			return false;
-	for (; start < end; start++)
-		if (!(w->claimed[start >> 3] & (1u << (start & 7))))
-			return false;
-	return true;
 }
 
 /* The end of the string at p, which must end before limit; 0 if it does not. */
@@ -235,7 +218,7 @@ int index_check_image(const void *data, size_t len)
 			depths[i] = depth + 1;
 	}
 	/* Every byte after the header belongs to exactly one node. */
-	if (!all_claimed(&w, INDEX_HEADER, len))
+	if (w.claimed_bytes != len - INDEX_HEADER)
 		goto out;
 	err = 0;
 out:
@@ -245,8 +228,7 @@ out:
 	return err;
 }
 
-/* Reads and checks the index at path; on success *out holds it (malloc'd). */
-static int index_read_checked(const char *path, unsigned char **out, size_t *out_len)
+int index_read_checked(const char *path, unsigned char **out, size_t *out_len)
 {
 	struct stat st = { 0 };
 	char *buf;
@@ -288,164 +270,6 @@ int index_check_file(const char *path)
 	return err;
 }
 
-/*
- * ---- modules.alias against modules.alias.bin, for the in-use rule ----
- *
- * lib/inuse.c learns which modules provide a file system type from the
- * "alias fs-TYPE MODULE" lines of modules.alias. A text cut short or
- * edited would make the rule call a mounted file system's module unused,
- * so those lines must be what depmod put into modules.alias.bin beside
- * it: the same (key, module) pairs, each key as depmod normalises it ('-'
- * as '_' outside brackets, so fs-TYPE is keyed fs_TYPE). The other lines
- * are not the rule's concern. Linear in the files' sizes: the pairs are
- * hashed, and the index walked once.
- */
-
-/* depmod's buffers (PATH_MAX) keep at most this many bytes of a key. */
-#define KEY_MAX 4095u
-
-struct xent {
-	uint64_t hash;
-	const char *key, *value; /* NULL key: a free slot */
-	uint32_t klen, vlen, count;
-};
-
-/* A multiset of (key, value): what the text says, taken off as the index has it. */
-struct xtab {
-	struct xent *slot;
-	size_t mask, used, added, taken;
-};
-
-static uint64_t xhash(const char *s, size_t n, uint64_t h)
-{
-	uint64_t w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9E3779B97F4A7C15u;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w ^ (uint64_t)n << 56) * 0x9E3779B97F4A7C15u;
-	return h ^ h >> 32;
-}
-
-/* The entry (key, value), or the free slot where it would go. */
-static struct xent *xtab_slot(const struct xtab *t, uint64_t h, const char *k, size_t kl,
-			      const char *v, size_t vl)
-{
-	for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
-		struct xent *e = &t->slot[i];
-		if (!e->key || (e->hash == h && e->klen == kl && e->vlen == vl &&
-				!memcmp(e->key, k, kl) && !memcmp(e->value, v, vl)))
-			return e;
-	}
-}
-
-static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl)
-{
-	uint64_t h = xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u));
-	struct xent *e;
-
-	/* Kept at most half full: grown before it would be more. */
-	if (2 * (t->used + 1) > t->mask + 1 || !t->slot) {
-		struct xtab n = { .mask = t->slot ? 2 * t->mask + 1 : 63 };
-		n.slot = calloc(n.mask + 1, sizeof(*n.slot));
-		if (!n.slot)
-			return -ENOMEM;
-		for (size_t i = 0; t->slot && i <= t->mask; i++)
-			if (t->slot[i].key)
-				*xtab_slot(&n, t->slot[i].hash, t->slot[i].key, t->slot[i].klen,
-					   t->slot[i].value, t->slot[i].vlen) = t->slot[i];
-		free(t->slot);
-		t->slot = n.slot;
-		t->mask = n.mask;
-	}
-	e = xtab_slot(t, h, k, kl, v, vl);
-	if (!e->key) {
-		*e = (struct xent){
-			.hash = h, .key = k, .value = v, .klen = (uint32_t)kl, .vlen = (uint32_t)vl
-		};
-		t->used++;
-	}
-	e->count++;
-	t->added++;
-	return 0;
-}
-
-/* Takes one (key, value) off: false when the text has no more of it. */
-static bool xtab_take(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl)
-{
-	struct xent *e;
-
-	if (!t->slot)
-		return false;
-	e = xtab_slot(t, xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u)), k, kl, v, vl);
-	if (!e->key || !e->count)
-		return false;
-	e->count--;
-	t->taken++;
-	return true;
-}
-
-/*
- * depmod's alias_normalize, in place: '-' becomes '_' outside brackets.
- * The key's length (cut at KEY_MAX, as depmod cuts it); -EINVAL for an
- * unmatched bracket (depmod leaves that alias out); -E2BIG where depmod's
- * own buffer would overflow (no index can be said to match).
- */
-static long alias_normalize_in_place(char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < KEY_MAX; i++) {
-		if (i == n)
-			return (long)i;
-		if (s[i] == '-') {
-			s[i] = '_';
-		} else if (s[i] == ']') {
-			return -EINVAL;
-		} else if (s[i] == '[') {
-			while (i < n && s[i] != ']')
-				i++;
-			if (i == n)
-				return -EINVAL;
-			if (i >= KEY_MAX)
-				return -E2BIG;
-		}
-	}
-	return (long)i;
-}
-
-/* The "alias fs-TYPE MODULE" lines of modules.alias, keyed as depmod keys them. */
-static int fs_lines_add(struct xtab *t, char *buf, size_t len)
-{
-	for (char *p = buf, *end = buf + len; p < end;) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end;
-		char *line = p;
-		p = nl ? nl + 1 : end;
-		if (e - line < 9 || memcmp(line, "alias fs-", 9))
-			continue;
-		if (memchr(line, '\0', (size_t)(e - line)))
-			return -EBADMSG;
-		char *key = line + 6, *sp = e;
-		while (sp > key && sp[-1] != ' ')
-			sp--;
-		if (sp == key)
-			return -EBADMSG;
-		long n = alias_normalize_in_place(key, (size_t)(sp - 1 - key));
-		if (n == -EINVAL)
-			continue;
-		if (n < 0 || (size_t)(e - sp) > UINT32_MAX)
-			return -EBADMSG;
-		int err = xtab_add(t, key, (size_t)n, sp, (size_t)(e - sp));
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
 /* A node still to walk: its offset and flags, and its key's length so far
  * (its parent's key, then ch unless it is the root). */
 struct frame {
@@ -453,9 +277,8 @@ struct frame {
 	unsigned char ch;
 };
 
-/* Takes every value of a checked index's fs_ keys off t: -EBADMSG at one
- * t lacks; -ENOMEM. */
-static int fs_index_take(const unsigned char *d, size_t len, struct xtab *t)
+int index_walk(const unsigned char *d, size_t len,
+	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
 {
 	struct frame *stack;
 	char *key;
@@ -471,11 +294,11 @@ static int fs_index_take(const unsigned char *d, size_t len, struct xtab *t)
 	key = malloc(len + INDEX_DEPTH_MAX + 2);
 	if (!stack || !key)
 		goto out;
-	err = -EBADMSG;
+	err = 0;
 	stack[top++] = (struct frame){ .ref = be32(d + 8) };
-	while (top) {
+	while (top && !err) {
 		struct frame f = stack[--top];
-		size_t klen = f.keylen, p = f.ref & NODE_MASK;
+		size_t klen = f.keylen, p = f.ref & NODE_MASK, children = 0;
 		if (f.ch)
 			key[klen++] = (char)f.ch;
 		if (f.ref & NODE_PREFIX) {
@@ -484,68 +307,53 @@ static int fs_index_take(const unsigned char *d, size_t len, struct xtab *t)
 			klen += n;
 			p += n + 1;
 		}
+		key[klen] = '\0';
 		if (f.ref & NODE_CHILDS) {
-			unsigned first = d[p], last = d[p + 1];
-			p += 2;
-			for (unsigned c = first; c <= last; c++, p += 4) {
-				uint32_t child = be32(d + p);
-				if (child)
-					stack[top++] = (struct frame){ .ref = child,
-								       .keylen = (uint32_t)klen,
-								       .ch = (unsigned char)c };
-			}
+			children = p;
+			p += 2 + 4 * (d[p + 1] - d[p] + 1u);
 		}
-		if (f.ref & NODE_VALUES && klen >= 3 && !memcmp(key, "fs_", 3)) {
+		if (f.ref & NODE_VALUES) {
 			uint32_t count = be32(d + p);
 			p += 4;
-			for (uint32_t i = 0; i < count; i++) {
+			for (uint32_t i = 0; i < count && !err; i++) {
 				const char *v = (const char *)d + p + 4;
-				size_t vlen = strlen(v);
-				if (!xtab_take(t, key, klen, v, vlen))
-					goto out;
-				p += 4 + vlen + 1;
+				err = fn(ctx, key, v);
+				p += 4 + strlen(v) + 1;
 			}
 		}
+		/* The last child is pushed first, so the first is walked first
+		 * (a child's character is never 0). */
+		for (unsigned c = children ? d[children + 1] : 0; c && c >= d[children]; c--) {
+			uint32_t child = be32(d + children + 2 + 4 * (c - d[children]));
+			if (child)
+				stack[top++] = (struct frame){ .ref = child,
+							       .keylen = (uint32_t)klen,
+							       .ch = (unsigned char)c };
+		}
 	}
-	err = 0;
 out:
 	free(stack);
 	free(key);
 	return err;
 }
 
-int index_confirms_fs_aliases(const char *dir)
+int rot_index_foreach(const char *const *paths, size_t n,
+		      int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
 {
-	char path[PATH_MAX];
-	unsigned char *bin = NULL;
-	char *text = NULL;
-	struct xtab t = { 0 };
-	size_t len, tlen;
-	int err;
+	unsigned char **bufs = calloc(n + 1, sizeof(*bufs));
+	size_t *lens = calloc(n + 1, sizeof(*lens));
+	int err = bufs && lens ? 0 : -ENOMEM;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/modules.alias.bin", dir) >= sizeof(path))
-		return -ENAMETOOLONG;
-	err = index_read_checked(path, &bin, &len);
-	if (err == -ENOENT)
-		return err;
-	if (err == 0) {
-		snprintf(path, sizeof(path), "%s/modules.alias", dir);
-		err = rot_file_read(path, INDEX_SIZE_MAX, &text, &tlen);
-	}
-	if (err == 0)
-		err = fs_lines_add(&t, text, tlen);
-	if (err == 0)
-		err = fs_index_take(bin, len, &t);
-	if (err == 0 && t.taken != t.added)
-		err = -EBADMSG;
-	free(t.slot);
-	free(text);
-	free(bin);
-	/* What a read itself could not do is said as it is; anything else
-	 * (a text missing, a mismatch, a damaged index) confirms nothing. */
-	if (err == 0 || err == -ENOMEM || err == -EIO || err == -EACCES)
-		return err;
-	return -ESTALE;
+	/* Every index checked before the first value goes out. */
+	for (size_t i = 0; !err && i < n; i++)
+		err = index_read_checked(paths[i], &bufs[i], &lens[i]);
+	for (size_t i = 0; !err && i < n; i++)
+		err = index_walk(bufs[i], lens[i], fn, ctx);
+	for (size_t i = 0; bufs && i < n; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(lens);
+	return err;
 }
 
 #ifdef MODROT_INDEX_CHECK

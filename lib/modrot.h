@@ -830,6 +830,17 @@ const struct rot_sig_info *rot_preflight_sig(const struct rot_preflight *pf);
  */
 int rot_moddir_check(const char *moddir, const char **index);
 
+/*
+ * Calls fn(ctx, key, value) for each value of the n indexes at paths
+ * (modules.alias.bin, ...) in the order of libkmod's kmod_dump_index():
+ * each index's keys depth first, children in character order. Every index
+ * is read and checked as rot_moddir_check() checks it before fn is first
+ * called. Returns 0, fn's first nonzero return (the walk stops there), or
+ * rot_moddir_check()'s errors, -ENODATA for an empty file. Since 0.1.
+ */
+int rot_index_foreach(const char *const *paths, size_t n,
+		      int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
+
 /* ---- loading ---- */
 
 /*

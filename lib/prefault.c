@@ -4,10 +4,8 @@
  *
  * A buffer lib fills at once (a file read whole, the snapshot's module
  * array) is new memory: each of its pages costs a fault on first touch,
- * a trap into the kernel and back, about 1.5 us on a virtual machine.
- * lsmod of 5,000 live and 5,000 rotting modules took 360 such faults for
- * 900 KB of text and arrays, where cat of the same files takes 150.
- * MADV_POPULATE_WRITE (Linux 5.14) maps them all in one system call; an
+ * a trap into the kernel and back, costly on a virtual machine
+ * (bench/README.md). MADV_POPULATE_WRITE (Linux 5.14) maps them all in one system call; an
  * older kernel answers EINVAL and the pages fault in as before. Only
  * areas of 64 KiB or more are worth the call.
  */

@@ -102,18 +102,6 @@ static void help(void)
 	columns_print_help(stdout, columns, NCOLUMNS);
 }
 
-static bool wanted(const struct lsmod_opts *o, const struct rot_module *m)
-{
-	switch (o->which) {
-	case SHOW_LIVE:
-		return !rot_module_is_rotting(m);
-	case SHOW_ROTTING:
-		return rot_module_is_rotting(m);
-	default:
-		return true;
-	}
-}
-
 /* What one listing read, and what its cells need. */
 struct lsmod_run {
 	const struct rot_snapshot *snap; /* the modules listed */
@@ -409,7 +397,7 @@ static int print_table(const struct lsmod_opts *o, struct lsmod_run *r)
 	err = listing_start(&l, columns, o->ids, o->nids, &o->style, &w);
 	for (size_t i = 0; err == 0 && i < rot_snapshot_count(snap); i++) {
 		const struct rot_module *m = rot_snapshot_module(snap, i);
-		if (!wanted(o, m))
+		if (o->which == (rot_module_is_rotting(m) ? SHOW_LIVE : SHOW_ROTTING))
 			continue;
 		err = listing_row(&l);
 		for (size_t c = 0; err == 0 && c < o->nids; c++)
@@ -448,29 +436,18 @@ static void parse_options(int argc, char *argv[], struct lsmod_opts *o)
 		{ OPT_LIVE, OPT_ROTTING },
 	};
 	const char *output = NULL;
+	const struct cli_store stores[] = {
+		{ 'o', .arg = &output },
+		{ 'J', .flag = &o->style.json },
+		{ 'r', .flag = &o->style.raw },
+		{ 'n', .flag = &o->style.noheadings },
+		{ 0 },
+	};
 	int c;
 
 	cli_exclusive_options(exclusive, 2);
-	while ((c = cli_next_option(argc, argv, "o:JrnsvhV", longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'J':
-			o->style.json = true;
-			break;
-		case 'r':
-			o->style.raw = true;
-			break;
-		case 'n':
-			o->style.noheadings = true;
-			break;
-		case OPT_LIVE:
-		case OPT_ROTTING:
-			o->which = c == OPT_LIVE ? SHOW_LIVE : SHOW_ROTTING;
-			break;
-		}
-	}
+	while ((c = cli_next_option(argc, argv, "o:JrnsvhV", longopts, stores)) != -1)
+		o->which = c == OPT_LIVE ? SHOW_LIVE : SHOW_ROTTING;
 	if (optind < argc)
 		cli_usage_fail("unexpected argument '%s'", argv[optind]);
 

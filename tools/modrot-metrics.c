@@ -308,7 +308,7 @@ int main(int argc, char *argv[])
 	int c;
 
 	cli_init("modrot-metrics", help);
-	while ((c = cli_next_option(argc, argv, "o:c:hV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "o:c:hV", longopts, NULL)) != -1) {
 		if (c == 'o') {
 			if (!*optarg)
 				cli_usage_fail("the output file name is empty");

@@ -23,12 +23,10 @@ void cli_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Printed only with -v, and not when quiet. */
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-void cli_set_syslog(bool on);
 /* Quiet: libkmod's own lines (kmodlog.h) and cli_info()'s are not
  * printed (modprobe -q). */
 void cli_set_quiet(bool on);
 bool cli_is_quiet(void);
-void cli_more_verbose(void);
 bool cli_is_verbose(void);
 /* How many -v so far (cli_next_option() counts them as it meets them). */
 int cli_verbosity(void);

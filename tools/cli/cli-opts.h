@@ -8,6 +8,7 @@
 #define MODROT_CLI_OPTS_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdnoreturn.h>
@@ -26,15 +27,25 @@
 		"verbose", no_argument, NULL, 'v' \
 	}
 
+/* An option that only sets a flag (flag) or keeps its argument (arg). */
+struct cli_store {
+	int val;
+	bool *flag;
+	const char **arg;
+};
+
 /*
  * getopt_long without getopt's own messages: an unknown option or a missing
  * argument prints one line and exits CLI_EXIT_USAGE. -h/--help and
  * -V/--version print and exit, -s/--syslog and -v/--verbose take effect
- * here: the tool sees none of them. Returns -1 at the end of the options,
- * like getopt_long.
+ * here, and so does an option of stores (NULL, or ending with val 0): the
+ * tool sees none of them. Returns -1 at the end of the options, like
+ * getopt_long.
  */
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
-		    const struct option *longopts);
+		    const struct option *longopts, const struct cli_store *stores);
+/* optind as it was before cli_next_option read the option it returned last. */
+int cli_option_optind(void);
 
 /* Prints "prog: ERROR: MESSAGE" and exits CLI_EXIT_USAGE. */
 noreturn void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

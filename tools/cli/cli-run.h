@@ -20,9 +20,6 @@
 void cli_init(const char *progname, void (*help)(void));
 const char *cli_progname(void);
 
-/* "lsmod (modrot) 0.1" */
-void cli_print_version(void);
-
 /*
  * Output written past stdio (an outbuf bound to STDOUT_FILENO) failed with
  * this negative errno: one line is printed, once, and the run exits

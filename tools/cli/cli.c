@@ -27,6 +27,7 @@ static bool output_failed;
 static const int (*exclusive_groups)[CLI_EXCLUSIVE_MAX];
 static size_t exclusive_ngroups;
 static int exclusive_seen[8];
+static int option_optind;
 
 void cli_output_failed(int err)
 {
@@ -127,7 +128,7 @@ const char *cli_progname(void)
 	return progname;
 }
 
-void cli_set_syslog(bool on)
+static void cli_set_syslog(bool on)
 {
 	if (on && !use_syslog)
 		openlog(progname, LOG_CONS, LOG_DAEMON);
@@ -144,7 +145,7 @@ bool cli_is_quiet(void)
 	return quiet;
 }
 
-void cli_more_verbose(void)
+static void cli_more_verbose(void)
 {
 	verbosity++;
 }
@@ -164,6 +165,8 @@ static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 	/* Messages carry names from argv, module files and kernel files: the
 	 * whole line is sanitised, so no caller can forget a part. */
 	char raw[1024], msg[2048];
+	if (priority == LOG_INFO && (!verbosity || quiet))
+		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	cli_safe(raw, msg, sizeof(msg));
 	if (use_syslog) {
@@ -177,47 +180,20 @@ static void vlog(int priority, const char *prefix, const char *fmt, va_list ap)
 		fprintf(stderr, "%s: %s\n", progname, msg);
 }
 
-void cli_fatal(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_CRIT, "FATAL", fmt, ap);
-	va_end(ap);
-}
-
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_ERR, "ERROR", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_WARNING, "WARNING", fmt, ap);
-	va_end(ap);
-}
-
-void cli_notice(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_NOTICE, NULL, fmt, ap);
-	va_end(ap);
-}
-
-void cli_info(const char *fmt, ...)
-{
-	if (!verbosity || quiet)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vlog(LOG_INFO, NULL, fmt, ap);
-	va_end(ap);
-}
+/* The message functions of cli-msg.h: one each, the same but for level and prefix. */
+#define CLI_MESSAGE_FUNCTION(name, priority, prefix) \
+	void name(const char *fmt, ...)              \
+	{                                            \
+		va_list ap;                          \
+		va_start(ap, fmt);                   \
+		vlog(priority, prefix, fmt, ap);     \
+		va_end(ap);                          \
+	}
+CLI_MESSAGE_FUNCTION(cli_fatal, LOG_CRIT, "FATAL")
+CLI_MESSAGE_FUNCTION(cli_error, LOG_ERR, "ERROR")
+CLI_MESSAGE_FUNCTION(cli_warn, LOG_WARNING, "WARNING")
+CLI_MESSAGE_FUNCTION(cli_notice, LOG_NOTICE, NULL)
+CLI_MESSAGE_FUNCTION(cli_info, LOG_INFO, NULL) /* vlog() passes it over without -v, or with -q */
 
 noreturn void cli_usage_fail(const char *fmt, ...)
 {
@@ -332,15 +308,30 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 	cli_usage_fail("unknown option '%s'", word);
 }
 
+/* Stores option c where stores says: false when it is not one of them. */
+static bool store_option(int c, const struct cli_store *stores)
+{
+	for (; stores && stores->val; stores++) {
+		if (stores->val != c)
+			continue;
+		if (stores->flag)
+			*stores->flag = true;
+		else
+			*stores->arg = optarg;
+		return true;
+	}
+	return false;
+}
+
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
-		    const struct option *longopts)
+		    const struct option *longopts, const struct cli_store *stores)
 {
 	/* A leading ':' makes getopt report a missing argument as ':'. */
 	char spec[128];
 	snprintf(spec, sizeof(spec), ":%s", shortopts);
 	opterr = 0;
 	for (;;) {
-		int before = optind;
+		int before = option_optind = optind;
 		int c = getopt_long(argc, argv, spec, longopts, NULL);
 		switch (c) {
 		case '?':
@@ -366,7 +357,7 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 				print_help();
 			exit(CLI_EXIT_OK);
 		case 'V':
-			cli_print_version();
+			printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 			exit(CLI_EXIT_OK);
 		case 's':
 			cli_set_syslog(true);
@@ -377,14 +368,16 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		default:
 			if (c != -1)
 				check_exclusive(c, longopts);
+			if (c != -1 && store_option(c, stores))
+				continue;
 			return c;
 		}
 	}
 }
 
-void cli_print_version(void)
+int cli_option_optind(void)
 {
-	printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
+	return option_optind;
 }
 
 char (*cli_module_names(char *const *typed, size_t n))[ROT_NAME_MAX + 1]

@@ -34,7 +34,7 @@ void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes,
 	putchar('\n');
 }
 
-const char *kept_word(unsigned bit_index)
+static const char *kept_word(unsigned bit_index)
 {
 	/* ROT_KEPT_* by bit: revision 3's, then revision 4's (R10, P7) */
 	static const char *const words[] = { "pin", "task",   "timer",    "work",

@@ -23,10 +23,6 @@ void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool d
 void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
 			     bool dry_run);
 
-/* The words of ROT_KEPT_* bits, in bit order: "pin", "task", "timer",
- * "work", "rcu", "kprobe", "running"; NULL past the last. */
-const char *kept_word(unsigned bit_index);
-
 /* A reply's kept_instances/why/pins/tasks/callbacks/probes members, for a JSON record. */
 void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply);
 

@@ -91,10 +91,17 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cli_store stores[] = {
+		{ OPT_CHECK, .flag = &o->check_only },
+		{ OPT_VERIFY, .arg = &o->keyring_path },
+		{ OPT_BATCH, .flag = &o->batch },
+		{ 'J', .flag = &o->json },
+		{ 0 },
+	};
 	int c;
 
 	/* Options end at the file: what follows it are module parameters. */
-	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts, stores)) != -1) {
 		switch (c) {
 		case 'f':
 			o->load_flags |= LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION;
@@ -104,15 +111,6 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 			break;
 		case OPT_FORCE_MODVERSION:
 			o->load_flags |= LOAD_FORCE_MODVERSION;
-			break;
-		case OPT_CHECK:
-			o->check_only = true;
-			break;
-		case OPT_VERIFY:
-			o->keyring_path = optarg;
-			break;
-		case OPT_BATCH:
-			o->batch = true;
 			break;
 		case OPT_FROM:
 			o->list_path = optarg;
@@ -127,9 +125,6 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 			break;
 		case 'b':
 			size_words_set_bytes(true);
-			break;
-		case 'J':
-			o->json = true;
 			break;
 		}
 	}

@@ -97,55 +97,27 @@ static void parse_options(int argc, char *argv[], struct modinfo_run *run)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct modinfo_opts *o = &run->opts;
+	const struct cli_store stores[] = {
+		{ 'm', .flag = &run->by_name }, { 'k', .arg = &run->kversion },
+		{ 'b', .arg = &run->root },     { OPT_VERIFY, .arg = &o->keyring_path },
+		{ 'J', .flag = &o->json },      { 0 },
+	};
+	/* What the other options return: a field's option, -F or -0. */
+	static const char *const fields[] = {
+		['a'] = "author", ['d'] = "description", ['l'] = "license",
+		['p'] = "parm",   ['n'] = "filename",
+	};
 	bool field_option = false;
 	int c;
 
 	o->separator = '\n';
 	/* As in kmod's modinfo, a later field option replaces an earlier one. */
-	while ((c = cli_next_option(argc, argv, "adlpn0mF:k:b:JhV", longopts)) != -1) {
-		switch (c) {
-		case 'a':
-			o->field = "author";
-			field_option = true;
-			break;
-		case 'd':
-			o->field = "description";
-			field_option = true;
-			break;
-		case 'l':
-			o->field = "license";
-			field_option = true;
-			break;
-		case 'p':
-			o->field = "parm";
-			field_option = true;
-			break;
-		case 'n':
-			o->field = "filename";
-			field_option = true;
-			break;
-		case 'F':
-			o->field = optarg;
-			field_option = true;
-			break;
-		case '0':
+	while ((c = cli_next_option(argc, argv, "adlpn0mF:k:b:JhV", longopts, stores)) != -1) {
+		if (c == '0') {
 			o->separator = '\0';
-			break;
-		case 'm':
-			run->by_name = true;
-			break;
-		case 'k':
-			run->kversion = optarg;
-			break;
-		case 'b':
-			run->root = optarg;
-			break;
-		case OPT_VERIFY:
-			o->keyring_path = optarg;
-			break;
-		case 'J':
-			o->json = true;
-			break;
+		} else {
+			o->field = c == 'F' ? optarg : fields[c];
+			field_option = true;
 		}
 	}
 	if (o->json && (field_option || o->separator == '\0'))

@@ -17,7 +17,7 @@
 #include "unload-words.h"
 
 /* What an unload of name leaves rotting: its size in the snapshot. */
-uint64_t rm_live_size(struct modprobe_run *r, const char *name)
+static uint64_t rm_live_size(struct modprobe_run *r, const char *name)
 {
 	const struct rot_snapshot *snap = mp_snapshot(r);
 	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
@@ -26,7 +26,7 @@ uint64_t rm_live_size(struct modprobe_run *r, const char *name)
 
 /* One reclaim of name (lib's rot_reclaim(), which counts it), said as rmmod
  * says it; unloaded: this run unloaded its live module since the snapshot. */
-void rm_reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
+static void rm_reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 {
 	struct rot_reclaim_result o = { .size = sizeof(o) };
 	unsigned flags = (r->opts->force ? ROT_RECLAIM_FORCE : 0) |
@@ -51,7 +51,7 @@ void rm_reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
 	}
 }
 
-void rm_reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
+static void rm_reclaim_after(struct modprobe_run *r, const char *name, uint64_t size)
 {
 	if (!r->opts->dry_run) {
 		rm_reclaim_now(r, name, true);

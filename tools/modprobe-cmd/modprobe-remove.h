@@ -38,9 +38,6 @@ enum verdict rm_dependency_verdict(struct modprobe_run *r, struct kmod_module *d
 				   size_t cap);
 
 /* modprobe-remove-rot.c */
-uint64_t rm_live_size(struct modprobe_run *r, const char *name);
-void rm_reclaim_now(struct modprobe_run *r, const char *name, bool unloaded);
-void rm_reclaim_after(struct modprobe_run *r, const char *name, uint64_t size);
 bool rm_reclaim_rotting(struct modprobe_run *r, const char *name);
 void rm_report_rot(struct modprobe_run *r, const char *name);
 

@@ -40,18 +40,38 @@ static int copy_to_stdout(int fd, bool *write_failed)
 	}
 }
 
+/* One line of the dump as kmod_dump_index() writes it; stdout is locked. */
+static int put_alias(void *out, const char *key, const char *value)
+{
+	fputs_unlocked("alias ", out);
+	fputs_unlocked(key, out);
+	putc_unlocked(' ', out);
+	fputs_unlocked(value, out);
+	putc_unlocked('\n', out);
+	return 0;
+}
+
 /*
- * libkmod writes the indexes to a descriptor itself and ignores a failed
- * write (ENOSPC, EPIPE, a file size limit): the output ended mid-line with
- * exit 0. They go to a memory file first, and from there through stdout,
- * whose errors the tool sees.
+ * libkmod writes each piece of the dump with its own write(2), and ignores
+ * a failed one (ENOSPC, EPIPE, a file size limit): the output ended
+ * mid-line with exit 0. lib walks the indexes instead, through stdout's
+ * buffer; an index lib refuses is left to libkmod, which writes to a
+ * memory file first, copied from there through stdout, whose errors the
+ * tool sees.
  */
 static int dump_indexes(struct modprobe_run *r)
 {
 	int err = cli_flush_stdout();
 	if (err < 0)
 		return err; /* said at exit, once */
-	if (mp_dump_indexes_fast(kmod_get_dirname(r->ctx), stdout) == 0)
+	char alias[sizeof(r->moddir) + 32], symbols[sizeof(r->moddir) + 32];
+	snprintf(alias, sizeof(alias), "%s/modules.alias.bin", r->moddir);
+	snprintf(symbols, sizeof(symbols), "%s/modules.symbols.bin", r->moddir);
+	const char *const paths[] = { alias, symbols };
+	flockfile(stdout);
+	err = rot_index_foreach(paths, 2, put_alias, stdout);
+	funlockfile(stdout);
+	if (err == 0)
 		return cli_flush_stdout();
 	int fd = memfd_create("modprobe-indexes", MFD_CLOEXEC);
 	if (fd < 0) {

@@ -258,60 +258,34 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cli_store stores[] = {
+		{ 'a', .flag = &o->all },
+		{ 'r', .flag = &o->remove },
+		{ OPT_REMOVE_HOLDERS, .flag = &o->remove_holders },
+		{ 'R', .flag = &o->lookup_only },
+		{ OPT_FIRST_TIME, .flag = &o->first_time },
+		{ 'i', .flag = &o->ignore_commands },
+		{ 'b', .flag = &o->use_blacklist },
+		{ 'f', .flag = &o->force },
+		{ OPT_FORCE_MODVERSION, .flag = &o->force_modversion },
+		{ OPT_FORCE_VERMAGIC, .flag = &o->force_vermagic },
+		{ 'D', .flag = &o->show_depends },
+		{ 'c', .flag = &o->show_config },
+		{ OPT_MODVERSIONS, .flag = &o->show_modversions },
+		{ OPT_EXPORTS, .flag = &o->show_exports },
+		{ 'n', .flag = &o->dry_run },
+		{ OPT_RECLAIM, .flag = &o->reclaim },
+		{ 'd', .arg = &o->root },
+		{ 'S', .arg = &o->kversion },
+		{ 0 },
+	};
 	int c, verbosity_at_quiet = 0;
 
-	for (int before = optind;
-	     (c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts)) != -1;
-	     before = optind) {
-		bool inherited = option_inherited(argv, before, nenv);
+	while ((c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts, stores)) != -1) {
+		bool inherited = option_inherited(argv, cli_option_optind(), nenv);
 		switch (c) {
-		case 'a':
-			o->all = true;
-			break;
-		case 'r':
-			o->remove = true;
-			break;
-		case OPT_REMOVE_HOLDERS:
-			o->remove_holders = true;
-			break;
 		case 'w':
 			o->wait_msec = parse_wait(optarg);
-			break;
-		case 'R':
-			o->lookup_only = true;
-			break;
-		case OPT_FIRST_TIME:
-			o->first_time = true;
-			break;
-		case 'i':
-			o->ignore_commands = true;
-			break;
-		case 'b':
-			o->use_blacklist = true;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case OPT_FORCE_MODVERSION:
-			o->force_modversion = true;
-			break;
-		case OPT_FORCE_VERMAGIC:
-			o->force_vermagic = true;
-			break;
-		case 'D':
-			o->show_depends = true;
-			break;
-		case 'c':
-			o->show_config = true;
-			break;
-		case OPT_MODVERSIONS:
-			o->show_modversions = true;
-			break;
-		case OPT_EXPORTS:
-			o->show_exports = true;
-			break;
-		case 'n':
-			o->dry_run = true;
 			break;
 		case 'C': {
 			if (mp_config_path_check(optarg) < 0)
@@ -330,20 +304,11 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			}
 			break;
 		}
-		case 'd':
-			o->root = optarg;
-			break;
-		case 'S':
-			o->kversion = optarg;
-			break;
 		case 'q':
 			o->quiet = true;
 			verbosity_at_quiet = cli_verbosity();
 			if (!inherited)
 				env_append("-q");
-			break;
-		case OPT_RECLAIM:
-			o->reclaim = true;
 			break;
 		case OPT_BYTES:
 			size_words_set_bytes(true);

@@ -154,11 +154,6 @@ int mp_insert(struct modprobe_run *r, const char *name, const char *extra);
 /* Unloads name (a module or alias) and the dependencies it leaves unused. */
 int mp_remove(struct modprobe_run *r, const char *name);
 
-/* Writes the alias and symbol indexes of dir to out as kmod_dump_index()
- * would (modprobe-dump.c); -EINVAL when an image is not depmod's, or
- * another -errno: nothing is written then, and libkmod is asked instead. */
-int mp_dump_indexes_fast(const char *dir, FILE *out);
-
 int mp_show_config(struct modprobe_run *r);
 int mp_show_modversions(struct modprobe_run *r, const char *path);
 int mp_show_exports(struct modprobe_run *r, const char *path);

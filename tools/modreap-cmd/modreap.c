@@ -84,18 +84,24 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		{ 'J', 'q' },
 		{ OPT_WATCH, 'n' },
 	};
+	const struct cli_store stores[] = {
+		{ 'a', .flag = &o->all },
+		{ 'n', .flag = &o->dry_run },
+		{ 'f', .flag = &o->force },
+		{ OPT_WATCH, .flag = &o->watch },
+		{ 'J', .flag = &o->json },
+		{ 'q', .flag = &o->quiet },
+		{ 0 },
+	};
 	bool has_interval = false;
 	int c;
 
 	cli_exclusive_options(exclusive, 2);
 	o->interval = 1.0;
-	while ((c = cli_next_option(argc, argv, "afnbJqhV", longopts)) != -1) {
+	while ((c = cli_next_option(argc, argv, "afnbJqhV", longopts, stores)) != -1) {
 		switch (c) {
 		case 'b':
 			size_words_set_bytes(true);
-			break;
-		case 'a':
-			o->all = true;
 			break;
 		case OPT_DOWN_TO:
 			if (cli_parse_size(optarg, &o->down_to) < 0)
@@ -123,26 +129,11 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 				cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)", optarg);
 			o->has_floor = true;
 			break;
-		case 'n':
-			o->dry_run = true;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case OPT_WATCH:
-			o->watch = true;
-			break;
 		case OPT_INTERVAL:
 			if (cli_parse_interval(optarg, &o->interval) < 0)
 				cli_usage_fail("'%s' is not an interval in seconds (0 < SECS <= 86400)",
 					       optarg);
 			has_interval = true;
-			break;
-		case 'J':
-			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
 			break;
 		}
 	}

@@ -68,33 +68,22 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 	static const int exclusive[][CLI_EXCLUSIVE_MAX] = {
 		{ OPT_UNUSED, OPT_REMOVE_HOLDERS },
 	};
+	const struct cli_store stores[] = {
+		{ 'J', .flag = &o->json },
+		{ OPT_UNUSED, .flag = &o->unused },
+		{ 'n', .flag = &o->dry_run },
+		{ OPT_REMOVE_HOLDERS, .flag = &o->remove_holders },
+		{ OPT_RECLAIM, .flag = &o->reclaim },
+		{ 0 },
+	};
 	int c;
 
 	cli_exclusive_options(exclusive, 1);
-	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts)) != -1) {
-		switch (c) {
-		case 'b':
+	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts, stores)) != -1) {
+		if (c == 'b')
 			size_words_set_bytes(true);
-			break;
-		case 'J':
-			o->json = true;
-			break;
-		case OPT_UNUSED:
-			o->unused = true;
-			break;
-		case 'n':
-			o->dry_run = true;
-			break;
-		case 'f':
+		else if (c == 'f')
 			o->unload_flags |= ROT_UNLOAD_FORCE;
-			break;
-		case OPT_REMOVE_HOLDERS:
-			o->remove_holders = true;
-			break;
-		case OPT_RECLAIM:
-			o->reclaim = true;
-			break;
-		}
 	}
 	if (o->unused && optind < argc)
 		cli_usage_fail("--unused chooses the modules itself: give no MODULE");
@@ -117,27 +106,24 @@ int main(int argc, char *argv[])
 
 	/* Counts of what a reclaim frees come from this snapshot: hold off other
 	 * reclaiming runs until we are done. */
-	int lock = -1;
+	int lock = -1, code = CLI_EXIT_PARTIAL, done = 0;
 	if (o.reclaim) {
 		enum cli_exit lock_code = CLI_EXIT_PARTIAL;
 		lock = reclaim_lock_take(&lock_code);
 		if (lock < 0) {
-			free(names);
-			return stop_signal() ? stop_exit_code() : (int)lock_code;
+			code = stop_signal() ? stop_exit_code() : (int)lock_code;
+			goto out;
 		}
 	}
 	int err = rot_snapshot_read(&r.snap);
 	if (err < 0) {
-		rot_reclaim_unlock(lock);
-		free(names);
-		return cli_snapshot_error(err);
+		code = cli_snapshot_error(err);
+		goto out;
 	}
 	if (o.reclaim && !rot_snapshot_has_rot(r.snap)) {
 		cli_error("this kernel has no module rot support: nothing to reclaim");
-		rot_reclaim_unlock(lock);
-		rot_snapshot_free(r.snap);
-		free(names);
-		return CLI_EXIT_UNSUPPORTED;
+		code = CLI_EXIT_UNSUPPORTED;
+		goto out;
 	}
 	/* The taint change cannot be told: the reclaims can still be done. */
 	int taint_err = o.reclaim || o.json ? run_taint_before(&taint) : 0;
@@ -146,12 +132,7 @@ int main(int argc, char *argv[])
 	r.failed = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.failed));
 	if (gone_err < 0 || !r.failed) {
 		cli_error("out of memory");
-		rot_reclaim_unlock(lock);
-		rot_snapshot_free(r.snap);
-		gone_marks_free(&r.gone);
-		free(r.failed);
-		free(names);
-		return CLI_EXIT_PARTIAL;
+		goto out;
 	}
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
 	if (r.talk && !o.json && !o.reclaim && rot_snapshot_has_rot(r.snap))
@@ -163,7 +144,6 @@ int main(int argc, char *argv[])
 
 	if (o.unused)
 		rmmod_unload_unused(&r);
-	int done = 0;
 	for (int i = 0; i < nnames && !stop_signal(); i++, done++) {
 		const char *name = names[i];
 		const char *typed = argv[optind + i];
@@ -205,8 +185,19 @@ int main(int argc, char *argv[])
 		if (taint.before_known && taint.after_known)
 			report_taint_change(taint.before, taint.after, false);
 	}
+	code = cli_outcome_exit(&r.outcome);
+	if (stop_signal()) {
+		if (o.unused)
+			cli_error("interrupted by %s: stopped unloading unused modules",
+				  stop_signal_name());
+		else
+			cli_error("interrupted by %s: %d of %d %s not handled", stop_signal_name(),
+				  nnames - done, nnames,
+				  nnames == 1 ? "module was" : "modules were");
+		code = stop_exit_code();
+	}
+out:
 	rot_reclaim_unlock(lock);
-
 	rot_percpu_free(r.pc);
 	free(r.percpu);
 	for (size_t i = 0; i < r.nrecords; i++)
@@ -216,15 +207,5 @@ int main(int argc, char *argv[])
 	free(r.failed);
 	rot_snapshot_free(r.snap);
 	free(names);
-	if (stop_signal()) {
-		if (o.unused)
-			cli_error("interrupted by %s: stopped unloading unused modules",
-				  stop_signal_name());
-		else
-			cli_error("interrupted by %s: %d of %d %s not handled", stop_signal_name(),
-				  nnames - done, nnames,
-				  nnames == 1 ? "module was" : "modules were");
-		return stop_exit_code();
-	}
-	return cli_outcome_exit(&r.outcome);
+	return code;
 }
