@@ -150,8 +150,7 @@ int mp_show_config(struct modprobe_run *r)
 	return dump_indexes(r);
 }
 
-/* symbol versions (what the module needs) or exported symbols (what it offers) */
-static int show_crcs(struct modprobe_run *r, const char *path, bool exports)
+int mp_show_crcs(struct modprobe_run *r, const char *path, bool exports)
 {
 	struct kmod_module *mod;
 	struct kmod_list *list = NULL, *l;
@@ -195,14 +194,4 @@ static int show_crcs(struct modprobe_run *r, const char *path, bool exports)
 		kmod_module_versions_free_list(list);
 	kmod_module_unref(mod);
 	return 0;
-}
-
-int mp_show_modversions(struct modprobe_run *r, const char *path)
-{
-	return show_crcs(r, path, false);
-}
-
-int mp_show_exports(struct modprobe_run *r, const char *path)
-{
-	return show_crcs(r, path, true);
 }

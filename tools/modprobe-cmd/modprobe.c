@@ -397,10 +397,8 @@ static void run(struct modprobe_run *r, char **args, int nargs)
 
 	if (o->show_config) {
 		mp_show_config(r);
-	} else if (o->show_modversions) {
-		mp_show_modversions(r, args[0]);
-	} else if (o->show_exports) {
-		mp_show_exports(r, args[0]);
+	} else if (o->show_modversions || o->show_exports) {
+		mp_show_crcs(r, args[0], !o->show_modversions);
 	} else if (o->remove) {
 		for (int i = 0; i < nargs && !r->stopped; i++)
 			mp_remove(r, args[i]);

@@ -155,7 +155,8 @@ int mp_insert(struct modprobe_run *r, const char *name, const char *extra);
 int mp_remove(struct modprobe_run *r, const char *name);
 
 int mp_show_config(struct modprobe_run *r);
-int mp_show_modversions(struct modprobe_run *r, const char *path);
-int mp_show_exports(struct modprobe_run *r, const char *path);
+/* A module file's symbol versions (what it needs) or, exports, its exported
+ * symbols (what it offers). */
+int mp_show_crcs(struct modprobe_run *r, const char *path, bool exports);
 
 #endif
