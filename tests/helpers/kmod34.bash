@@ -26,7 +26,7 @@ kmod34_tar() {
 	fi
 	local cache=${PACKAGE_TEST_CACHE:-/var/cache/modrot-package-test} tar
 	# (not a trixie-*.part.tar, which package-test.sh is still writing)
-	# shellcheck disable=SC2012
+	# shellcheck disable=SC2010,SC2012
 	tar=$(ls -t "$cache"/trixie-*.tar 2>/dev/null | grep -v '\.part\.tar$' | head -n 1)
 	# shellcheck disable=SC2012
 	[ -n "$tar" ] || tar=$(ls -t "$cache"/debian13-kmod-*.tar 2>/dev/null | head -n 1)
