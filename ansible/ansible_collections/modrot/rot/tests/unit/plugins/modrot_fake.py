@@ -76,6 +76,15 @@ def run_module(main, args, check_mode=False, diff=False):
     return e.value.result
 
 
+def host_runner(main):
+    """run(host, check_mode=False, diff=False, **args): main() on the fake
+    host, its tools_dir unless args name another."""
+    def run(host, check_mode=False, diff=False, **args):
+        args.setdefault('tools_dir', host.tools_dir)
+        return run_module(main, args, check_mode=check_mode, diff=diff)
+    return run
+
+
 def parse_size(text):
     m = re.match(r'^([0-9]+)([KMGTkmgt]?)(iB|B|b)?$', text)
     if not m:

@@ -14,12 +14,10 @@ import pytest
 from ansible.module_utils import basic
 from ansible_collections.modrot.rot.plugins.module_utils import modrot_tools
 from ansible_collections.modrot.rot.plugins.modules import modrot_facts
-from ansible_collections.modrot.rot.tests.unit.plugins.modrot_fake import run_module
+from ansible_collections.modrot.rot.tests.unit.plugins.modrot_fake import host_runner, run_module
 
 
-def facts(host, check_mode=False, diff=False, **args):
-    args.setdefault('tools_dir', host.tools_dir)
-    return run_module(modrot_facts.main, args, check_mode=check_mode, diff=diff)
+facts = host_runner(modrot_facts.main)
 
 
 @pytest.fixture

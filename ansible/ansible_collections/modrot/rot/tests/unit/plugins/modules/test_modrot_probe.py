@@ -11,14 +11,12 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.modrot.rot.plugins.modules import modrot_probe
-from ansible_collections.modrot.rot.tests.unit.plugins.modrot_fake import run_module
+from ansible_collections.modrot.rot.tests.unit.plugins.modrot_fake import host_runner
 
 KEYS = ('changed', 'loaded', 'present', 'unmatched', 'unloaded')
 
 
-def probe(host, check_mode=False, diff=False, **args):
-    args.setdefault('tools_dir', host.tools_dir)
-    return run_module(modrot_probe.main, args, check_mode=check_mode, diff=diff)
+probe = host_runner(modrot_probe.main)
 
 
 @pytest.fixture

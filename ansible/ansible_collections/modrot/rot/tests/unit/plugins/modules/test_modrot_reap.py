@@ -10,12 +10,10 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.modrot.rot.plugins.modules import modrot_reap
-from ansible_collections.modrot.rot.tests.unit.plugins.modrot_fake import run_module
+from ansible_collections.modrot.rot.tests.unit.plugins.modrot_fake import host_runner
 
 
-def reap(host, check_mode=False, diff=False, **args):
-    args.setdefault('tools_dir', host.tools_dir)
-    return run_module(modrot_reap.main, args, check_mode=check_mode, diff=diff)
+reap = host_runner(modrot_reap.main)
 
 
 @pytest.fixture
