@@ -12,25 +12,16 @@ bats_require_minimum_version 1.5.0
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
 load helpers/simkernel
-
-SCEN=$top_srcdir/kernel/scenarios
+load helpers/scenario
 
 setup_file() {
-	export ROTCTL_DYN=$BATS_FILE_TMPDIR/rotctl-dyn
-	gcc -O2 -Wall -Wextra -o "$ROTCTL_DYN" "$top_srcdir/kernel/helper/rotctl.c" -llzma -lzstd
+	scenario_setup_file
 }
 
 # run_patterns: the scenario on a fresh kernel whose forced reclaim waits
 # 200 ms, its output in $BATS_TEST_TMPDIR/patterns.sim
 run_patterns() {
-	sim_create rot --abi 4 --reclaim-wait 200
-	(
-		cd "$BATS_TEST_TMPDIR"
-		export SIDE=sim MODDIR=$FIXTURES ROTCTL=$ROTCTL_DYN ROUNDS=1
-		export LSMOD=$top_builddir/tools/lsmod RMMOD=$top_builddir/tools/rmmod MODREAP=$top_builddir/tools/modreap
-		"$SIMKERNEL" run "$K" -- /bin/sh -c ". '$SCEN/lib.sh'; . '$SCEN/patterns.sh'" 2>&1
-		echo "STATUS	$?"
-	) > "$BATS_TEST_TMPDIR/patterns.sim"
+	run_scenario patterns --reclaim-wait 200
 }
 
 @test "patterns on the simulator: every row shows what rot-abi.md expects, and the scenario ends with status 0" {

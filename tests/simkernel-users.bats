@@ -10,24 +10,15 @@ bats_require_minimum_version 1.5.0
 load /usr/lib/bats/bats-support/load.bash
 load /usr/lib/bats/bats-assert/load.bash
 load helpers/simkernel
-
-SCEN=$top_srcdir/kernel/scenarios
+load helpers/scenario
 
 setup_file() {
-	export ROTCTL_DYN=$BATS_FILE_TMPDIR/rotctl-dyn
-	gcc -O2 -Wall -Wextra -o "$ROTCTL_DYN" "$top_srcdir/kernel/helper/rotctl.c" -llzma -lzstd
+	scenario_setup_file
 }
 
 # run_users [CREATE-OPTION...]: the scenario on a fresh kernel, its output in $BATS_TEST_TMPDIR/users.sim
 run_users() {
-	sim_create rot --abi 4 "$@"
-	(
-		cd "$BATS_TEST_TMPDIR"
-		export SIDE=sim MODDIR=$FIXTURES ROTCTL=$ROTCTL_DYN ROUNDS=1
-		export LSMOD=$top_builddir/tools/lsmod RMMOD=$top_builddir/tools/rmmod MODREAP=$top_builddir/tools/modreap
-		"$SIMKERNEL" run "$K" -- /bin/sh -c ". '$SCEN/lib.sh'; . '$SCEN/users.sh'" 2>&1
-		echo "STATUS	$?"
-	) > "$BATS_TEST_TMPDIR/users.sim"
+	run_scenario users "$@"
 }
 
 # the real kernel's rows, "ID<tab>EXPECTED": the `row ID "EXPECTED"` lines
