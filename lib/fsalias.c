@@ -148,8 +148,6 @@ static int fs_lines_add(struct xtab *t, char *buf, size_t len)
 		p = nl ? nl + 1 : end;
 		if (e - line < 9 || memcmp(line, "alias fs-", 9))
 			continue;
-		if (memchr(line, '\0', (size_t)(e - line)))
-			return -EBADMSG;
 		char *key = line + 6, *sp = e;
 		while (sp > key && sp[-1] != ' ')
 			sp--;
@@ -175,13 +173,13 @@ static int fs_value_take(void *t, const char *key, const char *value)
 	return xtab_take(t, key, strlen(key), value, strlen(value)) ? 0 : -EBADMSG;
 }
 
-int index_confirms_fs_aliases(const char *dir)
+int index_confirms_fs_aliases(const char *dir, const char *alias_text)
 {
 	char path[PATH_MAX];
 	unsigned char *bin = NULL;
 	char *text = NULL;
 	struct xtab t = { 0 };
-	size_t len, tlen;
+	size_t len;
 	int err;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/modules.alias.bin", dir) >= sizeof(path))
@@ -189,12 +187,11 @@ int index_confirms_fs_aliases(const char *dir)
 	err = index_read_checked(path, &bin, &len);
 	if (err == -ENOENT)
 		return err;
-	if (err == 0) {
-		snprintf(path, sizeof(path), "%s/modules.alias", dir);
-		err = rot_file_read(path, INDEX_SIZE_MAX, &text, &tlen);
-	}
+	/* A copy: its keys are normalised in place. */
+	if (err == 0 && !(text = strdup(alias_text)))
+		err = -ENOMEM;
 	if (err == 0)
-		err = fs_lines_add(&t, text, tlen);
+		err = fs_lines_add(&t, text, strlen(text));
 	if (err == 0)
 		err = index_walk(bin, len, fs_value_take, &t);
 	if (err == 0 && t.taken != t.added)

@@ -124,12 +124,12 @@ void index_cache_store(const struct index_cache *c);
 
 /* ---- modules.alias against its binary index (fsalias.c) ---- */
 
-/* Whether the "alias fs-TYPE MODULE" lines of dir/modules.alias are those
- * depmod put into modules.alias.bin: 0 when they are; -ENOENT without the
- * binary index; -ESTALE when they differ, or the index is damaged or
- * empty, since then nothing confirms the text; -ENOMEM, or the -errno of
- * a failed read. */
-int index_confirms_fs_aliases(const char *dir);
+/* Whether the "alias fs-TYPE MODULE" lines of alias_text (dir/modules.alias,
+ * as the caller read it) are those depmod put into dir/modules.alias.bin:
+ * 0 when they are; -ENOENT without the binary index; -ESTALE when they
+ * differ, or the index is damaged or empty, since then nothing confirms
+ * the text; -ENOMEM, or the -errno of a failed read. */
+int index_confirms_fs_aliases(const char *dir, const char *alias_text);
 
 /* ---- the in-use rule's inputs (inuse.c, mntns.c) ---- */
 

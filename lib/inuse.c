@@ -237,7 +237,7 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 		err = usage_input_read(path, &c->alias_text);
 	}
 	if (err == 0) {
-		err = index_confirms_fs_aliases(dir);
+		err = index_confirms_fs_aliases(dir, c->alias_text);
 		if (err == -ENOENT)
 			err = 0;
 	}
