@@ -47,23 +47,24 @@ void parse_error_clear(void);
 /* A decimal (base 10) or hex (16) number filling s: -EPROTO not one, -ERANGE past 64 bits. */
 int parse_u64(const char *s, unsigned base, uint64_t *out);
 /* Live, Loading, Unloading or Rotting; -EPROTO otherwise. */
-int parse_state(const char *s, enum rot_state *state);
+int parse_state(const char *s, size_t len, enum rot_state *state);
 /* What the kernel can print as a module's name (no '/', not "." or ".."). */
 bool valid_name(const char *s, size_t len);
+/* Splits a line, from line to its newline or to end (a NUL), at each blank,
+ * in place: the first max fields go to f, the newline (or end) becomes a
+ * NUL at *eol. The number of fields, more than max if there are, or 0
+ * for a line with a NUL byte before its end. */
+size_t fields_split(char *line, const char *end, char **f, size_t max, char **eol);
 
 /* Parses already-read file contents as rot_snapshot_read() does; rotting
  * may be NULL (a stock kernel). */
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
 		   struct rot_snapshot **out);
 
-/* snapshot_parse(), with the one-pass line parser (fast) or with
- * parse_line() alone: the tests parse both ways and compare. */
 /* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
 int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, const char *pins, size_t pins_len,
 			struct rot_snapshot **out);
-int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
-			size_t rotting_len, bool fast, struct rot_snapshot **out);
 
 /* ---- depmod's binary indexes (modindex.c) ---- */
 

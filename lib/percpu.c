@@ -54,19 +54,8 @@ static int parse_header(char *line, char *end, struct rot_percpu *pc, const char
 	static const char *const keys[] = { "reserve", "free", "largest" };
 	uint64_t *vals[] = { &pc->reserve, &pc->free, &pc->largest };
 	char *f[6];
-	size_t n = 1;
-	f[0] = line;
 	*reason = "the first line is not \"reserve SIZE free FREE largest LARGEST\"";
-	if (memchr(line, '\0', (size_t)(end - line)))
-		return -EPROTO;
-	for (char *p = line; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
-		if (n == 6)
-			return -EPROTO;
-		*p = '\0';
-		f[n++] = p + 1;
-	}
-	*end = '\0';
-	if (n != 6)
+	if (fields_split(line, end, f, 6, &end) != 6)
 		return -EPROTO;
 	for (size_t k = 0; k < 3; k++) {
 		if (strcmp(f[2 * k], keys[k]) != 0)
@@ -93,23 +82,11 @@ static int parse_header(char *line, char *end, struct rot_percpu *pc, const char
 static int parse_entry(char *line, char *end, struct percpu_entry *e, const char **reason)
 {
 	char *f[4];
-	size_t n = 1;
-	if (memchr(line, '\0', (size_t)(end - line))) {
-		*reason = "a NUL byte inside the line";
-		return -EPROTO;
-	}
-	f[0] = line;
-	for (char *p = line; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
-		if (n == 4) {
-			*reason = "more fields than the kernel prints";
-			return -EPROTO;
-		}
-		*p = '\0';
-		f[n++] = p + 1;
-	}
-	*end = '\0';
+	size_t n = fields_split(line, end, f, 4, &end);
 	if (n != 4) {
-		*reason = "fewer fields than the kernel prints";
+		*reason = n == 0  ? "a NUL byte inside the line"
+			  : n > 4 ? "more fields than the kernel prints"
+				  : "fewer fields than the kernel prints";
 		return -EPROTO;
 	}
 	e->name = f[0];
@@ -127,7 +104,7 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 		*reason = "an instance listed with no per-CPU bytes";
 		return -EPROTO;
 	}
-	if (parse_state(f[2], &e->state) < 0) {
+	if (parse_state(f[2], (size_t)(f[3] - f[2]) - 1, &e->state) < 0) {
 		*reason = "the state is not Live, Loading, Unloading or Rotting";
 		return -EPROTO;
 	}

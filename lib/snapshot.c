@@ -49,26 +49,19 @@ struct rot_snapshot {
 	bool has_pins; /* /proc/module_pins was read: revision 4 (D5) */
 };
 
-static size_t count_byte(const char *s, size_t len, char c)
-{
-	size_t n = 0;
-	for (const char *p = s; (p = memchr(p, c, (size_t)(s + len - p))); p++)
-		n++;
-	return n;
-}
-
-static int parse_u64_checked(const char *s, unsigned base, uint64_t *out)
+/* Runs twice per line of /proc/modules: inlined there. */
+static inline int number(const char *s, unsigned base, uint64_t *out)
 {
 	uint64_t v = 0;
 	if (!*s)
 		return -EPROTO;
 	for (; *s; s++) {
-		unsigned d = (unsigned)(unsigned char)*s - '0';
+		unsigned c = (unsigned char)*s, d = c - '0';
 		if (d > 9) {
-			unsigned letter = ((unsigned)(unsigned char)*s | 0x20) - 'a';
-			if (base != 16 || letter > 5)
+			d = (c | 0x20) - 'a';
+			if (base != 16 || d > 5)
 				return -EPROTO;
-			d = letter + 10;
+			d += 10;
 		}
 		if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
 		    __builtin_add_overflow(v, d, &v))
@@ -78,41 +71,9 @@ static int parse_u64_checked(const char *s, unsigned base, uint64_t *out)
 	return 0;
 }
 
-/*
- * Runs twice per line of /proc/modules. 16 hex or 19 decimal digits cannot
- * overflow 64 bits: a number that short (all the kernel prints) takes a
- * loop without overflow checks; anything else the checked one, which
- * tells -EPROTO from -ERANGE.
- */
 int parse_u64(const char *s, unsigned base, uint64_t *out)
 {
-	uint64_t v = 0;
-	size_t i = 0;
-	if (base == 16) {
-		for (; i < 16; i++) {
-			unsigned c = (unsigned char)s[i];
-			unsigned d = c - '0';
-			if (d > 9) {
-				d = (c | 0x20) - 'a';
-				if (d > 5)
-					break;
-				d += 10;
-			}
-			v = v << 4 | d;
-		}
-	} else if (base == 10) {
-		for (; i < 19; i++) {
-			unsigned d = (unsigned)(unsigned char)s[i] - '0';
-			if (d > 9)
-				break;
-			v = v * 10 + d;
-		}
-	}
-	if (i > 0 && s[i] == '\0') {
-		*out = v;
-		return 0;
-	}
-	return parse_u64_checked(s, base, out);
+	return number(s, base, out);
 }
 
 #ifdef __SSE2__
@@ -142,40 +103,6 @@ static bool hex16(const char *s, uint64_t *out)
 	*out = be64toh(v);
 	return true;
 }
-#else
-/*
- * Eight hex digits, first digit in the lowest byte, a byte at a time in
- * parallel (no byte carries into the next: each is below 0x80 before any
- * addition). False unless every byte is 0-9, a-f or A-F.
- */
-static bool hex8(uint64_t w, uint32_t *out)
-{
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	if (w & high)
-		return false;
-	uint64_t lower = w | 0x20 * ones;
-	uint64_t digit = (w + (0x80 - '0') * ones) & ~(w + (0x80 - '9' - 1) * ones);
-	uint64_t letter = (lower + (0x80 - 'a') * ones) & ~(lower + (0x80 - 'f' - 1) * ones);
-	if (((digit | letter) & high) != high)
-		return false;
-	uint64_t n = (w & 0x0f * ones) + ((letter & high) >> 7) * 9;
-	n = ((n << 4) | (n >> 8)) & 0x00ff00ff00ff00ffull;
-	n = ((n << 8) | (n >> 16)) & 0x0000ffff0000ffffull;
-	*out = (uint32_t)((n << 16) | (n >> 32));
-	return true;
-}
-
-/* Sixteen hex digits at s, the first the most significant. */
-static bool hex16(const char *s, uint64_t *out)
-{
-	uint64_t w[2];
-	uint32_t hi, lo;
-	memcpy(w, s, sizeof(w));
-	if (!hex8(le64toh(w[0]), &hi) || !hex8(le64toh(w[1]), &lo))
-		return false;
-	*out = (uint64_t)hi << 32 | lo;
-	return true;
-}
 #endif
 
 /* "0x" and len - 2 hex digits: a kernel address, 16 digits on 64 bits. */
@@ -183,37 +110,80 @@ static int parse_address(const char *s, size_t len, uint64_t *out)
 {
 	if (len < 2 || s[0] != '0' || s[1] != 'x')
 		return -EPROTO;
+#ifdef __SSE2__
 	if (len == 18 && hex16(s + 2, out))
 		return 0;
-	return parse_u64(s + 2, 16, out);
+#endif
+	return number(s + 2, 16, out);
 }
 
-int parse_state(const char *s, enum rot_state *state)
+static inline int state_of(const char *s, size_t len, enum rot_state *state)
 {
-	/* Dispatch on the first letters: this runs once per line. */
-	switch (s[0]) {
-	case 'L':
-		if (strcmp(s, "Live") == 0)
-			*state = ROT_STATE_LIVE;
-		else if (strcmp(s, "Loading") == 0)
-			*state = ROT_STATE_LOADING;
-		else
-			return -EPROTO;
-		return 0;
-	case 'U':
-		*state = ROT_STATE_UNLOADING;
-		return strcmp(s, "Unloading") == 0 ? 0 : -EPROTO;
-	case 'R':
+	/* Lengths first, then one inlined compare: this runs once per line. */
+	if (len == 4 && memcmp(s, "Live", 4) == 0)
+		*state = ROT_STATE_LIVE;
+	else if (len == 7 && memcmp(s, "Rotting", 7) == 0)
 		*state = ROT_STATE_ROTTING;
-		return strcmp(s, "Rotting") == 0 ? 0 : -EPROTO;
-	}
-	return -EPROTO;
+	else if (len == 7 && memcmp(s, "Loading", 7) == 0)
+		*state = ROT_STATE_LOADING;
+	else if (len == 9 && memcmp(s, "Unloading", 9) == 0)
+		*state = ROT_STATE_UNLOADING;
+	else
+		return -EPROTO;
+	return 0;
 }
 
+int parse_state(const char *s, size_t len, enum rot_state *state)
+{
+	return state_of(s, len, state);
+}
+
+/* What the kernel can print as a module's name: kobject names hold no '/',
+ * and "." or ".." would name another sysfs directory. */
+static inline bool name_ok(const char *s, size_t len)
+{
+	if (len == 0 || len > ROT_NAME_MAX || memchr(s, '/', len))
+		return false;
+	return !(s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')));
+}
+
+bool valid_name(const char *s, size_t len)
+{
+	return name_ok(s, len);
+}
+
+/* A holder's kernfs order key, and its name. */
 struct keyed_name {
 	uint32_t key;
 	const char *name;
 };
+
+/* Where parse_file() puts what it reads: the modules, the holder names of
+ * them all in line order, and the keys of one line's holders. */
+struct line_sink {
+	struct rot_module *mods;
+	size_t count, cap;
+	const char **pool;
+	size_t pool_used, pool_cap;
+	struct keyed_name *keys;
+	size_t keys_cap;
+};
+
+/* Room for need elements of size in *arr (grown by doubling). */
+static bool reserve(void *arr, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t grown_cap = *cap ? *cap : 16;
+	while (grown_cap < need)
+		grown_cap *= 2;
+	void *grown = realloc(*(void **)arr, grown_cap * size);
+	if (!grown)
+		return false;
+	*(void **)arr = grown;
+	*cap = grown_cap;
+	return true;
+}
 
 static int by_key_then_name(const void *a, const void *b)
 {
@@ -224,56 +194,36 @@ static int by_key_then_name(const void *a, const void *b)
 }
 
 /*
- * Holders in kernfs order, each name hashed once. Lists are short, so an
- * insertion sort on the stack does; a pathological fan-in (tens of
- * thousands of holders) gets qsort instead of quadratic time.
+ * Holders in kernfs order. Lists are short, so an insertion sort does; a
+ * pathological fan-in (tens of thousands of holders) gets qsort instead
+ * of quadratic time.
  */
-static int sort_holders_sysfs_order(const char **h, uint32_t n)
+static void sort_holders_sysfs_order(struct keyed_name *k, size_t n)
 {
-	struct keyed_name small[64], *k = small;
-	if (n > 64 && !(k = malloc(n * sizeof(*k))))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		k[i] = (struct keyed_name){ kernfs_hash(h[i]), h[i] };
 	if (n > 64) {
 		qsort(k, n, sizeof(*k), by_key_then_name);
-	} else {
-		for (uint32_t i = 1; i < n; i++) {
-			struct keyed_name v = k[i];
-			uint32_t j = i;
-			while (j > 0 && by_key_then_name(&k[j - 1], &v) > 0) {
-				k[j] = k[j - 1];
-				j--;
-			}
-			k[j] = v;
-		}
+		return;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		h[i] = k[i].name;
-	if (k != small)
-		free(k);
-	return 0;
-}
-
-/* What the kernel can print as a module's name: kobject names hold no '/',
- * and "." or ".." would name another sysfs directory. */
-bool valid_name(const char *s, size_t len)
-{
-	if (len == 0 || len > ROT_NAME_MAX || memchr(s, '/', len))
-		return false;
-	return !(s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.')));
+	for (size_t i = 1; i < n; i++) {
+		struct keyed_name v = k[i];
+		size_t j = i;
+		while (j > 0 && by_key_then_name(&k[j - 1], &v) > 0) {
+			k[j] = k[j - 1];
+			j--;
+		}
+		k[j] = v;
+	}
 }
 
 /*
  * HOLDERS is "-" or "a,b,[permanent]," ("[rotting]," in the rotting file):
- * every entry ends with a comma, which is what sized the pool (one slot per
- * comma). Bracketed markers other than [permanent] are the kernel's and
- * are skipped.
+ * every entry ends with a comma. Bracketed markers other than [permanent]
+ * are the kernel's and are skipped. Each name is hashed into its kernfs
+ * order key as it is read; the names go to the end of the pool in that
+ * order.
  */
-static int parse_holders(char *field, struct rot_module *m, const char **pool, const char **reason)
+static int parse_holders(char *field, struct rot_module *m, struct line_sink *k, const char **reason)
 {
-	m->holders = pool;
-	m->nholders = 0;
 	if (strcmp(field, "-") == 0)
 		return 0;
 	size_t len = strlen(field);
@@ -281,8 +231,19 @@ static int parse_holders(char *field, struct rot_module *m, const char **pool, c
 		*reason = "the holders field is not \"-\" nor a list ending in a comma";
 		return -EPROTO;
 	}
+	size_t n = 0;
 	for (char *tok = field; *tok;) {
-		char *comma = strchr(tok, ',');
+		unsigned long hash = 0;
+		unsigned char high = 0;
+		char *comma = tok;
+		if (*tok == '[') {
+			comma = strchr(tok, ',');
+		} else {
+			for (; *comma != ','; comma++) {
+				hash = kernfs_hash_step(hash, (unsigned char)*comma);
+				high |= (unsigned char)*comma;
+			}
+		}
 		*comma = '\0';
 		size_t tl = (size_t)(comma - tok);
 		if (tok[0] == '[') {
@@ -290,51 +251,101 @@ static int parse_holders(char *field, struct rot_module *m, const char **pool, c
 				*reason = "a holder marker without its closing bracket";
 				return -EPROTO;
 			}
-			if (strcmp(tok, "[permanent]") == 0)
+			if (tl == 11 && memcmp(tok, "[permanent]", 11) == 0)
 				m->permanent = true;
-		} else if (!valid_name(tok, tl)) {
+		} else if (!name_ok(tok, tl)) {
 			*reason = "a holder's name is empty, too long or not a module name";
 			return -EPROTO;
-		} else if (m->nholders == UINT16_MAX) {
+		} else if (n == UINT16_MAX) {
 			*reason = "more than 65535 holders";
 			return -ERANGE;
+		} else if (!reserve(&k->keys, &k->keys_cap, n + 1, sizeof(*k->keys))) {
+			return -ENOMEM;
 		} else {
-			pool[m->nholders++] = tok;
+			/* The running kernel's char decides a byte above 0x7f. */
+			k->keys[n++] = (struct keyed_name){ high & 0x80 ? kernfs_hash(tok)
+									: kernfs_hash_end(hash),
+							    tok };
 		}
 		tok = comma + 1;
 	}
-	if (m->nholders > 1 && sort_holders_sysfs_order(m->holders, m->nholders) < 0)
+	if (!reserve(&k->pool, &k->pool_cap, k->pool_used + n, sizeof(*k->pool)))
 		return -ENOMEM;
+	sort_holders_sysfs_order(k->keys, n);
+	for (size_t i = 0; i < n; i++)
+		k->pool[k->pool_used++] = k->keys[i].name;
+	m->nholders = (uint16_t)n;
 	return 0;
+}
+
+/* Which of the 16 bytes at p (fewer when end, the buffer's NUL, comes
+ * first) are a blank, a newline or another control character, a NUL
+ * included: one bit each. */
+static inline unsigned stops(const char *p, const char *end)
+{
+	unsigned mask = 0;
+#ifdef __SSE2__
+	if (end - p >= 16) {
+		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* c <= ' ' unsigned: min(c, ' ') == c */
+		return (unsigned)_mm_movemask_epi8(
+			_mm_cmpeq_epi8(_mm_min_epu8(c, _mm_set1_epi8(' ')), c));
+	}
+#endif
+	for (unsigned i = 0; i < 16 && p + i <= end; i++)
+		mask |= (unsigned)((unsigned char)p[i] <= ' ') << i;
+	return mask;
+}
+
+size_t fields_split(char *line, const char *end, char **f, size_t max, char **eol)
+{
+	size_t n = 1;
+	bool nul = false;
+	f[0] = line;
+	*eol = NULL;
+	for (char *chunk = line; !*eol; chunk += 16) {
+		for (unsigned mask = stops(chunk, end); mask; mask &= mask - 1) {
+			char *c = chunk + __builtin_ctz(mask);
+			if (*c == ' ') {
+				*c = '\0';
+				if (n < max)
+					f[n] = c + 1;
+				n++;
+			} else if (*c == '\n' || c == end) {
+				*c = '\0';
+				*eol = c;
+				break;
+			} else {
+				nul |= *c == '\0';
+			}
+		}
+	}
+	return nul ? 0 : n;
 }
 
 enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
 
 /*
- * line..end is one line without its newline; fields are split in place.
- * On -EPROTO or -ERANGE *reason says which field is wrong.
+ * One line, from line to its newline or to end (the buffer's NUL), split
+ * into its fields in place; *eol is where it ends. On -EPROTO or -ERANGE
+ * *reason says which field is wrong.
  */
-static int parse_line(char *line, char *end, struct rot_module *m, const char **pool,
+static int parse_line(char *line, char *end, struct rot_module *m, struct line_sink *k, char **eol,
 		      const char **reason)
 {
 	char *f[F_MAX];
-	size_t n = 1;
 	uint64_t v;
 
-	if (memchr(line, '\0', (size_t)(end - line))) {
+	size_t n = fields_split(line, end, f, F_MAX, eol);
+	char *p = *eol;
+	if (n == 0) {
 		*reason = "a NUL byte inside the line";
 		return -EPROTO;
 	}
-	f[0] = line;
-	for (char *p = line; (p = memchr(p, ' ', (size_t)(end - p))); p++) {
-		if (n == F_MAX) {
-			*reason = "more fields than the kernel prints";
-			return -EPROTO;
-		}
-		*p = '\0';
-		f[n++] = p + 1;
+	if (n > F_MAX) {
+		*reason = "more fields than the kernel prints";
+		return -EPROTO;
 	}
-	*end = '\0';
 	if (n < F_TAINTS) {
 		*reason = "fewer fields than the kernel prints";
 		return -EPROTO;
@@ -343,52 +354,52 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 	memset(m, 0, sizeof(*m));
 	m->name = f[F_NAME];
 	size_t name_len = (size_t)(f[F_SIZE] - f[F_NAME]) - 1;
-	if (!valid_name(m->name, name_len)) {
+	if (!name_ok(m->name, name_len)) {
 		*reason = "the name is empty, too long or not a module name";
 		return -EPROTO;
 	}
-	int err = parse_u64(f[F_SIZE], 10, &m->size);
+	int err = number(f[F_SIZE], 10, &m->size);
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the size does not fit 64 bits"
 					 : "the size is not a number";
 		return err;
 	}
+	enum rot_state state = ROT_STATE_LIVE;
+	bool state_ok = state_of(f[F_STATE], (size_t)(f[F_ADDR] - f[F_STATE]) - 1, &state) == 0;
+	bool rotting = state_ok && state == ROT_STATE_ROTTING;
 	/* A kernel built without CONFIG_MODULE_UNLOAD prints "- -" for the
 	 * count and the holders: it keeps no count, and its sysfs has no
 	 * refcnt file, for which kmod's lsmod prints -ENOENT. */
-	bool no_unload = strcmp(f[F_REFCNT], "-") == 0 && strcmp(f[F_HOLDERS], "-") == 0 &&
-			 strcmp(f[F_STATE], "Rotting") != 0;
+	bool no_unload = strcmp(f[F_REFCNT], "-") == 0 && strcmp(f[F_HOLDERS], "-") == 0 && !rotting;
 	static char enoent[] = "-2";
 	if (no_unload)
 		f[F_REFCNT] = enoent;
 	/* A stock kernel may print a negative count for a module being torn down. */
 	bool negative = f[F_REFCNT][0] == '-';
-	err = parse_u64(f[F_REFCNT] + negative, 10, &v);
+	err = number(f[F_REFCNT] + negative, 10, &v);
 	if (err == 0 && v > INT32_MAX)
 		err = -ERANGE;
 	if (err < 0) {
 		/* a rotting line's third column counts its pins (rot-abi.md P1) */
-		bool pins = strcmp(f[F_STATE], "Rotting") == 0;
-		*reason = err == -ERANGE ? (pins ? "the pin count does not fit 32 bits"
-						 : "the reference count does not fit 32 bits")
-					 : (pins ? "the pin count is not a number"
-						 : "the reference count is not a number");
+		*reason = err == -ERANGE ? (rotting ? "the pin count does not fit 32 bits"
+						    : "the reference count does not fit 32 bits")
+					 : (rotting ? "the pin count is not a number"
+						    : "the reference count is not a number");
 		return err;
 	}
 	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
-	enum rot_state state;
-	if (parse_state(f[F_STATE], &state) < 0) {
+	if (!state_ok) {
 		*reason = "the state is not Live, Loading, Unloading or Rotting";
 		return -EPROTO;
 	}
 	/* pins are a count, never negative */
-	if (state == ROT_STATE_ROTTING && negative) {
+	if (rotting && negative) {
 		*reason = "the pin count is not a number";
 		return -EPROTO;
 	}
 	m->state = (uint8_t)state;
 	char *addr = f[F_ADDR];
-	err = parse_address(addr, (size_t)((n > F_TAINTS ? f[F_TAINTS] - 1 : end) - addr),
+	err = parse_address(addr, (size_t)((n > F_TAINTS ? f[F_TAINTS] - 1 : p) - addr),
 			    &m->address);
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the address does not fit 64 bits"
@@ -398,7 +409,7 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 	m->taints = "";
 	if (n > F_TAINTS) {
 		char *t = f[F_TAINTS];
-		size_t tl = (size_t)(end - t);
+		size_t tl = (size_t)(p - t);
 		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')') {
 			*reason = "the taints are not in parentheses";
 			return -EPROTO;
@@ -411,276 +422,7 @@ static int parse_line(char *line, char *end, struct rot_module *m, const char **
 		t[tl - 1] = '\0';
 		m->taints = t + 1;
 	}
-	return parse_holders(f[F_HOLDERS], m, pool, reason);
-}
-
-/* Where parse_file() puts what it reads: the modules, and the holder
- * names of them all, in line order. */
-struct line_sink {
-	struct rot_module *mods;
-	size_t count, cap;
-	const char **pool;
-	size_t pool_used, pool_cap;
-	bool fast; /* parse_line_fast() first (always, but in the tests that compare) */
-};
-
-/*
- * Bytes the fast path takes in a name: printable ASCII but the blank, the
- * comma (it ends a holder) and '/' (never in a name). A line with any
- * other byte in a name goes to parse_line(), which knows every rule.
- */
-static const bool name_byte[256] = {
-	[0x21 ... 0x2b] = true, /* '!' to '+' */
-	[0x2d ... 0x2e] = true, /* '-' and '.' */
-	[0x30 ... 0x7e] = true, /* '0' to '~' */
-};
-
-/* A holder read on the fast path: its kernfs order key, where it is. */
-struct fast_holder {
-	uint32_t key;
-	uint32_t len;
-	char *name;
-};
-
-#define FAST_HOLDERS_MAX 64
-
-/* Decimal digits at *p (at most max of them), then a blank: their count
- * (0: none, too many, or no blank after them) and value. */
-static inline size_t digits_then_blank(const unsigned char **p, size_t max, uint64_t *v)
-{
-	const unsigned char *s = *p, *q = s;
-	uint64_t n = 0;
-	for (unsigned d; (d = (unsigned)*q - '0') <= 9 && (size_t)(q - s) < max; q++)
-		n = n * 10 + d;
-	if (q == s || *q != ' ')
-		return 0;
-	*p = q + 1;
-	*v = n;
-	return (size_t)(q - s);
-}
-
-/*
- * A size, as the kernel prints it (one to seven digits), then a blank, from
- * one 8-byte load: which bytes are digits, then the digits combined in
- * three multiplications (digit pairs, then pairs of pairs, then the two
- * halves). Anything else goes to digits_then_blank().
- */
-static inline size_t size_then_blank(const unsigned char **p, const unsigned char *e, uint64_t *v)
-{
-	if (e - *p < 8)
-		return digits_then_blank(p, 19, v);
-	uint64_t w;
-	memcpy(&w, *p, sizeof(w));
-	w = le64toh(w);
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
-	uint64_t t = w - 0x30 * ones;
-	/* a byte's high bit: below '0' (borrow), at or above 0x80, or above '9' */
-	uint64_t bad = (t | (t + 0x76 * ones) | w) & high;
-	if (!bad)
-		return digits_then_blank(p, 19, v); /* eight digits or more */
-	unsigned k = (unsigned)__builtin_ctzll(bad) / 8;
-	if (k == 0 || (*p)[k] != ' ')
-		return digits_then_blank(p, 19, v);
-	t <<= 8 * (8 - k); /* the k digits at the top, zeros below */
-	t = ((t & 0x0f0f0f0f0f0f0f0full) * 2561) >> 8;
-	t = ((t & 0x00ff00ff00ff00ffull) * 6553601) >> 16;
-	t = ((t & 0x0000ffff0000ffffull) * 42949672960001ull) >> 32;
-	*v = t;
-	*p += k + 1;
-	return k;
-}
-
-#ifdef __SSE2__
-/* Past the run of name bytes (name_byte[]) at p, 16 at a time while 16
- * bytes are left before e. */
-static inline const unsigned char *skip_name(const unsigned char *p, const unsigned char *e)
-{
-	for (; e - p >= 16; p += 16) {
-		__m128i c = _mm_loadu_si128((const __m128i *)(const void *)p);
-		/* signed: below '!' is a blank, a control or a byte at or above 0x80 */
-		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(c, _mm_set1_epi8('!')),
-							 _mm_cmpeq_epi8(c, _mm_set1_epi8(0x7f))),
-					    _mm_or_si128(_mm_cmpeq_epi8(c, _mm_set1_epi8(',')),
-							 _mm_cmpeq_epi8(c, _mm_set1_epi8('/'))));
-		unsigned mask = (unsigned)_mm_movemask_epi8(stop);
-		if (mask)
-			return p + __builtin_ctz(mask);
-	}
-	while (name_byte[*p])
-		p++;
-	return p;
-}
-#else
-static inline const unsigned char *skip_name(const unsigned char *p, const unsigned char *e)
-{
-	(void)e;
-	while (name_byte[*p])
-		p++;
-	return p;
-}
-#endif
-
-static inline bool dot_or_dotdot(const unsigned char *s, size_t len)
-{
-	return s[0] == '.' && (len == 1 || (len == 2 && s[1] == '.'));
-}
-
-/* Room for n more holders in the pool (grown by doubling; parse_file()
- * points every module at its holders once all lines are read). */
-static bool pool_reserve(struct line_sink *k, size_t n)
-{
-	if (k->pool_cap - k->pool_used >= n)
-		return true;
-	size_t cap = k->pool_cap;
-	while (cap - k->pool_used < n)
-		cap *= 2;
-	const char **grown = realloc(k->pool, cap * sizeof(*grown));
-	if (!grown)
-		return false;
-	k->pool = grown;
-	k->pool_cap = cap;
-	return true;
-}
-
-/*
- * The lines a kernel prints, in one pass over the bytes, with nothing
- * looked up twice: "name size count holders Live|Rotting 0x<16 hex
- * digits>[ (taints)]\n", the holders "-" or up to 64 plain names and the
- * markers [permanent] and [rotting], each name hashed into its kernfs
- * order key as it is read. The buffer ends in a NUL: every scan stops at
- * a NUL, and only the one at end ends a line. Nothing is written until
- * the whole line has passed; anything else (another state, a short
- * address, a byte outside printable ASCII or a NUL, another marker, a
- * long number) returns 1 with the line untouched, for parse_line() to
- * parse and, when wrong, to say what is wrong. On 0, *eol is where the
- * line ends.
- */
-static int parse_line_fast(char *line, const char *end, struct rot_module *m, struct line_sink *k,
-			   char **eol)
-{
-	const unsigned char *p = (const unsigned char *)line, *e = (const unsigned char *)end;
-	struct fast_holder h[FAST_HOLDERS_MAX];
-	size_t nh = 0;
-	uint64_t size, count;
-	bool permanent = false;
-
-	p = skip_name(p, e);
-	size_t name_len = (size_t)(p - (const unsigned char *)line);
-	if (*p != ' ' || name_len == 0 || name_len > ROT_NAME_MAX ||
-	    dot_or_dotdot((const unsigned char *)line, name_len))
-		return 1;
-	p++;
-	if (!size_then_blank(&p, e, &size))
-		return 1;
-	bool negative = *p == '-';
-	p += negative;
-	if ((unsigned)p[0] - '0' <= 9 && p[1] == ' ') { /* one digit, on every line of a rot kernel */
-		count = (unsigned)p[0] - '0';
-		p += 2;
-	} else if (!digits_then_blank(&p, 10, &count) || count > INT32_MAX) {
-		return 1;
-	}
-
-	if (p[0] == '-' && p[1] == ' ') {
-		p++;
-	} else {
-		do {
-			if (*p == '[') {
-				if (e - p >= 10 && memcmp(p, "[rotting],", 10) == 0) {
-					p += 10;
-				} else if (e - p >= 12 && memcmp(p, "[permanent],", 12) == 0) {
-					permanent = true;
-					p += 12;
-				} else {
-					return 1;
-				}
-				continue;
-			}
-			const unsigned char *t = p;
-			unsigned long hash = 0;
-			p = skip_name(p, e);
-			for (const unsigned char *c = t; c < p; c++)
-				hash = kernfs_hash_step(hash, *c);
-			size_t tl = (size_t)(p - t);
-			if (*p != ',' || tl == 0 || tl > ROT_NAME_MAX || dot_or_dotdot(t, tl) ||
-			    nh == FAST_HOLDERS_MAX)
-				return 1;
-			h[nh++] = (struct fast_holder){ kernfs_hash_end(hash), (uint32_t)tl,
-							(char *)t };
-			p++;
-		} while (*p != ' ');
-	}
-	p++;
-
-	enum rot_state state;
-	if (e - p > 5 && memcmp(p, "Live ", 5) == 0) {
-		state = ROT_STATE_LIVE;
-		p += 5;
-	} else if (e - p > 8 && memcmp(p, "Rotting ", 8) == 0 && !negative) {
-		state = ROT_STATE_ROTTING;
-		p += 8;
-	} else {
-		return 1;
-	}
-	uint64_t address;
-	if (e - p < 18 || p[0] != '0' || p[1] != 'x' || !hex16((const char *)p + 2, &address))
-		return 1;
-	p += 18;
-	unsigned char *taints = NULL;
-	if (*p == ' ') {
-		taints = (unsigned char *)p + 1;
-		const unsigned char *q = taints;
-		while (*q != '\n' && *q != ' ' && *q != '\0')
-			q++;
-		if ((*q != '\n' && q != e) || q - taints < 2 || taints[0] != '(' || q[-1] != ')' ||
-		    q[-2] == '+' || q[-2] == '-')
-			return 1;
-		p = q;
-	} else if (*p != '\n' && p != e) {
-		return 1;
-	}
-	if (!pool_reserve(k, nh))
-		return -ENOMEM;
-
-	/* The line passed: end the strings handed out, in place. */
-	line[name_len] = '\0';
-	if (taints) {
-		((char *)p)[-1] = '\0';
-		taints++;
-	}
-	for (size_t i = 0; i < nh; i++)
-		h[i].name[h[i].len] = '\0';
-	/* kernfs order: by key, then by name (an insertion sort; lists are short) */
-	for (size_t i = 1; i < nh; i++) {
-		struct fast_holder v = h[i];
-		size_t j = i;
-		while (j > 0 && (h[j - 1].key > v.key ||
-				 (h[j - 1].key == v.key && strcmp(h[j - 1].name, v.name) > 0))) {
-			h[j] = h[j - 1];
-			j--;
-		}
-		h[j] = v;
-	}
-	const char **pool = k->pool + k->pool_used;
-	for (size_t i = 0; i < nh; i++)
-		pool[i] = h[i].name;
-	k->pool_used += nh;
-
-	/* One assignment, so each field this line does not give (the pins,
-	 * filled from another file) starts zero, as parse_line() leaves it. */
-	*m = (struct rot_module){
-		.name = line,
-		.taints = taints ? (const char *)taints : "",
-		.holders = NULL, /* pointed into the pool when every line is read */
-		.size = size,
-		.address = address,
-		.refcnt = negative ? -(int32_t)count : (int32_t)count,
-		.nholders = (uint16_t)nh,
-		.state = (uint8_t)state,
-		.permanent = permanent,
-	};
-	*eol = (char *)p;
-	return 0;
+	return parse_holders(f[F_HOLDERS], m, k, reason);
 }
 
 static int parse_failed(int err, const char *file, size_t line, const char *reason)
@@ -702,29 +444,12 @@ static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 			line++;
 			continue;
 		}
-		if (k->count == k->cap) {
-			size_t cap = k->cap * 2;
-			struct rot_module *grown = realloc(k->mods, cap * sizeof(*grown));
-			if (!grown)
-				return -ENOMEM;
-			k->mods = grown;
-			k->cap = cap;
-		}
+		if (!reserve(&k->mods, &k->cap, k->count + 1, sizeof(*k->mods)))
+			return -ENOMEM;
 		struct rot_module *m = &k->mods[k->count];
 		const char *reason = NULL;
 		char *eol;
-		int err = k->fast ? parse_line_fast(line, end, m, k, &eol) : 1;
-		if (err == 1) {
-			eol = memchr(line, '\n', (size_t)(end - line));
-			if (!eol)
-				eol = end;
-			/* parse_holders() takes a slot per comma at most */
-			if (!pool_reserve(k, count_byte(line, (size_t)(eol - line), ',')))
-				return -ENOMEM;
-			err = parse_line(line, eol, m, k->pool + k->pool_used, &reason);
-			if (err == 0)
-				k->pool_used += m->nholders;
-		}
+		int err = parse_line(line, end, m, k, &eol, &reason);
 		if (err < 0)
 			return parse_failed(err, file, lineno, reason);
 		if (rotting != (m->state == ROT_STATE_ROTTING))
@@ -792,7 +517,7 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 
 /* Takes ownership of both buffers (either may be NULL for "absent");
  * each is its length and a NUL. */
-static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool fast,
+static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 			  struct rot_snapshot **out)
 {
 	parse_error_clear();
@@ -809,7 +534,7 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool
 	/* First guesses (a kernel's line is 40 to 60 bytes, one in two has a
 	 * holder); both grow as the lines need. */
 	size_t len = mlen + (rbuf ? rlen : 0);
-	struct line_sink k = { .cap = len / 48 + 16, .pool_cap = len / 64 + 16, .fast = fast };
+	struct line_sink k = { .cap = len / 48 + 16, .pool_cap = len / 64 + 16 };
 	k.mods = malloc(k.cap * sizeof(*k.mods));
 	k.pool = malloc(k.pool_cap * sizeof(*k.pool));
 	s->mods = k.mods;
@@ -825,6 +550,7 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, bool
 	s->live_count = k.count;
 	if (err == 0 && rbuf)
 		err = parse_file(rbuf, rlen, &k, true);
+	free(k.keys);
 	s->mods = k.mods;
 	s->holder_pool = k.pool;
 	s->count = k.count;
@@ -904,8 +630,8 @@ static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 	return err;
 }
 
-int snapshot_parse_text(const char *modules, size_t modules_len, const char *rotting,
-			size_t rotting_len, bool fast, struct rot_snapshot **out)
+int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
+		   struct rot_snapshot **out)
 {
 	char *m = malloc(modules_len + 1);
 	char *r = rotting ? malloc(rotting_len + 1) : NULL;
@@ -920,13 +646,7 @@ int snapshot_parse_text(const char *modules, size_t modules_len, const char *rot
 		memcpy(r, rotting, rotting_len);
 		r[rotting_len] = '\0';
 	}
-	return snapshot_build(m, modules_len, r, rotting_len, fast, out);
-}
-
-int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-		   struct rot_snapshot **out)
-{
-	return snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
+	return snapshot_build(m, modules_len, r, rotting_len, out);
 }
 
 int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
@@ -934,7 +654,7 @@ int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rot
 			struct rot_snapshot **out)
 {
 	*out = NULL;
-	int err = snapshot_parse_text(modules, modules_len, rotting, rotting_len, true, out);
+	int err = snapshot_parse(modules, modules_len, rotting, rotting_len, out);
 	char *p = err == 0 && pins ? malloc(pins_len + 1) : NULL;
 	if (err == 0 && pins && !p)
 		err = -ENOMEM;
@@ -973,7 +693,7 @@ int rot_snapshot_read(struct rot_snapshot **out)
 			return err;
 		}
 	}
-	err = snapshot_build(mbuf, mlen, rbuf, rlen, true, out);
+	err = snapshot_build(mbuf, mlen, rbuf, rlen, out);
 	if (err == 0) {
 		err = snapshot_pins(*out, pbuf, plen);
 		if (err < 0) {

@@ -14,7 +14,6 @@
 #include "internal.h"
 #include "kernfs-hash.h"
 #include "modrot.h"
-#include "../unit/snapshot-same.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -60,11 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rot_snapshot_free(ps);
 		return 0;
 	}
-	/* The one-pass parser and parse_line() alone agree, whatever the text. */
-	char why[768];
-	if (snapshot_both_ways(text, mlen, rot, rlen, why, sizeof(why)))
-		abort();
-
 	struct rot_snapshot *s;
 	if (snapshot_parse(text, mlen, rot, rlen, &s) < 0) {
 		/* A refusal says where, within the input's lines. */
