@@ -1,7 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdio.h>
 
+#include "cli-errors.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
 #include "sigwords.h"
+
+enum cli_exit sig_keyring_load(const char *path, struct rot_keyring **out, enum cli_exit no_crypto)
+{
+	int err = rot_keyring_load(path, out);
+	if (err == -ENOKEY)
+		cli_usage_fail("the keyring %s holds no X.509 certificate", path);
+	if (err == -EACCES || err == -EPERM) {
+		cli_error("could not read the keyring %s: %s", path, cli_strerror(err));
+		return CLI_EXIT_PERM;
+	}
+	/* Not the keyring's fault, nor the user's: no usage error. */
+	if (err == -ENOMEM) {
+		cli_error("could not read the keyring %s: out of memory", path);
+		return CLI_EXIT_PARTIAL;
+	}
+	/* Not the keyring's fault either: OpenSSL is missing. */
+	if (err == -ELIBACC && no_crypto != CLI_EXIT_USAGE) {
+		cli_error("cannot verify against the keyring %s: %s", path, cli_strerror(err));
+		return no_crypto;
+	}
+	char why[128];
+	if (err < 0)
+		cli_usage_fail("could not read the keyring %s: %s", path,
+			       cli_file_error(err, path, ROT_KEYRING_FILE_MAX, why, sizeof(why)));
+	return CLI_EXIT_OK;
+}
 
 void sig_describe_failure(const struct rot_sig_info *sig, const char *keyring_path, char *buf,
 			  size_t len)

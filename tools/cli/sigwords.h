@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The words for a module signature that failed to verify, shared by
- * insmod --verify and modinfo --verify so both say the same thing.
+ * The keyring of --verify and the words for a module signature that
+ * failed to verify, shared by insmod and modinfo so both say the same
+ * thing.
  */
 #ifndef MODROT_SIGWORDS_H
 #define MODROT_SIGWORDS_H
 
 #include <stddef.h>
 
+#include "cli-exit.h"
 #include "modrot.h"
+
+/* Loads the keyring at path into *out, or says why not: a usage error
+ * (exits 2) for a file that is not a keyring, else the exit code (CLI_EXIT_PERM,
+ * CLI_EXIT_PARTIAL for no memory, no_crypto when libcrypto cannot be
+ * opened; CLI_EXIT_USAGE there makes that a usage error too). */
+enum cli_exit sig_keyring_load(const char *path, struct rot_keyring **out, enum cli_exit no_crypto);
 
 /* Why sig (NULL: nothing readable) is not a valid signature, in words;
  * keyring_path names the keyring it was checked against. */

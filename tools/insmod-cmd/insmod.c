@@ -21,6 +21,7 @@
 #include "json-keys.h"
 #include "jsonwrt.h"
 #include "reclaim-report.h"
+#include "sigwords.h"
 #include "stopsignal.h"
 #include "sizewords.h"
 
@@ -331,34 +332,8 @@ static enum cli_exit setup_env(struct load_env *env)
 	if (err < 0 && !(err == -ENOENT && env->opts->check_only))
 		return cli_snapshot_error(err);
 	env->rot = env->snap && rot_snapshot_has_rot(env->snap);
-	if (env->opts->keyring_path) {
-		err = rot_keyring_load(env->opts->keyring_path, &env->keyring);
-		if (err == -ENOKEY)
-			cli_usage_fail("the keyring %s holds no X.509 certificate",
-				       env->opts->keyring_path);
-		if (err == -EACCES || err == -EPERM) {
-			cli_error("could not read the keyring %s: %s", env->opts->keyring_path,
-				  cli_strerror(err));
-			return CLI_EXIT_PERM;
-		}
-		/* Not the keyring's fault, nor the user's: no usage error. */
-		if (err == -ENOMEM) {
-			cli_error("could not read the keyring %s: out of memory",
-				  env->opts->keyring_path);
-			return CLI_EXIT_PARTIAL;
-		}
-		/* Not the keyring's fault either: OpenSSL is missing. */
-		if (err == -ELIBACC) {
-			cli_error("cannot verify against the keyring %s: %s",
-				  env->opts->keyring_path, cli_strerror(err));
-			return CLI_EXIT_PARTIAL;
-		}
-		char why[128];
-		if (err < 0)
-			cli_usage_fail("could not read the keyring %s: %s", env->opts->keyring_path,
-				       cli_file_error(err, env->opts->keyring_path,
-						      ROT_KEYRING_FILE_MAX, why, sizeof(why)));
-	}
+	if (env->opts->keyring_path)
+		return sig_keyring_load(env->opts->keyring_path, &env->keyring, CLI_EXIT_PARTIAL);
 	return CLI_EXIT_OK;
 }
 

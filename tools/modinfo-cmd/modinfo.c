@@ -197,26 +197,6 @@ static void read_kernel_state(struct modinfo_run *run)
 	}
 }
 
-static void load_keyring(struct modinfo_run *run)
-{
-	const char *path = run->opts.keyring_path;
-	int err = rot_keyring_load(path, &run->keyring);
-	if (err == -ENOKEY)
-		cli_usage_fail("the keyring %s holds no X.509 certificate", path);
-	if (err == -EACCES || err == -EPERM) {
-		cli_error("could not read the keyring %s: %s", path, cli_strerror(err));
-		exit(CLI_EXIT_PERM);
-	}
-	if (err == -ENOMEM) {
-		cli_error("could not read the keyring %s: out of memory", path);
-		exit(CLI_EXIT_PARTIAL);
-	}
-	char why[128];
-	if (err < 0)
-		cli_usage_fail("could not read the keyring %s: %s", path,
-			       cli_file_error(err, path, ROT_KEYRING_FILE_MAX, why, sizeof(why)));
-}
-
 static void kernel_state_of(const struct modinfo_run *run, const char *name, bool builtin,
 			    struct modinfo_kernel *k)
 {
@@ -451,8 +431,12 @@ int main(int argc, char *argv[])
 
 	cli_init("modinfo", help);
 	parse_options(argc, argv, &run);
-	if (run.opts.keyring_path)
-		load_keyring(&run);
+	if (run.opts.keyring_path) {
+		enum cli_exit kr =
+			sig_keyring_load(run.opts.keyring_path, &run.keyring, CLI_EXIT_USAGE);
+		if (kr != CLI_EXIT_OK)
+			exit(kr);
+	}
 	if (module_directory(&run))
 		read_kernel_state(&run);
 
