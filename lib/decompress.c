@@ -94,7 +94,12 @@ static int xz_start(lzma_stream *s, const void *in, size_t len, size_t limit, ui
 	return 0;
 }
 
-static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, size_t *out_len)
+#define SCRATCH_SIZE (64u * 1024)
+
+/* Decodes the xz stream into *out (malloc'd, grown within limit), or, with
+ * scratch, into scratch again and again, only counting: -EFBIG past limit. */
+static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch,
+		unsigned char **out, size_t *out_len)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
 	unsigned char *buf = NULL;
@@ -108,17 +113,26 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, s
 	 * so that the decoded module is not copied as the buffer grows. */
 	size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
 	size_t want = (size_t)(size < plausible ? size : plausible);
-	if (want && (err = grow(&buf, &cap, want < limit ? want + 1 : want, limit)) < 0) {
+	if (!scratch && want && (err = grow(&buf, &cap, want < limit ? want + 1 : want, limit)) < 0) {
 		lzma_end(&s);
 		return err;
 	}
 	for (;;) {
-		if (s.total_out == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
-			break;
-		/* The buffer may have moved. */
-		s.next_out = buf + s.total_out;
-		s.avail_out = cap - s.total_out;
+		if (scratch) {
+			s.next_out = scratch;
+			s.avail_out = SCRATCH_SIZE;
+		} else {
+			if (s.total_out == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+				break;
+			/* The buffer may have moved. */
+			s.next_out = buf + s.total_out;
+			s.avail_out = cap - s.total_out;
+		}
 		lzma_ret r = lzma_code(&s, LZMA_FINISH);
+		if (s.total_out > limit) {
+			err = -EFBIG;
+			break;
+		}
 		if (r == LZMA_STREAM_END)
 			break;
 		if (r == LZMA_OK)
@@ -144,12 +158,15 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char **out, s
 	return 0;
 }
 
-static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out, size_t *out_len)
+/* unxz() for a zstd stream. */
+static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scratch,
+		  unsigned char **out, size_t *out_len)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
 	ZSTD_inBuffer ib = { in, len, 0 };
 	unsigned char *buf = NULL;
-	size_t cap = 0, used = 0, hint = 1;
+	size_t cap = 0, used = 0;
+	uint64_t total = 0;
 	int err = 0;
 
 	if (!ds)
@@ -165,16 +182,25 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out,
 			return -EFBIG;
 		}
 		size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
-		err = grow(&buf, &cap, (size_t)(size < plausible ? size : plausible) + 1, limit);
+		if (!scratch)
+			err = grow(&buf, &cap, (size_t)(size < plausible ? size : plausible) + 1,
+				   limit);
 	}
 	while (err == 0) {
-		if (used == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+		if (scratch)
+			used = 0;
+		else if (used == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
 			break;
-		ZSTD_outBuffer ob = { buf, cap, used };
-		hint = ZSTD_decompressStream(ds, &ob, &ib);
+		ZSTD_outBuffer ob = { scratch ? scratch : buf, scratch ? SCRATCH_SIZE : cap, used };
+		size_t hint = ZSTD_decompressStream(ds, &ob, &ib);
+		total += ob.pos - used;
 		used = ob.pos;
 		if (ZSTD_isError(hint)) {
 			err = -EBADMSG;
+			break;
+		}
+		if (total > limit) {
+			err = -EFBIG;
 			break;
 		}
 		if (hint == 0 && ib.pos == ib.size)
@@ -195,67 +221,6 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char **out,
 	return 0;
 }
 
-#define SCRATCH_SIZE (64u * 1024)
-
-/* Decodes the xz stream into scratch, counting: -EFBIG past limit. */
-static int count_xz(const void *in, size_t len, size_t limit, unsigned char *scratch)
-{
-	lzma_stream s = LZMA_STREAM_INIT;
-	uint64_t declared;
-	int err = 0;
-
-	if ((err = xz_start(&s, in, len, limit, &declared)) < 0)
-		return err;
-	for (;;) {
-		s.next_out = scratch;
-		s.avail_out = SCRATCH_SIZE;
-		lzma_ret r = lzma_code(&s, LZMA_FINISH);
-		if (s.total_out > limit) {
-			err = -EFBIG;
-			break;
-		}
-		if (r == LZMA_STREAM_END)
-			break;
-		if (r == LZMA_OK)
-			continue;
-		/* what unxz() says of the same stream */
-		err = r == LZMA_BUF_ERROR ? -ENODATA : r == LZMA_MEM_ERROR ? -ENOMEM : -EBADMSG;
-		break;
-	}
-	lzma_end(&s);
-	return err;
-}
-
-/* Decodes the zstd stream into scratch, counting: -EFBIG past limit. */
-static int count_zstd(const void *in, size_t len, size_t limit, unsigned char *scratch)
-{
-	ZSTD_DStream *ds = ZSTD_createDStream();
-	ZSTD_inBuffer ib = { in, len, 0 };
-	uint64_t total = 0;
-	int err = 0;
-
-	if (!ds)
-		return -ENOMEM;
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR && size > limit)
-		err = -EFBIG;
-	while (err == 0) {
-		ZSTD_outBuffer ob = { scratch, SCRATCH_SIZE, 0 };
-		size_t hint = ZSTD_decompressStream(ds, &ob, &ib);
-		total += ob.pos;
-		if (ZSTD_isError(hint))
-			err = -EBADMSG;
-		else if (total > limit)
-			err = -EFBIG;
-		else if (hint == 0 && ib.pos == ib.size)
-			break;
-		else if (ib.pos == ib.size && ob.pos < ob.size)
-			err = -ENODATA;
-	}
-	ZSTD_freeDStream(ds);
-	return err;
-}
-
 /* Opens the library that decodes c: 0, or why not (-EPROTONOSUPPORT for
  * what modrot does not decode itself). */
 static int open_decoder(enum rot_compression c)
@@ -270,6 +235,13 @@ static int open_decoder(enum rot_compression c)
 	}
 }
 
+static int decode(enum rot_compression c, const void *in, size_t len, size_t limit,
+		  unsigned char *scratch, unsigned char **buf, size_t *out_len)
+{
+	return c == ROT_COMP_XZ ? unxz(in, len, limit, scratch, buf, out_len)
+				: unzstd(in, len, limit, scratch, buf, out_len);
+}
+
 int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit)
 {
 	unsigned char *scratch;
@@ -279,8 +251,9 @@ int decompressed_size_check(enum rot_compression c, const void *in, size_t len, 
 		return err;
 	if (!(scratch = malloc(SCRATCH_SIZE)))
 		return -ENOMEM;
-	err = c == ROT_COMP_XZ ? count_xz(in, len, limit, scratch)
-			       : count_zstd(in, len, limit, scratch);
+	unsigned char *none;
+	size_t total;
+	err = decode(c, in, len, limit, scratch, &none, &total);
 	free(scratch);
 	return err;
 }
@@ -293,13 +266,6 @@ static uint64_t declared_size(enum rot_compression c, const void *in, size_t len
 		return xz_declared_size(in, len);
 	unsigned long long size = ZSTD_getFrameContentSize(in, len);
 	return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
-}
-
-static int decode(enum rot_compression c, const void *in, size_t len, size_t limit,
-		  unsigned char **buf, size_t *out_len)
-{
-	return c == ROT_COMP_XZ ? unxz(in, len, limit, buf, out_len)
-				: unzstd(in, len, limit, buf, out_len);
 }
 
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
@@ -321,11 +287,11 @@ int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t 
 	err = -EFBIG;
 	if (declared && declared <= limit)
 		/* one byte past it: the decoder needs room to see the end */
-		err = decode(c, in, len, (size_t)declared + 1, &buf, out_len);
+		err = decode(c, in, len, (size_t)declared + 1, NULL, &buf, out_len);
 	if (err == -EFBIG) {
 		err = decompressed_size_check(c, in, len, limit);
 		if (err == 0)
-			err = decode(c, in, len, limit, &buf, out_len);
+			err = decode(c, in, len, limit, NULL, &buf, out_len);
 	}
 	if (err == 0)
 		*out = buf;
