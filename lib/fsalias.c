@@ -8,13 +8,12 @@
  * so those lines must be what depmod put into modules.alias.bin beside
  * it: the same (key, module) pairs, each key as depmod normalises it ('-'
  * as '_' outside brackets, so fs-TYPE is keyed fs_TYPE). The other lines
- * are not the rule's concern. Linear in the files' sizes: the pairs are
- * hashed, and the index walked once.
+ * are not the rule's concern. The index is walked once.
  */
 #include <errno.h>
 #include <limits.h>
+#include <search.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,72 +24,45 @@
 /* depmod's buffers (PATH_MAX) keep at most this many bytes of a key. */
 #define KEY_MAX 4095u
 
+/* One (key, value) pair and how many times the text has it still. */
 struct xent {
-	uint64_t hash;
-	const char *key, *value; /* NULL key: a free slot */
-	uint32_t klen, vlen, count;
+	const char *key, *value;
+	size_t klen, vlen, count;
 };
 
-/* A multiset of (key, value): what the text says, taken off as the index has it. */
+/* A multiset of (key, value): what the text says, taken off as the index
+ * has it. A tree (tsearch), so each look-up is logarithmic. */
 struct xtab {
-	struct xent *slot;
-	size_t mask, used, added, taken;
+	void *root;
+	size_t added, taken;
 };
 
-static uint64_t xhash(const char *s, size_t n, uint64_t h)
+static int xent_cmp(const void *a, const void *b)
 {
-	uint64_t w;
-
-	for (; n >= 8; s += 8, n -= 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0x9E3779B97F4A7C15u;
-		h ^= h >> 29;
-	}
-	w = 0;
-	memcpy(&w, s, n);
-	h = (h ^ w ^ (uint64_t)n << 56) * 0x9E3779B97F4A7C15u;
-	return h ^ h >> 32;
-}
-
-/* The entry (key, value), or the free slot where it would go. */
-static struct xent *xtab_slot(const struct xtab *t, uint64_t h, const char *k, size_t kl,
-			      const char *v, size_t vl)
-{
-	for (size_t i = h & t->mask;; i = (i + 1) & t->mask) {
-		struct xent *e = &t->slot[i];
-		if (!e->key || (e->hash == h && e->klen == kl && e->vlen == vl &&
-				!memcmp(e->key, k, kl) && !memcmp(e->value, v, vl)))
-			return e;
-	}
+	const struct xent *x = a, *y = b;
+	if (x->klen != y->klen)
+		return x->klen < y->klen ? -1 : 1;
+	if (x->vlen != y->vlen)
+		return x->vlen < y->vlen ? -1 : 1;
+	int c = memcmp(x->key, y->key, x->klen);
+	return c ? c : memcmp(x->value, y->value, x->vlen);
 }
 
 static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl)
 {
-	uint64_t h = xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u));
-	struct xent *e;
+	struct xent *e = malloc(sizeof(*e)), **found;
 
-	/* Kept at most half full: grown before it would be more. */
-	if (2 * (t->used + 1) > t->mask + 1 || !t->slot) {
-		struct xtab n = { .mask = t->slot ? 2 * t->mask + 1 : 63 };
-		n.slot = calloc(n.mask + 1, sizeof(*n.slot));
-		if (!n.slot)
-			return -ENOMEM;
-		for (size_t i = 0; t->slot && i <= t->mask; i++)
-			if (t->slot[i].key)
-				*xtab_slot(&n, t->slot[i].hash, t->slot[i].key, t->slot[i].klen,
-					   t->slot[i].value, t->slot[i].vlen) = t->slot[i];
-		free(t->slot);
-		t->slot = n.slot;
-		t->mask = n.mask;
+	if (!e)
+		return -ENOMEM;
+	*e = (struct xent){ .key = k, .value = v, .klen = kl, .vlen = vl };
+	found = tsearch(e, &t->root, xent_cmp);
+	if (!found) {
+		free(e);
+		return -ENOMEM;
 	}
-	e = xtab_slot(t, h, k, kl, v, vl);
-	if (!e->key) {
-		*e = (struct xent){
-			.hash = h, .key = k, .value = v, .klen = (uint32_t)kl, .vlen = (uint32_t)vl
-		};
-		t->used++;
-	}
-	e->count++;
+	if (*found != e)
+		free(e);
+	(*found)->count++;
 	t->added++;
 	return 0;
 }
@@ -98,14 +70,12 @@ static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, siz
 /* Takes one (key, value) off: false when the text has no more of it. */
 static bool xtab_take(struct xtab *t, const char *k, size_t kl, const char *v, size_t vl)
 {
-	struct xent *e;
+	struct xent probe = { .key = k, .value = v, .klen = kl, .vlen = vl };
+	struct xent **e = tfind(&probe, &t->root, xent_cmp);
 
-	if (!t->slot)
+	if (!e || !(*e)->count)
 		return false;
-	e = xtab_slot(t, xhash(v, vl, xhash(k, kl, 0x243F6A8885A308D3u)), k, kl, v, vl);
-	if (!e->key || !e->count)
-		return false;
-	e->count--;
+	(*e)->count--;
 	t->taken++;
 	return true;
 }
@@ -156,7 +126,7 @@ static int fs_lines_add(struct xtab *t, char *buf, size_t len)
 		long n = alias_normalize_in_place(key, (size_t)(sp - 1 - key));
 		if (n == -EINVAL)
 			continue;
-		if (n < 0 || (size_t)(e - sp) > UINT32_MAX)
+		if (n < 0)
 			return -EBADMSG;
 		int err = xtab_add(t, key, (size_t)n, sp, (size_t)(e - sp));
 		if (err < 0)
@@ -196,7 +166,7 @@ int index_confirms_fs_aliases(const char *dir, const char *alias_text)
 		err = index_walk(bin, len, fs_value_take, &t);
 	if (err == 0 && t.taken != t.added)
 		err = -EBADMSG;
-	free(t.slot);
+	tdestroy(t.root, free);
 	free(text);
 	free(bin);
 	/* What a read itself could not do is said as it is; anything else
