@@ -47,6 +47,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,42 +61,28 @@
  * the tables were read, before the scan gives up (-EAGAIN). */
 #define MNTNS_RESCANS 8
 
-/* The namespaces already read: an open-addressing set of inode numbers
- * (never 0: the kernel numbers namespaces from 0xF0000000 up). */
-struct ns_seen {
-	uint64_t *slot;
-	size_t cap, n;
-};
-
-static bool seen_has(const struct ns_seen *s, uint64_t ino)
+/* The namespaces already read: a tree (tsearch) of inode numbers. */
+static int ino_cmp(const void *a, const void *b)
 {
-	for (size_t i = ino % s->cap;; i = (i + 1) % s->cap) {
-		if (s->slot[i] == ino)
-			return true;
-		if (!s->slot[i])
-			return false;
-	}
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
 }
 
-static int seen_add(struct ns_seen *s, uint64_t ino)
+static bool seen_has(void *const *seen, uint64_t ino)
 {
-	if (2 * (s->n + 1) > s->cap) {
-		struct ns_seen grown = { calloc(s->cap * 2, sizeof(uint64_t)), s->cap * 2, 0 };
-		if (!grown.slot)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->slot[i])
-				seen_add(&grown, s->slot[i]);
-		free(s->slot);
-		*s = grown;
-	}
-	size_t i = ino % s->cap;
-	while (s->slot[i] && s->slot[i] != ino)
-		i = (i + 1) % s->cap;
-	if (!s->slot[i])
-		s->n++;
-	s->slot[i] = ino;
-	return 0;
+	return tfind(&ino, seen, ino_cmp) != NULL;
+}
+
+static int seen_add(void **seen, uint64_t ino)
+{
+	uint64_t *key = malloc(sizeof(*key)), **found;
+	if (!key)
+		return -ENOMEM;
+	*key = ino;
+	found = tsearch(key, seen, ino_cmp);
+	if (!found || *found != key)
+		free(key);
+	return found ? 0 : -ENOMEM;
 }
 
 /* A process that is gone, or going: its /proc files vanish with it. */
@@ -254,7 +241,7 @@ static int pids_list(const char *proc, long **out, size_t *count)
 
 /* One process's table, when its namespace is new: 0 read (or passed over
  * as gone), -errno with path naming what could not be read. */
-static int process_read(const char *proc, long pid, struct ns_seen *seen, struct mntns_tables *t,
+static int process_read(const char *proc, long pid, void **seen, struct mntns_tables *t,
 			size_t *total, char *path, size_t cap)
 {
 	char who[24];
@@ -295,13 +282,13 @@ static int process_read(const char *proc, long pid, struct ns_seen *seen, struct
 
 int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size_t cap)
 {
-	struct ns_seen seen = { calloc(64, sizeof(uint64_t)), 64, 0 };
+	void *seen = NULL;
 	char path[4096];
 	char *text = NULL;
 	long *pids = NULL;
 	size_t npids = 0, total = 0;
 	uint64_t self;
-	int err = seen.slot ? 0 : -ENOMEM;
+	int err = 0;
 
 	*t = (struct mntns_tables){ 0 };
 	path[0] = '\0';
@@ -361,7 +348,7 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 		free(now);
 	}
 	free(pids);
-	free(seen.slot);
+	tdestroy(seen, free);
 	if (err < 0) {
 		if (what && cap)
 			snprintf(what, cap, "%s", err == -ENOMEM ? "" : path);
