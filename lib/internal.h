@@ -194,6 +194,12 @@ bool reclaim_needs_unit(const struct reclaim_seen *seen, size_t freed, size_t le
 void reclaim_estimate(const struct reclaim_seen *seen, size_t left, uint64_t left_bytes,
 		      struct rot_reclaim_result *res);
 
+/* ---- rotting instances by name (rotgroups.c) ---- */
+
+/* Merges g's n entries (malloc'd) into one a name, largest total first
+ * (then by name), into *groups (g itself) and *ngroups. */
+void groups_merge(struct rot_group *g, size_t n, struct rot_group **groups, size_t *ngroups);
+
 /* ---- per-CPU reserve (percpu.c) ---- */
 
 /* Parses already-read contents, as rot_percpu_read() does. */

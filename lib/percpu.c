@@ -270,14 +270,6 @@ size_t rot_percpu_per_module(const struct rot_percpu *pc, const struct rot_snaps
 	return matched;
 }
 
-static int by_bytes_then_name(const void *a, const void *b)
-{
-	const struct rot_group *x = a, *y = b;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 int rot_percpu_rotting_groups(const struct rot_percpu *pc, struct rot_group **groups,
 			      size_t *ngroups)
 {
@@ -285,21 +277,10 @@ int rot_percpu_rotting_groups(const struct rot_percpu *pc, struct rot_group **gr
 	size_t n = 0;
 	if (!g)
 		return -ENOMEM;
-	for (size_t i = 0; i < pc->count; i++) {
-		const struct percpu_entry *e = &pc->v[i];
-		if (e->state != ROT_STATE_ROTTING)
-			continue;
-		size_t k = 0;
-		while (k < n && strcmp(g[k].name, e->name) != 0)
-			k++;
-		if (k == n)
-			g[n++] = (struct rot_group){ .name = e->name };
-		g[k].instances++;
-		g[k].bytes += e->bytes;
-	}
-	qsort(g, n, sizeof(*g), by_bytes_then_name);
-	*groups = g;
-	*ngroups = n;
+	for (size_t i = 0; i < pc->count; i++)
+		if (pc->v[i].state == ROT_STATE_ROTTING)
+			g[n++] = (struct rot_group){ pc->v[i].name, 1, pc->v[i].bytes };
+	groups_merge(g, n, groups, ngroups);
 	return 0;
 }
 

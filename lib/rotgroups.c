@@ -8,8 +8,7 @@
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(rot_module_name(*(const struct rot_module *const *)a),
-		      rot_module_name(*(const struct rot_module *const *)b));
+	return strcmp(((const struct rot_group *)a)->name, ((const struct rot_group *)b)->name);
 }
 
 static int largest_first(const void *a, const void *b)
@@ -20,33 +19,35 @@ static int largest_first(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+void groups_merge(struct rot_group *g, size_t n, struct rot_group **groups, size_t *ngroups)
+{
+	size_t k = 0;
+	qsort(g, n, sizeof(*g), by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (k && strcmp(g[k - 1].name, g[i].name) == 0) {
+			g[k - 1].instances += g[i].instances;
+			g[k - 1].bytes += g[i].bytes;
+		} else {
+			g[k++] = g[i];
+		}
+	}
+	qsort(g, k, sizeof(*g), largest_first);
+	*groups = g;
+	*ngroups = k;
+}
+
 int rot_snapshot_rotting_groups(const struct rot_snapshot *snap, struct rot_group **groups,
 				size_t *ngroups)
 {
 	size_t first = rot_snapshot_live_count(snap), n = rot_snapshot_count(snap) - first;
-	const struct rot_module **sorted = malloc((n + 1) * sizeof(*sorted));
 	struct rot_group *g = malloc((n + 1) * sizeof(*g));
-	if (!sorted || !g) {
-		free(sorted);
-		free(g);
+	if (!g)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++)
-		sorted[i] = rot_snapshot_module(snap, first + i);
-	qsort(sorted, n, sizeof(*sorted), by_name);
-
-	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *name = rot_module_name(sorted[i]);
-		if (k == 0 || strcmp(g[k - 1].name, name) != 0)
-			g[k++] = (struct rot_group){ .name = name };
-		g[k - 1].instances++;
-		g[k - 1].bytes += rot_module_size(sorted[i]);
+		const struct rot_module *m = rot_snapshot_module(snap, first + i);
+		g[i] = (struct rot_group){ rot_module_name(m), 1, rot_module_size(m) };
 	}
-	free(sorted);
-	qsort(g, k, sizeof(*g), largest_first);
-	*groups = g;
-	*ngroups = k;
+	groups_merge(g, n, groups, ngroups);
 	return 0;
 }
 
