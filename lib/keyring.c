@@ -19,19 +19,6 @@ static int refuse_password(char *buf, int size, int rwflag, void *u)
 	return -1;
 }
 
-/* Whether OpenSSL gave up for want of memory: a PEM or DER reader that
- * returns nothing says so only in the error queue, which this empties --
- * with ERR_R_MALLOC_FAILURE, or with no error at all (the queue could not
- * grow), since the end of a PEM text, or bytes that are no DER
- * certificate, always leave one. */
-static bool openssl_ran_out_of_memory(void)
-{
-	bool oom = ERR_peek_error() == 0;
-	for (unsigned long e; (e = ERR_get_error());)
-		oom |= ERR_GET_REASON(e) == ERR_R_MALLOC_FAILURE;
-	return oom;
-}
-
 static int push_cert(STACK_OF(X509) *certs, X509 *x)
 {
 	if (sk_X509_push(certs, x) > 0)
@@ -61,7 +48,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 	if (err < 0)
 		return err;
 	/* The end of the text, or a certificate it could not finish reading. */
-	if (openssl_ran_out_of_memory())
+	if (openssl_out_of_memory())
 		return -ENOMEM;
 	if (n > 0)
 		return n;
@@ -69,7 +56,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 	const unsigned char *p = buf;
 	x = d2i_X509(NULL, &p, (long)len);
 	if (!x)
-		return openssl_ran_out_of_memory() ? -ENOMEM : 0;
+		return openssl_out_of_memory() ? -ENOMEM : 0;
 	err = push_cert(certs, x);
 	return err < 0 ? err : 1;
 }
@@ -138,7 +125,7 @@ static int warm_up(STACK_OF(X509) *certs)
 		EVP_PKEY *key = X509_get0_pubkey(sk_X509_value(certs, i));
 		if (!key) {
 			/* A key type OpenSSL does not know verifies nothing anyway. */
-			if (openssl_ran_out_of_memory())
+			if (openssl_out_of_memory())
 				return -ENOMEM;
 			continue;
 		}
@@ -147,7 +134,7 @@ static int warm_up(STACK_OF(X509) *certs)
 			return -ENOMEM;
 		int ok = EVP_PKEY_verify_init(ctx);
 		EVP_PKEY_CTX_free(ctx);
-		if (ok <= 0 && openssl_ran_out_of_memory())
+		if (ok <= 0 && openssl_out_of_memory())
 			return -ENOMEM;
 	}
 	ERR_clear_error();

@@ -91,7 +91,7 @@ static void copy_serial(char *dst, size_t cap, const ASN1_INTEGER *serial)
  * by failing with no error at all: a parser or verifier refusing its
  * input always says why. Empties the queue: take the reason first.
  */
-static bool openssl_out_of_memory(void)
+bool openssl_out_of_memory(void)
 {
 	bool oom = ERR_peek_error() == 0;
 	for (unsigned long e; (e = ERR_get_error());)
