@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/promlabel-decode.h"
 #include "cli-escape.h"
 #include "outbuf.h"
 #include "promlabel.h"

@@ -12,6 +12,7 @@
 #include "jsonwrt.h"
 #include "modrot.h"
 #include "outbuf.h"
+#include "promlabel-decode.h"
 #include "promlabel.h"
 #include "sizewords.h"
 #include "tap.h"

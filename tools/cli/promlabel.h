@@ -7,7 +7,7 @@
  * which bytes it was: a backslash becomes two, a byte that is not part of
  * valid UTF-8 (and NUL) becomes \xHH (upper-case hex); nothing else
  * changes. Then that text is escaped as the format says. Prometheus
- * undoes the second layer; prom_label_decode() undoes both.
+ * undoes the second layer; tests/unit/promlabel-decode.h undoes both.
  */
 #ifndef MODROT_PROMLABEL_H
 #define MODROT_PROMLABEL_H
@@ -18,10 +18,5 @@ struct outbuf;
 
 /* Appends the escaped form of s[0..n) (the text between the quotes). */
 void prom_label_escape(struct outbuf *o, const char *s, size_t n);
-
-/* The bytes that text[0..n) (as prom_label_escape wrote it) stands for,
- * into out (room for n bytes); their number, or -1 when text is not what
- * prom_label_escape writes. */
-long prom_label_decode(const char *text, size_t n, char *out);
 
 #endif
