@@ -200,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct json_writer w;
 		if (outbuf_init(&out, 4096) < 0)
 			abort();
-		json_init(&w, &out);
+		w = (struct json_writer){ .out = &out };
 		json_open_object(&w, NULL);
 		json_open_array(&w, "modules");
 		modinfo_json_print(&w, &r);

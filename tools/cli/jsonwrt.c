@@ -8,12 +8,6 @@
 #include "cli-run.h"
 #include "jsonwrt.h"
 
-void json_init(struct json_writer *w, struct outbuf *out)
-{
-	memset(w, 0, sizeof(*w));
-	w->out = out;
-}
-
 static void close_container(struct json_writer *w, char close);
 
 int json_start_stdout(struct json_writer *w)

@@ -29,8 +29,6 @@ struct json_writer {
 	unsigned overflow;                   /* containers opened past JSON_DEPTH_MAX */
 };
 
-void json_init(struct json_writer *w, struct outbuf *out);
-
 /*
  * A document on standard output: its own buffer bound to STDOUT_FILENO
  * and the top-level object opened. json_finish() closes the object,

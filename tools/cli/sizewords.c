@@ -12,11 +12,6 @@ void size_words_set_bytes(bool on)
 	in_bytes = on;
 }
 
-bool size_words_bytes(void)
-{
-	return in_bytes;
-}
-
 const char *size_human(uint64_t bytes, char *buf)
 {
 	static const char letters[] = "BKMGTPE";

@@ -23,7 +23,6 @@ const char *size_human(uint64_t bytes, char *buf);
 
 /* -b/--bytes: every size of the run in bytes. */
 void size_words_set_bytes(bool on);
-bool size_words_bytes(void);
 
 /*
  * A size with its unit words, such as "bytes" or "per-CPU bytes": with
