@@ -17,13 +17,8 @@ const char *instances_word(size_t n)
 	return n == 1 ? "instance" : "instances";
 }
 
-void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run)
-{
-	report_reclaimed_percpu(name, instances, bytes, 0, dry_run);
-}
-
-void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
-			     bool dry_run)
+void report_reclaimed(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
+		      bool dry_run)
 {
 	char safe[4 * ROT_NAME_MAX + 8], size[SIZE_WORDS_MAX];
 	printf("%s: %s %zu %s, %s", cli_safe(name, safe, sizeof(safe)),

@@ -16,12 +16,11 @@
 #include "jsonwrt.h"
 #include "modrot.h"
 
-/* "delta: reclaimed 2 instances, 32768 bytes" (or "would reclaim"). */
-void report_reclaimed(const char *name, size_t instances, uint64_t bytes, bool dry_run);
-/* The same, with ", 3000 per-CPU bytes" when the instances held some of
- * the per-CPU reserve (percpu > 0). */
-void report_reclaimed_percpu(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
-			     bool dry_run);
+/* "delta: reclaimed 2 instances, 32768 bytes" (or "would reclaim"), with
+ * ", 3000 per-CPU bytes" when the instances held some of the per-CPU
+ * reserve (percpu > 0). */
+void report_reclaimed(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
+		      bool dry_run);
 
 /* A reply's kept_instances/why/pins/tasks/callbacks/probes members, for a JSON record. */
 void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply);

@@ -40,7 +40,7 @@ static void rm_reclaim_now(struct modprobe_run *r, const char *name, bool unload
 	}
 	if (o.freed) {
 		r->reclaimed_any = true;
-		report_reclaimed(name, o.freed, o.bytes, false);
+		report_reclaimed(name, o.freed, o.bytes, 0, false);
 		mp_rot_account(r, name, (size_t)0 - o.freed);
 	}
 	if (o.kept) {
@@ -66,7 +66,7 @@ static void rm_reclaim_after(struct modprobe_run *r, const char *name, uint64_t 
 		old = left;
 		bytes = newest * left;
 	}
-	report_reclaimed(name, old + 1, bytes + size, true);
+	report_reclaimed(name, old + 1, bytes + size, 0, true);
 	mp_rot_account(r, name, (size_t)0 - old);
 	r->reclaimed_any = true;
 }
@@ -87,7 +87,7 @@ bool rm_reclaim_rotting(struct modprobe_run *r, const char *name)
 	}
 	uint64_t bytes;
 	rot_snapshot_rotting_of(mp_snapshot(r), name, &bytes, NULL);
-	report_reclaimed(name, instances, bytes, true);
+	report_reclaimed(name, instances, bytes, 0, true);
 	r->reclaimed_any = true;
 	mp_rot_account(r, name, (size_t)0 - instances);
 	return true;

@@ -227,7 +227,7 @@ static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapsh
 		r->rot_left = r->rot_left > out.bytes ? r->rot_left - out.bytes : 0;
 		if (!o->quiet && !o->json) {
 			progress_clear(bar);
-			report_reclaimed_percpu(g->name, out.freed, out.bytes, percpu, o->dry_run);
+			report_reclaimed(g->name, out.freed, out.bytes, percpu, o->dry_run);
 			/* The bar is on stderr: the line must be out before it is redrawn. */
 			cli_flush_stdout();
 		}

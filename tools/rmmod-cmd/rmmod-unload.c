@@ -157,7 +157,7 @@ void rmmod_reclaim_rot(struct rmmod_run *r, const char *name, bool unloaded, boo
 		r->reclaimed++;
 		rmmod_note(r, name, "reclaimed", 0, REASON_NONE, o.freed, o.bytes, NULL);
 		if (!r->opts->json)
-			report_reclaimed(name, o.freed, o.bytes, false);
+			report_reclaimed(name, o.freed, o.bytes, 0, false);
 	}
 	if (o.kept) {
 		/* The user asked for all of them: what stays is a failure. */
