@@ -68,11 +68,6 @@ static int ino_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static bool seen_has(void *const *seen, uint64_t ino)
-{
-	return tfind(&ino, seen, ino_cmp) != NULL;
-}
-
 static int seen_add(void **seen, uint64_t ino)
 {
 	uint64_t *key = malloc(sizeof(*key)), **found;
@@ -252,7 +247,7 @@ static int process_read(const char *proc, long pid, void **seen, struct mntns_ta
 		return 0;
 	if (err == -EACCES)
 		ino = 0; /* which namespace is not ours to know: read its table */
-	else if (err < 0 || seen_has(seen, ino))
+	else if (err < 0 || tfind(&ino, seen, ino_cmp))
 		return err;
 	char *text = NULL;
 	snprintf(path, cap, "%s/%ld/mounts", proc, pid);

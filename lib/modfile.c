@@ -155,11 +155,6 @@ static int structure_ok(struct rot_modfile *mf, bool *ok)
 	return 0;
 }
 
-static const char *section_name(struct rot_modfile *mf, size_t shstrndx, const GElf_Shdr *sh)
-{
-	return elf_strptr(mf->elf, shstrndx, sh->sh_name);
-}
-
 /* Called once, for the one symbol table elf_check_image() vouched for:
  * its entries, its string table and every name in it are in range. */
 static int collect_symbols(struct rot_modfile *mf, Elf_Scn *symtab, const GElf_Shdr *sh)
@@ -257,7 +252,7 @@ static int inspect_elf(struct rot_modfile *mf)
 		GElf_Shdr sh;
 		if (!gelf_getshdr(scn, &sh))
 			continue;
-		const char *name = section_name(mf, shstrndx, &sh);
+		const char *name = elf_strptr(mf->elf, shstrndx, sh.sh_name);
 		if (sh.sh_type == SHT_SYMTAB && elf_ndxscn(scn) == mf->symtab_index) {
 			mf->has_symtab = true;
 			err = collect_symbols(mf, scn, &sh);

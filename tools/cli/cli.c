@@ -145,11 +145,6 @@ bool cli_is_quiet(void)
 	return quiet;
 }
 
-static void cli_more_verbose(void)
-{
-	verbosity++;
-}
-
 bool cli_is_verbose(void)
 {
 	return verbosity > 0;
@@ -363,7 +358,7 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 			cli_set_syslog(true);
 			continue;
 		case 'v':
-			cli_more_verbose();
+			verbosity++;
 			continue;
 		default:
 			if (c != -1)

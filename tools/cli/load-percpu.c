@@ -116,23 +116,15 @@ static bool shortage(const struct rot_percpu *pc, uint64_t size, uint64_t align,
 	return true;
 }
 
-/* The reserve now, or NULL (and *err) when the kernel has none or it is unreadable. */
-static struct rot_percpu *read_reserve(int *err)
-{
-	struct rot_percpu *pc = NULL;
-	*err = rot_percpu_read(&pc);
-	return *err < 0 ? NULL : pc;
-}
-
 bool percpu_preflight(struct load_job *job, const struct load_env *env)
 {
 	uint64_t align, size = rot_modfile_percpu(job->mf, &align);
 	job->percpu_bytes = size;
 	if (!size || !env->rot)
 		return true;
-	int err;
-	struct rot_percpu *pc = read_reserve(&err);
-	if (!pc) {
+	struct rot_percpu *pc = NULL;
+	int err = rot_percpu_read(&pc);
+	if (err < 0) {
 		/* An older rot kernel says nothing about its reserve: the kernel decides. */
 		if (err == -ENOENT)
 			return true;
@@ -162,9 +154,8 @@ void percpu_explain_enomem(struct load_job *job, const struct load_env *env)
 	uint64_t align, size = rot_modfile_percpu(job->mf, &align);
 	if (job->err != -ENOMEM || !size || !env->rot)
 		return;
-	int err;
-	struct rot_percpu *pc = read_reserve(&err);
-	if (!pc)
+	struct rot_percpu *pc = NULL;
+	if (rot_percpu_read(&pc) < 0)
 		return;
 	char why[640];
 	if (shortage(pc, size, align, true, why, sizeof(why))) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "reserve-pick.h"
 
-/* Candidates that hold per-CPU bytes, largest first; ties in their order.
- * An insertion sort: there are at most a few thousand rotting names. */
-static size_t by_size(const uint64_t *held, size_t n, size_t *order)
+/* Ties in their order. An insertion sort: there are at most a few
+ * thousand rotting names. */
+size_t reserve_pick_all(const uint64_t *held, size_t n, size_t *order)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -17,14 +17,9 @@ static size_t by_size(const uint64_t *held, size_t n, size_t *order)
 	return k;
 }
 
-size_t reserve_pick_all(const uint64_t *held, size_t n, size_t *pick)
-{
-	return by_size(held, n, pick);
-}
-
 size_t reserve_pick(const uint64_t *held, size_t n, uint64_t need, size_t *pick)
 {
-	size_t k = by_size(held, n, pick);
+	size_t k = reserve_pick_all(held, n, pick);
 	uint64_t sum = 0;
 	size_t count = 0;
 
