@@ -72,6 +72,13 @@ static void put_family(FILE *f, const char *name, const char *help_text)
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
 }
 
+/* A family of one sample without labels: NAME VALUE. */
+static void put_gauge(FILE *f, const char *name, const char *help_text, uint64_t value)
+{
+	put_family(f, name, help_text);
+	fprintf(f, "%s %" PRIu64 "\n", name, value);
+}
+
 /* The start of a sample of a series by module name: METRIC{name="NAME"} ,
  * the name escaped; the value follows. */
 static void put_name_label(FILE *f, const char *metric, const char *name)
@@ -106,19 +113,15 @@ static void put_rot(FILE *f, const struct rot_group *g, size_t n)
 		fprintf(f, "%zu\n", g[i].instances);
 		instances += g[i].instances;
 	}
-	put_family(f, "modrot_rot_bytes", "Bytes held by all rotting module instances.");
-	fprintf(f, "modrot_rot_bytes %" PRIu64 "\n", bytes);
-	put_family(f, "modrot_rot_instances", "Rotting module instances.");
-	fprintf(f, "modrot_rot_instances %zu\n", instances);
-	put_family(f, "modrot_rot_names", "Module names with rotting instances.");
-	fprintf(f, "modrot_rot_names %zu\n", n);
+	put_gauge(f, "modrot_rot_bytes", "Bytes held by all rotting module instances.", bytes);
+	put_gauge(f, "modrot_rot_instances", "Rotting module instances.", instances);
+	put_gauge(f, "modrot_rot_names", "Module names with rotting instances.", n);
 }
 
 static void put_taint(FILE *f, unsigned long mask)
 {
-	put_family(f, "modrot_kernel_taint_mask",
-		   "The kernel taint mask (/proc/sys/kernel/tainted).");
-	fprintf(f, "modrot_kernel_taint_mask %lu\n", mask);
+	put_gauge(f, "modrot_kernel_taint_mask",
+		  "The kernel taint mask (/proc/sys/kernel/tainted).", mask);
 	put_family(f, "modrot_kernel_taint",
 		   "1 when the kernel has this taint bit (R: rot was reclaimed or a module forced out).");
 	for (unsigned bit = 0; bit < TAINT_BITS; bit++) {
@@ -151,36 +154,34 @@ static int put_percpu(FILE *f)
 		rot_percpu_free(pc);
 		return err;
 	}
-	put_family(f, "modrot_percpu_reserve_bytes",
-		   "Size of the per-CPU module reserve, per CPU (/proc/module_percpu).");
-	fprintf(f, "modrot_percpu_reserve_bytes %" PRIu64 "\n", rot_percpu_reserve(pc));
-	put_family(f, "modrot_percpu_reserve_free_bytes",
-		   "Free bytes of the per-CPU module reserve, per CPU.");
-	fprintf(f, "modrot_percpu_reserve_free_bytes %" PRIu64 "\n", rot_percpu_free_bytes(pc));
-	put_family(f, "modrot_percpu_reserve_largest_free_bytes",
-		   "Largest free extent of the per-CPU module reserve, per CPU: the most "
-		   "per-CPU data a module can load with.");
-	fprintf(f, "modrot_percpu_reserve_largest_free_bytes %" PRIu64 "\n", rot_percpu_largest(pc));
+	put_gauge(f, "modrot_percpu_reserve_bytes",
+		  "Size of the per-CPU module reserve, per CPU (/proc/module_percpu).",
+		  rot_percpu_reserve(pc));
+	put_gauge(f, "modrot_percpu_reserve_free_bytes",
+		  "Free bytes of the per-CPU module reserve, per CPU.", rot_percpu_free_bytes(pc));
+	put_gauge(f, "modrot_percpu_reserve_largest_free_bytes",
+		  "Largest free extent of the per-CPU module reserve, per CPU: the most "
+		  "per-CPU data a module can load with.",
+		  rot_percpu_largest(pc));
 	put_family(f, "modrot_rotting_percpu_bytes",
 		   "Per-CPU reserve bytes, per CPU, kept by the rotting instances of a module name.");
 	uint64_t total = put_bytes_by_name(f, "modrot_rotting_percpu_bytes", g, n);
-	put_family(f, "modrot_rot_percpu_bytes",
-		   "Per-CPU reserve bytes, per CPU, kept by all rotting module instances.");
-	fprintf(f, "modrot_rot_percpu_bytes %" PRIu64 "\n", total);
+	put_gauge(f, "modrot_rot_percpu_bytes",
+		  "Per-CPU reserve bytes, per CPU, kept by all rotting module instances.", total);
 	free(g);
 	rot_percpu_free(pc);
 	return 0;
 }
 
-/* Writes every metric into f. Returns 0, or a negative errno when the
- * kernel's module list could not be read (nothing useful was written).
- * The reserve and the taint are left out, with their error in *percpu_err
- * and *taint_err, when they cannot be read. */
 /* The host's ceiling, when one was given: alerts compare the rot with
  * each host's own rather than with one figure written into the rule. */
 static bool have_ceiling;
 static uint64_t ceiling_bytes;
 
+/* Writes every metric into f. Returns 0, or a negative errno when the
+ * kernel's module list could not be read (nothing useful was written).
+ * The reserve and the taint are left out, with their error in *percpu_err
+ * and *taint_err, when they cannot be read. */
 static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 {
 	struct rot_snapshot *snap;
@@ -195,24 +196,22 @@ static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 	put_label_value(f, PACKAGE_VERSION);
 	fputs("\"} 1\n", f);
 	if (have_ceiling) {
-		put_family(f, "modrot_ceiling_bytes",
-			   "The most rotting module memory this host is set to keep (MODROT_CEILING).");
-		fprintf(f, "modrot_ceiling_bytes %" PRIu64 "\n", ceiling_bytes);
+		put_gauge(f, "modrot_ceiling_bytes",
+			  "The most rotting module memory this host is set to keep (MODROT_CEILING).",
+			  ceiling_bytes);
 	}
 
 	bool rot = rot_snapshot_has_rot(snap);
-	put_family(f, "modrot_kernel_rot_supported",
-		   "1 when the kernel has module rot support (/proc/rotting_modules exists).");
-	fprintf(f, "modrot_kernel_rot_supported %d\n", rot ? 1 : 0);
+	put_gauge(f, "modrot_kernel_rot_supported",
+		  "1 when the kernel has module rot support (/proc/rotting_modules exists).",
+		  rot ? 1 : 0);
 
 	size_t live = rot_snapshot_live_count(snap);
 	uint64_t live_bytes = 0;
 	for (size_t i = 0; i < live; i++)
 		live_bytes += rot_module_size(rot_snapshot_module(snap, i));
-	put_family(f, "modrot_live_modules", "Live (and loading or unloading) modules.");
-	fprintf(f, "modrot_live_modules %zu\n", live);
-	put_family(f, "modrot_live_bytes", "Bytes held by live modules.");
-	fprintf(f, "modrot_live_bytes %" PRIu64 "\n", live_bytes);
+	put_gauge(f, "modrot_live_modules", "Live (and loading or unloading) modules.", live);
+	put_gauge(f, "modrot_live_bytes", "Bytes held by live modules.", live_bytes);
 
 	/* A stock kernel has no rot: its absence, not a zero, says so. */
 	if (rot) {
