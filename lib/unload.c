@@ -39,24 +39,13 @@ static bool live_now(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/*
- * Whether the running kernel refuses to reclaim instances still in use
- * (/sys/module/module/parameters/rot_reclaim_checks): 1 it checks, 0 it
- * cannot see such objects and frees everything, -ENOENT no such file (a
- * stock or revision-1 kernel), another negative errno if unreadable.
- */
-static int reclaim_checks(void)
+/* Revision 2 and later have /sys/module/module/parameters/rot_reclaim_checks
+ * (whether the kernel refuses to reclaim instances still in use); a
+ * revision-1 kernel, as a stock one, has not. */
+static bool revision_1(void)
 {
-	char *buf;
-	size_t len;
-	int err = proc_read_whole("/sys/module/module/parameters/rot_reclaim_checks", &buf, &len);
-	if (err < 0)
-		return err;
-	int ret = -EINVAL;
-	if (len >= 1 && (len == 1 || buf[1] == '\n') && (buf[0] == 'Y' || buf[0] == 'N'))
-		ret = buf[0] == 'Y';
-	free(buf);
-	return ret;
+	return access("/sys/module/module/parameters/rot_reclaim_checks", F_OK) < 0 &&
+	       errno == ENOENT;
 }
 
 /* rot-abi.md revision 2's and 1's reclaim, for a kernel without the ioctl */
@@ -66,7 +55,7 @@ static int reclaim_delete_module(const struct rot_snapshot *snap, const char *na
 	int ret = call_delete_module(name, force ? flags | O_TRUNC : flags);
 	/* A revision-1 kernel refuses the combination, and it checks nothing
 	 * anyway: a plain reclaim frees everything there. */
-	if (ret == -EINVAL && force && reclaim_checks() == -ENOENT)
+	if (ret == -EINVAL && force && revision_1())
 		ret = call_delete_module(name, flags);
 	if (ret != 0)
 		return ret;
@@ -291,7 +280,7 @@ static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsign
 	 * rot kernel, not a stock one that would unload instead. */
 	if (ret != -ENOTTY)
 		return ret;
-	res->revision = reclaim_checks() == -ENOENT ? 1 : 2;
+	res->revision = revision_1() ? 1 : 2;
 	ret = reclaim_delete_module(snap, name, force);
 	if (ret == -EBUSY)
 		reclaim_refused(name, &seen, res);
