@@ -82,12 +82,8 @@ int rot_name_bound_devices(const char *name, size_t *count)
 	return err;
 }
 
-struct rot_device {
-	char *modalias;
-};
-
 struct rot_devices {
-	struct rot_device *v;
+	char **modalias;
 	size_t n;
 };
 
@@ -96,13 +92,13 @@ int devices_add_modalias(struct rot_devices *devs, const char *modalias, size_t 
 	char *text = strndup(modalias, len);
 	if (!text)
 		return -ENOMEM;
-	struct rot_device *grown = realloc(devs->v, (devs->n + 1) * sizeof(*grown));
+	char **grown = realloc(devs->modalias, (devs->n + 1) * sizeof(*grown));
 	if (!grown) {
 		free(text);
 		return -ENOMEM;
 	}
-	devs->v = grown;
-	devs->v[devs->n++] = (struct rot_device){ text };
+	devs->modalias = grown;
+	devs->modalias[devs->n++] = text;
 	return 0;
 }
 
@@ -180,15 +176,15 @@ void rot_devices_free(struct rot_devices *devs)
 	if (!devs)
 		return;
 	for (size_t i = 0; i < devs->n; i++)
-		free(devs->v[i].modalias);
-	free(devs->v);
+		free(devs->modalias[i]);
+	free(devs->modalias);
 	free(devs);
 }
 
 bool rot_devices_match(const struct rot_devices *devs, const char *pattern)
 {
 	for (size_t i = 0; i < devs->n; i++)
-		if (fnmatch(pattern, devs->v[i].modalias, 0) == 0)
+		if (fnmatch(pattern, devs->modalias[i], 0) == 0)
 			return true;
 	return false;
 }
