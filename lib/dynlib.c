@@ -2,6 +2,8 @@
 /* The optional libraries, opened on first use (dynlib.h says why). */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +12,16 @@
 #include "dl-lzma.h"
 #include "dl-zstd.h"
 #include "modrot.h"
+
+struct dynlib {
+	const char *soname;
+	const char *const *names; /* the functions, in the order of slots */
+	void *const *slots;       /* each a pointer to its dl_FUNCTION */
+	size_t count;
+	pthread_mutex_t lock;
+	atomic_int state; /* 0: not tried or out of memory, 1: open, -ELIBACC */
+	char why[256];
+};
 
 /* The library whose opening failed last: rot_library_error()'s answer. */
 static _Atomic(const char *) last_failure;
@@ -54,7 +66,7 @@ static int open_locked(struct dynlib *lib)
 	return -ELIBACC;
 }
 
-int dynlib_open(struct dynlib *lib)
+static int dynlib_open(struct dynlib *lib)
 {
 	int state = atomic_load_explicit(&lib->state, memory_order_acquire);
 	if (state == 0) {

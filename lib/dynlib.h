@@ -17,21 +17,6 @@
  * but missing from its header's list is an undefined symbol, which the
  * link of libmodrot.so (-z defs) refuses.
  */
-#include <pthread.h>
-#include <stdatomic.h>
-#include <stddef.h>
-
-struct dynlib {
-	const char *soname;
-	const char *const *names; /* the functions, in the order of slots */
-	void *const *slots;       /* each a pointer to its dl_FUNCTION */
-	size_t count;
-	pthread_mutex_t lock;
-	atomic_int state; /* 0: not tried or out of memory, 1: open, -ELIBACC */
-	char why[256];
-};
-
-int dynlib_open(struct dynlib *lib);
 
 /* The pointer each library header declares, and dynlib.c defines. */
 #define DYNLIB_DECLARE(fn) extern __typeof__(fn) *dl_##fn;
