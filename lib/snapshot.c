@@ -572,33 +572,15 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 }
 
 /*
- * One /proc/module_pins line (rot-abi.md revision 4, C5), `NAME PINS SAFE`
- * in /proc/modules' order, where SAFE is `safe` for a module that declared
- * MODULE_ROT_SAFE() (C4), `-` otherwise; split in place. -EBADMSG for
- * anything but the kernel's form.
+ * Puts each /proc/module_pins line (rot-abi.md revision 4, C5: `NAME PINS
+ * SAFE`, SAFE `safe` for a module that declared MODULE_ROT_SAFE() (C4),
+ * `-` otherwise) onto its live module, and takes ownership of pbuf (NULL:
+ * no such file, so not a revision-4 kernel). -EBADMSG for anything but the
+ * kernel's form. The lines come in /proc/modules' order, so each is first
+ * matched against the module after the last one found. A line of a module
+ * /proc/modules did not list (loaded between the two reads) is passed
+ * over; a module without a line keeps pins_known false.
  */
-static int pins_line(char *line, const char **name, uint32_t *pins, bool *safe)
-{
-	char *save = NULL;
-	char *n = strtok_r(line, " ", &save);
-	char *p = n ? strtok_r(NULL, " ", &save) : NULL;
-	char *s = p ? strtok_r(NULL, " ", &save) : NULL;
-	uint64_t v;
-	if (!s || strtok_r(NULL, " ", &save) || !valid_name(n, strlen(n)) ||
-	    parse_u64(p, 10, &v) < 0 || v > UINT32_MAX)
-		return -EBADMSG;
-	if (strcmp(s, "safe") && strcmp(s, "-"))
-		return -EBADMSG;
-	*name = n;
-	*pins = (uint32_t)v;
-	*safe = !strcmp(s, "safe");
-	return 0;
-}
-
-/* Puts each /proc/module_pins line onto its live module, and takes
- * ownership of pbuf (NULL: no such file, so not a revision-4 kernel). A
- * line of a module /proc/modules did not list (loaded between the two
- * reads) is passed over; a module without a line keeps pins_known false. */
 static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 {
 	if (!pbuf)
@@ -606,25 +588,27 @@ static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 	s->has_pins = true;
 	int err = 0;
 	char *end = pbuf + plen;
-	for (char *line = pbuf; !err && line < end;) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl) {
-			err = -EBADMSG; /* a file cut short: every line ends */
+	size_t next = 0;
+	for (char *line = pbuf; line < end;) {
+		char *f[4], *eol;
+		uint64_t pins;
+		/* a file cut short (every line ends), a field too many or too few */
+		if (fields_split(line, end, f, 4, &eol) != 3 || eol == end ||
+		    !name_ok(f[0], (size_t)(f[1] - f[0]) - 1) || number(f[1], 10, &pins) < 0 ||
+		    pins > UINT32_MAX || (strcmp(f[2], "safe") && strcmp(f[2], "-"))) {
+			err = -EBADMSG;
 			break;
 		}
-		*nl = '\0';
-		const char *name;
-		uint32_t pins;
-		bool safe;
-		err = pins_line(line, &name, &pins, &safe);
-		struct rot_module *m = err ? NULL
-					   : (struct rot_module *)rot_snapshot_find_live(s, name);
+		struct rot_module *m = &s->mods[next];
+		if (next >= s->live_count || strcmp(m->name, f[0]))
+			m = (struct rot_module *)rot_snapshot_find_live(s, f[0]);
 		if (m) {
-			m->live_pins = pins;
-			m->rot_safe = safe;
+			m->live_pins = (uint32_t)pins;
+			m->rot_safe = f[2][0] == 's';
 			m->pins_known = true;
+			next = (size_t)(m - s->mods) + 1;
 		}
-		line = nl + 1;
+		line = eol + 1;
 	}
 	free(pbuf);
 	return err;
