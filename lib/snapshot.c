@@ -63,8 +63,11 @@ static inline int number(const char *s, unsigned base, uint64_t *out)
 				return -EPROTO;
 			d += 10;
 		}
-		if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
-		    __builtin_add_overflow(v, d, &v))
+		/* below 2^60, v * 16 + 15 fits: checked only above */
+		if (v >> 60 == 0)
+			v = v * base + d;
+		else if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
+			 __builtin_add_overflow(v, d, &v))
 			return -ERANGE;
 	}
 	*out = v;
@@ -222,11 +225,11 @@ static void sort_holders_sysfs_order(struct keyed_name *k, size_t n)
  * order key as it is read; the names go to the end of the pool in that
  * order.
  */
-static int parse_holders(char *field, struct rot_module *m, struct line_sink *k, const char **reason)
+static int parse_holders(char *field, size_t len, struct rot_module *m, struct line_sink *k,
+			 const char **reason)
 {
-	if (strcmp(field, "-") == 0)
+	if (len == 1 && field[0] == '-')
 		return 0;
-	size_t len = strlen(field);
 	if (len == 0 || field[len - 1] != ',') {
 		*reason = "the holders field is not \"-\" nor a list ending in a comma";
 		return -EPROTO;
@@ -422,7 +425,7 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 		t[tl - 1] = '\0';
 		m->taints = t + 1;
 	}
-	return parse_holders(f[F_HOLDERS], m, k, reason);
+	return parse_holders(f[F_HOLDERS], (size_t)(f[F_STATE] - f[F_HOLDERS]) - 1, m, k, reason);
 }
 
 static int parse_failed(int err, const char *file, size_t line, const char *reason)
@@ -595,7 +598,9 @@ static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 		/* a file cut short (every line ends), a field too many or too few */
 		if (fields_split(line, end, f, 4, &eol) != 3 || eol == end ||
 		    !name_ok(f[0], (size_t)(f[1] - f[0]) - 1) || number(f[1], 10, &pins) < 0 ||
-		    pins > UINT32_MAX || (strcmp(f[2], "safe") && strcmp(f[2], "-"))) {
+		    pins > UINT32_MAX ||
+		    ((eol - f[2] != 1 || f[2][0] != '-') &&
+		     (eol - f[2] != 4 || memcmp(f[2], "safe", 4)))) {
 			err = -EBADMSG;
 			break;
 		}
