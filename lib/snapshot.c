@@ -305,8 +305,8 @@ size_t fields_split(char *line, const char *end, char **f, size_t max, char **eo
 	size_t n = 1;
 	bool nul = false;
 	f[0] = line;
-	*eol = NULL;
-	for (char *chunk = line; !*eol; chunk += 16) {
+	/* ends at the newline or at end, whose NUL is a stop */
+	for (char *chunk = line;; chunk += 16) {
 		for (unsigned mask = stops(chunk, end); mask; mask &= mask - 1) {
 			char *c = chunk + __builtin_ctz(mask);
 			if (*c == ' ') {
@@ -317,13 +317,12 @@ size_t fields_split(char *line, const char *end, char **f, size_t max, char **eo
 			} else if (*c == '\n' || c == end) {
 				*c = '\0';
 				*eol = c;
-				break;
+				return nul ? 0 : n;
 			} else {
 				nul |= *c == '\0';
 			}
 		}
 	}
-	return nul ? 0 : n;
 }
 
 enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
@@ -546,7 +545,8 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 		rot_snapshot_free(s);
 		return -ENOMEM;
 	}
-	mem_prefault(k.mods, k.cap * sizeof(*k.mods));
+	/* what lines of a kernel's usual length fill; past it, pages fault in as used */
+	mem_prefault(k.mods, len / 56 * sizeof(*k.mods));
 	mem_prefault(k.pool, k.pool_cap * sizeof(*k.pool));
 
 	int err = parse_file(mbuf, mlen, &k, false);
@@ -595,17 +595,20 @@ static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 	for (char *line = pbuf; line < end;) {
 		char *f[4], *eol;
 		uint64_t pins;
+		size_t n = fields_split(line, end, f, 4, &eol);
+		/* the name of the module in order was checked in /proc/modules */
+		struct rot_module *m = &s->mods[next];
+		bool in_order = next < s->live_count && strcmp(m->name, f[0]) == 0;
 		/* a file cut short (every line ends), a field too many or too few */
-		if (fields_split(line, end, f, 4, &eol) != 3 || eol == end ||
-		    !name_ok(f[0], (size_t)(f[1] - f[0]) - 1) || number(f[1], 10, &pins) < 0 ||
-		    pins > UINT32_MAX ||
+		if (n != 3 || eol == end ||
+		    (!in_order && !name_ok(f[0], (size_t)(f[1] - f[0]) - 1)) ||
+		    number(f[1], 10, &pins) < 0 || pins > UINT32_MAX ||
 		    ((eol - f[2] != 1 || f[2][0] != '-') &&
 		     (eol - f[2] != 4 || memcmp(f[2], "safe", 4)))) {
 			err = -EBADMSG;
 			break;
 		}
-		struct rot_module *m = &s->mods[next];
-		if (next >= s->live_count || strcmp(m->name, f[0]))
+		if (!in_order)
 			m = (struct rot_module *)rot_snapshot_find_live(s, f[0]);
 		if (m) {
 			m->live_pins = (uint32_t)pins;
