@@ -63,8 +63,11 @@ static inline int number(const char *s, unsigned base, uint64_t *out)
 				return -EPROTO;
 			d += 10;
 		}
-		if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
-		    __builtin_add_overflow(v, d, &v))
+		/* below 2^60, v * 16 + 15 fits: checked only above */
+		if (v >> 60 == 0)
+			v = v * base + d;
+		else if (__builtin_mul_overflow(v, (uint64_t)base, &v) ||
+			 __builtin_add_overflow(v, d, &v))
 			return -ERANGE;
 	}
 	*out = v;
@@ -222,11 +225,11 @@ static void sort_holders_sysfs_order(struct keyed_name *k, size_t n)
  * order key as it is read; the names go to the end of the pool in that
  * order.
  */
-static int parse_holders(char *field, struct rot_module *m, struct line_sink *k, const char **reason)
+static int parse_holders(char *field, size_t len, struct rot_module *m, struct line_sink *k,
+			 const char **reason)
 {
-	if (strcmp(field, "-") == 0)
+	if (len == 1 && field[0] == '-')
 		return 0;
-	size_t len = strlen(field);
 	if (len == 0 || field[len - 1] != ',') {
 		*reason = "the holders field is not \"-\" nor a list ending in a comma";
 		return -EPROTO;
@@ -302,8 +305,8 @@ size_t fields_split(char *line, const char *end, char **f, size_t max, char **eo
 	size_t n = 1;
 	bool nul = false;
 	f[0] = line;
-	*eol = NULL;
-	for (char *chunk = line; !*eol; chunk += 16) {
+	/* ends at the newline or at end, whose NUL is a stop */
+	for (char *chunk = line;; chunk += 16) {
 		for (unsigned mask = stops(chunk, end); mask; mask &= mask - 1) {
 			char *c = chunk + __builtin_ctz(mask);
 			if (*c == ' ') {
@@ -314,13 +317,12 @@ size_t fields_split(char *line, const char *end, char **f, size_t max, char **eo
 			} else if (*c == '\n' || c == end) {
 				*c = '\0';
 				*eol = c;
-				break;
+				return nul ? 0 : n;
 			} else {
 				nul |= *c == '\0';
 			}
 		}
 	}
-	return nul ? 0 : n;
 }
 
 enum { F_NAME, F_SIZE, F_REFCNT, F_HOLDERS, F_STATE, F_ADDR, F_TAINTS, F_MAX };
@@ -422,7 +424,7 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 		t[tl - 1] = '\0';
 		m->taints = t + 1;
 	}
-	return parse_holders(f[F_HOLDERS], m, k, reason);
+	return parse_holders(f[F_HOLDERS], (size_t)(f[F_STATE] - f[F_HOLDERS]) - 1, m, k, reason);
 }
 
 static int parse_failed(int err, const char *file, size_t line, const char *reason)
@@ -543,7 +545,8 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 		rot_snapshot_free(s);
 		return -ENOMEM;
 	}
-	mem_prefault(k.mods, k.cap * sizeof(*k.mods));
+	/* what lines of a kernel's usual length fill; past it, pages fault in as used */
+	mem_prefault(k.mods, len / 56 * sizeof(*k.mods));
 	mem_prefault(k.pool, k.pool_cap * sizeof(*k.pool));
 
 	int err = parse_file(mbuf, mlen, &k, false);
@@ -572,33 +575,15 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 }
 
 /*
- * One /proc/module_pins line (rot-abi.md revision 4, C5), `NAME PINS SAFE`
- * in /proc/modules' order, where SAFE is `safe` for a module that declared
- * MODULE_ROT_SAFE() (C4), `-` otherwise; split in place. -EBADMSG for
- * anything but the kernel's form.
+ * Puts each /proc/module_pins line (rot-abi.md revision 4, C5: `NAME PINS
+ * SAFE`, SAFE `safe` for a module that declared MODULE_ROT_SAFE() (C4),
+ * `-` otherwise) onto its live module, and takes ownership of pbuf (NULL:
+ * no such file, so not a revision-4 kernel). -EBADMSG for anything but the
+ * kernel's form. The lines come in /proc/modules' order, so each is first
+ * matched against the module after the last one found. A line of a module
+ * /proc/modules did not list (loaded between the two reads) is passed
+ * over; a module without a line keeps pins_known false.
  */
-static int pins_line(char *line, const char **name, uint32_t *pins, bool *safe)
-{
-	char *save = NULL;
-	char *n = strtok_r(line, " ", &save);
-	char *p = n ? strtok_r(NULL, " ", &save) : NULL;
-	char *s = p ? strtok_r(NULL, " ", &save) : NULL;
-	uint64_t v;
-	if (!s || strtok_r(NULL, " ", &save) || !valid_name(n, strlen(n)) ||
-	    parse_u64(p, 10, &v) < 0 || v > UINT32_MAX)
-		return -EBADMSG;
-	if (strcmp(s, "safe") && strcmp(s, "-"))
-		return -EBADMSG;
-	*name = n;
-	*pins = (uint32_t)v;
-	*safe = !strcmp(s, "safe");
-	return 0;
-}
-
-/* Puts each /proc/module_pins line onto its live module, and takes
- * ownership of pbuf (NULL: no such file, so not a revision-4 kernel). A
- * line of a module /proc/modules did not list (loaded between the two
- * reads) is passed over; a module without a line keeps pins_known false. */
 static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 {
 	if (!pbuf)
@@ -606,25 +591,32 @@ static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
 	s->has_pins = true;
 	int err = 0;
 	char *end = pbuf + plen;
-	for (char *line = pbuf; !err && line < end;) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl) {
-			err = -EBADMSG; /* a file cut short: every line ends */
+	size_t next = 0;
+	for (char *line = pbuf; line < end;) {
+		char *f[4], *eol;
+		uint64_t pins;
+		size_t n = fields_split(line, end, f, 4, &eol);
+		/* the name of the module in order was checked in /proc/modules */
+		struct rot_module *m = &s->mods[next];
+		bool in_order = next < s->live_count && strcmp(m->name, f[0]) == 0;
+		/* a file cut short (every line ends), a field too many or too few */
+		if (n != 3 || eol == end ||
+		    (!in_order && !name_ok(f[0], (size_t)(f[1] - f[0]) - 1)) ||
+		    number(f[1], 10, &pins) < 0 || pins > UINT32_MAX ||
+		    ((eol - f[2] != 1 || f[2][0] != '-') &&
+		     (eol - f[2] != 4 || memcmp(f[2], "safe", 4)))) {
+			err = -EBADMSG;
 			break;
 		}
-		*nl = '\0';
-		const char *name;
-		uint32_t pins;
-		bool safe;
-		err = pins_line(line, &name, &pins, &safe);
-		struct rot_module *m = err ? NULL
-					   : (struct rot_module *)rot_snapshot_find_live(s, name);
+		if (!in_order)
+			m = (struct rot_module *)rot_snapshot_find_live(s, f[0]);
 		if (m) {
-			m->live_pins = pins;
-			m->rot_safe = safe;
+			m->live_pins = (uint32_t)pins;
+			m->rot_safe = f[2][0] == 's';
 			m->pins_known = true;
+			next = (size_t)(m - s->mods) + 1;
 		}
-		line = nl + 1;
+		line = eol + 1;
 	}
 	free(pbuf);
 	return err;

@@ -295,6 +295,18 @@ static void revision_4_reads_pins_and_no_table(void)
 	       "a malformed /proc/module_pins is refused");
 	ok(b == NULL, "with no snapshot");
 	rot_snapshot_free(s);
+
+	/* C5 prints /proc/modules' order; lines out of it still find their module */
+	const char shuffled[] = "modrot_unit_net 0 safe\nmodrot_unit_late 1 -\nmodrot_unit_fs 2 -\n";
+	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, shuffled, strlen(shuffled), &s), 0,
+	       "pins lines out of order, one of a module loaded since");
+	is_int((int)rot_module_pins(rot_snapshot_find_live(s, "modrot_unit_fs")), 2,
+	       "each line on its module");
+	ok(rot_module_is_rot_safe(rot_snapshot_find_live(s, "modrot_unit_net")), "SAFE too");
+	rot_snapshot_free(s);
+	const char blanks[] = "modrot_unit_fs  2 -\n";
+	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, blanks, strlen(blanks), &b), -EBADMSG,
+	       "a run of blanks, which no kernel prints, is refused");
 }
 
 int main(void)
