@@ -193,7 +193,9 @@ failed=0
 skipped=0
 for ((n = from; n <= ${#patches[@]}; n++)); do
 	p=${patches[n - 1]}
-	subject=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$p" | head -n 1)
+	# format-patch folds a long Subject onto lines that start with a blank.
+	subject=$(awk '/^Subject: / { s = $0; sub(/^Subject: \[PATCH[^]]*\] /, "", s); f = 1; next }
+		f && /^ / { s = s $0; next } f { print s; exit }' "$p")
 	patch -d "$src" -p1 --quiet --forward <"$p" >"$logs/$(printf %02d "$n").patch.log" 2>&1 ||
 		die "$(basename "$p") does not apply"
 	echo "$n" >"$work/applied"
