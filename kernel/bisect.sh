@@ -49,11 +49,9 @@ while [ $# -gt 0 ]; do
 	*) echo "bisect.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-case $kernel in
-6.1) series=$here/patches fragments=("$here/config.fragment") ;;
-6.12) series=$here/patches-6.12 fragments=("$here/config.fragment" "$here/config-6.12.fragment") ;;
-*) echo "bisect.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2 ;;
-esac
+# shellcheck source-path=SCRIPTDIR source=series.sh
+. "$here/series.sh"
+kernel_series "$kernel" || { echo "bisect.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2; }
 fragments+=("$here/config-prod.fragment")
 [ -n "$series_given" ] && series=$(cd "$series_given" && pwd)
 case $from in '' | *[!0-9]* | 0) echo "bisect.sh: --from takes a patch number from 1" >&2; exit 2 ;; esac

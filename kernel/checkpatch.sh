@@ -26,11 +26,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-case $kernel in
-6.1) series=$here/patches ;;
-6.12) series=$here/patches-6.12 cache_root=$cache_root/6.12 ;;
-*) echo "checkpatch.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2 ;;
-esac
+# shellcheck source-path=SCRIPTDIR source=series.sh
+. "$here/series.sh"
+kernel_series "$kernel" || { echo "checkpatch.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2; }
+[ "$kernel" = 6.1 ] || cache_root=$cache_root/$kernel
 src=linux-source-$kernel
 
 tmp=

@@ -27,11 +27,9 @@ while [ $# -gt 0 ]; do
 	*) echo "layout-check.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-case $kernel in
-6.1) series=$here/patches fragments=("$here/config.fragment") ;;
-6.12) series=$here/patches-6.12 fragments=("$here/config.fragment" "$here/config-6.12.fragment") ;;
-*) echo "layout-check.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2 ;;
-esac
+# shellcheck source-path=SCRIPTDIR source=series.sh
+. "$here/series.sh"
+kernel_series "$kernel" || { echo "layout-check.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2; }
 src=linux-source-$kernel
 tar_file=/usr/src/$src.tar.xz
 # What configuring a tree and compiling one object in it need (objtool

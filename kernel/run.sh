@@ -123,20 +123,16 @@ if [ "$kernel" = all ]; then
 	exit $status
 fi
 # Each kernel: its Debian source package, its series, its config fragments
-# (merged in this order onto tinyconfig) and its own cache directory.
-case $kernel in
-6.1)
-	patches=$here/patches
-	fragments=("$here/config.fragment")
-	;;
-6.12)
-	patches=$here/patches-6.12
-	fragments=("$here/config.fragment" "$here/config-6.12.fragment")
-	cache_root=$cache_root/6.12
-	[ -n "$results_given" ] || results=$top/build/kernel-results-6.12
-	;;
-*) echo "run.sh: --kernel takes 6.1, 6.12 or all, not $kernel" >&2; exit 2 ;;
-esac
+# (merged in this order onto tinyconfig, kernel/series.sh) and, but for
+# 6.1, its own cache and results directories.
+# shellcheck source-path=SCRIPTDIR source=series.sh
+. "$here/series.sh"
+kernel_series "$kernel" || { echo "run.sh: --kernel takes 6.1, 6.12 or all, not $kernel" >&2; exit 2; }
+patches=$series
+if [ "$kernel" != 6.1 ]; then
+	cache_root=$cache_root/$kernel
+	[ -n "$results_given" ] || results=$top/build/kernel-results-$kernel
+fi
 # The production-shaped configuration: the same kernel less its debugging
 # options, in a cache and results of its own.
 case $config in
