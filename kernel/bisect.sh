@@ -40,6 +40,10 @@ from=1
 series_given=
 while [ $# -gt 0 ]; do
 	case $1 in
+	--kernel | --series | --work | --jobs | --from)
+		[ $# -ge 2 ] || { echo "bisect.sh: $1 takes a value" >&2; exit 2; } ;;
+	esac
+	case $1 in
 	--kernel) kernel=$2; shift 2 ;;
 	--series) series_given=$2; shift 2 ;;
 	--work) work=$2; shift 2 ;;
@@ -53,8 +57,12 @@ done
 . "$here/series.sh"
 kernel_series "$kernel" || { echo "bisect.sh: --kernel takes 6.1 or 6.12, not $kernel" >&2; exit 2; }
 fragments+=("$here/config-prod.fragment")
-[ -n "$series_given" ] && series=$(cd "$series_given" && pwd)
+if [ -n "$series_given" ]; then
+	[ -d "$series_given" ] || { echo "bisect.sh: --series $series_given: no such directory" >&2; exit 2; }
+	series=$(cd "$series_given" && pwd)
+fi
 case $from in '' | *[!0-9]* | 0) echo "bisect.sh: --from takes a patch number from 1" >&2; exit 2 ;; esac
+case $jobs in '' | *[!0-9]* | 0) echo "bisect.sh: --jobs takes a number from 1" >&2; exit 2 ;; esac
 work=${work:-$top/build/bisect-$kernel}
 src_pkg=linux-source-$kernel
 tar_file=/usr/src/$src_pkg.tar.xz
