@@ -225,3 +225,39 @@ LIST
 	assert_output "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
 	assert_equal "$(kernel_state | awk '$1 == "live" { print $2 }' | sort | tr '\n' ' ')" "alpha delta "
 }
+
+# modpost writes depends= from file names: a module that uses snd_pcm says
+# depends=snd-pcm.  kmod and the kernel treat '-' and '_' in a name alike.
+dashed_fixtures() {
+	mkdir -p "$BATS_TEST_TMPDIR/list"
+	ln -s "$top_srcdir/tests/fixtures/src" "$BATS_TEST_TMPDIR/list/src"
+	cat >"$BATS_TEST_TMPDIR/list/fixtures.list" <<'LIST'
+lib-alpha | alpha.c | 1000 | name=lib_alpha
+user-beta | beta.c | 2000 | depends=lib-alpha | name=user_beta | alias=pci:v00001AF4d00000000sv*sd*bc*sc*i*
+LIST
+	"$top_srcdir/tests/fixtures/mkfixtures.sh" "$BATS_TEST_TMPDIR/list" "$BATS_TEST_TMPDIR/dashed" gcc >/dev/null
+	DASHED=$BATS_TEST_TMPDIR/dashed
+}
+
+@test "insmod --batch loads a dependency named with '-' in depends= before its user" {
+	dashed_fixtures
+	# The user first: only the dependency edge puts lib_alpha before it.
+	run --separate-stderr on_kernel "$INSMOD" --batch -j2 "$DASHED/user-beta.ko" "$DASHED/lib-alpha.ko"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_output "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
+	assert_equal "$(load_order | paste -sd' ')" "lib_alpha user_beta"
+	"$SIM" ledger "$K" --check
+}
+
+@test "insmod --match-devices loads the '-'-named dependency of a matching module" {
+	dashed_fixtures
+	printf 'pci 0000:00:05.0 pci:v00001AF4d00000000sv00001AF4sd00000001bc02sc00i00\n' >"$BATS_TEST_TMPDIR/devices"
+	"$SIM" device add "$K" --from "$BATS_TEST_TMPDIR/devices"
+	run --separate-stderr on_kernel "$INSMOD" --match-devices "$DASHED/user-beta.ko" "$DASHED/lib-alpha.ko"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_line --index 0 "2 of 2 modules match a present device (or one that does needs them)"
+	assert_line --index 1 "2 of 2 loaded, 0 failed, 0 refused before loading, 0 skipped"
+	assert_equal "$(load_order | paste -sd' ')" "lib_alpha user_beta"
+}

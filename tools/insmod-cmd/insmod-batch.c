@@ -109,6 +109,15 @@ static int build_order(struct batch *b)
 				if (len && len <= ROT_NAME_MAX) {
 					memcpy(name, p, len);
 					name[len] = '\0';
+					/*
+					 * modpost writes depends= from file names
+					 * (snd-pcm), the module calls itself
+					 * snd_pcm: the kernel and kmod treat '-'
+					 * and '_' in a name as the same.
+					 */
+					for (char *c = name; *c; c++)
+						if (*c == '-')
+							*c = '_';
 					struct name_index key = { name, 0 };
 					/* The first file of that name in the batch. */
 					struct name_index *hit =
