@@ -388,7 +388,7 @@ const char *rot_usage_ctx_failed_input(const struct rot_usage_ctx *ctx)
 }
 
 int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
-			unsigned flags, bool *unused, size_t *failed)
+			unsigned flags, bool *unused, int *unknown, size_t *failed)
 {
 	size_t n = rot_snapshot_live_count(snap);
 	struct rot_usage *use = calloc(n + 1, sizeof(*use));
@@ -404,6 +404,14 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 		if (!unused[i])
 			continue;
 		err = usage_of(ctx, snap, m, NULL, &use[i]);
+		/* This module's own devices, unreadable: it alone is kept. An
+		 * input every module shares (ctx's) fails the whole set. */
+		if (err < 0 && err != -ENOMEM && unknown && !rot_usage_ctx_failed_input(ctx)) {
+			unknown[i] = err;
+			unused[i] = false;
+			err = 0;
+			continue;
+		}
 		if (err < 0) {
 			*failed = i;
 			memset(unused, 0, n * sizeof(*unused));

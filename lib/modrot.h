@@ -497,10 +497,14 @@ enum rot_unused_flags {
  * rot_module_usage(). Returns 0, -ENOMEM, or the negative errno of
  * reading a module's bound devices with *failed set to its index: devices
  * that cannot be counted are not known to be none, so the rule fails
- * closed (unused is then all false).
+ * closed (unused is then all false). With unknown (an int per live
+ * module, zeroed by the caller), only that module fails closed: it is
+ * kept, unknown[i] says why, and the others are judged (a driver named
+ * with a '/', such as a PHY driver's, makes its module's
+ * /sys/module/NAME/drivers unreadable: EIO).
  */
 int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
-			unsigned flags, bool *unused, size_t *failed);
+			unsigned flags, bool *unused, int *unknown, size_t *failed);
 
 /*
  * What the kernel itself refuses an unload for, told from the snapshot so

@@ -106,8 +106,8 @@ fails_closed_after() {
 	fails_closed_after 'printf "alias fs-mtfs mtfs\n\0" >>"$M/modules.alias"' 'malformed'
 }
 
-@test "a driver entry that stays but is no directory (a file, a FIFO, a dangling link) fails closed" {
-	local kind d before tool level
+@test "a driver entry that stays but is no directory (a file, a FIFO, a dangling link) fails closed for its module" {
+	local kind d before tool level want
 	for kind in file fifo dangling; do
 		for tool in rmmod modprobe lsmod; do
 			kernel_new rot --abi 3
@@ -126,11 +126,13 @@ fails_closed_after() {
 			modprobe) run --separate-stderr timeout 20 "$SIM" run "$K" -- "$MODPROBE" -C "$MODTREE_CONF" -r mt_codec ;;
 			lsmod) run --separate-stderr timeout 20 "$SIM" run "$K" -- "$LSMOD" -o name,devices,inuse ;;
 			esac
-			level=ERROR
+			level=ERROR want=1
 			[ "$tool" != modprobe ] || level=FATAL
-			if [ "$status" -ne 1 ] || ! [[ "$stderr" == "$tool: $level: "*"mt_codec"*"Not a directory"* ]] ||
+			# rmmod --unused keeps that module alone, and says so.
+			[ "$tool" != rmmod ] || { level="WARNING: kept 'mt_codec'" want=0; }
+			if [ "$status" -ne "$want" ] || ! [[ "$stderr" == "$tool: $level"*"mt_codec"*"Not a directory"* ]] ||
 				[ "$(kernel_state)" != "$before" ]; then
-				echo "$tool, entry a $kind: exit $status (want 1)"
+				echo "$tool, entry a $kind: exit $status (want $want)"
 				echo "  stderr: $stderr"
 				return 1
 			fi

@@ -158,7 +158,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 	size_t n = rot_snapshot_live_count(s), at = 99;
 	bool *unused = calloc(n, sizeof(*unused));
 
-	is_int(rot_snapshot_unused(ctx, s, 0, unused, &at), 0, "the closure is computed");
+	is_int(rot_snapshot_unused(ctx, s, 0, unused, NULL, &at), 0, "the closure is computed");
 	ok(unused[live_index(s, "modrot_unit_c")], "c is unused");
 	ok(unused[live_index(s, "modrot_unit_b")], "b is unused once its only holder c goes");
 	ok(unused[live_index(s, "modrot_unit_a")], "a is unused");
@@ -168,7 +168,7 @@ static void the_unused_set_is_closed_under_held_by(void)
 	ok(!unused[live_index(s, "modrot_unit_h")], "h is held by f, which stays: in use");
 	is_int(at, 99, "no failure index on success");
 
-	rot_snapshot_unused(ctx, s, ROT_UNUSED_PERMANENT, unused, &at);
+	rot_snapshot_unused(ctx, s, ROT_UNUSED_PERMANENT, unused, NULL, &at);
 	ok(unused[live_index(s, "modrot_unit_p")], "ROT_UNUSED_PERMANENT takes permanent ones too");
 
 	/* lsmod's INUSE column and modprobe -r ask the rule for one module:
@@ -198,7 +198,7 @@ static void stock_references_count_beyond_holders(void)
 				       NULL);
 	size_t n = rot_snapshot_live_count(s), at;
 	bool unused[3];
-	is_int(rot_snapshot_unused(NULL, s, 0, unused, &at), 0, "closure on a stock kernel");
+	is_int(rot_snapshot_unused(NULL, s, 0, unused, NULL, &at), 0, "closure on a stock kernel");
 	ok(unused[live_index(s, "modrot_unit_user")], "user is unused");
 	ok(unused[live_index(s, "modrot_unit_held")], "held's one reference is its holder's");
 	ok(!unused[live_index(s, "modrot_unit_open")], "open holds 2 foreign references: in use");

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli-escape.h"
 #include "cli-msg.h"
@@ -22,9 +23,10 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	const struct rot_snapshot *snap = r->snap;
 	size_t n = rot_snapshot_live_count(snap), at = 0;
 	bool *in = calloc(n + 1, sizeof(*in));
+	int *unknown = calloc(n + 1, sizeof(*unknown));
 	struct rot_usage_ctx *ctx = NULL;
 	char what[4096] = "", why[1024];
-	int err = in ? rot_usage_ctx_read(snap, NULL, &ctx, what, sizeof(what)) : -ENOMEM;
+	int err = in && unknown ? rot_usage_ctx_read(snap, NULL, &ctx, what, sizeof(what)) : -ENOMEM;
 
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
 	if (err < 0) {
@@ -37,7 +39,7 @@ static int unused_set(struct rmmod_run *r, bool **out)
 		goto fail;
 	}
 	unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
-	err = rot_snapshot_unused(ctx, snap, flags, in, &at);
+	err = rot_snapshot_unused(ctx, snap, flags, in, unknown, &at);
 	if (err == -ENOMEM) {
 		rmmod_failed(r, "", err, false, reason_for_errno(REASON_READ, err), "out of memory");
 		goto fail;
@@ -50,11 +52,24 @@ static int unused_set(struct rmmod_run *r, bool **out)
 			     unused_unknown_words(why, sizeof(why), input, input ? NULL : name, err));
 		goto fail;
 	}
+	/* A module whose own devices cannot be counted is kept, and said;
+	 * the others are judged without it (lib fails closed for it alone). */
+	for (size_t i = 0; i < n; i++)
+		if (unknown[i] < 0) {
+			const char *name = rot_module_name(rot_snapshot_module(snap, i));
+			char safe[4 * ROT_NAME_MAX + 8];
+			const char *shown = cli_safe(name, safe, sizeof(safe));
+			cli_warn("kept '%s': cannot tell whether it is in use: could not read "
+				 "/sys/module/%s/drivers: %s",
+				 shown, shown, strerror(-unknown[i]));
+		}
 	rot_usage_ctx_free(ctx);
+	free(unknown);
 	*out = in;
 	return 0;
 fail:
 	rot_usage_ctx_free(ctx);
+	free(unknown);
 	free(in);
 	return err;
 }
