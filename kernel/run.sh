@@ -12,9 +12,15 @@
 #                                 Makefile says which kernel it is)
 #                 [--figures]    (also time insmod, lsmod and what a
 #                                 load/unload cycle leaves: figures.txt)
-#                 [--config debug|prod]  (debug: KASAN, lockdep, PROVE_RCU,
-#                                 debug objects; prod: shaped like a
-#                                 distribution's, none of them)
+#                 [--config debug|prod|installer]  (debug: KASAN,
+#                                 lockdep, PROVE_RCU, debug objects; prod:
+#                                 shaped like a distribution's, none of
+#                                 them; installer: prod with a few hundred
+#                                 of the tree's drivers as modules, booted
+#                                 with 64 MB and emulated devices, for the
+#                                 probe-* scenarios)
+#                 [--full]       (installer: probe every driver module,
+#                                 not CI's short list)
 #                 [--memory SIZE] (the guest's memory, qemu's -m: 512M;
 #                                 more to measure reclaim's pause)
 #
@@ -60,6 +66,9 @@ bulk_count=200
 kernel=all
 config=debug
 memory=512M
+memory_given=
+scenarios_given=
+probe_full=
 results_given=
 args=("$@")
 
@@ -70,12 +79,13 @@ while [ $# -gt 0 ]; do
 	--cache) cache_root=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
-	--scenarios) scenarios=$2; shift 2 ;;
+	--scenarios) scenarios=$2; scenarios_given=1; shift 2 ;;
 	--tree) own_tree=$2; shift 2 ;;
 	--figures) figures=1; shift ;;
 	--config) config=$2; shift 2 ;;
-	--memory) memory=$2; shift 2 ;;
-	-h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--memory) memory=$2; memory_given=1; shift 2 ;;
+	--full) probe_full=1; shift ;;
+	-h|--help) sed -n '2,41p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -142,7 +152,15 @@ prod)
 	cache_root=$cache_root/prod
 	[ -n "$results_given" ] || results=$results-prod
 	;;
-*) echo "run.sh: --config takes debug or prod, not $config" >&2; exit 2 ;;
+installer)
+	fragments+=("$here/config-prod.fragment" "$here/config-installer.fragment"
+		"$here/config-installer-drivers.fragment")
+	cache_root=$cache_root/installer
+	[ -n "$results_given" ] || results=$results-installer
+	[ -n "$memory_given" ] || memory=64M
+	[ -n "$scenarios_given" ] || scenarios="probe-all probe-ceiling probe-match"
+	;;
+*) echo "run.sh: --config takes debug, prod or installer, not $config" >&2; exit 2 ;;
 esac
 source_pkg=linux-source-$kernel
 case " $scenarios " in *" figures "*) figures=1 ;; esac
@@ -160,6 +178,8 @@ packages="$source_pkg qemu-system-x86 cpio bc flex bison libelf-dev
 # Any busybox will do (static or not: its libraries go into the initramfs
 # too); scripts/setup.sh installs busybox, which conflicts with busybox-static.
 [ -x /bin/busybox ] || packages="$packages busybox"
+# The installer's picture.
+[ "$config" = installer ] && packages="$packages gnuplot-nox"
 # shellcheck disable=SC2086
 "$top/scripts/need-packages.sh" $packages >&2
 source_tar=/usr/src/$source_pkg.tar.xz
@@ -271,10 +291,18 @@ build_samples() {
 build_test_programs() {
 	# Every option of the fragment must have survived olddefconfig.
 	# (An option a later fragment turns off is not expected.)
-	cat "${fragments[@]}" | grep '^CONFIG_' | while read -r opt; do
-		grep -qx "# ${opt%%=*} is not set" "${fragments[@]}" && continue
-		grep -qx "$opt" "$ksrc/.config" || say "warning: $opt not set in the built .config"
-	done
+	# The drivers fragment names every driver of its directories; those
+	# whose dependencies are not met are dropped, as expected.
+	cat "${fragments[@]}" | grep '^CONFIG_' | grep -vxFf "$here/config-installer-drivers.fragment" |
+		while read -r opt; do
+			grep -qx "# ${opt%%=*} is not set" "${fragments[@]}" && continue
+			grep -qx "$opt" "$ksrc/.config" && continue
+			# An option this kernel does not have (HID_SUPPORT is 6.2's).
+			opt=${opt%%=*}
+			find "$ksrc" -name 'Kconfig*' -exec grep -qE "^(menu)?config ${opt#CONFIG_}\$" {} + ||
+				continue
+			say "warning: $opt=... not set in the built .config"
+		done
 	rm -rf "$kmods"
 	mkdir -p "$kmods"
 	cp "$here"/modules/*.[ch] "$here"/modules/Kbuild "$here"/modules/Makefile "$kmods"/
@@ -364,6 +392,86 @@ fi
 bzimage=$ksrc/arch/x86/boot/bzImage
 release=$(cat "$ksrc/include/config/kernel.release")
 
+# --- the installer configuration ---------------------------------------
+# install_drivers: the tree's driver modules, xz-compressed as an
+# installer image carries them, in /drivers of the initramfs, and
+# /drivers/list, one probe step per line: five modules in the kernel's
+# build order (modules.order), each preceded by what it depends on that
+# is not in the step already (insmod --batch loads a module only after
+# the modules of its batch it depends on).  Without --full, the short
+# list for CI: every fourth step.
+install_drivers() {
+	local d=$root/drivers ko name
+	mkdir -p "$d"
+	sed 's/\.o$/.ko/' "$ksrc/modules.order" | while read -r ko; do
+		[ -f "$ksrc/$ko" ] || continue
+		case $ko in samples/* | crypto/cbc.ko | fs/binfmt_misc.ko | drivers/char/nvram.ko | net/packet/*) continue ;; esac
+		name=${ko##*/}
+		name=${name%.ko}
+		xz --check=crc32 --lzma2=dict=1MiB -c "$ksrc/$ko" >"$d/$name.ko.xz"
+		printf '%s %s\n' "$name" "$("$builddir/tools/modinfo" -F depends "$ksrc/$ko" | tr ',' ' ')"
+	done | awk -v step=5 -v full="$probe_full" '
+	function norm(n) { gsub(/-/, "_", n); return n }
+	function add(n,    i, k, dl) {
+		if ((norm(n) in inbatch) || !(norm(n) in file)) return
+		k = split(deps[norm(n)], dl, " ")
+		for (i = 1; i <= k; i++) add(dl[i])
+		inbatch[norm(n)] = 1
+		line = line " " file[norm(n)]
+	}
+	{ order[++n] = $1; file[norm($1)] = $1 ".ko.xz"; $1 = ""; deps[norm(order[n])] = $0 }
+	END {
+		for (i = 1; i <= n; i += step) {
+			if (!full && (i - 1) / step % 4 != 0) continue
+			delete inbatch; line = ""
+			for (j = i; j < i + step && j <= n; j++) add(order[j])
+			print substr(line, 2)
+		}
+	}' >"$d/list"
+	if [ -n "$probe_full" ]; then echo full; else echo short; fi >"$d/mode"
+	say "installer: $(ls "$d" | grep -c '\.ko\.xz$') driver modules ($(du -sk "$d" | cut -f1) KiB), $(wc -l <"$d/list") probe steps$([ -n "$probe_full" ] || echo " (short list; --full for all)")"
+}
+
+# Devices an installer would find on a small PC: network cards, sound
+# cards, USB controllers with a keyboard and a tablet, a SATA controller,
+# beside the i440FX board's own IDE and USB.
+installer_devices=(-nic none -usb -device e1000 -device rtl8139 -device pcnet -device ne2k_pci
+	-audiodev none,id=snd0 -device intel-hda -device hda-duplex,audiodev=snd0
+	-device AC97,audiodev=snd0 -device ES1370,audiodev=snd0
+	-device ich9-usb-ehci1 -device usb-kbd -device usb-tablet -device ahci)
+
+# installer_figures: each probe run's samples as one block of
+# $results/installer.tsv, and the picture, $results/installer.png.
+installer_figures() {
+	local s tsv=$results/installer.tsv
+	: >"$tsv"
+	for s in probe-all probe-ceiling probe-match; do
+		[ -f "$results/$s.real" ] || continue
+		[ -s "$tsv" ] && printf '\n\n' >>"$tsv"
+		printf '# %s\tms\tavail_kib\trot_bytes\tloaded\tbound\tenomem\treclaims\n' "$s" >>"$tsv"
+		awk -F'\t' -v OFS='\t' '$1 == "SAMPLE" { $1 = ""; print substr($0, 2) }' "$results/$s.real" >>"$tsv"
+	done
+	command -v gnuplot >/dev/null || { say "gnuplot-nox is not installed: no installer.png"; return 0; }
+	gnuplot <<PLOT || say "gnuplot failed: no installer.png"
+set terminal pngcairo size 900,960 font ",11"
+set output "$results/installer.png"
+set multiplot layout 2,1 title "Linux $release, 64 MB, 2 CPUs: an installer's probe of $(ls "$root/drivers" | grep -c '\.ko\.xz$') driver modules"
+set key below
+set grid
+set xlabel "time (s)"
+set ylabel "rotting memory (MiB)"
+plot "$tsv" index "probe-all" using (\$1/1000):(\$3/1048576) with linespoints title "probe all, unload unused, no reclaim", \
+     "" index "probe-ceiling" using (\$1/1000):(\$3/1048576) with linespoints title "probe all, modreap --watch --down-to 1M", \
+     "" index "probe-match" using (\$1/1000):(\$3/1048576) with linespoints title "match devices first", \
+     1 with lines dashtype 2 linecolor rgb "gray40" title "the ceiling"
+set ylabel "MemAvailable (MiB)"
+plot "$tsv" index "probe-all" using (\$1/1000):(\$2/1024) with linespoints title "probe all, no reclaim", \
+     "" index "probe-ceiling" using (\$1/1000):(\$2/1024) with linespoints title "probe all, modreap --watch --down-to 1M", \
+     "" index "probe-match" using (\$1/1000):(\$2/1024) with linespoints title "match devices first"
+unset multiplot
+PLOT
+}
+
 # --- the helper and the initramfs --------------------------------------
 rm -rf "$results"
 mkdir -p "$results/work"
@@ -433,15 +541,19 @@ for t in $tools; do
 	install_program "$builddir/tools/$t" "/usr/bin/$t"
 done
 install_dlopened
-cp "$kmods"/*.ko "$kmods"/*.ko.xz "$kmods"/*.ko.zst "$root/modules/"
+# The installer's guest carries drivers instead: its memory is the point.
+[ "$config" = installer ] || cp "$kmods"/*.ko "$kmods"/*.ko.xz "$kmods"/*.ko.zst "$root/modules/"
 if [ -n "$figures" ]; then
 	mkdir -p "$root/modules/bulk"
 	cp "$kmods"/bulk/*.ko "$root/modules/bulk/"
 fi
-mkdir -p "$root/kselftest/module"
-install_program "$kmods/kselftest/rot_test" /kselftest/module/rot_test
-cp "$kmods/kselftest/rot_sample.ko" "$root/kselftest/module/"
+if [ "$config" != installer ]; then
+	mkdir -p "$root/kselftest/module"
+	install_program "$kmods/kselftest/rot_test" /kselftest/module/rot_test
+	cp "$kmods/kselftest/rot_sample.ko" "$root/kselftest/module/"
+fi
 cp "$here"/scenarios/*.sh "$root/scenarios/"
+[ "$config" = installer ] && install_drivers
 cp "$here/scenarios/init" "$root/init"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initramfs.cpio.gz"
@@ -456,8 +568,11 @@ boot() { # SCENARIO
 	# kernel under emulation (every reclaim stops the machine).
 	# Revision 4's scan stops both CPUs for each reclaim: the races and
 	# the fault injection reclaim hundreds of times.
-	case $1 in smp | edges) limit=1800 ;; esac
+	case $1 in smp | edges) limit=1800 ;; probe-*) limit=3600 ;; esac
+	local devices=()
+	[ "$config" = installer ] && devices=("${installer_devices[@]}")
 	timeout $limit qemu-system-x86_64 -accel tcg -smp 2,sockets=2 -m "$memory" -nographic -no-reboot \
+		"${devices[@]}" \
 		-kernel "$bzimage" -initrd "$work/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet init_on_alloc=1 tsc_early_khz=$tsc_khz tsc=reliable rot.scenario=$1 rot.kernel=$kernel ROUNDS=$rounds" \
 		</dev/null >"$log" 2>&1 || true
@@ -475,6 +590,21 @@ for s in $scenarios; do
 	boot_times="$boot_times $s=${secs}s"
 	say "real kernel: $s done in ${secs}s"
 done
+
+# --- the installer's probes: rows across boots, figures, the picture ----
+# Every device match-first bound must be bound after the ceiling run too,
+# to the same driver (probing everything binds more: drivers that create
+# their own device, codecs found once their controller is bound).
+if [ "$config" = installer ]; then
+	bound_of() { awk -F'\t' '$1 == "BOUND" { print $2 }' "$results/$1.real" 2>/dev/null | tr ' ' '\n' | sort; }
+	if [ -f "$results/probe-match.real" ] && [ -f "$results/probe-ceiling.real" ]; then
+		missing=$(comm -23 <(bound_of probe-match) <(bound_of probe-ceiling) | paste -sd' ')
+		printf 'ROW\tbound-as-match\tnone\t%s\t%s\n' "${missing:-none}" \
+			"after the ceiling run every device match-first binds is bound, to the same driver" \
+			>>"$results/probe-ceiling.real"
+	fi
+	installer_figures
+fi
 
 # --- no splat in any console ---------------------------------------------
 # The debug configuration (KASAN, lockdep, PROVE_RCU, debug objects,
