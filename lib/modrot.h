@@ -578,6 +578,11 @@ int rot_alias_check(const char *typed);
 int rot_file_check(const char *path, uint64_t limit);
 /* The whole file, NUL-terminated, in a malloc'd *out. */
 int rot_file_read(const char *path, size_t limit, char **out, size_t *len);
+/* The same of a descriptor the caller has open, from its offset to its
+ * end (a pipe, a terminal: standard input), which stays open; -EFBIG past
+ * limit. A signal whose handler does not restart reads (no SA_RESTART)
+ * ends a read that waits with -EINTR. Since 0.1. */
+int rot_fd_read(int fd, size_t limit, char **out, size_t *len);
 
 /* The largest module file modrot reads (compressed or not, and once
  * decompressed): more than any module. */

@@ -80,14 +80,17 @@ int rot_file_check(const char *path, uint64_t limit)
 
 /*
  * Read fd to its end, at most limit bytes (more is -EFBIG), into a
- * NUL-terminated buffer that starts at cap bytes and doubles; closes fd.
- * The one read loop of lib: the size a file reports is only a hint (a
- * file that grows while it is read, /proc's that report 0). sized: cap
+ * NUL-terminated buffer that starts at cap bytes and doubles; fd stays
+ * open. The one read loop of lib: the size a file reports is only a hint
+ * (a file that grows while it is read, /proc's that report 0). sized: cap
  * comes from the file's own size, so the buffer will be filled and its
  * pages are taken at once; a guessed cap is not (most /proc/modules are
- * a few KB), only what a growth adds.
+ * a few KB), only what a growth adds. interruptible: a descriptor the
+ * caller gave, read with plain read(2), so that a signal whose handler
+ * does not restart (EINTR) ends it, and its O_NONBLOCK is left alone.
  */
-static int read_fd_whole(int fd, size_t cap, bool sized, size_t limit, char **out, size_t *len)
+static int read_fd_whole(int fd, size_t cap, bool sized, bool interruptible, size_t limit,
+			 char **out, size_t *len)
 {
 	size_t used = 0;
 	if (cap < 4096)
@@ -95,10 +98,8 @@ static int read_fd_whole(int fd, size_t cap, bool sized, size_t limit, char **ou
 	if (cap > limit + 2)
 		cap = limit + 2;
 	char *buf = malloc(cap);
-	if (!buf) {
-		close(fd);
+	if (!buf)
 		return -ENOMEM;
-	}
 	if (sized)
 		mem_prefault(buf, cap);
 	for (;;) {
@@ -109,25 +110,23 @@ static int read_fd_whole(int fd, size_t cap, bool sized, size_t limit, char **ou
 			char *grown = realloc(buf, grown_cap);
 			if (!grown) {
 				free(buf);
-				close(fd);
 				return -ENOMEM;
 			}
 			mem_prefault(grown + cap, grown_cap - cap);
 			buf = grown;
 			cap = grown_cap;
 		}
-		ssize_t n = file_read(fd, buf + used, cap - used - 1);
+		ssize_t n = interruptible ? read(fd, buf + used, cap - used - 1)
+					  : file_read(fd, buf + used, cap - used - 1);
 		if (n < 0) {
 			int err = -errno;
 			free(buf);
-			close(fd);
 			return err;
 		}
 		if (n == 0)
 			break;
 		used += (size_t)n;
 	}
-	close(fd);
 	if (used > limit) {
 		free(buf);
 		return -EFBIG;
@@ -136,6 +135,20 @@ static int read_fd_whole(int fd, size_t cap, bool sized, size_t limit, char **ou
 	*out = buf;
 	*len = used;
 	return 0;
+}
+
+/* A file's size, when it tells one, sizes the buffer; a /proc file
+ * reports 0 and is read into a guessed one. A sized one gets a byte to
+ * spare beyond its size and the NUL, so that the read that finds its end
+ * needs no larger buffer. */
+static int read_stat_sized(int fd, const struct stat *st, bool interruptible, size_t limit,
+			   char **out, size_t *len)
+{
+	if (limit >= SIZE_MAX - 1 || (uint64_t)st->st_size > limit)
+		return -EFBIG;
+	if (st->st_size <= 0)
+		return read_fd_whole(fd, 64 * 1024, false, interruptible, limit, out, len);
+	return read_fd_whole(fd, (size_t)st->st_size + 2, true, interruptible, limit, out, len);
 }
 
 int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
@@ -147,18 +160,21 @@ int rot_file_read(const char *path, size_t limit, char **out, size_t *len)
 	return file_read_whole(fd, &st, limit, out, len);
 }
 
+int rot_fd_read(int fd, size_t limit, char **out, size_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		st.st_size = 0; /* a pipe's or a device's size says nothing */
+	return read_stat_sized(fd, &st, true, limit, out, len);
+}
+
 int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, size_t *len)
 {
-	if (limit >= SIZE_MAX - 1 || (uint64_t)st->st_size > limit) {
-		close(fd);
-		return -EFBIG;
-	}
-	/* A /proc file reports size 0 and is read into a guessed buffer. A
-	 * sized one gets a byte to spare beyond its size and the NUL, so that
-	 * the read that finds its end needs no larger buffer. */
-	if (st->st_size == 0)
-		return read_fd_whole(fd, 64 * 1024, false, limit, out, len);
-	return read_fd_whole(fd, (size_t)st->st_size + 2, true, limit, out, len);
+	int err = read_stat_sized(fd, st, false, limit, out, len);
+	close(fd);
+	return err;
 }
 
 /*
@@ -198,5 +214,7 @@ int proc_read_whole(const char *path, char **out, size_t *len)
 	bool sized = fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4;
 	if (sized)
 		cap = (size_t)st.st_size + 4096 + 1;
-	return read_fd_whole(fd, cap, sized, SIZE_MAX / 4, out, len);
+	int err = read_fd_whole(fd, cap, sized, false, SIZE_MAX / 4, out, len);
+	close(fd);
+	return err;
 }

@@ -9,7 +9,6 @@
 #include "insmod.h"
 #include "load-words.h"
 #include "modrot.h"
-#include "stopsignal.h"
 
 /* What no file name can be is refused before anything is done. */
 static void refuse_non_file(const char *path)
@@ -21,64 +20,16 @@ static void refuse_non_file(const char *path)
 		cli_usage_fail("an empty module file name");
 }
 
-/*
- * Standard input whole, at most LIST_MAX bytes. It may be a pipe or a
- * terminal that never ends: the first SIGHUP, SIGINT or SIGTERM ends the
- * read (the signals are caught without SA_RESTART meanwhile) with -EINTR.
- */
-static int read_stdin(char **out, size_t *len)
-{
-	size_t cap = 64 * 1024, used = 0;
-	char *buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (stop_signal()) {
-			free(buf);
-			return -EINTR;
-		}
-		if (used + 1 == cap) {
-			if (used > LIST_MAX) {
-				free(buf);
-				return -EFBIG;
-			}
-			char *grown = realloc(buf, cap * 2);
-			if (!grown) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		ssize_t n = read(STDIN_FILENO, buf + used, cap - used - 1);
-		if (n < 0 && errno == EINTR && !stop_signal())
-			continue;
-		if (n < 0) {
-			int err = -errno;
-			free(buf);
-			return err;
-		}
-		if (n == 0)
-			break;
-		used += (size_t)n;
-	}
-	if (used > LIST_MAX) {
-		free(buf);
-		return -EFBIG;
-	}
-	buf[used] = '\0';
-	*out = buf;
-	*len = used;
-	return 0;
-}
-
 /* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments
  * skipped. LIST is "-" (standard input) or a regular file. */
 static int read_list(const char *list, struct load_job **jobs, size_t *n)
 {
 	char *text;
 	size_t len;
-	int err = strcmp(list, "-") == 0 ? read_stdin(&text, &len)
+	/* Standard input may be a pipe or a terminal that never ends: the
+	 * first SIGHUP, SIGINT or SIGTERM ends the read (the signals are
+	 * caught without SA_RESTART meanwhile) with -EINTR. */
+	int err = strcmp(list, "-") == 0 ? rot_fd_read(STDIN_FILENO, LIST_MAX, &text, &len)
 					 : rot_file_read(list, LIST_MAX, &text, &len);
 	if (err < 0)
 		return err;
