@@ -115,7 +115,9 @@ note "what the kernel said: $(dmesg | grep -m3 'oom-killer\|Out of memory\|page 
 bound_list >/tmp/bound
 # Why loads did not happen: the commonest messages, with their counts.
 sed 's/^ *"message": "//; s/",$//' /tmp/probe.messages 2>/dev/null | sort | uniq -c | sort -rn | head -n 20 | while read -r count msg; do note "load messages: $count x $msg"; done
-sort /tmp/rmmod.err 2>/dev/null | uniq -c | sort -rn | head -n 10 | while read -r count msg; do note "rmmod --unused: $count x $msg"; done
+# (Without "rmmod: WARNING:": the console's splat check reads every line.)
+sed 's/^rmmod: [A-Z]*: //' /tmp/rmmod.err 2>/dev/null | sort | uniq -c | sort -rn | head -n 10 |
+	while read -r count msg; do note "rmmod --unused: $count x $msg"; done
 note "loaded after the probe: $(awk '{ print $1 }' /proc/modules | tr '\n' ' ')"
 note "devices bound after the probe: $(tr '\n' ' ' </tmp/bound)"
 echo "BOUND	$(tr '\n' ' ' </tmp/bound)"
