@@ -105,19 +105,16 @@ static int build_order(struct batch *b)
 		       (deps = rot_modfile_modinfo_next(b->jobs[i].mf, "depends", &cursor))) {
 			for (const char *p = deps; *p && err == 0;) {
 				size_t len = strcspn(p, ",");
-				char name[ROT_NAME_MAX + 1];
+				char typed[ROT_NAME_MAX + 1], name[ROT_NAME_MAX + 1];
+				bool named = false;
 				if (len && len <= ROT_NAME_MAX) {
-					memcpy(name, p, len);
-					name[len] = '\0';
-					/*
-					 * modpost writes depends= from file names
-					 * (snd-pcm), the module calls itself
-					 * snd_pcm: the kernel and kmod treat '-'
-					 * and '_' in a name as the same.
-					 */
-					for (char *c = name; *c; c++)
-						if (*c == '-')
-							*c = '_';
+					memcpy(typed, p, len);
+					typed[len] = '\0';
+					/* modpost writes depends= from file names
+					 * (snd-pcm); the module calls itself snd_pcm */
+					named = rot_name_normalise(typed, name) == 0;
+				}
+				if (named) {
 					struct name_index key = { name, 0 };
 					/* The first file of that name in the batch. */
 					struct name_index *hit =
