@@ -126,10 +126,13 @@ pcpu1500 1500 Rotting ADDR"
 	assert_output ok=5
 	run percpu
 	assert_output "reserve 8192 free 8192 largest 8192"
+	# every area is held (R15): the load takes them back oldest first, which
+	# is the newest instance's (a reclaim frees newest first), at 6016; the
+	# rest, held, counts free in front of it
 	run sim_run "$SYSC" finit "$(fixture pcpu1500)"
 	assert_output ok
 	run percpu_masked
-	assert_output "reserve 8192 free 6692 largest 6692
+	assert_output "reserve 8192 free 6692 largest 6016
 pcpu1500 1500 Live ADDR"
 	run "$SIMKERNEL" ledger "$K" --check
 	assert_success
@@ -140,33 +143,77 @@ pcpu1500 1500 Live ADDR"
 }
 
 @test "areas are whole 4-byte units, aligned, first fit" {
+	# stock: an unload frees its area at once, leaving a hole to fit into
+	sim_create stock
 	run sim_run "$SYSC" finit "$(fixture pcpuodd)" # 1501 bytes, byte aligned: 1504 at 0
 	assert_output ok
 	run sim_run "$SYSC" finit "$(fixture pcpu512)" # 512 at 1504
 	assert_output ok
 	run sim_run "$SYSC" finit "$(fixture pcpu1500)" # 1500 at 2016
 	assert_output ok
-	run percpu_masked
-	assert_output "reserve 8192 free 4676 largest 4676
-pcpu1500 1500 Live ADDR
-pcpu512 512 Live ADDR
-pcpuodd 1501 Live ADDR"
+	run sim_state
+	assert_line --regexp '^live pcpuodd .* percpu=1504@0$'
+	assert_line --regexp '^live pcpu512 .* percpu=512@1504$'
+	assert_line --regexp '^live pcpu1500 .* percpu=1500@2016$'
 	# a hole of 512 at 1504: 100 bytes aligned to 64 go at 1536, the first fit
-	sim_run "$SYSC" delete pcpu512 0x800
-	sim_run "$SYSC" reclaim pcpu512
+	run sim_run "$SYSC" delete pcpu512 0x800
+	assert_output ok
 	run sim_run "$SYSC" finit "$(fixture pcpualign)"
 	assert_output ok
 	run sim_state
 	assert_line --regexp '^live pcpualign .* percpu=100@1536$'
 	assert_line --regexp '^live pcpuodd .* percpu=1504@0$'
 	assert_line --regexp '^live pcpu1500 .* percpu=1500@2016$'
-	run percpu
-	assert_line --index 0 "reserve 8192 free 5088 largest 4676"
 	# 512 does not fit the 380 left in the hole: it goes after pcpu1500, aligned to 8
 	run sim_run "$SYSC" finit "$(fixture pcpu512)"
 	assert_output ok
 	run sim_state
 	assert_line --regexp '^live pcpu512 .* percpu=512@3520$'
+	sim_ledger_check
+}
+
+@test "a reclaimed area is held: counted free, taken back only when nothing else fits, oldest first" {
+	run sim_run "$SYSC" finit "$(fixture pcpuodd)" # 1504 at 0
+	assert_output ok
+	run sim_run "$SYSC" finit "$(fixture pcpu512)" # 512 at 1504
+	assert_output ok
+	run sim_run "$SYSC" finit "$(fixture pcpu1500)" # 1500 at 2016
+	assert_output ok
+	run sim_run "$SYSC" delete pcpu512 0x800
+	assert_output ok
+	run sim_run "$SYSC" reclaim pcpu512
+	assert_output ok=1
+	# the held 512 at 1504 counts free: 8192 - 1504 - 1500, in one piece
+	# from 3516, or two with the hole
+	run percpu
+	assert_line --index 0 "reserve 8192 free 5188 largest 4676"
+	# there is room after pcpu1500: the hole stays held (R15)
+	run sim_run "$SYSC" finit "$(fixture pcpualign)"
+	assert_output ok
+	run sim_state
+	assert_line --regexp '^live pcpualign .* percpu=100@3520$'
+	run percpu
+	assert_line --index 0 "reserve 8192 free 5088 largest 4572"
+	# pcpuodd goes too (freed on reclaim after pcpu512's: newer)
+	run sim_run "$SYSC" delete pcpuodd 0x800
+	assert_output ok
+	run sim_run "$SYSC" reclaim pcpuodd
+	assert_output ok=1
+	run percpu
+	assert_line --index 0 "reserve 8192 free 6592 largest 4572"
+	# 4096 fit after pcpualign (aligned to 8): nothing is given back; 472 stay free
+	run sim_run "$SYSC" finit "$(fixture pcpu4096)"
+	assert_output ok
+	run sim_state
+	assert_line --regexp '^live pcpu4096 .* percpu=4096@3624$'
+	# 500 fit nowhere free: the oldest held area (pcpu512's, at 1504) is
+	# given back and takes them; pcpuodd's, newer, stays held
+	run sim_run "$SYSC" finit "$(patched pcpuodd size 500)"
+	assert_output ok
+	run sim_state
+	assert_line --regexp '^live pcpuodd .* percpu=500@1504$'
+	run percpu
+	assert_line --index 0 "reserve 8192 free 1996 largest 1504"
 	sim_ledger_check
 }
 

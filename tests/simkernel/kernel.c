@@ -341,7 +341,7 @@ static void retire(struct sim *s, struct sim_rec *r, int rot, uint64_t bytes, in
 		sim_append(s, &copy);
 	} else {
 		sim_ledger(s, "free", &copy, bytes);
-		sim_percpu_release(s, &copy);
+		sim_percpu_release(s, &copy, false);
 	}
 	sim_compact(s);
 	changed(s);

@@ -11,15 +11,23 @@
  * init) or a reclaim gives it back. So the same load fails at the same
  * point as on the real kernel, and /proc/module_percpu shows why.
  *
+ * A reclaim gives an area back as the rot kernel's guard does (rot-abi.md
+ * R15): the area is held, counted free, but a load takes it only when the
+ * aligned area fits nowhere else, and then the oldest held areas go first,
+ * one at a time, until it fits. Placement, FREE and LARGEST are therefore
+ * the real kernel's after reclaims too. The poison is not modelled.
+ *
  * The map lives in DIR/percpu, read and written under the state lock by
  * loads and frees of modules that have per-CPU data (SIM_F_PERCPU) only:
  *
  *     reserve SIZE
  *     ID OFFSET BYTES SIZE   one per area, by offset: BYTES allocated, SIZE the section's
+ *     0 OFFSET BYTES SIZE N  a held area, the Nth held (oldest lowest)
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,9 +90,10 @@ int sim_percpu_read(const char *dir, struct sim_pcpu_map *m)
 	if (!line || sscanf(line, "reserve %" SCNu32, &m->reserve) != 1)
 		err = -EINVAL;
 	for (line = strtok_r(NULL, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save)) {
-		struct sim_pcpu_area a;
-		if (sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &a.id, &a.off, &a.bytes,
-			   &a.size) != 4)
+		struct sim_pcpu_area a = { 0 };
+		int got = sscanf(line, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &a.id, &a.off,
+				 &a.bytes, &a.size, &a.held);
+		if (got != 4 && got != 5)
 			err = -EINVAL;
 		else
 			err = map_push(m, a, m->n);
@@ -106,18 +115,25 @@ static int map_write(const char *dir, const struct sim_pcpu_map *m)
 	if (!buf)
 		return -ENOMEM;
 	n += (size_t)snprintf(buf, cap, "reserve %" PRIu32 "\n", m->reserve);
-	for (uint32_t i = 0; i < m->n; i++)
-		n += (size_t)snprintf(buf + n, cap - n, "%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32 "\n",
+	for (uint32_t i = 0; i < m->n; i++) {
+		n += (size_t)snprintf(buf + n, cap - n, "%" PRIu32 " %" PRIu32 " %" PRIu32 " %" PRIu32,
 				      m->v[i].id, m->v[i].off, m->v[i].bytes, m->v[i].size);
+		if (m->v[i].held)
+			n += (size_t)snprintf(buf + n, cap - n, " %" PRIu32, m->v[i].held);
+		buf[n++] = '\n';
+	}
 	err = sim_write_atomic(path, buf, n);
 	free(buf);
 	return err;
 }
 
+/* Held areas count as free: a load that needs them gets them. */
 uint32_t sim_percpu_free_bytes(const struct sim_pcpu_map *m, uint32_t *largest)
 {
 	uint32_t used = 0, end = 0, big = 0;
 	for (uint32_t i = 0; i < m->n; i++) {
+		if (m->v[i].held)
+			continue;
 		used += m->v[i].bytes;
 		if (m->v[i].off - end > big)
 			big = m->v[i].off - end;
@@ -133,7 +149,7 @@ uint32_t sim_percpu_free_bytes(const struct sim_pcpu_map *m, uint32_t *largest)
 const struct sim_pcpu_area *sim_percpu_find(const struct sim_pcpu_map *m, uint32_t id)
 {
 	for (uint32_t i = 0; i < m->n; i++)
-		if (m->v[i].id == id)
+		if (!m->v[i].held && m->v[i].id == id)
 			return &m->v[i];
 	return NULL;
 }
@@ -172,6 +188,35 @@ static int find_fit(const struct sim_pcpu_map *m, uint64_t size, uint64_t align,
 	return -ENOMEM;
 }
 
+static void map_remove(struct sim_pcpu_map *m, uint32_t at)
+{
+	memmove(&m->v[at], &m->v[at + 1], (m->n - at - 1) * sizeof(*m->v));
+	m->n--;
+}
+
+/* Gives the oldest held area back; false when none is held. */
+static bool release_oldest(struct sim_pcpu_map *m)
+{
+	uint32_t oldest = UINT32_MAX;
+	for (uint32_t i = 0; i < m->n; i++)
+		if (m->v[i].held && (oldest == UINT32_MAX || m->v[i].held < m->v[oldest].held))
+			oldest = i;
+	if (oldest == UINT32_MAX)
+		return false;
+	map_remove(m, oldest);
+	return true;
+}
+
+/* find_fit(), giving held areas back oldest first until the area fits. */
+static int find_fit_releasing(struct sim_pcpu_map *m, uint64_t size, uint64_t align, struct sim_pcpu_area *a,
+			      uint32_t *slot)
+{
+	int err;
+	while ((err = find_fit(m, size, align, a, slot)) == -ENOMEM && release_oldest(m))
+		;
+	return err;
+}
+
 int sim_percpu_fits(struct sim *s, uint64_t size, uint64_t align)
 {
 	if (!size)
@@ -181,10 +226,12 @@ int sim_percpu_fits(struct sim *s, uint64_t size, uint64_t align)
 	if (err)
 		return err;
 	struct sim_pcpu_area a;
-	uint32_t slot;
-	err = find_fit(&m, size, align, &a, &slot);
+	uint32_t slot, before = m.n;
+	err = find_fit_releasing(&m, size, align, &a, &slot);
+	/* the kernel's attempt gives held areas back whether or not it fits */
+	int werr = m.n != before ? map_write(s->dir, &m) : 0;
 	sim_percpu_map_free(&m);
-	return err;
+	return err ? err : werr;
 }
 
 int sim_percpu_alloc(struct sim *s, struct sim_rec *r, uint64_t size, uint64_t align)
@@ -197,7 +244,7 @@ int sim_percpu_alloc(struct sim *s, struct sim_rec *r, uint64_t size, uint64_t a
 		return err;
 	struct sim_pcpu_area a = { .id = r->id };
 	uint32_t slot;
-	err = find_fit(&m, size, align, &a, &slot);
+	err = find_fit_releasing(&m, size, align, &a, &slot);
 	if (!err)
 		err = map_push(&m, a, slot);
 	if (!err)
@@ -210,7 +257,7 @@ int sim_percpu_alloc(struct sim *s, struct sim_rec *r, uint64_t size, uint64_t a
 	return err;
 }
 
-int sim_percpu_release(struct sim *s, const struct sim_rec *r)
+int sim_percpu_release(struct sim *s, const struct sim_rec *r, bool hold)
 {
 	if (!(r->flags & SIM_F_PERCPU))
 		return 0;
@@ -218,14 +265,22 @@ int sim_percpu_release(struct sim *s, const struct sim_rec *r)
 	int err = sim_percpu_read(s->dir, &m);
 	if (err)
 		return err;
+	uint32_t newest = 0;
+	for (uint32_t i = 0; i < m.n; i++)
+		if (m.v[i].held > newest)
+			newest = m.v[i].held;
 	int freed = 0;
 	for (uint32_t i = 0; i < m.n; i++) {
-		if (m.v[i].id != r->id)
+		if (m.v[i].held || m.v[i].id != r->id)
 			continue;
 		sim_ledger(s, "pcpu_free", r, m.v[i].bytes);
 		freed = (int)m.v[i].bytes;
-		memmove(&m.v[i], &m.v[i + 1], (m.n - i - 1) * sizeof(*m.v));
-		m.n--;
+		if (hold) {
+			m.v[i].id = 0;
+			m.v[i].held = newest + 1;
+		} else {
+			map_remove(&m, i);
+		}
 		err = map_write(s->dir, &m);
 		break;
 	}

@@ -265,9 +265,10 @@ static void add_seen(struct tally *out, const struct seen *v)
 	out->callbacks += v->callbacks;
 	out->refs += v->refs;
 	out->probes += v->probes;
-	/* Instances are seen oldest first: WHERE is the newest kept one's, the
+	/* Instances are seen newest first: WHERE is the newest kept one's, the
 	 * first in /proc/rotting_modules's order, as the kernel looks (P2). */
-	memcpy(out->where, v->where, sizeof(out->where));
+	if (out->kept == 1)
+		memcpy(out->where, v->where, sizeof(out->where));
 }
 
 /* revision 3's reply; on revision 4 filled from the scan, callbacks counting refs (R11) */
@@ -291,7 +292,7 @@ static void free_instance(struct sim *s, struct sim_rec *r, struct tally *out)
 		sim_where_drop(s->dir, r->id);
 	uint64_t held = (uint64_t)r->core + ((r->flags & SIM_F_INIT_FAILED) ? r->init : 0);
 	sim_ledger(s, "reclaim", r, held);
-	int pcpu = sim_percpu_release(s, r);
+	int pcpu = sim_percpu_release(s, r, true);
 	out->bytes += held;
 	out->percpu += pcpu > 0 ? (uint64_t)pcpu : 0;
 	out->freed++;
@@ -317,7 +318,7 @@ int sim_reclaim_legacy(struct sim *s, const char *name, int checks, int force, s
 	struct reclaim_how how = { 0, 0, checks, force };
 	struct tally t;
 	memset(&t, 0, sizeof(t));
-	for (uint32_t i = 0; i < s->hdr->count; i++) {
+	for (uint32_t i = s->hdr->count; i-- > 0;) { /* newest first, as next_of() */
 		struct sim_rec *r = &s->recs[i];
 		if (r->kind != SIM_ROT || strcmp(r->name, name))
 			continue;
@@ -348,16 +349,20 @@ struct look {
 	size_t n;
 };
 
+/*
+ * The next instance to free, newest first as the kernel's rotting list
+ * runs (records are appended as they rot): it decides the order in which
+ * their per-CPU areas are held (R15). *i starts at the record count.
+ */
 static struct sim_rec *next_of(struct sim *s, const struct look *lk, uint32_t *i, size_t *slot)
 {
-	for (; *i < s->hdr->count; (*i)++) {
-		struct sim_rec *r = &s->recs[*i];
+	while (*i > 0) {
+		struct sim_rec *r = &s->recs[--*i];
 		if (r->kind != SIM_ROT)
 			continue;
 		uint32_t *hit = bsearch(&r->id, lk->ids, lk->n, sizeof(*lk->ids), cmp_u32);
 		if (hit) {
 			*slot = (size_t)(hit - lk->ids);
-			(*i)++;
 			return r;
 		}
 	}
@@ -376,7 +381,7 @@ static int look_once(struct sim *s, struct look *lk, const struct reclaim_how *h
 	size_t slot;
 	for (size_t k = 0; k < lk->n; k++)
 		memset(&lk->seen[k], 0, sizeof(lk->seen[k]));
-	uint32_t i = 0;
+	uint32_t i = s->hdr->count;
 	for (struct sim_rec *r; (r = next_of(s, lk, &i, &slot));) {
 		look_at(s, r, how, &lk->seen[slot]);
 		if (stop_callbacks(r, how)) {
@@ -560,7 +565,7 @@ static int reclaim3(const char *dir, const char *name, int force, struct tally *
 			sim_changed(&s);
 		goto out;
 	}
-	uint32_t i = 0;
+	uint32_t i = s.hdr->count;
 	size_t slot;
 	for (struct sim_rec *r; (r = next_of(&s, &lk, &i, &slot));) {
 		if (lk.seen[slot].why) {

@@ -12,6 +12,7 @@
 #define SIMKERNEL_SIM_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -319,6 +320,7 @@ struct sim_pcpu_area {
 	uint32_t off;   /* from the start of the reserve */
 	uint32_t bytes; /* allocated: the section's size in 4-byte units */
 	uint32_t size;  /* the section's size, as /proc/module_percpu shows it */
+	uint32_t held;  /* 0: id's; else held after a reclaim, the Nth (R15) */
 };
 
 struct sim_pcpu_map {
@@ -336,8 +338,9 @@ const struct sim_pcpu_area *sim_percpu_find(const struct sim_pcpu_map *m, uint32
 int sim_percpu_fits(struct sim *s, uint64_t size, uint64_t align);
 /* ... and taking it for r, once r has its id (same lock: it still fits) */
 int sim_percpu_alloc(struct sim *s, struct sim_rec *r, uint64_t size, uint64_t align);
-/* percpu_modfree(): a freed or reclaimed instance gives its area back; returns the bytes */
-int sim_percpu_release(struct sim *s, const struct sim_rec *r);
+/* percpu_modfree(): a freed instance gives its area back, a reclaimed one
+ * (hold) holds it back as R15 says; returns the bytes */
+int sim_percpu_release(struct sim *s, const struct sim_rec *r, bool hold);
 int sim_percpu_render(struct sim *s);
 
 /* guard.c */
