@@ -14,11 +14,17 @@
  *   hide    write 1: keep the registered function only encoded, where a
  *           reachability scan cannot recognise it (as a pointer kept in
  *           a device's memory would be); call still calls it
+ *   pcpu    read: the per-CPU area pcpulate registered, as a number
+ *           (a per-CPU offset, not an address), or none
+ *   pcpu_byte  read: the first byte of that area on CPU 0, in hex;
+ *           write N: store N there
  * Writing key or target patches every live user of the key or the static
- * call; a rotting rotcall must no longer be patched.
+ * call; a rotting rotcall must no longer be patched.  pcpulate's area is
+ * kept only encoded, from the start: the scan never sees it.
  */
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/percpu.h>
 #include <linux/jump_label.h>
 #include <linux/static_call.h>
 #include <linux/string.h>
@@ -172,6 +178,65 @@ static const struct kernel_param_ops target_ops = {
 	.get = target_get,
 };
 module_param_cb(target, &target_ops, NULL, 0644);
+
+/* pcpulate's per-CPU area, inverted: no word points into its module. */
+static unsigned long hidden_percpu;
+
+void rothook_register_percpu(void __percpu *area)
+{
+	WRITE_ONCE(hidden_percpu, ~(unsigned long)area);
+}
+EXPORT_SYMBOL_GPL(rothook_register_percpu);
+
+static u8 *rothook_percpu_byte(void)
+{
+	unsigned long h = READ_ONCE(hidden_percpu);
+
+	return h ? per_cpu_ptr((u8 __percpu *)~h, 0) : NULL;
+}
+
+static int pcpu_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned long h = READ_ONCE(hidden_percpu);
+
+	if (!h)
+		return sysfs_emit(buffer, "none\n");
+	return sysfs_emit(buffer, "%lu\n", ~h);
+}
+
+static const struct kernel_param_ops pcpu_ops = {
+	.get = pcpu_get,
+};
+module_param_cb(pcpu, &pcpu_ops, NULL, 0444);
+
+static int pcpu_byte_set(const char *val, const struct kernel_param *kp)
+{
+	u8 *p = rothook_percpu_byte();
+	u8 v;
+	int ret = kstrtou8(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (!p)
+		return -ENOENT;
+	WRITE_ONCE(*p, v);
+	return 0;
+}
+
+static int pcpu_byte_get(char *buffer, const struct kernel_param *kp)
+{
+	u8 *p = rothook_percpu_byte();
+
+	if (!p)
+		return sysfs_emit(buffer, "none\n");
+	return sysfs_emit(buffer, "%02x\n", READ_ONCE(*p));
+}
+
+static const struct kernel_param_ops pcpu_byte_ops = {
+	.set = pcpu_byte_set,
+	.get = pcpu_byte_get,
+};
+module_param_cb(pcpu_byte, &pcpu_byte_ops, NULL, 0644);
 
 static int __init rothook_init(void)
 {

@@ -8,5 +8,6 @@
 DECLARE_STATIC_KEY_FALSE(rothook_key);
 DECLARE_STATIC_CALL(rothook_sc, int (int));
 void rothook_register(int (*fn)(int));
+void rothook_register_percpu(void __percpu *area);
 
 #endif
