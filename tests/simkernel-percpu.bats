@@ -187,6 +187,11 @@ pcpu1500 1500 Live ADDR"
 	# from 3516, or two with the hole
 	run percpu
 	assert_line --index 0 "reserve 8192 free 5188 largest 4676"
+	# what the allocator refuses whatever is free gives nothing back
+	run sim_run "$SYSC" finit "$(fixture pcpuhuge)"
+	assert_output ENOMEM
+	run sim_run "$SYSC" finit "$(patched pcpu512 align 48)"
+	assert_output ENOMEM
 	# there is room after pcpu1500: the hole stays held (R15)
 	run sim_run "$SYSC" finit "$(fixture pcpualign)"
 	assert_output ok

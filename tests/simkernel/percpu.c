@@ -161,15 +161,26 @@ const struct sim_pcpu_area *sim_percpu_find(const struct sim_pcpu_map *m, uint32
  * -ENOMEM as the kernel's percpu_modalloc() fails: a size of nothing
  * sensible, an alignment not a power of two, or no room.
  */
+static uint64_t effective_align(uint64_t align)
+{
+	if (align > PCPU_PAGE_SIZE)
+		return PCPU_PAGE_SIZE;
+	return align < PCPU_MIN_ALLOC ? PCPU_MIN_ALLOC : align;
+}
+
+/* What pcpu_alloc() refuses whatever is free. */
+static bool illegal(uint64_t size, uint64_t align)
+{
+	align = effective_align(align);
+	return size > PCPU_MIN_UNIT_SIZE || (align & (align - 1));
+}
+
 static int find_fit(const struct sim_pcpu_map *m, uint64_t size, uint64_t align, struct sim_pcpu_area *a,
 		    uint32_t *slot)
 {
-	if (align > PCPU_PAGE_SIZE)
-		align = PCPU_PAGE_SIZE;
-	if (align < PCPU_MIN_ALLOC)
-		align = PCPU_MIN_ALLOC;
-	if (size > PCPU_MIN_UNIT_SIZE || (align & (align - 1)))
+	if (illegal(size, align))
 		return -ENOMEM;
+	align = effective_align(align);
 	uint32_t bytes = (uint32_t)((size + PCPU_MIN_ALLOC - 1) & ~(uint64_t)(PCPU_MIN_ALLOC - 1));
 	uint64_t start = 0;
 	for (uint32_t i = 0; i <= m->n; i++) {
@@ -207,12 +218,15 @@ static bool release_oldest(struct sim_pcpu_map *m)
 	return true;
 }
 
-/* find_fit(), giving held areas back oldest first until the area fits. */
+/*
+ * find_fit(), giving held areas back oldest first until the area fits; a
+ * request the allocator refuses whatever is free gives nothing back.
+ */
 static int find_fit_releasing(struct sim_pcpu_map *m, uint64_t size, uint64_t align, struct sim_pcpu_area *a,
 			      uint32_t *slot)
 {
 	int err;
-	while ((err = find_fit(m, size, align, a, slot)) == -ENOMEM && release_oldest(m))
+	while ((err = find_fit(m, size, align, a, slot)) == -ENOMEM && !illegal(size, align) && release_oldest(m))
 		;
 	return err;
 }
