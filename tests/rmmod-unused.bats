@@ -83,6 +83,27 @@ setup() { inuse_kernel; }
 	assert_equal "$(kernel_state | grep -v delta)" "$before"
 }
 
+@test "rmmod --unused -J: the module it keeps is a kept record with its reason, not a stderr line" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	kmod_probe mt_codec
+	on_kernel "$top_builddir/tools/insmod" "$FIXTURES/delta.ko"
+	chmod 000 "$K/root/sys/module/mt_codec/drivers"
+	local before
+	before=$(kernel_state | grep -v delta)
+	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused -J
+	assert_success
+	assert_equal "$stderr" ""
+	local json=$output
+	run jq -c '.modules[] | select(.name == "mt_codec") | [.result, .reason, .error, .message]' <<<"$json"
+	assert_output '["kept","permission","EACCES","kept '"'"'mt_codec'"'"': cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied"]'
+	run jq -c '[.modules[] | select(.result == "unloaded") | .name]' <<<"$json"
+	assert_output '["delta"]'
+	is_live mt_codec
+	run is_live delta
+	assert_failure
+	assert_equal "$(kernel_state | grep -v delta)" "$before"
+}
+
 @test "a driver gone with its entry has no devices: the module is unused" {
 	kmod_probe mt_codec
 	rm "$K/root/sys/module/mt_codec/drivers/platform:mt_codec"

@@ -52,16 +52,27 @@ static int unused_set(struct rmmod_run *r, bool **out)
 			     unused_unknown_words(why, sizeof(why), input, input ? NULL : name, err));
 		goto fail;
 	}
-	/* A module whose own devices cannot be counted is kept, and said;
-	 * the others are judged without it (lib fails closed for it alone). */
+	/* A module whose own devices cannot be counted is kept, and said (with
+	 * -J, as a "kept" record); the others are judged without it (lib fails
+	 * closed for it alone). */
 	for (size_t i = 0; i < n; i++)
 		if (unknown[i] < 0) {
 			const char *name = rot_module_name(rot_snapshot_module(snap, i));
-			char safe[4 * ROT_NAME_MAX + 8];
+			char safe[4 * ROT_NAME_MAX + 8], msg[1024];
 			const char *shown = cli_safe(name, safe, sizeof(safe));
-			cli_warn("kept '%s': cannot tell whether it is in use: could not read "
+			snprintf(msg, sizeof(msg),
+				 "kept '%s': cannot tell whether it is in use: could not read "
 				 "/sys/module/%s/drivers: %s",
 				 shown, shown, strerror(-unknown[i]));
+			if (!r->opts->json) {
+				cli_warn("%s", msg);
+				continue;
+			}
+			char *copy = strdup(msg);
+			if (!copy)
+				r->records_lost = true;
+			rmmod_note(r, name, "kept", unknown[i],
+				   reason_for_errno(REASON_READ, unknown[i]), 0, 0, copy);
 		}
 	rot_usage_ctx_free(ctx);
 	free(unknown);
