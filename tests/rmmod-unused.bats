@@ -63,15 +63,21 @@ setup() { inuse_kernel; }
 	done
 }
 
-@test "rmmod --unused keeps a module whose drivers cannot be read, says so, and judges the rest" {
-	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+# mt_codec with an unreadable drivers directory, and an unused delta. A PHY
+# driver named "SMSC LAN8710/LAN8720" makes the real directory unreadable
+# (EIO); an unreadable one stands for it here. Sets before: the state
+# without delta, which must not change.
+unjudgeable_codec() {
 	kmod_probe mt_codec
 	on_kernel "$top_builddir/tools/insmod" "$FIXTURES/delta.ko"
-	# A PHY driver named "SMSC LAN8710/LAN8720" makes the real directory
-	# unreadable (EIO); an unreadable one stands for it here.
 	chmod 000 "$K/root/sys/module/mt_codec/drivers"
-	local before
 	before=$(kernel_state | grep -v delta)
+}
+
+@test "rmmod --unused keeps a module whose drivers cannot be read, says so, and judges the rest" {
+	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
+	local before
+	unjudgeable_codec
 	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused
 	assert_success
 	assert_equal "$stderr" "rmmod: WARNING: kept 'mt_codec': cannot tell whether it is in use: could not read /sys/module/mt_codec/drivers: Permission denied"
@@ -85,11 +91,8 @@ setup() { inuse_kernel; }
 
 @test "rmmod --unused -J: the module it keeps is a kept record with its reason, not a stderr line" {
 	command -v setpriv >/dev/null || skip "no setpriv to drop CAP_DAC_OVERRIDE"
-	kmod_probe mt_codec
-	on_kernel "$top_builddir/tools/insmod" "$FIXTURES/delta.ko"
-	chmod 000 "$K/root/sys/module/mt_codec/drivers"
 	local before
-	before=$(kernel_state | grep -v delta)
+	unjudgeable_codec
 	run --separate-stderr unreadable "$SIM" run "$K" -- "$RMMOD" --unused -J
 	assert_success
 	assert_equal "$stderr" ""

@@ -53,10 +53,16 @@ void rmmod_failed(struct rmmod_run *r, const char *name, int err, bool cascade, 
 		cli_error("%s", msg);
 		return;
 	}
+	rmmod_note_said(r, name, "failed", err, reason, msg);
+}
+
+void rmmod_note_said(struct rmmod_run *r, const char *name, const char *result, int err,
+		     const char *reason, const char *msg)
+{
 	char *copy = strdup(msg);
 	if (!copy)
 		r->records_lost = true;
-	rmmod_note(r, name, "failed", err, reason, 0, 0, copy);
+	rmmod_note(r, name, result, err, reason, 0, 0, copy);
 }
 
 /* What a record says it did; a summary is the sum of its records. */

@@ -64,15 +64,11 @@ static int unused_set(struct rmmod_run *r, bool **out)
 				 "kept '%s': cannot tell whether it is in use: could not read "
 				 "/sys/module/%s/drivers: %s",
 				 shown, shown, strerror(-unknown[i]));
-			if (!r->opts->json) {
+			if (!r->opts->json)
 				cli_warn("%s", msg);
-				continue;
-			}
-			char *copy = strdup(msg);
-			if (!copy)
-				r->records_lost = true;
-			rmmod_note(r, name, "kept", unknown[i],
-				   reason_for_errno(REASON_READ, unknown[i]), 0, 0, copy);
+			else
+				rmmod_note_said(r, name, "kept", unknown[i],
+						reason_for_errno(REASON_READ, unknown[i]), msg);
 		}
 	rot_usage_ctx_free(ctx);
 	free(unknown);

@@ -61,6 +61,9 @@ struct rmmod_run {
 /* rmmod-record.c */
 void rmmod_note(struct rmmod_run *r, const char *name, const char *result, int err,
 		const char *reason, size_t instances, uint64_t bytes, char *message);
+/* rmmod_note() with a copy of msg, which says what happened (-J only). */
+void rmmod_note_said(struct rmmod_run *r, const char *name, const char *result, int err,
+		     const char *reason, const char *msg);
 /* A failure: one line on stderr, or (with -J) a record that carries it.
  * cascade: it only follows from a failure already counted. */
 void rmmod_failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *reason,
