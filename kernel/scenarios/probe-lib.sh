@@ -106,7 +106,7 @@ wait "$watcher" 2>/dev/null
 [ -s /tmp/pauses ] && note "reclaim pauses: $(sort -n /tmp/pauses | awk '{ v[NR] = $1; s += $1 } END {
 	printf "%d scans seen, median %d ms, max %d ms, total %d ms", NR, v[int((NR + 1) / 2)] / 1000, v[NR] / 1000, s / 1000 }')"
 note "reclaims kept, by where: $(dmesg | sed -n 's/.*is still referenced.* from \(.*\): not reclaimed/\1/p' |
-	sed 's/[0-9a-fx]*$//' | sort | uniq -c | sort -rn | head -n 8 | tr -s ' ' | tr '\n' ';')"
+	sed 's/ 0x[0-9a-f]*$//' | sort | uniq -c | sort -rn | head -n 8 | tr -s ' ' | tr '\n' ';')"
 oom=$(dmesg | grep -c 'invoked oom-killer')
 allocfail=$(dmesg | grep -c 'page allocation failure\|vmalloc error')
 failed=$(cat /tmp/probe.failed 2>/dev/null || echo killed)
