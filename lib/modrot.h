@@ -748,8 +748,9 @@ struct rot_symbols;
 
 /*
  * The subset of wanted names that /proc/kallsyms lists (the kernel's and
- * live modules' symbols). One read of the file; only wanted names are kept,
- * so a kernel's hundred thousand symbols cost a scan, not a table.
+ * live modules' symbols). The file is scanned a buffer at a time and only
+ * wanted names are kept, so a kernel's hundred thousand symbols cost
+ * neither a table nor a copy of the file.
  */
 int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out);
 /* An empty set, for modules of a batch to add what they define. */

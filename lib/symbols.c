@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "modrot.h"
@@ -95,11 +97,69 @@ void rot_symbols_free(struct rot_symbols *set)
 	free(set);
 }
 
+/* One line of /proc/kallsyms, "ADDRESS TYPE NAME[\t[MODULE]]" (eol at
+ * its end): NAME, up to a tab or a NUL, goes into found when want has
+ * it. */
+static int scan_line(const struct rot_symbols *want, struct rot_symbols *found, const char *line,
+		     const char *eol)
+{
+	const char *sp = memchr(line, ' ', (size_t)(eol - line));
+	sp = sp ? memchr(sp + 1, ' ', (size_t)(eol - sp - 1)) : NULL;
+	if (!sp)
+		return 0;
+	const char *name = sp + 1;
+	size_t len = strnlen(name, (size_t)(eol - name));
+	const char *tab = memchr(name, '\t', len);
+	if (tab)
+		len = (size_t)(tab - name);
+	return has_len(want, name, len) ? add_len(found, name, len) : 0;
+}
+
+/*
+ * The file is read a buffer at a time, never whole: a kernel's kallsyms
+ * runs to megabytes, and on the small machine an installer probes from,
+ * each of those is memory its loads do not get. A line longer than the
+ * buffer (none the kernel writes) makes it grow.
+ */
+static int scan_kallsyms(int fd, const struct rot_symbols *want, struct rot_symbols *found)
+{
+	size_t cap = 64 * 1024, used = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	int err = 0;
+	for (;;) {
+		if (used == cap) {
+			char *grown = realloc(buf, cap * 2);
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		ssize_t n = file_read(fd, buf + used, cap - used);
+		if (n <= 0) {
+			err = n < 0 ? -errno : used ? scan_line(want, found, buf, buf + used) : 0;
+			break;
+		}
+		const char *line = buf, *end = buf + used + (size_t)n, *nl;
+		while (err == 0 && (nl = memchr(line, '\n', (size_t)(end - line)))) {
+			err = scan_line(want, found, line, nl);
+			line = nl + 1;
+		}
+		if (err < 0)
+			break;
+		used = (size_t)(end - line);
+		memmove(buf, line, used);
+	}
+	free(buf);
+	return err;
+}
+
 int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out)
 {
 	struct rot_symbols *want, *found = NULL;
-	char *buf;
-	size_t len;
 	int err;
 
 	if ((err = rot_symbols_new(&want)) < 0)
@@ -108,33 +168,13 @@ int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct 
 		err = rot_symbols_add(want, wanted[i]);
 	if (err == 0)
 		err = rot_symbols_new(&found);
-	if (err < 0) {
-		rot_symbols_free(want);
-		return err;
-	}
-	err = proc_read_whole("/proc/kallsyms", &buf, &len);
-	if (err < 0) {
-		rot_symbols_free(want);
-		rot_symbols_free(found);
-		return err;
-	}
-	/* "ADDRESS TYPE NAME[\t[MODULE]]" per line. */
-	for (char *line = buf, *end = buf + len; line < end && err == 0;) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		char *eol = nl ? nl : end;
-		char *sp = memchr(line, ' ', (size_t)(eol - line));
-		sp = sp ? memchr(sp + 1, ' ', (size_t)(eol - sp - 1)) : NULL;
-		if (sp) {
-			char *name = sp + 1;
-			size_t nl_len = strcspn(name, "\t\n");
-			if (name + nl_len > eol)
-				nl_len = (size_t)(eol - name);
-			if (has_len(want, name, nl_len))
-				err = add_len(found, name, nl_len);
-		}
-		line = eol + 1;
-	}
-	free(buf);
+	int fd = err == 0 ? open("/proc/kallsyms", O_RDONLY | O_CLOEXEC) : -1;
+	if (err == 0 && fd < 0)
+		err = -errno;
+	if (err == 0)
+		err = scan_kallsyms(fd, want, found);
+	if (fd >= 0)
+		close(fd);
 	rot_symbols_free(want);
 	if (err < 0) {
 		rot_symbols_free(found);

@@ -166,6 +166,28 @@ LIST
 	assert_equal "$(kernel_state)" "$before"
 }
 
+@test "insmod --batch --check finds a kallsyms symbol past a read buffer's edge or after an overlong line" {
+	ks=$K/root/proc/kallsyms
+	before=$(kernel_state)
+	run --separate-stderr on_kernel "$INSMOD" --batch --check "$FIXTURES/needsym.ko"
+	assert_line "0 of 1 would load, 1 refused, 0 skipped"
+	cp "$ks" "$BATS_TEST_TMPDIR/kallsyms"
+	sym="ffffffff81234560 T nobody_exports_this"
+	# The symbol's line starts 12 bytes before 64 KiB (the scan's buffer) and ends after it.
+	fill=$((65536 - 12 - $(stat -c %s "$ks") - 1))
+	{ head -c "$fill" /dev/zero | tr '\0' x; echo; echo "$sym"; } >>"$ks"
+	assert_equal "$(grep -b -o 'ffffffff81234560' "$ks" | cut -d: -f1)" 65524
+	run --separate-stderr on_kernel "$INSMOD" --batch --check "$FIXTURES/needsym.ko"
+	assert_success
+	assert_line "$FIXTURES/needsym.ko: ok, needsym would load"
+	# A line longer than the buffer, then the symbol.
+	{ cat "$BATS_TEST_TMPDIR/kallsyms"; printf 'ffffffff81000000 t '; head -c 200000 /dev/zero | tr '\0' y; echo; echo "$sym"; } >"$ks"
+	run --separate-stderr on_kernel "$INSMOD" --batch --check "$FIXTURES/needsym.ko"
+	assert_success
+	assert_line "$FIXTURES/needsym.ko: ok, needsym would load"
+	assert_equal "$(kernel_state)" "$before"
+}
+
 @test "insmod --batch shows a progress bar on a terminal" {
 	# Eighty entries, enough for a bar; the kernel refuses the second copy
 	# of each name (EEXIST), which is there all the same: no failure.
