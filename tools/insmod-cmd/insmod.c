@@ -93,42 +93,24 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct cli_store stores[] = {
+		{ 'f', .bits = &o->load_flags, .mask = LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION },
+		{ OPT_FORCE_VERMAGIC, .bits = &o->load_flags, .mask = LOAD_FORCE_VERMAGIC },
+		{ OPT_FORCE_MODVERSION, .bits = &o->load_flags, .mask = LOAD_FORCE_MODVERSION },
 		{ OPT_CHECK, .flag = &o->check_only },
 		{ OPT_VERIFY, .arg = &o->keyring_path },
 		{ OPT_BATCH, .flag = &o->batch },
+		{ OPT_FROM, .arg = &o->list_path, .flag = &o->batch },
+		{ OPT_MATCH_DEVICES, .flag = &o->match_devices },
+		{ OPT_MATCH_DEVICES, .flag = &o->batch },
 		{ 'J', .flag = &o->json },
+		{ 'b', .set = size_words_set_bytes },
 		{ 0 },
 	};
-	int c;
 
-	/* Options end at the file: what follows it are module parameters. */
-	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts, stores)) != -1) {
-		switch (c) {
-		case 'f':
-			o->load_flags |= LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION;
-			break;
-		case OPT_FORCE_VERMAGIC:
-			o->load_flags |= LOAD_FORCE_VERMAGIC;
-			break;
-		case OPT_FORCE_MODVERSION:
-			o->load_flags |= LOAD_FORCE_MODVERSION;
-			break;
-		case OPT_FROM:
-			o->list_path = optarg;
-			o->batch = true;
-			break;
-		case OPT_MATCH_DEVICES:
-			o->match_devices = true;
-			o->batch = true;
-			break;
-		case 'j':
-			o->jobs = parse_jobs(optarg);
-			break;
-		case 'b':
-			size_words_set_bytes(true);
-			break;
-		}
-	}
+	/* Options end at the file: what follows it are module parameters.
+	 * Only -j is left to read here. */
+	while (cli_next_option(argc, argv, "+fj:bJsvhV", longopts, stores) != -1)
+		o->jobs = parse_jobs(optarg);
 	/* In a batch, options may also follow files; after "--" nothing is
 	 * an option, and a file may begin with '-'. */
 	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1] &&

@@ -277,6 +277,7 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		{ OPT_RECLAIM, .flag = &o->reclaim },
 		{ 'd', .arg = &o->root },
 		{ 'S', .arg = &o->kversion },
+		{ OPT_BYTES, .set = size_words_set_bytes },
 		{ 0 },
 	};
 	int c, verbosity_at_quiet = 0;
@@ -309,9 +310,6 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			verbosity_at_quiet = cli_verbosity();
 			if (!inherited)
 				env_append("-q");
-			break;
-		case OPT_BYTES:
-			size_words_set_bytes(true);
 			break;
 		}
 	}

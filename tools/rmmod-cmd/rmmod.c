@@ -69,22 +69,20 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		{ OPT_UNUSED, OPT_REMOVE_HOLDERS },
 	};
 	const struct cli_store stores[] = {
+		{ 'f', .bits = &o->unload_flags, .mask = ROT_UNLOAD_FORCE },
 		{ 'J', .flag = &o->json },
 		{ OPT_UNUSED, .flag = &o->unused },
 		{ 'n', .flag = &o->dry_run },
 		{ OPT_REMOVE_HOLDERS, .flag = &o->remove_holders },
 		{ OPT_RECLAIM, .flag = &o->reclaim },
+		{ 'b', .set = size_words_set_bytes },
 		{ 0 },
 	};
-	int c;
 
 	cli_exclusive_options(exclusive, 1);
-	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts, stores)) != -1) {
-		if (c == 'b')
-			size_words_set_bytes(true);
-		else if (c == 'f')
-			o->unload_flags |= ROT_UNLOAD_FORCE;
-	}
+	/* Every option is one of the table's, or the helper's own. */
+	while (cli_next_option(argc, argv, "fnbJsvhV", longopts, stores) != -1)
+		continue;
 	if (o->unused && optind < argc)
 		cli_usage_fail("--unused chooses the modules itself: give no MODULE");
 	if (o->dry_run && !o->unused)
