@@ -140,15 +140,9 @@ static char **options_from_env(int *argc, char **argv, char **store, int *nenv)
 static void env_append(const char *word)
 {
 	const char *old = getenv("MODPROBE_OPTIONS");
-	size_t ol = old ? strlen(old) : 0, wl = strlen(word);
-	char *v = malloc(ol + wl + 2);
-	if (!v)
+	char *v;
+	if (asprintf(&v, "%s%s%s", old ? old : "", old ? " " : "", word) < 0)
 		return;
-	if (old) {
-		memcpy(v, old, ol);
-		v[ol++] = ' ';
-	}
-	memcpy(v + ol, word, wl + 1);
 	setenv("MODPROBE_OPTIONS", v, 1);
 	free(v);
 }
@@ -166,16 +160,11 @@ static void env_append_path(const char *path)
 		cli_usage_fail("-C %s: a path with both kinds of quote, or a newline, cannot be "
 			       "passed on to install commands in MODPROBE_OPTIONS",
 			       path);
-	size_t len = strlen(path);
-	char *word = malloc(len + 3);
-	if (!word) {
+	char *word;
+	if (asprintf(&word, "%c%s%c", quote, path, quote) < 0) {
 		cli_error("out of memory");
 		exit(CLI_EXIT_PARTIAL);
 	}
-	word[0] = quote;
-	memcpy(word + 1, path, len);
-	word[len + 1] = quote;
-	word[len + 2] = '\0';
 	env_append(word);
 	free(word);
 }
