@@ -14,40 +14,23 @@
 
 static const char *compression_name(enum rot_compression c)
 {
-	switch (c) {
-	case ROT_COMP_XZ:
-		return "xz";
-	case ROT_COMP_ZSTD:
-		return "zstd";
-	case ROT_COMP_GZIP:
-		return "gzip";
-	default:
-		return "compressed";
-	}
+	static const struct cli_word words[] = {
+		{ ROT_COMP_XZ, "xz" },
+		{ ROT_COMP_ZSTD, "zstd" },
+		{ ROT_COMP_GZIP, "gzip" },
+		{ 0, NULL },
+	};
+	return cli_word_of(words, c, "compressed");
 }
 
 static const char *machine_name(int m)
 {
-	switch (m) {
-	case EM_386:
-		return "i386";
-	case EM_X86_64:
-		return "x86_64";
-	case EM_ARM:
-		return "arm";
-	case EM_AARCH64:
-		return "aarch64";
-	case EM_RISCV:
-		return "riscv";
-	case EM_PPC64:
-		return "ppc64";
-	case EM_S390:
-		return "s390";
-	case EM_MIPS:
-		return "mips";
-	default:
-		return NULL;
-	}
+	static const struct cli_word words[] = {
+		{ EM_386, "i386" },        { EM_X86_64, "x86_64" }, { EM_ARM, "arm" },
+		{ EM_AARCH64, "aarch64" }, { EM_RISCV, "riscv" },   { EM_PPC64, "ppc64" },
+		{ EM_S390, "s390" },       { EM_MIPS, "mips" },     { 0, NULL },
+	};
+	return cli_word_of(words, m, NULL);
 }
 
 static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
@@ -201,20 +184,15 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 const char *words_for_kernel_error(int err)
 {
 	/* kmod's words for the errors whose strerror() misleads. */
-	switch (-err) {
-	case ENOEXEC:
-		return "Invalid module format";
-	case ENOENT:
-		return "Unknown symbol in module";
-	case ESRCH:
-		return "Module has wrong symbol version";
-	case EINVAL:
-		return "Invalid parameters";
-	case EEXIST:
-		return "Module already loaded";
-	default:
-		return cli_strerror(err);
-	}
+	static const struct cli_word words[] = {
+		{ ENOEXEC, "Invalid module format" },
+		{ ENOENT, "Unknown symbol in module" },
+		{ ESRCH, "Module has wrong symbol version" },
+		{ EINVAL, "Invalid parameters" },
+		{ EEXIST, "Module already loaded" },
+		{ 0, NULL },
+	};
+	return cli_word_of(words, -err, cli_strerror(err));
 }
 
 char *params_join(char *const *args, size_t n)
