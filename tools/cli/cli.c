@@ -128,13 +128,6 @@ const char *cli_progname(void)
 	return progname;
 }
 
-static void cli_set_syslog(bool on)
-{
-	if (on && !use_syslog)
-		openlog(progname, LOG_CONS, LOG_DAEMON);
-	use_syslog = on;
-}
-
 void cli_set_quiet(bool on)
 {
 	quiet = on;
@@ -362,7 +355,9 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 			printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 			exit(CLI_EXIT_OK);
 		case 's':
-			cli_set_syslog(true);
+			if (!use_syslog)
+				openlog(progname, LOG_CONS, LOG_DAEMON);
+			use_syslog = true;
 			continue;
 		case 'v':
 			verbosity++;

@@ -72,14 +72,9 @@ void report_taint_change(unsigned long before, unsigned long after, bool predict
 static int taint_unknown(int err, const char *when)
 {
 	char why[256];
-	if (err == -EPROTO) {
-		cli_warn("could not read the kernel taint%s: %s", when,
-			 cli_read_error(err, why, sizeof(why)));
-		return 0;
-	}
-	cli_error("could not read the kernel taint%s: %s", when,
-		  cli_read_error(err, why, sizeof(why)));
-	return err;
+	void (*say)(const char *fmt, ...) = err == -EPROTO ? cli_warn : cli_error;
+	say("could not read the kernel taint%s: %s", when, cli_read_error(err, why, sizeof(why)));
+	return err == -EPROTO ? 0 : err;
 }
 
 int run_taint_before(struct run_taint *t)
