@@ -65,6 +65,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		       const struct rot_kernel_facts *kernel, const char *keyring_path, char *buf,
 		       size_t len)
 {
+	const char *comp = compression_name(rot_modfile_compression(mf));
+
 	switch (rot_preflight_problem(pf)) {
 	case ROT_PROBLEM_NONE:
 		snprintf(buf, len, "no problem");
@@ -81,21 +83,19 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 			 (unsigned long long)(rot_modfile_problem_expected(mf) >> 20));
 		break;
 	case ROT_PROBLEM_CORRUPT_COMPRESSION:
-		snprintf(buf, len, "corrupt %s data", compression_name(rot_modfile_compression(mf)));
+		snprintf(buf, len, "corrupt %s data", comp);
 		break;
 	case ROT_PROBLEM_TRUNCATED_COMPRESSION:
-		snprintf(buf, len, "truncated %s data (the stream ends early)",
-			 compression_name(rot_modfile_compression(mf)));
+		snprintf(buf, len, "truncated %s data (the stream ends early)", comp);
 		break;
 	case ROT_PROBLEM_UNSUPPORTED_COMPRESSION:
 		if (keyring_path)
-			snprintf(buf, len, "%s-compressed, which insmod cannot decompress to verify",
-				 compression_name(rot_modfile_compression(mf)));
+			snprintf(buf, len,
+				 "%s-compressed, which insmod cannot decompress to verify", comp);
 		else
 			snprintf(buf, len,
 				 "%s-compressed, and this system's libkmod cannot decompress %s",
-				 compression_name(rot_modfile_compression(mf)),
-				 compression_name(rot_modfile_compression(mf)));
+				 comp, comp);
 		break;
 	case ROT_PROBLEM_NOT_ELF:
 		snprintf(buf, len, "not an ELF file, so not a kernel module");
@@ -116,12 +116,11 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		break;
 	case ROT_PROBLEM_WRONG_MACHINE: {
 		const char *m = machine_name(rot_modfile_elf_machine(mf));
+		const char *k = machine_name(rot_kernel_facts_elf_machine(kernel));
 		char num[32];
 		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
 		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
-			 machine_name(rot_kernel_facts_elf_machine(kernel))
-				 ? machine_name(rot_kernel_facts_elf_machine(kernel))
-				 : "another machine");
+			 k ? k : "another machine");
 		break;
 	}
 	case ROT_PROBLEM_WRONG_BYTE_ORDER:
