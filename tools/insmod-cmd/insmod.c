@@ -332,18 +332,16 @@ int main(int argc, char *argv[])
 	int taint_err = 0;
 	if (status == CLI_EXIT_OK) {
 		if (o.json)
-			taint_err = run_taint_before(&taint);
+			taint_err = run_taint_before(&taint, NULL);
 		err = batch_run(jobs, n, &env);
 	}
 
 	struct tally t = count(jobs, n);
 	int out = 0;
 	if (status == CLI_EXIT_OK && err == 0 && o.json) {
-		int after_err = run_taint_after(&taint, o.check_only, 0);
 		if (taint_err < 0)
 			cli_outcome_failed(&t.outcome, taint_err);
-		if (after_err < 0)
-			cli_outcome_failed(&t.outcome, after_err);
+		run_taint_after(&taint, o.check_only, 0, &t.outcome);
 		out = print_json(jobs, n, &t, o.check_only, &taint);
 	} else if (status == CLI_EXIT_OK && err == 0 && o.batch) {
 		print_summary(&t, n, o.check_only, o.match_devices);

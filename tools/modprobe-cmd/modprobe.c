@@ -411,10 +411,8 @@ static void summarise(struct modprobe_run *r, struct run_taint *taint)
 	if (!o->remove || !r->rot)
 		return;
 	if (o->reclaim && r->reclaimed_any) {
-		int err = run_taint_after(taint, o->dry_run, ROT_TAINT_FORCED_RMMOD);
-		if (err < 0)
-			cli_outcome_failed(&r->outcome, err);
-		else if (taint->before_known && taint->after_known)
+		int err = run_taint_after(taint, o->dry_run, ROT_TAINT_FORCED_RMMOD, &r->outcome);
+		if (err == 0 && taint->before_known && taint->after_known)
 			report_taint_change(taint->before, taint->after, o->dry_run);
 		return;
 	}
@@ -501,7 +499,7 @@ int main(int argc, char *argv[])
 			code = CLI_EXIT_UNSUPPORTED;
 			goto out;
 		}
-		if (o.reclaim && run_taint_before(&taint) < 0)
+		if (o.reclaim && run_taint_before(&taint, NULL) < 0)
 			cli_outcome_failed(&r.outcome, -EIO);
 	}
 	run(&r, args, nargs);

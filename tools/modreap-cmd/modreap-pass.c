@@ -396,11 +396,8 @@ struct reap_status reap_pass(struct reap_run *r, bool first)
 		return st;
 	}
 	/* The taint change cannot be told: the reclaims can still be done. */
-	if (first) {
-		int terr = run_taint_before(&r->taint);
-		if (terr < 0)
-			cli_outcome_failed(&r->outcome, terr);
-	}
+	if (first)
+		run_taint_before(&r->taint, &r->outcome);
 	st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (st.err < 0) {
 		rot_snapshot_free(snap);

@@ -124,7 +124,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	/* The taint change cannot be told: the reclaims can still be done. */
-	int taint_err = o.reclaim || o.json ? run_taint_before(&taint) : 0;
+	if (o.reclaim || o.json)
+		run_taint_before(&taint, &r.outcome);
 
 	int gone_err = gone_marks_init(&r.gone, r.snap);
 	r.failed = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.failed));
@@ -135,8 +136,6 @@ int main(int argc, char *argv[])
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
 	if (r.talk && !o.json && !o.reclaim && rot_snapshot_has_rot(r.snap))
 		rmmod_read_percpu(&r);
-	if (taint_err < 0)
-		cli_outcome_failed(&r.outcome, taint_err);
 	/* Told to stop, a run finishes the unload in flight and starts no other. */
 	stop_signals_catch(true);
 
@@ -167,9 +166,7 @@ int main(int argc, char *argv[])
 			rmmod_unload_one(&r, name);
 	}
 	if (o.json) {
-		taint_err = run_taint_after(&taint, o.dry_run, 0);
-		if (taint_err < 0)
-			cli_outcome_failed(&r.outcome, taint_err);
+		run_taint_after(&taint, o.dry_run, 0, &r.outcome);
 		if (r.records_lost) {
 			cli_error("out of memory");
 			cli_outcome_failed(&r.outcome, -ENOMEM);
@@ -177,9 +174,7 @@ int main(int argc, char *argv[])
 			rmmod_print_json(&r, &taint);
 		}
 	} else if (o.reclaim && r.reclaimed) {
-		taint_err = run_taint_after(&taint, false, 0);
-		if (taint_err < 0)
-			cli_outcome_failed(&r.outcome, taint_err);
+		run_taint_after(&taint, false, 0, &r.outcome);
 		if (taint.before_known && taint.after_known)
 			report_taint_change(taint.before, taint.after, false);
 	}
