@@ -52,10 +52,7 @@ void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *re
 	json_u64(w, JK_PROBES, reply->probes);
 	/* revision 4 (R11): the scan's references, and where it found the first */
 	json_u64(w, JK_REFS, reply->refs);
-	if (reply->where && reply->where[0])
-		json_string(w, JK_WHERE, reply->where);
-	else
-		json_null(w, JK_WHERE);
+	json_string_or_null(w, JK_WHERE, reply->where && reply->where[0] ? reply->where : NULL);
 }
 
 void report_taint_change(unsigned long before, unsigned long after, bool predicted)
