@@ -129,8 +129,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	if (o->percpu && o->watch)
 		cli_usage_fail(
 			"--watch keeps per-CPU reserve free with --percpu-floor SIZE, not --percpu");
-	if ((o->all ? 1 : 0) + (o->has_down_to ? 1 : 0) + (o->nnames ? 1 : 0) + (o->percpu ? 1 : 0) >
-	    1)
+	if (o->all + o->has_down_to + (o->nnames > 0) + o->percpu > 1)
 		cli_usage_fail("NAME, --all, --down-to and --percpu exclude each other");
 	if (o->watch && o->nnames)
 		cli_usage_fail("--watch chooses the names itself: give no NAME");
