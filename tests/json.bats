@@ -188,7 +188,7 @@ man_reasons() {
 		grep -o '\*[a-z_0-9]*\*' | tr -d '*' | sort -u
 }
 source_reasons() {
-	grep -ho '\(return\|#define REASON_[A-Z_]*\) "[a-z_]\+"' "$top_srcdir/tools/cli/reasons.c" \
+	grep -ho '\(return\|#define REASON_[A-Z_]*\|{ [A-Z0-9_]*,\) "[a-z_]\+"' "$top_srcdir/tools/cli/reasons.c" \
 		"$top_srcdir/tools/cli/reasons.h" | cut -d'"' -f2 | sort -u
 }
 

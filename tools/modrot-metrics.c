@@ -303,20 +303,18 @@ int main(int argc, char *argv[])
 		CLI_OPTIONS_HELP_VERSION,
 		{ NULL, 0, NULL, 0 },
 	};
+	const struct cli_store stores[] = {
+		{ 'c', .size = &ceiling_bytes, .flag = &have_ceiling, .examples = "64M, 512K, 4096" },
+		{ 0 },
+	};
 	const char *output = NULL;
-	int c;
 
 	cli_init("modrot-metrics", help);
-	while ((c = cli_next_option(argc, argv, "o:c:hV", longopts, NULL)) != -1) {
-		if (c == 'o') {
-			if (!*optarg)
-				cli_usage_fail("the output file name is empty");
-			output = optarg;
-		} else if (c == 'c') {
-			if (cli_parse_size(optarg, &ceiling_bytes) < 0)
-				cli_usage_fail("'%s' is not a size (64M, 512K, 4096)", optarg);
-			have_ceiling = true;
-		}
+	/* Only -o is left to read here. */
+	while (cli_next_option(argc, argv, "o:c:hV", longopts, stores) != -1) {
+		if (!*optarg)
+			cli_usage_fail("the output file name is empty");
+		output = optarg;
 	}
 	if (optind < argc)
 		cli_usage_fail("unexpected argument '%s'", argv[optind]);

@@ -37,42 +37,27 @@ const char *cli_read_error(int err, char *buf, size_t len)
 
 const char *cli_input_error(int err)
 {
-	switch (err) {
-	case -EINVAL:
-		return "not a regular file";
-	case -EBADMSG:
-		return "malformed (empty, a NUL byte, or a line without a type)";
-	case -ESTALE:
-		return "not what its binary index holds (run depmod)";
-	case -ENOLINK:
-		return "names no mount namespace (not mnt:[INODE])";
-	case -ENODATA:
-		return "has no line for it (it loaded while the module list was read)";
-	case -EXDEV:
-		return "read for another kernel than the module list's";
-	case -EAGAIN:
-		return "its processes kept changing while their mount tables were read";
-	default:
-		return cli_strerror(err);
-	}
+	static const struct cli_word words[] = {
+		{ -EINVAL, "not a regular file" },
+		{ -EBADMSG, "malformed (empty, a NUL byte, or a line without a type)" },
+		{ -ESTALE, "not what its binary index holds (run depmod)" },
+		{ -ENOLINK, "names no mount namespace (not mnt:[INODE])" },
+		{ -ENODATA, "has no line for it (it loaded while the module list was read)" },
+		{ -EXDEV, "read for another kernel than the module list's" },
+		{ -EAGAIN, "its processes kept changing while their mount tables were read" },
+		{ 0, NULL },
+	};
+	return cli_word_of(words, err, cli_strerror(err));
 }
 
 const char *cli_file_kind(uint64_t mode)
 {
-	switch (mode) {
-	case S_IFDIR:
-		return "a directory";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFIFO:
-		return "a fifo";
-	case S_IFSOCK:
-		return "a socket";
-	default:
-		return "not a regular file";
-	}
+	static const struct cli_word words[] = {
+		{ S_IFDIR, "a directory" },    { S_IFCHR, "a character device" },
+		{ S_IFBLK, "a block device" }, { S_IFIFO, "a fifo" },
+		{ S_IFSOCK, "a socket" },      { 0, NULL },
+	};
+	return cli_word_of(words, (long long)mode, "not a regular file");
 }
 
 const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf, size_t len)
@@ -97,4 +82,12 @@ const char *cli_errno_hint(int err)
 	if (err == -EPERM)
 		return " (this needs CAP_SYS_MODULE, and module loading must not be disabled)";
 	return "";
+}
+
+const char *cli_word_of(const struct cli_word *words, long long key, const char *otherwise)
+{
+	for (; words->word; words++)
+		if (words->key == key)
+			return words->word;
+	return otherwise;
 }

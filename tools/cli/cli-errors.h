@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Why something failed, in words: errno, a kernel file, an input file, a
- * file's type, a failed snapshot.
+ * file's type, a failed snapshot; and the lookup of a word by number.
  */
 #ifndef MODROT_CLI_ERRORS_H
 #define MODROT_CLI_ERRORS_H
@@ -39,5 +39,15 @@ const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf,
 
 /* What to add after strerror() so a reader knows what to do ("" if nothing). */
 const char *cli_errno_hint(int err);
+
+/* A word for a number (an errno, an enum, a file type): the tables that
+ * give them end with a NULL word. */
+struct cli_word {
+	long long key;
+	const char *word;
+};
+
+/* The word of key in words, or otherwise when it has none. */
+const char *cli_word_of(const struct cli_word *words, long long key, const char *otherwise);
 
 #endif

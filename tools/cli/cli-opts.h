@@ -27,11 +27,23 @@
 		"verbose", no_argument, NULL, 'v' \
 	}
 
-/* An option that only sets a flag (flag) or keeps its argument (arg). */
+/*
+ * What an option does when the tool needs nothing else of it: sets a flag
+ * (flag), keeps its argument (arg), ORs mask into bits, parses its
+ * argument as a size into size (a bad one is the usage error "'ARG' is not
+ * a size (EXAMPLES)"), or calls set(true). An entry may do several, and
+ * every entry of the option's value takes effect, so that an option that
+ * implies another is one more entry rather than a case of its own.
+ */
 struct cli_store {
 	int val;
 	bool *flag;
 	const char **arg;
+	unsigned *bits;
+	unsigned mask;
+	uint64_t *size;
+	const char *examples;
+	void (*set)(bool on);
 };
 
 /*

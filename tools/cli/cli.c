@@ -128,13 +128,6 @@ const char *cli_progname(void)
 	return progname;
 }
 
-static void cli_set_syslog(bool on)
-{
-	if (on && !use_syslog)
-		openlog(progname, LOG_CONS, LOG_DAEMON);
-	use_syslog = on;
-}
-
 void cli_set_quiet(bool on)
 {
 	quiet = on;
@@ -303,19 +296,26 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 	cli_usage_fail("unknown option '%s'", word);
 }
 
-/* Stores option c where stores says: false when it is not one of them. */
+/* Does what each entry of stores for option c says: false when there is none. */
 static bool store_option(int c, const struct cli_store *stores)
 {
-	for (; stores && stores->val; stores++) {
-		if (stores->val != c)
+	bool found = false;
+	for (const struct cli_store *s = stores; s && s->val; s++) {
+		if (s->val != c)
 			continue;
-		if (stores->flag)
-			*stores->flag = true;
-		else
-			*stores->arg = optarg;
-		return true;
+		if (s->size && cli_parse_size(optarg, s->size) < 0)
+			cli_usage_fail("'%s' is not a size (%s)", optarg, s->examples);
+		if (s->flag)
+			*s->flag = true;
+		if (s->arg)
+			*s->arg = optarg;
+		if (s->bits)
+			*s->bits |= s->mask;
+		if (s->set)
+			s->set(true);
+		found = true;
 	}
-	return false;
+	return found;
 }
 
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
@@ -355,7 +355,9 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 			printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 			exit(CLI_EXIT_OK);
 		case 's':
-			cli_set_syslog(true);
+			if (!use_syslog)
+				openlog(progname, LOG_CONS, LOG_DAEMON);
+			use_syslog = true;
 			continue;
 		case 'v':
 			verbosity++;

@@ -210,3 +210,11 @@ void json_null(struct json_writer *w, const char *name)
 	begin_value(w, name);
 	outbuf_puts(w->out, "null");
 }
+
+void json_string_or_null(struct json_writer *w, const char *name, const char *value)
+{
+	if (value)
+		json_string(w, name, value);
+	else
+		json_null(w, name);
+}

@@ -54,5 +54,7 @@ void json_i64(struct json_writer *w, const char *name, int64_t value);
 void json_bool(struct json_writer *w, const char *name, bool value);
 /* Only for a value that is unknown, never for an empty one. */
 void json_null(struct json_writer *w, const char *name);
+/* value, or null when it is NULL (unknown). */
+void json_string_or_null(struct json_writer *w, const char *name, const char *value);
 
 #endif

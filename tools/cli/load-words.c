@@ -14,40 +14,23 @@
 
 static const char *compression_name(enum rot_compression c)
 {
-	switch (c) {
-	case ROT_COMP_XZ:
-		return "xz";
-	case ROT_COMP_ZSTD:
-		return "zstd";
-	case ROT_COMP_GZIP:
-		return "gzip";
-	default:
-		return "compressed";
-	}
+	static const struct cli_word words[] = {
+		{ ROT_COMP_XZ, "xz" },
+		{ ROT_COMP_ZSTD, "zstd" },
+		{ ROT_COMP_GZIP, "gzip" },
+		{ 0, NULL },
+	};
+	return cli_word_of(words, c, "compressed");
 }
 
 static const char *machine_name(int m)
 {
-	switch (m) {
-	case EM_386:
-		return "i386";
-	case EM_X86_64:
-		return "x86_64";
-	case EM_ARM:
-		return "arm";
-	case EM_AARCH64:
-		return "aarch64";
-	case EM_RISCV:
-		return "riscv";
-	case EM_PPC64:
-		return "ppc64";
-	case EM_S390:
-		return "s390";
-	case EM_MIPS:
-		return "mips";
-	default:
-		return NULL;
-	}
+	static const struct cli_word words[] = {
+		{ EM_386, "i386" },        { EM_X86_64, "x86_64" }, { EM_ARM, "arm" },
+		{ EM_AARCH64, "aarch64" }, { EM_RISCV, "riscv" },   { EM_PPC64, "ppc64" },
+		{ EM_S390, "s390" },       { EM_MIPS, "mips" },     { 0, NULL },
+	};
+	return cli_word_of(words, m, NULL);
 }
 
 static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
@@ -82,6 +65,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		       const struct rot_kernel_facts *kernel, const char *keyring_path, char *buf,
 		       size_t len)
 {
+	const char *comp = compression_name(rot_modfile_compression(mf));
+
 	switch (rot_preflight_problem(pf)) {
 	case ROT_PROBLEM_NONE:
 		snprintf(buf, len, "no problem");
@@ -98,21 +83,19 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 			 (unsigned long long)(rot_modfile_problem_expected(mf) >> 20));
 		break;
 	case ROT_PROBLEM_CORRUPT_COMPRESSION:
-		snprintf(buf, len, "corrupt %s data", compression_name(rot_modfile_compression(mf)));
+		snprintf(buf, len, "corrupt %s data", comp);
 		break;
 	case ROT_PROBLEM_TRUNCATED_COMPRESSION:
-		snprintf(buf, len, "truncated %s data (the stream ends early)",
-			 compression_name(rot_modfile_compression(mf)));
+		snprintf(buf, len, "truncated %s data (the stream ends early)", comp);
 		break;
 	case ROT_PROBLEM_UNSUPPORTED_COMPRESSION:
 		if (keyring_path)
-			snprintf(buf, len, "%s-compressed, which insmod cannot decompress to verify",
-				 compression_name(rot_modfile_compression(mf)));
+			snprintf(buf, len,
+				 "%s-compressed, which insmod cannot decompress to verify", comp);
 		else
 			snprintf(buf, len,
 				 "%s-compressed, and this system's libkmod cannot decompress %s",
-				 compression_name(rot_modfile_compression(mf)),
-				 compression_name(rot_modfile_compression(mf)));
+				 comp, comp);
 		break;
 	case ROT_PROBLEM_NOT_ELF:
 		snprintf(buf, len, "not an ELF file, so not a kernel module");
@@ -133,12 +116,11 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		break;
 	case ROT_PROBLEM_WRONG_MACHINE: {
 		const char *m = machine_name(rot_modfile_elf_machine(mf));
+		const char *k = machine_name(rot_kernel_facts_elf_machine(kernel));
 		char num[32];
 		snprintf(num, sizeof(num), "machine %d", rot_modfile_elf_machine(mf));
 		snprintf(buf, len, "built for %s, and this kernel runs on %s", m ? m : num,
-			 machine_name(rot_kernel_facts_elf_machine(kernel))
-				 ? machine_name(rot_kernel_facts_elf_machine(kernel))
-				 : "another machine");
+			 k ? k : "another machine");
 		break;
 	}
 	case ROT_PROBLEM_WRONG_BYTE_ORDER:
@@ -201,20 +183,15 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 const char *words_for_kernel_error(int err)
 {
 	/* kmod's words for the errors whose strerror() misleads. */
-	switch (-err) {
-	case ENOEXEC:
-		return "Invalid module format";
-	case ENOENT:
-		return "Unknown symbol in module";
-	case ESRCH:
-		return "Module has wrong symbol version";
-	case EINVAL:
-		return "Invalid parameters";
-	case EEXIST:
-		return "Module already loaded";
-	default:
-		return cli_strerror(err);
-	}
+	static const struct cli_word words[] = {
+		{ ENOEXEC, "Invalid module format" },
+		{ ENOENT, "Unknown symbol in module" },
+		{ ESRCH, "Module has wrong symbol version" },
+		{ EINVAL, "Invalid parameters" },
+		{ EEXIST, "Module already loaded" },
+		{ 0, NULL },
+	};
+	return cli_word_of(words, -err, cli_strerror(err));
 }
 
 char *params_join(char *const *args, size_t n)

@@ -61,10 +61,9 @@ bool outbuf_failed(const struct outbuf *o)
 
 bool outbuf_grow(struct outbuf *o, size_t n)
 {
+	/* outbuf_reserve() asked whether n fits already. */
 	if (o->oom)
 		return false;
-	if (o->cap - o->len >= n)
-		return true;
 	if (o->fd >= 0 && outbuf_flush(o) < 0)
 		return false;
 	if (o->cap - o->len >= n)

@@ -52,10 +52,7 @@ void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *re
 	json_u64(w, JK_PROBES, reply->probes);
 	/* revision 4 (R11): the scan's references, and where it found the first */
 	json_u64(w, JK_REFS, reply->refs);
-	if (reply->where && reply->where[0])
-		json_string(w, JK_WHERE, reply->where);
-	else
-		json_null(w, JK_WHERE);
+	json_string_or_null(w, JK_WHERE, reply->where && reply->where[0] ? reply->where : NULL);
 }
 
 void report_taint_change(unsigned long before, unsigned long after, bool predicted)
@@ -69,27 +66,27 @@ void report_taint_change(unsigned long before, unsigned long after, bool predict
 /* A malformed mask is the kernel's to fix: the run goes on, warned. A
  * mask that could not be read at all (no memory, an I/O error) leaves the
  * report wrong without it: an error the run counts. */
-static int taint_unknown(int err, const char *when)
+static int taint_unknown(int err, const char *when, struct cli_outcome *outcome)
 {
 	char why[256];
-	if (err == -EPROTO) {
-		cli_warn("could not read the kernel taint%s: %s", when,
-			 cli_read_error(err, why, sizeof(why)));
+	void (*say)(const char *fmt, ...) = err == -EPROTO ? cli_warn : cli_error;
+	say("could not read the kernel taint%s: %s", when, cli_read_error(err, why, sizeof(why)));
+	if (err == -EPROTO)
 		return 0;
-	}
-	cli_error("could not read the kernel taint%s: %s", when,
-		  cli_read_error(err, why, sizeof(why)));
+	if (outcome)
+		cli_outcome_failed(outcome, err);
 	return err;
 }
 
-int run_taint_before(struct run_taint *t)
+int run_taint_before(struct run_taint *t, struct cli_outcome *outcome)
 {
 	int err = rot_taint_read(&t->before);
 	t->before_known = err == 0;
-	return t->before_known ? 0 : taint_unknown(err, "");
+	return t->before_known ? 0 : taint_unknown(err, "", outcome);
 }
 
-int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits)
+int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits,
+		    struct cli_outcome *outcome)
 {
 	if (dry_run) {
 		t->after_known = t->before_known;
@@ -98,7 +95,7 @@ int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_b
 	}
 	int err = rot_taint_read(&t->after);
 	t->after_known = err == 0;
-	return t->after_known ? 0 : taint_unknown(err, " after the run");
+	return t->after_known ? 0 : taint_unknown(err, " after the run", outcome);
 }
 
 static void taint_members(struct json_writer *w, const char *name, const char *value_name,

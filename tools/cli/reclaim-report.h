@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli-exit.h"
 #include "jsonwrt.h"
 #include "modrot.h"
 
@@ -39,11 +40,12 @@ struct run_taint {
 
 /* Reads the taint before the run. A malformed mask is a warning (returns
  * 0); one that could not be read is an error line, and its negative
- * errno is returned for the run to count as a failure. */
-int run_taint_before(struct run_taint *t);
+ * errno is returned, and counted as a failure in outcome (unless NULL). */
+int run_taint_before(struct run_taint *t, struct cli_outcome *outcome);
 /* Reads it after the run (a dry run predicts instead: predicted_bits are
- * what the run would have added); returns as run_taint_before. */
-int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits);
+ * what the run would have added); returns and counts as run_taint_before. */
+int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits,
+		    struct cli_outcome *outcome);
 
 /*
  * The members every tool's JSON summary starts with (modrot(7)):

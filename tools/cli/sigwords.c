@@ -68,21 +68,15 @@ void sig_describe_failure(const struct rot_sig_info *sig, const char *keyring_pa
 
 const char *sig_status_word(enum rot_sig_status status)
 {
-	switch (status) {
-	case ROT_SIG_VALID:
-		return "valid";
-	case ROT_SIG_UNSIGNED:
-		return "unsigned";
-	case ROT_SIG_MALFORMED:
-		return "malformed";
-	case ROT_SIG_UNSUPPORTED:
-		return "unsupported";
-	case ROT_SIG_UNKNOWN_KEY:
-		return "unknown key";
-	case ROT_SIG_BAD:
-		return "bad";
-	case ROT_SIG_UNCHECKED:
-		return "unchecked";
-	}
-	return "malformed";
+	static const struct cli_word words[] = {
+		{ ROT_SIG_VALID, "valid" },
+		{ ROT_SIG_UNSIGNED, "unsigned" },
+		{ ROT_SIG_MALFORMED, "malformed" },
+		{ ROT_SIG_UNSUPPORTED, "unsupported" },
+		{ ROT_SIG_UNKNOWN_KEY, "unknown key" },
+		{ ROT_SIG_BAD, "bad" },
+		{ ROT_SIG_UNCHECKED, "unchecked" },
+		{ 0, NULL },
+	};
+	return cli_word_of(words, status, "malformed");
 }

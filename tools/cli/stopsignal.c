@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cli-errors.h"
 #include "stopsignal.h"
 
 static const int sigs[] = { SIGHUP, SIGINT, SIGTERM };
@@ -50,16 +51,10 @@ int stop_exit_code(void)
 
 const char *stop_signal_name(void)
 {
-	switch (stop_signal()) {
-	case SIGHUP:
-		return "SIGHUP";
-	case SIGINT:
-		return "SIGINT";
-	case SIGTERM:
-		return "SIGTERM";
-	default:
-		return "";
-	}
+	static const struct cli_word words[] = {
+		{ SIGHUP, "SIGHUP" }, { SIGINT, "SIGINT" }, { SIGTERM, "SIGTERM" }, { 0, NULL }
+	};
+	return cli_word_of(words, stop_signal(), "");
 }
 
 static long long ns_of(const struct timespec *t)

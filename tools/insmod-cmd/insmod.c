@@ -93,42 +93,24 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct cli_store stores[] = {
+		{ 'f', .bits = &o->load_flags, .mask = LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION },
+		{ OPT_FORCE_VERMAGIC, .bits = &o->load_flags, .mask = LOAD_FORCE_VERMAGIC },
+		{ OPT_FORCE_MODVERSION, .bits = &o->load_flags, .mask = LOAD_FORCE_MODVERSION },
 		{ OPT_CHECK, .flag = &o->check_only },
 		{ OPT_VERIFY, .arg = &o->keyring_path },
 		{ OPT_BATCH, .flag = &o->batch },
+		{ OPT_FROM, .arg = &o->list_path, .flag = &o->batch },
+		{ OPT_MATCH_DEVICES, .flag = &o->match_devices },
+		{ OPT_MATCH_DEVICES, .flag = &o->batch },
 		{ 'J', .flag = &o->json },
+		{ 'b', .set = size_words_set_bytes },
 		{ 0 },
 	};
-	int c;
 
-	/* Options end at the file: what follows it are module parameters. */
-	while ((c = cli_next_option(argc, argv, "+fj:bJsvhV", longopts, stores)) != -1) {
-		switch (c) {
-		case 'f':
-			o->load_flags |= LOAD_FORCE_VERMAGIC | LOAD_FORCE_MODVERSION;
-			break;
-		case OPT_FORCE_VERMAGIC:
-			o->load_flags |= LOAD_FORCE_VERMAGIC;
-			break;
-		case OPT_FORCE_MODVERSION:
-			o->load_flags |= LOAD_FORCE_MODVERSION;
-			break;
-		case OPT_FROM:
-			o->list_path = optarg;
-			o->batch = true;
-			break;
-		case OPT_MATCH_DEVICES:
-			o->match_devices = true;
-			o->batch = true;
-			break;
-		case 'j':
-			o->jobs = parse_jobs(optarg);
-			break;
-		case 'b':
-			size_words_set_bytes(true);
-			break;
-		}
-	}
+	/* Options end at the file: what follows it are module parameters.
+	 * Only -j is left to read here. */
+	while (cli_next_option(argc, argv, "+fj:bJsvhV", longopts, stores) != -1)
+		o->jobs = parse_jobs(optarg);
 	/* In a batch, options may also follow files; after "--" nothing is
 	 * an option, and a file may begin with '-'. */
 	if (o->batch && optind < argc && argv[optind][0] == '-' && argv[optind][1] &&
@@ -151,28 +133,18 @@ static int parse_options(int argc, char *argv[], struct insmod_opts *o)
 
 static const char *result_word(const struct load_job *j)
 {
-	if (job_already_loaded(j))
-		return "present";
-	switch (j->result) {
-	case JOB_LOADED:
-		return "loaded";
-	case JOB_CHECKED:
-		return "ok";
-	case JOB_REFUSED:
-		return "refused";
-	case JOB_FAILED:
-		return "failed";
-	case JOB_SKIPPED:
-		return "skipped";
-	case JOB_UNMATCHED:
-		return "unmatched";
-	default:
-		return "not_started"; /* a stop signal came first */
-	}
+	static const char *const words[] = {
+		[JOB_PENDING] = "not_started", /* a stop signal came first */
+		[JOB_LOADED] = "loaded",       [JOB_CHECKED] = "ok",
+		[JOB_REFUSED] = "refused",     [JOB_FAILED] = "failed",
+		[JOB_SKIPPED] = "skipped",     [JOB_UNMATCHED] = "unmatched",
+	};
+	return job_already_loaded(j) ? "present" : words[j->result];
 }
 
 struct tally {
-	size_t loaded, checked, refused, failed, skipped, unmatched, rotted, not_started;
+	size_t by[JOB_UNMATCHED + 1]; /* how many ended with each result (PENDING: not started) */
+	size_t rotted;
 	size_t present; /* not loaded only because live already: not failures */
 	size_t refused_percpu, failed_percpu; /* for want of per-CPU reserve */
 	uint64_t rot_bytes;
@@ -188,29 +160,7 @@ static struct tally count(const struct load_job *jobs, size_t n)
 			t.present++;
 			continue;
 		}
-		switch (j->result) {
-		case JOB_LOADED:
-			t.loaded++;
-			break;
-		case JOB_CHECKED:
-			t.checked++;
-			break;
-		case JOB_REFUSED:
-			t.refused++;
-			break;
-		case JOB_FAILED:
-			t.failed++;
-			break;
-		case JOB_SKIPPED:
-			t.skipped++;
-			break;
-		case JOB_UNMATCHED:
-			t.unmatched++;
-			break;
-		case JOB_PENDING:
-			t.not_started++;
-			break;
-		}
+		t.by[j->result]++;
 		/* A file that could not be read or a kernel that said no has an
 		 * errno; a preflight refusal is the module's own fault; a module
 		 * skipped for its dependency only follows from that one. */
@@ -262,19 +212,19 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 	json_open_object(&w, JK_SUMMARY);
 	report_json_summary_common(&w, check, t->outcome.failures, taint);
 	json_u64(&w, JK_FILES, n);
-	json_u64(&w, JK_LOADED, t->loaded);
-	json_u64(&w, JK_OK, t->checked);
-	json_u64(&w, JK_REFUSED, t->refused);
+	json_u64(&w, JK_LOADED, t->by[JOB_LOADED]);
+	json_u64(&w, JK_OK, t->by[JOB_CHECKED]);
+	json_u64(&w, JK_REFUSED, t->by[JOB_REFUSED]);
 	json_u64(&w, JK_REFUSED_PERCPU, t->refused_percpu);
-	json_u64(&w, JK_FAILED, t->failed);
+	json_u64(&w, JK_FAILED, t->by[JOB_FAILED]);
 	json_u64(&w, JK_FAILED_PERCPU, t->failed_percpu);
-	json_u64(&w, JK_SKIPPED, t->skipped);
-	json_u64(&w, JK_UNMATCHED, t->unmatched);
+	json_u64(&w, JK_SKIPPED, t->by[JOB_SKIPPED]);
+	json_u64(&w, JK_UNMATCHED, t->by[JOB_UNMATCHED]);
 	json_u64(&w, JK_PRESENT, t->present);
 	json_u64(&w, JK_ROTTED, t->rotted);
 	json_u64(&w, JK_ROTTED_BYTES, t->rot_bytes);
 	/* Told to stop: what never started, and that the run was cut short. */
-	json_u64(&w, JK_NOT_STARTED, t->not_started);
+	json_u64(&w, JK_NOT_STARTED, t->by[JOB_PENDING]);
 	json_bool(&w, JK_INTERRUPTED, stop_signal() != 0);
 	json_close_object(&w);
 	return json_finish(&w);
@@ -292,28 +242,29 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 {
 	if (matching) {
 		printf("%zu of %zu modules match a present device (or one that does needs them)\n",
-		       n - t->unmatched, n);
-		n -= t->unmatched;
+		       n - t->by[JOB_UNMATCHED], n);
+		n -= t->by[JOB_UNMATCHED];
 	}
 	if (check) {
-		printf("%zu of %zu would load, %zu refused", t->checked, n, t->refused);
+		printf("%zu of %zu would load, %zu refused", t->by[JOB_CHECKED], n,
+		       t->by[JOB_REFUSED]);
 		percpu_note(t->refused_percpu, "(", ")");
-		printf(", %zu skipped", t->skipped);
+		printf(", %zu skipped", t->by[JOB_SKIPPED]);
 	} else {
-		printf("%zu of %zu loaded, %zu failed", t->loaded, n, t->failed);
+		printf("%zu of %zu loaded, %zu failed", t->by[JOB_LOADED], n, t->by[JOB_FAILED]);
 		char size[SIZE_WORDS_MAX];
 		if (t->rotted)
 			printf(" (%zu left rot: %s%s", t->rotted,
 			       size_words(t->rot_bytes, "bytes", size), t->failed_percpu ? "" : ")");
 		percpu_note(t->failed_percpu, t->rotted ? "; " : "(", ")");
-		printf(", %zu refused before loading", t->refused);
+		printf(", %zu refused before loading", t->by[JOB_REFUSED]);
 		percpu_note(t->refused_percpu, "(", ")");
-		printf(", %zu skipped", t->skipped);
+		printf(", %zu skipped", t->by[JOB_SKIPPED]);
 	}
 	if (t->present)
 		printf(", %zu loaded already", t->present);
-	if (t->not_started)
-		printf(", %zu not started", t->not_started);
+	if (t->by[JOB_PENDING])
+		printf(", %zu not started", t->by[JOB_PENDING]);
 	putchar('\n');
 }
 
@@ -381,18 +332,16 @@ int main(int argc, char *argv[])
 	int taint_err = 0;
 	if (status == CLI_EXIT_OK) {
 		if (o.json)
-			taint_err = run_taint_before(&taint);
+			taint_err = run_taint_before(&taint, NULL);
 		err = batch_run(jobs, n, &env);
 	}
 
 	struct tally t = count(jobs, n);
 	int out = 0;
 	if (status == CLI_EXIT_OK && err == 0 && o.json) {
-		int after_err = run_taint_after(&taint, o.check_only, 0);
 		if (taint_err < 0)
 			cli_outcome_failed(&t.outcome, taint_err);
-		if (after_err < 0)
-			cli_outcome_failed(&t.outcome, after_err);
+		run_taint_after(&taint, o.check_only, 0, &t.outcome);
 		out = print_json(jobs, n, &t, o.check_only, &taint);
 	} else if (status == CLI_EXIT_OK && err == 0 && o.batch) {
 		print_summary(&t, n, o.check_only, o.match_devices);
@@ -415,7 +364,7 @@ int main(int argc, char *argv[])
 		if (err == -ENOMEM || out == -ENOMEM)
 			cli_error("out of memory");
 		cli_error("interrupted by %s: %zu of %zu %s not started", stop_signal_name(),
-			  t.not_started, n, n == 1 ? "module was" : "modules were");
+			  t.by[JOB_PENDING], n, n == 1 ? "module was" : "modules were");
 		return stop_exit_code();
 	}
 	if (err == -ENOMEM || out == -ENOMEM) {

@@ -54,22 +54,15 @@ static void json_params(struct json_writer *w, const struct modinfo_record *r)
 static void json_verify(struct json_writer *w, const struct modinfo_verify *v)
 {
 	json_open_object(w, JK_VERIFY);
+	/* Not checked: status, signer and key are unknown; an empty signer or
+	 * key is one the signature does not name. */
+	const char *signer = v->checked ? rot_sig_info_signer(v->sig) : "";
+	const char *key = v->checked ? rot_sig_info_key_id(v->sig) : "";
 	json_bool(w, JK_VALID, v->checked && rot_sig_info_status(v->sig) == ROT_SIG_VALID);
-	if (v->checked) {
-		json_string(w, JK_STATUS, sig_status_word(rot_sig_info_status(v->sig)));
-		if (rot_sig_info_signer(v->sig)[0])
-			json_string(w, JK_SIGNER, rot_sig_info_signer(v->sig));
-		else
-			json_null(w, JK_SIGNER);
-		if (rot_sig_info_key_id(v->sig)[0])
-			json_string(w, JK_KEY_ID, rot_sig_info_key_id(v->sig));
-		else
-			json_null(w, JK_KEY_ID);
-	} else {
-		json_null(w, JK_STATUS);
-		json_null(w, JK_SIGNER);
-		json_null(w, JK_KEY_ID);
-	}
+	json_string_or_null(w, JK_STATUS,
+			    v->checked ? sig_status_word(rot_sig_info_status(v->sig)) : NULL);
+	json_string_or_null(w, JK_SIGNER, signer[0] ? signer : NULL);
+	json_string_or_null(w, JK_KEY_ID, key[0] ? key : NULL);
 	json_string(w, JK_MESSAGE, v->why);
 	json_close_object(w);
 }
@@ -82,10 +75,7 @@ int modinfo_json_print(struct json_writer *w, const struct modinfo_record *r)
 	json_open_object(w, NULL);
 	json_string(w, JK_ARGUMENT, r->argument);
 	json_string(w, JK_NAME, r->name);
-	if (r->filename)
-		json_string(w, JK_FILENAME, r->filename);
-	else
-		json_null(w, JK_FILENAME);
+	json_string_or_null(w, JK_FILENAME, r->filename);
 	json_bool(w, JK_BUILTIN, r->filename == NULL);
 	json_open_array(w, JK_INFO);
 	kmod_list_foreach(l, r->info)

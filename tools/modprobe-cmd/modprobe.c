@@ -140,15 +140,9 @@ static char **options_from_env(int *argc, char **argv, char **store, int *nenv)
 static void env_append(const char *word)
 {
 	const char *old = getenv("MODPROBE_OPTIONS");
-	size_t ol = old ? strlen(old) : 0, wl = strlen(word);
-	char *v = malloc(ol + wl + 2);
-	if (!v)
+	char *v;
+	if (asprintf(&v, "%s%s%s", old ? old : "", old ? " " : "", word) < 0)
 		return;
-	if (old) {
-		memcpy(v, old, ol);
-		v[ol++] = ' ';
-	}
-	memcpy(v + ol, word, wl + 1);
 	setenv("MODPROBE_OPTIONS", v, 1);
 	free(v);
 }
@@ -166,16 +160,11 @@ static void env_append_path(const char *path)
 		cli_usage_fail("-C %s: a path with both kinds of quote, or a newline, cannot be "
 			       "passed on to install commands in MODPROBE_OPTIONS",
 			       path);
-	size_t len = strlen(path);
-	char *word = malloc(len + 3);
-	if (!word) {
+	char *word;
+	if (asprintf(&word, "%c%s%c", quote, path, quote) < 0) {
 		cli_error("out of memory");
 		exit(CLI_EXIT_PARTIAL);
 	}
-	word[0] = quote;
-	memcpy(word + 1, path, len);
-	word[len + 1] = quote;
-	word[len + 2] = '\0';
 	env_append(word);
 	free(word);
 }
@@ -277,6 +266,7 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		{ OPT_RECLAIM, .flag = &o->reclaim },
 		{ 'd', .arg = &o->root },
 		{ 'S', .arg = &o->kversion },
+		{ OPT_BYTES, .set = size_words_set_bytes },
 		{ 0 },
 	};
 	int c, verbosity_at_quiet = 0;
@@ -309,9 +299,6 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 			verbosity_at_quiet = cli_verbosity();
 			if (!inherited)
 				env_append("-q");
-			break;
-		case OPT_BYTES:
-			size_words_set_bytes(true);
 			break;
 		}
 	}
@@ -424,10 +411,8 @@ static void summarise(struct modprobe_run *r, struct run_taint *taint)
 	if (!o->remove || !r->rot)
 		return;
 	if (o->reclaim && r->reclaimed_any) {
-		int err = run_taint_after(taint, o->dry_run, ROT_TAINT_FORCED_RMMOD);
-		if (err < 0)
-			cli_outcome_failed(&r->outcome, err);
-		else if (taint->before_known && taint->after_known)
+		int err = run_taint_after(taint, o->dry_run, ROT_TAINT_FORCED_RMMOD, &r->outcome);
+		if (err == 0 && taint->before_known && taint->after_known)
 			report_taint_change(taint->before, taint->after, o->dry_run);
 		return;
 	}
@@ -514,7 +499,7 @@ int main(int argc, char *argv[])
 			code = CLI_EXIT_UNSUPPORTED;
 			goto out;
 		}
-		if (o.reclaim && run_taint_before(&taint) < 0)
+		if (o.reclaim && run_taint_before(&taint, NULL) < 0)
 			cli_outcome_failed(&r.outcome, -EIO);
 	}
 	run(&r, args, nargs);

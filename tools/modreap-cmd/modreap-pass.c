@@ -26,26 +26,25 @@ static int remember(struct reap_run *r, const struct rot_group *g, uint64_t perc
 	r->instances += g->instances;
 	r->bytes += g->bytes;
 	r->percpu += percpu;
-	for (size_t i = 0; i < r->nreaped; i++) {
-		if (strcmp(r->reaped[i].name, g->name) == 0) {
-			r->reaped[i].instances += g->instances;
-			r->reaped[i].bytes += g->bytes;
-			r->reaped[i].percpu += percpu;
-			r->reaped[i].pass_instances += g->instances;
-			r->reaped[i].pass_bytes += g->bytes;
-			r->reaped[i].pass_percpu += percpu;
-			return 0;
-		}
+	struct reaped *e = NULL;
+	for (size_t i = 0; i < r->nreaped && !e; i++)
+		if (strcmp(r->reaped[i].name, g->name) == 0)
+			e = &r->reaped[i];
+	if (!e) {
+		struct reaped *grown = realloc(r->reaped, (r->nreaped + 1) * sizeof(*grown));
+		if (!grown)
+			return -ENOMEM;
+		r->reaped = grown;
+		e = &r->reaped[r->nreaped++];
+		*e = (struct reaped){ 0 };
+		snprintf(e->name, sizeof(e->name), "%s", g->name);
 	}
-	struct reaped *grown = realloc(r->reaped, (r->nreaped + 1) * sizeof(*grown));
-	if (!grown)
-		return -ENOMEM;
-	r->reaped = grown;
-	struct reaped *e = &r->reaped[r->nreaped++];
-	snprintf(e->name, sizeof(e->name), "%s", g->name);
-	e->instances = e->pass_instances = g->instances;
-	e->bytes = e->pass_bytes = g->bytes;
-	e->percpu = e->pass_percpu = percpu;
+	e->instances += g->instances;
+	e->bytes += g->bytes;
+	e->percpu += percpu;
+	e->pass_instances += g->instances;
+	e->pass_bytes += g->bytes;
+	e->pass_percpu += percpu;
 	return 0;
 }
 
@@ -397,11 +396,8 @@ struct reap_status reap_pass(struct reap_run *r, bool first)
 		return st;
 	}
 	/* The taint change cannot be told: the reclaims can still be done. */
-	if (first) {
-		int terr = run_taint_before(&r->taint);
-		if (terr < 0)
-			cli_outcome_failed(&r->outcome, terr);
-	}
+	if (first)
+		run_taint_before(&r->taint, &r->outcome);
 	st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (st.err < 0) {
 		rot_snapshot_free(snap);

@@ -241,9 +241,7 @@ int reap_print_summary(struct reap_run *r)
 {
 	const bool dry = r->opts->dry_run;
 
-	int terr = run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0);
-	if (terr < 0)
-		cli_outcome_failed(&r->outcome, terr);
+	run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0, &r->outcome);
 	if (r->opts->json)
 		return print_reclaim_json(r);
 	if (r->opts->quiet)

@@ -91,6 +91,11 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 		{ OPT_WATCH, .flag = &o->watch },
 		{ 'J', .flag = &o->json },
 		{ 'q', .flag = &o->quiet },
+		{ 'b', .set = size_words_set_bytes },
+		{ OPT_DOWN_TO, .size = &o->down_to, .flag = &o->has_down_to,
+		  .examples = "like 16M, 512K or 4096" },
+		{ OPT_PERCPU_FLOOR, .size = &o->floor, .flag = &o->has_floor,
+		  .examples = "like 4K, 1500 or 512" },
 		{ 0 },
 	};
 	bool has_interval = false;
@@ -100,34 +105,16 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	o->interval = 1.0;
 	while ((c = cli_next_option(argc, argv, "afnbJqhV", longopts, stores)) != -1) {
 		switch (c) {
-		case 'b':
-			size_words_set_bytes(true);
-			break;
-		case OPT_DOWN_TO:
-			if (cli_parse_size(optarg, &o->down_to) < 0)
-				cli_usage_fail("'%s' is not a size (like 16M, 512K or 4096)",
-					       optarg);
-			o->has_down_to = true;
-			break;
 		case OPT_PERCPU:
 			o->percpu = true;
 			/* --percpu SIZE as well as --percpu=SIZE: the word after it
 			 * is its size when it reads as one (no module is named so). */
 			if (!optarg && optind < argc &&
-			    cli_parse_size(argv[optind], &o->percpu_size) == 0) {
-				o->has_percpu_size = true;
-				optind++;
-			} else if (optarg) {
-				if (cli_parse_size(optarg, &o->percpu_size) < 0)
-					cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)",
-						       optarg);
-				o->has_percpu_size = true;
-			}
-			break;
-		case OPT_PERCPU_FLOOR:
-			if (cli_parse_size(optarg, &o->floor) < 0)
+			    cli_parse_size(argv[optind], &o->percpu_size) == 0)
+				optarg = argv[optind++];
+			if (optarg && cli_parse_size(optarg, &o->percpu_size) < 0)
 				cli_usage_fail("'%s' is not a size (like 4K, 1500 or 512)", optarg);
-			o->has_floor = true;
+			o->has_percpu_size |= optarg != NULL;
 			break;
 		case OPT_INTERVAL:
 			if (cli_parse_interval(optarg, &o->interval) < 0)
@@ -142,8 +129,7 @@ static void parse_options(int argc, char *argv[], struct reap_opts *o)
 	if (o->percpu && o->watch)
 		cli_usage_fail(
 			"--watch keeps per-CPU reserve free with --percpu-floor SIZE, not --percpu");
-	if ((o->all ? 1 : 0) + (o->has_down_to ? 1 : 0) + (o->nnames ? 1 : 0) + (o->percpu ? 1 : 0) >
-	    1)
+	if (o->all + o->has_down_to + (o->nnames > 0) + o->percpu > 1)
 		cli_usage_fail("NAME, --all, --down-to and --percpu exclude each other");
 	if (o->watch && o->nnames)
 		cli_usage_fail("--watch chooses the names itself: give no NAME");
@@ -195,9 +181,7 @@ static int reap_report(struct reap_run *r)
 	}
 	if (r->opts->json) {
 		/* Nothing is reclaimed: the taint is what it is, before and after. */
-		int terr = run_taint_before(&r->taint);
-		if (terr < 0)
-			cli_outcome_failed(&r->outcome, terr);
+		run_taint_before(&r->taint, &r->outcome);
 		r->taint.after_known = r->taint.before_known;
 		r->taint.after = r->taint.before;
 		r->rot_left = total_bytes(g, n);

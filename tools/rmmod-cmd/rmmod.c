@@ -69,22 +69,20 @@ static void parse_options(int argc, char *argv[], struct rmmod_opts *o)
 		{ OPT_UNUSED, OPT_REMOVE_HOLDERS },
 	};
 	const struct cli_store stores[] = {
+		{ 'f', .bits = &o->unload_flags, .mask = ROT_UNLOAD_FORCE },
 		{ 'J', .flag = &o->json },
 		{ OPT_UNUSED, .flag = &o->unused },
 		{ 'n', .flag = &o->dry_run },
 		{ OPT_REMOVE_HOLDERS, .flag = &o->remove_holders },
 		{ OPT_RECLAIM, .flag = &o->reclaim },
+		{ 'b', .set = size_words_set_bytes },
 		{ 0 },
 	};
-	int c;
 
 	cli_exclusive_options(exclusive, 1);
-	while ((c = cli_next_option(argc, argv, "fnbJsvhV", longopts, stores)) != -1) {
-		if (c == 'b')
-			size_words_set_bytes(true);
-		else if (c == 'f')
-			o->unload_flags |= ROT_UNLOAD_FORCE;
-	}
+	/* Every option is one of the table's, or the helper's own. */
+	while (cli_next_option(argc, argv, "fnbJsvhV", longopts, stores) != -1)
+		continue;
 	if (o->unused && optind < argc)
 		cli_usage_fail("--unused chooses the modules itself: give no MODULE");
 	if (o->dry_run && !o->unused)
@@ -126,7 +124,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	/* The taint change cannot be told: the reclaims can still be done. */
-	int taint_err = o.reclaim || o.json ? run_taint_before(&taint) : 0;
+	if (o.reclaim || o.json)
+		run_taint_before(&taint, &r.outcome);
 
 	int gone_err = gone_marks_init(&r.gone, r.snap);
 	r.failed = calloc(rot_snapshot_count(r.snap) + 1, sizeof(*r.failed));
@@ -137,8 +136,6 @@ int main(int argc, char *argv[])
 	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
 	if (r.talk && !o.json && !o.reclaim && rot_snapshot_has_rot(r.snap))
 		rmmod_read_percpu(&r);
-	if (taint_err < 0)
-		cli_outcome_failed(&r.outcome, taint_err);
 	/* Told to stop, a run finishes the unload in flight and starts no other. */
 	stop_signals_catch(true);
 
@@ -169,9 +166,7 @@ int main(int argc, char *argv[])
 			rmmod_unload_one(&r, name);
 	}
 	if (o.json) {
-		taint_err = run_taint_after(&taint, o.dry_run, 0);
-		if (taint_err < 0)
-			cli_outcome_failed(&r.outcome, taint_err);
+		run_taint_after(&taint, o.dry_run, 0, &r.outcome);
 		if (r.records_lost) {
 			cli_error("out of memory");
 			cli_outcome_failed(&r.outcome, -ENOMEM);
@@ -179,9 +174,7 @@ int main(int argc, char *argv[])
 			rmmod_print_json(&r, &taint);
 		}
 	} else if (o.reclaim && r.reclaimed) {
-		taint_err = run_taint_after(&taint, false, 0);
-		if (taint_err < 0)
-			cli_outcome_failed(&r.outcome, taint_err);
+		run_taint_after(&taint, false, 0, &r.outcome);
 		if (taint.before_known && taint.after_known)
 			report_taint_change(taint.before, taint.after, false);
 	}
