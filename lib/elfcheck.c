@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,10 +78,15 @@ static bool has_bytes(const struct shdr *s)
 	return s->type != SHT_NOBITS && s->type != SHT_NULL;
 }
 
-/* A string table is usable when it has bytes and its last one is NUL. */
-static bool string_table_ok(const struct image *im, const struct shdr *s)
+/* A string table is usable when it has bytes and its last one is NUL;
+ * when not, the image is malformed, and what names the table. */
+static bool string_table_ok(const struct image *im, const struct shdr *s, const char *what)
 {
-	return has_bytes(s) && s->size > 0 && im->p[s->offset + s->size - 1] == '\0';
+	if (!has_bytes(s) || s->size == 0)
+		malformed(im->res, "%s is empty", what);
+	else if (im->p[s->offset + s->size - 1] != '\0')
+		malformed(im->res, "%s does not end in a NUL byte", what);
+	return im->res->verdict == ELF_CHECK_OK;
 }
 
 struct extent {
@@ -188,29 +194,18 @@ static void check_symtab(const struct image *im, uint32_t idx)
 		return;
 	}
 	struct shdr str = shdr_at(im, s.link);
-	if (str.type != SHT_STRTAB || !has_bytes(&str) || str.size == 0) {
-		malformed(res, "the symbol table's string table is empty");
+	if (str.type != SHT_STRTAB)
+		str.type = SHT_NULL; /* no string table: as one without bytes */
+	if (!string_table_ok(im, &str, "the symbol table's string table"))
 		return;
-	}
-	if (!string_table_ok(im, &str)) {
-		malformed(res, "the symbol table's string table does not end in a NUL byte");
-		return;
-	}
+	/* Both classes' entries begin with st_name; st_shndx lies elsewhere in each. */
+	size_t shndx_at = im->is64 ? offsetof(Elf64_Sym, st_shndx) : offsetof(Elf32_Sym, st_shndx);
 	for (uint64_t i = 0; i < nsyms; i++) {
 		uint32_t name;
 		uint16_t shndx;
 		const unsigned char *at = im->p + s.offset + i * entsize;
-		if (im->is64) {
-			Elf64_Sym sym;
-			memcpy(&sym, at, sizeof(sym));
-			name = sym.st_name;
-			shndx = sym.st_shndx;
-		} else {
-			Elf32_Sym sym;
-			memcpy(&sym, at, sizeof(sym));
-			name = sym.st_name;
-			shndx = sym.st_shndx;
-		}
+		memcpy(&name, at, sizeof(name));
+		memcpy(&shndx, at + shndx_at, sizeof(shndx));
 		if (name >= str.size) {
 			malformed(res, "symbol %llu's name lies outside the string table",
 				  (unsigned long long)i);
@@ -229,14 +224,8 @@ static void check_sections(const struct image *im, uint32_t shstrndx)
 {
 	struct elf_check *res = im->res;
 	struct shdr strs = shdr_at(im, shstrndx);
-	if (!has_bytes(&strs) || strs.size == 0) {
-		malformed(res, "the section name table is empty");
+	if (!string_table_ok(im, &strs, "the section name table"))
 		return;
-	}
-	if (!string_table_ok(im, &strs)) {
-		malformed(res, "the section name table does not end in a NUL byte");
-		return;
-	}
 	struct shdr zero = shdr_at(im, 0);
 	if (zero.type != SHT_NULL || zero.size != 0) {
 		malformed(res, "section 0 is not the null section");
