@@ -189,11 +189,11 @@ static int providers_find(struct rot_usage_ctx *c)
 	return 0;
 }
 
-/* Whether name provides type (one of its fs- aliases). */
+/* Whether name provides type (one of its fs- aliases), or with type NULL any type. */
 static bool provides(const struct rot_usage_ctx *c, const char *name, const char *type)
 {
 	for (size_t i = 0; i < c->np; i++)
-		if (!strcmp(c->p[i].name, name) && fs_type_is(type, c->p[i].type))
+		if (!strcmp(c->p[i].name, name) && (!type || fs_type_is(type, c->p[i].type)))
 			return true;
 	return false;
 }
@@ -207,15 +207,6 @@ static int moddir_path(const char *moddir, char *path, size_t cap)
 	if (uname(&u) < 0)
 		return -errno;
 	return snprintf(path, cap, "/lib/modules/%s", u.release) < (int)cap ? 0 : -ENAMETOOLONG;
-}
-
-/* Whether name provides any file system type. */
-static bool provides_any(const struct rot_usage_ctx *c, const char *name)
-{
-	for (size_t i = 0; i < c->np; i++)
-		if (!strcmp(c->p[i].name, name))
-			return true;
-	return false;
 }
 
 /* The text index. Missing, with the module directory or not, it tells
@@ -261,7 +252,6 @@ int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
 		       struct rot_usage_ctx **out, char *what, size_t cap)
 {
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
-	int err;
 
 	*out = NULL;
 	if (what && cap)
@@ -271,12 +261,8 @@ int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
 	/* The kernel says what uses a module: a stock kernel (references) or
 	 * one of revision 4 (D5: pins). Without a snapshot, it is guessed. */
 	c->kernel_knows = snap && (!rot_snapshot_has_rot(snap) || rot_snapshot_has_pins(snap));
-	if (c->kernel_knows) {
-		*out = c;
-		return 0;
-	}
-	err = alias_read(c, moddir, what, cap);
-	if (!err)
+	int err = c->kernel_knows ? 0 : alias_read(c, moddir, what, cap);
+	if (!err && !c->kernel_knows)
 		err = providers_find(c);
 	if (err) {
 		rot_usage_ctx_free(c);
@@ -339,7 +325,7 @@ static int usage_of(const struct rot_usage_ctx *cc, const struct rot_snapshot *s
 		/* made for a kernel that tells, asked of one that does not */
 		snprintf(c->what, sizeof(c->what), "/proc/module_pins");
 		return -EXDEV;
-	} else if (c && provides_any(c, name)) {
+	} else if (c && provides(c, name, NULL)) {
 		int err = tables_need(c);
 		if (err < 0) {
 			if (!c->what[0])
