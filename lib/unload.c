@@ -463,9 +463,8 @@ int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_
 	 * the references (stock), which rot_module_unload_check() adds */
 	if (rot_module_live_holders(snap, m, gone))
 		return -EWOULDBLOCK;
-	if (rot_module_state(m) != ROT_STATE_LIVE)
-		return -EBUSY;
-	if (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE))
+	if (rot_module_state(m) != ROT_STATE_LIVE ||
+	    (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE)))
 		return -EBUSY;
 	return rot_module_unload_check(snap, m, gone, unload_flags);
 }
