@@ -318,11 +318,10 @@ static struct rot_modfile *modfile_new(const char *path)
 	return mf;
 }
 
-/* Everything after reading: decompress, then look inside. */
-static int examine(struct rot_modfile *mf, struct rot_modfile **out)
+/* Everything after reading (err: what reading answered): decompress, then look inside. */
+static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 {
-	int err = 0;
-	if (mf->problem == ROT_PROBLEM_NONE)
+	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
 		err = decompress(mf);
 	if (err == 0 && mf->problem == ROT_PROBLEM_NONE) {
 		err = inspect_elf(mf);
@@ -344,12 +343,7 @@ int rot_modfile_read(const char *path, struct rot_modfile **out)
 	struct rot_modfile *mf = modfile_new(path);
 	if (!mf)
 		return -ENOMEM;
-	int err = read_file(mf);
-	if (err < 0) {
-		rot_modfile_free(mf);
-		return err;
-	}
-	return examine(mf, out);
+	return examine(mf, read_file(mf), out);
 }
 
 int rot_modfile_check(const char *path, void **image, size_t *image_len)
@@ -398,20 +392,20 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
 {
 	struct rot_modfile *mf = modfile_new(path);
+	int err = 0;
 	if (!mf)
 		return -ENOMEM;
 	if (len > MODFILE_LIMIT) {
 		set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
 	} else if (!(mf->raw = malloc(len + 1))) {
-		rot_modfile_free(mf);
-		return -ENOMEM;
+		err = -ENOMEM;
 	} else {
 		memcpy(mf->raw, buf, len);
 		mf->raw_len = len;
 		if (len == 0)
 			mf->problem = ROT_PROBLEM_EMPTY;
 	}
-	return examine(mf, out);
+	return examine(mf, err, out);
 }
 
 void rot_modfile_free(struct rot_modfile *mf)
