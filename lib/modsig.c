@@ -298,27 +298,6 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 	return parse_pkcs7(image + info->content_len, sig_len, info, out);
 }
 
-static int inspect_into(const void *image, size_t len, struct rot_sig_info *info)
-{
-	CMS_ContentInfo *cms;
-	/* Without the trailer's magic the image is unsigned, and
-	 * parse_trailer() says so before any OpenSSL call: no libcrypto
-	 * opened, nor started (its configuration read, its error texts
-	 * loaded: a million instructions) by ERR_clear_error() for nothing. */
-	if (!ends_in_magic(image, len))
-		return parse_trailer(image, len, info, &cms);
-	int err = dl_crypto();
-	if (err < 0)
-		return err;
-	/* OpenSSL's error queue is per thread and left as found: empty. The
-	 * details quote its first error, so that one must be ours. */
-	ERR_clear_error();
-	err = parse_trailer(image, len, info, &cms);
-	CMS_ContentInfo_free(cms);
-	ERR_clear_error();
-	return err;
-}
-
 static X509 *keyring_find(const struct rot_keyring *kr, CMS_SignerInfo *si)
 {
 	int n = kr ? sk_X509_num(kr->certs) : 0;
@@ -376,31 +355,34 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	return oom ? -ENOMEM : 0;
 }
 
-static int verify_into(const struct rot_keyring *kr, const void *image, size_t len,
-		       struct rot_sig_info *info)
-{
-	int err = dl_crypto();
-	if (err < 0)
-		return err;
-	CMS_ContentInfo *cms;
-	ERR_clear_error();
-	err = parse_trailer(image, len, info, &cms);
-	if (err == 0 && cms)
-		err = verify_cms(kr, cms, image, info);
-	CMS_ContentInfo_free(cms);
-	ERR_clear_error();
-	return err;
-}
-
-/* A new info, filled by inspect_into() or verify_into(): kr NULL inspects. */
+/* A new info: verify checks the signature against kr, else it is only
+ * inspected. */
 static int sig_info_new(const struct rot_keyring *kr, bool verify, const void *image, size_t len,
 			struct rot_sig_info **out)
 {
+	CMS_ContentInfo *cms;
 	*out = NULL;
 	struct rot_sig_info *info = calloc(1, sizeof(*info));
 	if (!info)
 		return -ENOMEM;
-	int err = verify ? verify_into(kr, image, len, info) : inspect_into(image, len, info);
+	/* Without the trailer's magic the image is unsigned, and
+	 * parse_trailer() says so before any OpenSSL call: an inspection then
+	 * opens no libcrypto, nor starts it (its configuration read, its error
+	 * texts loaded: a million instructions) by ERR_clear_error() for
+	 * nothing. */
+	int err = 0;
+	if (!verify && !ends_in_magic(image, len)) {
+		err = parse_trailer(image, len, info, &cms);
+	} else if ((err = dl_crypto()) == 0) {
+		/* OpenSSL's error queue is per thread and left as found: empty.
+		 * The details quote its first error, so that one must be ours. */
+		ERR_clear_error();
+		err = parse_trailer(image, len, info, &cms);
+		if (err == 0 && cms && verify)
+			err = verify_cms(kr, cms, image, info);
+		CMS_ContentInfo_free(cms);
+		ERR_clear_error();
+	}
 	if (err < 0) {
 		free(info);
 		return err;
