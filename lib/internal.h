@@ -38,9 +38,10 @@ ssize_t file_read(int fd, void *buf, size_t len);
  * from where its offset stands; closes fd. */
 int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, size_t *len);
 
-/* Records where a kernel file is malformed (see rot_parse_error_last());
- * returns -EPROTO. */
-int parse_error_set(const char *file, size_t line, const char *reason);
+/* A parse of a kernel file that failed with err: -EPROTO or -ERANGE (a
+ * malformed file) records where and why (see rot_parse_error_last()) and
+ * returns -EPROTO; any other err (no memory) is returned as it is. */
+int parse_failed(int err, const char *file, size_t line, const char *reason);
 void parse_error_clear(void);
 
 /* ---- kernel-file fields (snapshot.c), for every /proc parser ---- */

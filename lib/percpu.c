@@ -117,13 +117,6 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 	return 0;
 }
 
-static int parse_failed(int err, size_t line, const char *reason)
-{
-	if (err == -EPROTO || err == -ERANGE)
-		return parse_error_set(FILE_NAME, line, reason);
-	return err;
-}
-
 /* Takes ownership of buf (NUL-terminated at len). */
 static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 {
@@ -176,7 +169,7 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 	}
 	if (err < 0) {
 		rot_percpu_free(pc);
-		return parse_failed(err, lineno, reason);
+		return parse_failed(err, FILE_NAME, lineno, reason);
 	}
 	*out = pc;
 	return 0;

@@ -102,7 +102,7 @@ static int facts_read(struct rot_kernel_facts *facts)
 		bool whole = len == 1 || (len == 2 && v[1] == '\n');
 		free(v);
 		if (!(y || n) || !whole)
-			return parse_error_set(sig_file, 1, "not Y or N");
+			return parse_failed(-EPROTO, sig_file, 1, "not Y or N");
 		facts->sig_support = true;
 		facts->sig_enforce = y;
 	}

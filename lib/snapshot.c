@@ -427,13 +427,6 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 	return parse_holders(f[F_HOLDERS], (size_t)(f[F_STATE] - f[F_HOLDERS]) - 1, m, k, reason);
 }
 
-static int parse_failed(int err, const char *file, size_t line, const char *reason)
-{
-	if (err == -EPROTO || err == -ERANGE)
-		return parse_error_set(file, line, reason);
-	return err;
-}
-
 /* Parses every line of buf (len bytes and a NUL) into the sink. */
 static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 {
