@@ -97,22 +97,17 @@ void rot_symbols_free(struct rot_symbols *set)
 
 int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out)
 {
-	struct rot_symbols *want, *found = NULL;
+	struct rot_symbols *want = NULL, *found = NULL;
 	char *buf;
 	size_t len;
-	int err;
 
-	if ((err = rot_symbols_new(&want)) < 0)
-		return err;
+	int err = rot_symbols_new(&want);
 	for (size_t i = 0; i < nwanted && err == 0; i++)
 		err = rot_symbols_add(want, wanted[i]);
 	if (err == 0)
 		err = rot_symbols_new(&found);
-	if (err < 0) {
-		rot_symbols_free(want);
-		return err;
-	}
-	err = proc_read_whole("/proc/kallsyms", &buf, &len);
+	if (err == 0)
+		err = proc_read_whole("/proc/kallsyms", &buf, &len);
 	if (err < 0) {
 		rot_symbols_free(want);
 		rot_symbols_free(found);
