@@ -340,14 +340,12 @@ static int lock_dir_open(const char *dir)
 	if (dfd < 0)
 		return -errno;
 	struct stat st;
-	if (fstat(dfd, &st) < 0) {
-		int err = -errno;
+	int err = fstat(dfd, &st) < 0 ? -errno : 0;
+	if (!err && (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)))
+		err = -EPERM;
+	if (err < 0) {
 		close(dfd);
 		return err;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		close(dfd);
-		return -EPERM;
 	}
 	return dfd;
 }
@@ -380,15 +378,6 @@ static int lock_file_open(void)
 		return -EPERM;
 	}
 	return fd;
-}
-
-/* The process that holds the lock, or 0 when it was let go meanwhile. */
-static pid_t lock_holder(int fd)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
-		return 0;
-	return fl.l_pid > 0 ? fl.l_pid : 0;
 }
 
 static uint64_t now_ms(void)
@@ -424,12 +413,14 @@ int rot_reclaim_lock(unsigned timeout_ms, pid_t *holder)
 		 * refuses every lock with EACCES and cannot even be asked who
 		 * holds one (EINVAL): nobody can hold this one, so it is ours. */
 		struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		if (fcntl(fd, F_GETLK, &probe) < 0 && errno == EINVAL)
+		bool asked = fcntl(fd, F_GETLK, &probe) == 0;
+		if (!asked && errno == EINVAL)
 			return fd;
 		uint64_t now = now_ms();
 		if (now >= deadline) {
-			if (holder)
-				*holder = lock_holder(fd);
+			/* who holds it, or 0 when it was let go meanwhile */
+			if (holder && asked && probe.l_type != F_UNLCK && probe.l_pid > 0)
+				*holder = probe.l_pid;
 			close(fd);
 			return -ETIMEDOUT;
 		}
