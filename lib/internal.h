@@ -51,6 +51,9 @@ int parse_u64(const char *s, unsigned base, uint64_t *out);
 int parse_state(const char *s, size_t len, enum rot_state *state);
 /* What the kernel can print as a module's name (no '/', not "." or ".."). */
 bool valid_name(const char *s, size_t len);
+/* Room for need elements of size in the array *arr points to (its
+ * capacity *cap, grown by doubling from 16): false without memory. */
+bool array_reserve(void *arr, size_t *cap, size_t need, size_t size);
 /* Splits a line, from line to its newline or to end (a NUL), at each blank,
  * in place: the first max fields go to f, the newline (or end) becomes a
  * NUL at *eol. The number of fields, more than max if there are, or 0

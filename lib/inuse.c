@@ -110,14 +110,8 @@ static int mounts_parse(struct rot_usage_ctx *c, const struct mntns_table *t, si
 		char *target, *type;
 		if (!mount_fields(l, &target, &type))
 			return -EBADMSG;
-		if (c->n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 16;
-			struct mount_entry *nv = realloc(c->v, ncap * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			c->v = nv;
-			*cap = ncap;
-		}
+		if (!array_reserve(&c->v, cap, c->n + 1, sizeof(*c->v)))
+			return -ENOMEM;
 		c->v[c->n++] = (struct mount_entry){ .type = type, .target = target, .pid = t->pid };
 	}
 	return c->n > before ? 0 : -EBADMSG;
@@ -176,14 +170,8 @@ static int providers_find(struct rot_usage_ctx *c)
 		for (char *p = name; *p; p++)
 			if (*p == '-')
 				*p = '_';
-		if (c->np == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct provider *np = realloc(c->p, ncap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			c->p = np;
-			cap = ncap;
-		}
+		if (!array_reserve(&c->p, &cap, c->np + 1, sizeof(*c->p)))
+			return -ENOMEM;
 		c->p[c->np++] = (struct provider){ type, name };
 	}
 	return 0;

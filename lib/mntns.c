@@ -208,15 +208,9 @@ static int pids_list(const char *proc, long **out, size_t *count)
 		long pid = strtol(p, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			long *nv = realloc(v, ncap * sizeof(*v));
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = ncap;
+		if (!array_reserve(&v, &cap, n + 1, sizeof(*v))) {
+			err = -ENOMEM;
+			break;
 		}
 		v[n++] = pid;
 	}

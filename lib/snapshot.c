@@ -172,8 +172,7 @@ struct line_sink {
 	size_t keys_cap;
 };
 
-/* Room for need elements of size in *arr (grown by doubling). */
-static bool reserve(void *arr, size_t *cap, size_t need, size_t size)
+bool array_reserve(void *arr, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return true;
@@ -262,7 +261,7 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 		} else if (n == UINT16_MAX) {
 			*reason = "more than 65535 holders";
 			return -ERANGE;
-		} else if (!reserve(&k->keys, &k->keys_cap, n + 1, sizeof(*k->keys))) {
+		} else if (!array_reserve(&k->keys, &k->keys_cap, n + 1, sizeof(*k->keys))) {
 			return -ENOMEM;
 		} else {
 			/* The running kernel's char decides a byte above 0x7f. */
@@ -272,7 +271,7 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 		}
 		tok = comma + 1;
 	}
-	if (!reserve(&k->pool, &k->pool_cap, k->pool_used + n, sizeof(*k->pool)))
+	if (!array_reserve(&k->pool, &k->pool_cap, k->pool_used + n, sizeof(*k->pool)))
 		return -ENOMEM;
 	sort_holders_sysfs_order(k->keys, n);
 	for (size_t i = 0; i < n; i++)
@@ -439,7 +438,7 @@ static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 			line++;
 			continue;
 		}
-		if (!reserve(&k->mods, &k->cap, k->count + 1, sizeof(*k->mods)))
+		if (!array_reserve(&k->mods, &k->cap, k->count + 1, sizeof(*k->mods)))
 			return -ENOMEM;
 		struct rot_module *m = &k->mods[k->count];
 		const char *reason = NULL;
