@@ -195,19 +195,16 @@ static int size_now(const char *name, uint64_t *size)
 static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 			    struct rot_reclaim_result *res)
 {
-	size_t left;
-	uint64_t left_bytes;
+	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
+	uint64_t left_bytes = 0;
 
 	if (res->freed == seen->instances) {
 		res->bytes = seen->bytes;
 		return;
 	}
 	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
-	if (err < 0) {
+	if (err < 0)
 		res->recount_err = err;
-		left = 0;
-		left_bytes = 0;
-	}
 	struct reclaim_seen s = *seen;
 	if (!s.unit && reclaim_needs_unit(seen, res->freed, left) &&
 	    (err = size_now(name, &s.unit)) < 0)
@@ -219,12 +216,12 @@ static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 			    struct rot_reclaim_result *res)
 {
-	size_t left;
-	uint64_t left_bytes;
+	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
+	uint64_t left_bytes = 0;
 	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
 	if (err < 0)
 		res->recount_err = err;
-	if (err < 0 || left == 0) {
+	if (left == 0) {
 		left = seen->instances;
 		left_bytes = seen->bytes;
 	}
