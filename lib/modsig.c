@@ -185,10 +185,12 @@ static void describe_cert(X509 *cert, struct rot_sig_info *info)
 		copy_serial(info->key_id, sizeof(info->key_id), X509_get0_serialNumber(cert));
 }
 
-static void malformed(struct rot_sig_info *info, const char *why)
+/* A verdict on the signature, not a failure to read it: returns 0. */
+static int malformed(struct rot_sig_info *info, const char *why)
 {
 	info->status = ROT_SIG_MALFORMED;
 	snprintf(info->detail, sizeof(info->detail), "%s", why);
+	return 0;
 }
 
 /* The PKCS#7 message must be what sign-file makes: detached signed data
@@ -271,29 +273,23 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 	info->content_len = 0;
 	size_t rest = len - MAGIC_LEN;
 	struct sig_trailer t;
-	if (rest < sizeof(t)) {
-		malformed(info, "signature info is truncated");
-		return 0;
-	}
+	if (rest < sizeof(t))
+		return malformed(info, "signature info is truncated");
 	rest -= sizeof(t);
 	memcpy(&t, image + rest, sizeof(t));
 	size_t sig_len = (size_t)t.sig_len[0] << 24 | (size_t)t.sig_len[1] << 16 |
 			 (size_t)t.sig_len[2] << 8 | t.sig_len[3];
 	/* The kernel wants at least one byte of module before the signature. */
-	if (sig_len == 0 || sig_len >= rest) {
-		malformed(info, "signature length does not fit the image");
-		return 0;
-	}
+	if (sig_len == 0 || sig_len >= rest)
+		return malformed(info, "signature length does not fit the image");
 	info->content_len = rest - sig_len;
 
 	if (t.id_type != PKEY_ID_PKCS7) {
 		info->status = ROT_SIG_UNSUPPORTED;
 		return 0;
 	}
-	if (t.algo || t.hash || t.signer_len || t.key_id_len || t.pad[0] || t.pad[1] || t.pad[2]) {
-		malformed(info, "PKCS#7 signature info has non-zero parameters");
-		return 0;
-	}
+	if (t.algo || t.hash || t.signer_len || t.key_id_len || t.pad[0] || t.pad[1] || t.pad[2])
+		return malformed(info, "PKCS#7 signature info has non-zero parameters");
 	info->status = ROT_SIG_VALID;
 	return parse_pkcs7(image + info->content_len, sig_len, info, out);
 }
@@ -329,10 +325,8 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	}
 	describe_cert(first, info);
 
-	if (info->content_len > INT_MAX) {
-		malformed(info, "module too large to verify");
-		return 0;
-	}
+	if (info->content_len > INT_MAX)
+		return malformed(info, "module too large to verify");
 	/* OpenSSL 3.0's CMS_verify copies a memory BIO into one of its own and
 	 * leaks that copy when the message names a digest it cannot set up
 	 * (CMS_dataInit fails under CMS_BINARY). A buffering BIO in front is
