@@ -3,6 +3,7 @@
 #ifndef MODROT_INTERNAL_H
 #define MODROT_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,6 +55,12 @@ bool valid_name(const char *s, size_t len);
 /* Room for need elements of size in the array *arr points to (its
  * capacity *cap, grown by doubling from 16): false without memory. */
 bool array_reserve(void *arr, size_t *cap, size_t need, size_t size);
+/* A line a parser of a kernel file refuses: *reason says why; returns -EPROTO. */
+static inline int malformed_line(const char **reason, const char *why)
+{
+	*reason = why;
+	return -EPROTO;
+}
 /* Splits a line, from line to its newline or to end (a NUL), at each blank,
  * in place: the first max fields go to f, the newline (or end) becomes a
  * NUL at *eol. The number of fields, more than max if there are, or 0

@@ -229,10 +229,9 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 {
 	if (len == 1 && field[0] == '-')
 		return 0;
-	if (len == 0 || field[len - 1] != ',') {
-		*reason = "the holders field is not \"-\" nor a list ending in a comma";
-		return -EPROTO;
-	}
+	if (len == 0 || field[len - 1] != ',')
+		return malformed_line(reason,
+				      "the holders field is not \"-\" nor a list ending in a comma");
 	size_t n = 0;
 	for (char *tok = field; *tok;) {
 		unsigned long hash = 0;
@@ -249,15 +248,14 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 		*comma = '\0';
 		size_t tl = (size_t)(comma - tok);
 		if (tok[0] == '[') {
-			if (tl < 2 || tok[tl - 1] != ']') {
-				*reason = "a holder marker without its closing bracket";
-				return -EPROTO;
-			}
+			if (tl < 2 || tok[tl - 1] != ']')
+				return malformed_line(reason,
+						      "a holder marker without its closing bracket");
 			if (tl == 11 && memcmp(tok, "[permanent]", 11) == 0)
 				m->permanent = true;
 		} else if (!name_ok(tok, tl)) {
-			*reason = "a holder's name is empty, too long or not a module name";
-			return -EPROTO;
+			return malformed_line(
+				reason, "a holder's name is empty, too long or not a module name");
 		} else if (n == UINT16_MAX) {
 			*reason = "more than 65535 holders";
 			return -ERANGE;
@@ -339,26 +337,18 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 
 	size_t n = fields_split(line, end, f, F_MAX, eol);
 	char *p = *eol;
-	if (n == 0) {
-		*reason = "a NUL byte inside the line";
-		return -EPROTO;
-	}
-	if (n > F_MAX) {
-		*reason = "more fields than the kernel prints";
-		return -EPROTO;
-	}
-	if (n < F_TAINTS) {
-		*reason = "fewer fields than the kernel prints";
-		return -EPROTO;
-	}
+	if (n == 0)
+		return malformed_line(reason, "a NUL byte inside the line");
+	if (n > F_MAX)
+		return malformed_line(reason, "more fields than the kernel prints");
+	if (n < F_TAINTS)
+		return malformed_line(reason, "fewer fields than the kernel prints");
 
 	memset(m, 0, sizeof(*m));
 	m->name = f[F_NAME];
 	size_t name_len = (size_t)(f[F_SIZE] - f[F_NAME]) - 1;
-	if (!name_ok(m->name, name_len)) {
-		*reason = "the name is empty, too long or not a module name";
-		return -EPROTO;
-	}
+	if (!name_ok(m->name, name_len))
+		return malformed_line(reason, "the name is empty, too long or not a module name");
 	int err = number(f[F_SIZE], 10, &m->size);
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the size does not fit 64 bits"
@@ -389,15 +379,12 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 		return err;
 	}
 	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
-	if (!state_ok) {
-		*reason = "the state is not Live, Loading, Unloading or Rotting";
-		return -EPROTO;
-	}
+	if (!state_ok)
+		return malformed_line(reason,
+				      "the state is not Live, Loading, Unloading or Rotting");
 	/* pins are a count, never negative */
-	if (rotting && negative) {
-		*reason = "the pin count is not a number";
-		return -EPROTO;
-	}
+	if (rotting && negative)
+		return malformed_line(reason, "the pin count is not a number");
 	m->state = (uint8_t)state;
 	char *addr = f[F_ADDR];
 	err = parse_address(addr, (size_t)((n > F_TAINTS ? f[F_TAINTS] - 1 : p) - addr),
@@ -411,10 +398,8 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 	if (n > F_TAINTS) {
 		char *t = f[F_TAINTS];
 		size_t tl = (size_t)(p - t);
-		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')') {
-			*reason = "the taints are not in parentheses";
-			return -EPROTO;
-		}
+		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')')
+			return malformed_line(reason, "the taints are not in parentheses");
 		/* A module coming or going also shows its state there, '+'
 		 * or '-' after the taint letters ("(+)", "(OE-)"): the state
 		 * column already says it. */
