@@ -117,23 +117,25 @@ static int mounts_parse(struct rot_usage_ctx *c, const struct mntns_table *t, si
 	return c->n > before ? 0 : -EBADMSG;
 }
 
-/* Every namespace's table, read and parsed; what names the one that
- * could not be. */
-static int mounts_read(struct rot_usage_ctx *c, char *what, size_t cap)
+/* Every namespace's table, read and parsed once per context, on the first
+ * judgement of a module that provides a type; a failure is kept, and
+ * c->what names the input that could not be read. */
+static int tables_need(struct rot_usage_ctx *c)
 {
 	size_t vcap = 0;
-	int err = mntns_tables_read("/proc", &c->tables, what, cap);
+	if (c->tables_tried)
+		return c->tables_err;
+	c->tables_tried = true;
+	int err = mntns_tables_read("/proc", &c->tables, c->what, sizeof(c->what));
 	for (size_t i = 0; !err && i < c->tables.n; i++) {
 		const struct mntns_table *t = &c->tables.v[i];
 		err = mounts_parse(c, t, &vcap);
-		if (err == -EBADMSG && what) {
-			if (t->pid)
-				snprintf(what, cap, "/proc/%ld/mounts", t->pid);
-			else
-				snprintf(what, cap, "/proc/self/mounts");
-		}
+		if (err == -EBADMSG && t->pid)
+			snprintf(c->what, sizeof(c->what), "/proc/%ld/mounts", t->pid);
+		else if (err == -EBADMSG)
+			snprintf(c->what, sizeof(c->what), "/proc/self/mounts");
 	}
-	return err;
+	return c->tables_err = err;
 }
 
 /* Whether a mount of type mounted (maybe TYPE.SUBTYPE) is of the file
@@ -223,17 +225,6 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 	if (err < 0 && what)
 		snprintf(what, cap, "%s", path);
 	return err;
-}
-
-/* The mount tables, once per context, on the first judgement of a module
- * that provides a type; a failure is kept, and named in c->what. */
-static int tables_need(struct rot_usage_ctx *c)
-{
-	if (!c->tables_tried) {
-		c->tables_tried = true;
-		c->tables_err = mounts_read(c, c->what, sizeof(c->what));
-	}
-	return c->tables_err;
 }
 
 int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
