@@ -281,8 +281,7 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 
 	*t = (struct mntns_tables){ 0 };
 	path[0] = '\0';
-	if (!err)
-		err = ns_of(proc, "self", &self, path, sizeof(path));
+	err = ns_of(proc, "self", &self, path, sizeof(path));
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/self/mounts", proc);
 		err = usage_input_read(path, &text);

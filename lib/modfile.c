@@ -338,19 +338,15 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 	 * whole read, when needed, starts at 0 on the same descriptor.) */
 	unsigned char magic[8];
 	ssize_t got = pread(fd, magic, sizeof(magic), 0);
-	if (got < 0 && errno != EAGAIN) { /* EAGAIN: file_read() knows what to do */
-		int err = -errno;
+	int err = got < 0 && errno != EAGAIN ? -errno : 0; /* EAGAIN: file_read() knows what to do */
+	enum rot_compression c = got >= 0 ? compression_detect(magic, (size_t)got) : ROT_COMP_XZ;
+	if (err < 0 || (c != ROT_COMP_XZ && c != ROT_COMP_ZSTD)) {
 		close(fd);
 		return err;
 	}
-	enum rot_compression c = got >= 0 ? compression_detect(magic, (size_t)got) : ROT_COMP_XZ;
-	if (c != ROT_COMP_XZ && c != ROT_COMP_ZSTD) {
-		close(fd);
-		return 0;
-	}
 	char *buf;
 	size_t len;
-	int err = file_read_whole(fd, &st, ROT_MODFILE_MAX, &buf, &len);
+	err = file_read_whole(fd, &st, ROT_MODFILE_MAX, &buf, &len);
 	if (err < 0)
 		return err;
 	c = compression_detect(buf, len);
