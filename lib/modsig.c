@@ -236,14 +236,9 @@ static int parse_pkcs7(const unsigned char *sig, size_t sig_len, struct rot_sig_
 		return openssl_out_of_memory() ? -ENOMEM : 0;
 	}
 	const char *problem = pkcs7_shape_problem(cms, (size_t)(p - sig) != sig_len);
-	if (problem == out_of_memory) {
-		CMS_ContentInfo_free(cms);
-		return -ENOMEM;
-	}
 	if (problem) {
-		malformed(info, problem);
 		CMS_ContentInfo_free(cms);
-		return 0;
+		return problem == out_of_memory ? -ENOMEM : malformed(info, problem);
 	}
 	describe_signer_id(sk_CMS_SignerInfo_value(CMS_get0_SignerInfos(cms), 0), info);
 	*out = cms;
