@@ -60,21 +60,18 @@ static int truncated(struct elf_check *res, uint64_t need, uint64_t have)
 /* Only called for i < shnum, whose headers were checked to lie in the image. */
 static struct shdr shdr_at(const struct image *im, uint32_t i)
 {
-	struct shdr s;
 	const unsigned char *at = im->p + im->shoff +
 				  (uint64_t)i * (im->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr));
 	if (im->is64) {
 		Elf64_Shdr h;
 		memcpy(&h, at, sizeof(h));
-		s = (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
-				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
-	} else {
-		Elf32_Shdr h;
-		memcpy(&h, at, sizeof(h));
-		s = (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
-				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
+		return (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
+				      h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
 	}
-	return s;
+	Elf32_Shdr h;
+	memcpy(&h, at, sizeof(h));
+	return (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
+			      h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
 }
 
 static bool has_bytes(const struct shdr *s)
