@@ -89,16 +89,6 @@ struct rot_usage_ctx {
 	char what[4096]; /* the input the last failed judgement could not read */
 };
 
-/* Splits one /proc/self/mounts line into its target and type, in place. */
-static bool mount_fields(char *line, char **target, char **type)
-{
-	char *save = NULL;
-	char *src = strtok_r(line, " \t", &save);
-	*target = src ? strtok_r(NULL, " \t", &save) : NULL;
-	*type = *target ? strtok_r(NULL, " \t", &save) : NULL;
-	return *type != NULL;
-}
-
 /* -EBADMSG for a table that is not the kernel's: a line without a type,
  * or this process's empty (another's reads empty only as it exits, and
  * is passed over before this). */
@@ -107,8 +97,11 @@ static int mounts_parse(struct rot_usage_ctx *c, const struct mntns_table *t, si
 	size_t before = c->n;
 	for (char *save = NULL, *l = strtok_r(t->text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		char *target, *type;
-		if (!mount_fields(l, &target, &type))
+		/* SOURCE TARGET TYPE OPTIONS ..., split in place */
+		char *fields = NULL, *src = strtok_r(l, " \t", &fields);
+		char *target = src ? strtok_r(NULL, " \t", &fields) : NULL;
+		char *type = target ? strtok_r(NULL, " \t", &fields) : NULL;
+		if (!type)
 			return -EBADMSG;
 		if (!array_reserve(&c->v, cap, c->n + 1, sizeof(*c->v)))
 			return -ENOMEM;
