@@ -79,54 +79,41 @@ static uint64_t xz_declared_size(const unsigned char *in, size_t len)
 	return size;
 }
 
-/* Starts decoding an xz stream (several, concatenated): -EFBIG when its
- * index declares more than limit. *declared is what it declares (0: it
- * could not be read). */
-static int xz_start(lzma_stream *s, const void *in, size_t len, size_t limit, uint64_t *declared)
+/* What a stream says it decompresses to (xz's index, zstd's frame
+ * header), or 0 when it does not say. */
+static uint64_t declared_size(enum rot_compression c, const void *in, size_t len)
 {
-	*declared = xz_declared_size(in, len);
-	if (*declared > limit)
-		return -EFBIG;
-	if (lzma_stream_decoder(s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
-		return -ENOMEM;
-	s->next_in = in;
-	s->avail_in = len;
-	return 0;
+	if (c == ROT_COMP_XZ)
+		return xz_declared_size(in, len);
+	unsigned long long size = ZSTD_getFrameContentSize(in, len);
+	return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
 }
 
 #define SCRATCH_SIZE (64u * 1024)
 
-/* Decodes the xz stream into *out (malloc'd, grown within limit), or, with
- * scratch, into scratch again and again, only counting: -EFBIG past limit. */
+/* Decodes the xz stream (several, concatenated) into *buf (grown within
+ * limit from *cap bytes), or, with scratch, into scratch again and again,
+ * only counting: -EFBIG past limit. *out_len is how much it decoded. */
 static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch,
-		unsigned char **out, size_t *out_len)
+		unsigned char **buf, size_t *cap, size_t *out_len)
 {
 	lzma_stream s = LZMA_STREAM_INIT;
-	unsigned char *buf = NULL;
-	size_t cap = 0;
-	uint64_t size;
 	int err = 0;
 
-	if ((err = xz_start(&s, in, len, limit, &size)) < 0)
-		return err;
-	/* As unzstd(): the declared size, within reason, in one allocation,
-	 * so that the decoded module is not copied as the buffer grows. */
-	size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
-	size_t want = (size_t)(size < plausible ? size : plausible);
-	if (!scratch && want && (err = grow(&buf, &cap, want < limit ? want + 1 : want, limit)) < 0) {
-		lzma_end(&s);
-		return err;
-	}
+	if (lzma_stream_decoder(&s, 256u << 20, LZMA_CONCATENATED) != LZMA_OK)
+		return -ENOMEM;
+	s.next_in = in;
+	s.avail_in = len;
 	for (;;) {
 		if (scratch) {
 			s.next_out = scratch;
 			s.avail_out = SCRATCH_SIZE;
 		} else {
-			if (s.total_out == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+			if (s.total_out == *cap && (err = grow(buf, cap, *cap + 1, limit)) < 0)
 				break;
 			/* The buffer may have moved. */
-			s.next_out = buf + s.total_out;
-			s.avail_out = cap - s.total_out;
+			s.next_out = *buf + s.total_out;
+			s.avail_out = *cap - s.total_out;
 		}
 		lzma_ret r = lzma_code(&s, LZMA_FINISH);
 		if (s.total_out > limit) {
@@ -150,48 +137,28 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch
 	}
 	*out_len = s.total_out;
 	lzma_end(&s);
-	if (err < 0) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
-	return 0;
+	return err;
 }
 
 /* unxz() for a zstd stream. */
 static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scratch,
-		  unsigned char **out, size_t *out_len)
+		  unsigned char **buf, size_t *cap, size_t *out_len)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
 	ZSTD_inBuffer ib = { in, len, 0 };
-	unsigned char *buf = NULL;
-	size_t cap = 0, used = 0;
+	size_t used = 0;
 	uint64_t total = 0;
 	int err = 0;
 
 	if (!ds)
 		return -ENOMEM;
-	/* The frame usually records its size: a bomb that says so is refused
-	 * unread, an honest module gets one allocation. The size is only a
-	 * hint (the data may end sooner): a few bytes of input do not buy a
-	 * huge allocation, the buffer grows as output really arrives. */
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	if (size != ZSTD_CONTENTSIZE_UNKNOWN && size != ZSTD_CONTENTSIZE_ERROR) {
-		if (size > limit) {
-			ZSTD_freeDStream(ds);
-			return -EFBIG;
-		}
-		size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
-		if (!scratch)
-			err = grow(&buf, &cap, (size_t)(size < plausible ? size : plausible) + 1,
-				   limit);
-	}
 	while (err == 0) {
 		if (scratch)
 			used = 0;
-		else if (used == cap && (err = grow(&buf, &cap, cap + 1, limit)) < 0)
+		else if (used == *cap && (err = grow(buf, cap, *cap + 1, limit)) < 0)
 			break;
-		ZSTD_outBuffer ob = { scratch ? scratch : buf, scratch ? SCRATCH_SIZE : cap, used };
+		ZSTD_outBuffer ob = { scratch ? scratch : *buf, scratch ? SCRATCH_SIZE : *cap,
+				      used };
 		size_t hint = ZSTD_decompressStream(ds, &ob, &ib);
 		total += ob.pos - used;
 		used = ob.pos;
@@ -212,13 +179,8 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scrat
 		}
 	}
 	ZSTD_freeDStream(ds);
-	if (err < 0) {
-		free(buf);
-		return err;
-	}
-	*out = buf;
 	*out_len = used;
-	return 0;
+	return err;
 }
 
 /* Opens the library that decodes c: 0, or why not (-EPROTONOSUPPORT for
@@ -235,11 +197,35 @@ static int open_decoder(enum rot_compression c)
 	}
 }
 
+/* Decodes into *out (malloc'd, within limit), or, with scratch, only counts. */
 static int decode(enum rot_compression c, const void *in, size_t len, size_t limit,
-		  unsigned char *scratch, unsigned char **buf, size_t *out_len)
+		  unsigned char *scratch, unsigned char **out, size_t *out_len)
 {
-	return c == ROT_COMP_XZ ? unxz(in, len, limit, scratch, buf, out_len)
-				: unzstd(in, len, limit, scratch, buf, out_len);
+	unsigned char *buf = NULL;
+	size_t cap = 0, used;
+	int err;
+
+	/* The stream usually says its size: a bomb that says so is refused
+	 * unread, an honest module gets one allocation, so that it is not
+	 * copied as the buffer grows. The size is only a hint (the data may
+	 * end sooner): a few bytes of input do not buy a huge allocation, the
+	 * buffer grows as output really arrives. */
+	uint64_t size = declared_size(c, in, len);
+	if (size > limit)
+		return -EFBIG;
+	size_t plausible = len < SIZE_MAX / 64 ? len * 64 : SIZE_MAX;
+	size_t want = (size_t)(size < plausible ? size : plausible);
+	if (!scratch && want && (err = grow(&buf, &cap, want < limit ? want + 1 : want, limit)) < 0)
+		return err;
+	err = c == ROT_COMP_XZ ? unxz(in, len, limit, scratch, &buf, &cap, &used)
+			       : unzstd(in, len, limit, scratch, &buf, &cap, &used);
+	if (err < 0) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*out_len = used;
+	return 0;
 }
 
 int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit)
@@ -256,16 +242,6 @@ int decompressed_size_check(enum rot_compression c, const void *in, size_t len, 
 	err = decode(c, in, len, limit, scratch, &none, &total);
 	free(scratch);
 	return err;
-}
-
-/* What a stream says it decompresses to (xz's index, zstd's frame
- * header), or 0 when it does not say. */
-static uint64_t declared_size(enum rot_compression c, const void *in, size_t len)
-{
-	if (c == ROT_COMP_XZ)
-		return xz_declared_size(in, len);
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
 }
 
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,

@@ -129,21 +129,12 @@ static int add_device(struct rot_devices *devs, const char *bus, const char *id)
 int rot_devices_read(struct rot_devices **out)
 {
 	struct rot_devices *devs = calloc(1, sizeof(*devs));
-	int err = 0;
 	if (!devs)
 		return -ENOMEM;
 	DIR *buses = opendir("/sys/bus");
-	if (!buses && errno != ENOENT) {
-		err = -errno;
-		free(devs);
-		return err;
-	}
-	if (!buses) {
-		/* No sysfs buses: no devices present. */
-		*out = devs;
-		return 0;
-	}
-	for (struct dirent *b; err == 0 && (b = readdir(buses));) {
+	/* No sysfs buses: no devices present. */
+	int err = buses || errno == ENOENT ? 0 : -errno;
+	for (struct dirent *b; buses && err == 0 && (b = readdir(buses));) {
 		char *path;
 		if (is_dot(b->d_name))
 			continue;
@@ -162,7 +153,8 @@ int rot_devices_read(struct rot_devices **out)
 				err = add_device(devs, b->d_name, e->d_name);
 		closedir(d);
 	}
-	closedir(buses);
+	if (buses)
+		closedir(buses);
 	if (err < 0) {
 		rot_devices_free(devs);
 		return err;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,43 +34,44 @@ struct image {
 	struct elf_check *res;
 };
 
-static void malformed(struct elf_check *res, const char *fmt, ...)
+/* The verdicts. Each returns 0: a verdict on the image is no failure to
+ * check it (the only one is -ENOMEM). */
+static int malformed(struct elf_check *res, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static void malformed(struct elf_check *res, const char *fmt, ...)
+static int malformed(struct elf_check *res, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	res->verdict = ELF_CHECK_MALFORMED;
 	vsnprintf(res->reason, sizeof(res->reason), fmt, ap);
 	va_end(ap);
+	return 0;
 }
 
-static void truncated(struct elf_check *res, uint64_t need, uint64_t have)
+static int truncated(struct elf_check *res, uint64_t need, uint64_t have)
 {
 	res->verdict = ELF_CHECK_TRUNCATED;
 	res->need = need;
 	res->have = have;
+	return 0;
 }
 
 /* Only called for i < shnum, whose headers were checked to lie in the image. */
 static struct shdr shdr_at(const struct image *im, uint32_t i)
 {
-	struct shdr s;
 	const unsigned char *at = im->p + im->shoff +
 				  (uint64_t)i * (im->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr));
 	if (im->is64) {
 		Elf64_Shdr h;
 		memcpy(&h, at, sizeof(h));
-		s = (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
-				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
-	} else {
-		Elf32_Shdr h;
-		memcpy(&h, at, sizeof(h));
-		s = (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
-				   h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
+		return (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
+				      h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
 	}
-	return s;
+	Elf32_Shdr h;
+	memcpy(&h, at, sizeof(h));
+	return (struct shdr){ h.sh_name,  h.sh_type,   h.sh_link, h.sh_info,
+			      h.sh_flags, h.sh_offset, h.sh_size, h.sh_entsize };
 }
 
 static bool has_bytes(const struct shdr *s)
@@ -77,10 +79,15 @@ static bool has_bytes(const struct shdr *s)
 	return s->type != SHT_NOBITS && s->type != SHT_NULL;
 }
 
-/* A string table is usable when it has bytes and its last one is NUL. */
-static bool string_table_ok(const struct image *im, const struct shdr *s)
+/* A string table is usable when it has bytes and its last one is NUL;
+ * when not, the image is malformed, and what names the table. */
+static bool string_table_ok(const struct image *im, const struct shdr *s, const char *what)
 {
-	return has_bytes(s) && s->size > 0 && im->p[s->offset + s->size - 1] == '\0';
+	if (!has_bytes(s) || s->size == 0)
+		malformed(im->res, "%s is empty", what);
+	else if (im->p[s->offset + s->size - 1] != '\0')
+		malformed(im->res, "%s does not end in a NUL byte", what);
+	return im->res->verdict == ELF_CHECK_OK;
 }
 
 struct extent {
@@ -162,114 +169,80 @@ static const char *name_of(const struct image *im, const struct shdr *strs, cons
 
 /* The one symbol table: entries of the right size, a NUL-terminated string
  * table behind sh_link, every name inside it. */
-static void check_symtab(const struct image *im, uint32_t idx)
+static int check_symtab(const struct image *im, uint32_t idx)
 {
 	struct elf_check *res = im->res;
 	struct shdr s = shdr_at(im, idx);
 	size_t entsize = im->is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	if (s.entsize != entsize) {
-		malformed(res, "the symbol table's entries are %llu bytes, not %zu",
-			  (unsigned long long)s.entsize, entsize);
-		return;
-	}
-	if (s.size % entsize) {
-		malformed(res, "the symbol table's size is not a whole number of entries");
-		return;
-	}
-	if (s.link == SHN_UNDEF || s.link >= im->shnum) {
-		malformed(res, "the symbol table's string table (sh_link %u) is not a section",
-			  s.link);
-		return;
-	}
+	if (s.entsize != entsize)
+		return malformed(res, "the symbol table's entries are %llu bytes, not %zu",
+				 (unsigned long long)s.entsize, entsize);
+	if (s.size % entsize)
+		return malformed(res, "the symbol table's size is not a whole number of entries");
+	if (s.link == SHN_UNDEF || s.link >= im->shnum)
+		return malformed(res,
+				 "the symbol table's string table (sh_link %u) is not a section",
+				 s.link);
 	uint64_t nsyms = s.size / entsize;
-	if (s.info > nsyms) {
-		malformed(res, "the symbol table's first global symbol (sh_info %u) is past its end",
-			  s.info);
-		return;
-	}
+	if (s.info > nsyms)
+		return malformed(res,
+				 "the symbol table's first global symbol (sh_info %u) is past its end",
+				 s.info);
 	struct shdr str = shdr_at(im, s.link);
-	if (str.type != SHT_STRTAB || !has_bytes(&str) || str.size == 0) {
-		malformed(res, "the symbol table's string table is empty");
-		return;
-	}
-	if (!string_table_ok(im, &str)) {
-		malformed(res, "the symbol table's string table does not end in a NUL byte");
-		return;
-	}
+	if (str.type != SHT_STRTAB)
+		str.type = SHT_NULL; /* no string table: as one without bytes */
+	if (!string_table_ok(im, &str, "the symbol table's string table"))
+		return 0;
+	/* Both classes' entries begin with st_name; st_shndx lies elsewhere in each. */
+	size_t shndx_at = im->is64 ? offsetof(Elf64_Sym, st_shndx) : offsetof(Elf32_Sym, st_shndx);
 	for (uint64_t i = 0; i < nsyms; i++) {
 		uint32_t name;
 		uint16_t shndx;
 		const unsigned char *at = im->p + s.offset + i * entsize;
-		if (im->is64) {
-			Elf64_Sym sym;
-			memcpy(&sym, at, sizeof(sym));
-			name = sym.st_name;
-			shndx = sym.st_shndx;
-		} else {
-			Elf32_Sym sym;
-			memcpy(&sym, at, sizeof(sym));
-			name = sym.st_name;
-			shndx = sym.st_shndx;
-		}
-		if (name >= str.size) {
-			malformed(res, "symbol %llu's name lies outside the string table",
-				  (unsigned long long)i);
-			return;
-		}
-		if (shndx >= im->shnum && shndx < SHN_LORESERVE) {
-			malformed(res, "symbol %llu is in section %u, which does not exist",
-				  (unsigned long long)i, shndx);
-			return;
-		}
+		memcpy(&name, at, sizeof(name));
+		memcpy(&shndx, at + shndx_at, sizeof(shndx));
+		if (name >= str.size)
+			return malformed(res, "symbol %llu's name lies outside the string table",
+					 (unsigned long long)i);
+		if (shndx >= im->shnum && shndx < SHN_LORESERVE)
+			return malformed(res, "symbol %llu is in section %u, which does not exist",
+					 (unsigned long long)i, shndx);
 	}
 	res->symtab = idx;
+	return 0;
 }
 
-static void check_sections(const struct image *im, uint32_t shstrndx)
+static int check_sections(const struct image *im, uint32_t shstrndx)
 {
 	struct elf_check *res = im->res;
 	struct shdr strs = shdr_at(im, shstrndx);
-	if (!has_bytes(&strs) || strs.size == 0) {
-		malformed(res, "the section name table is empty");
-		return;
-	}
-	if (!string_table_ok(im, &strs)) {
-		malformed(res, "the section name table does not end in a NUL byte");
-		return;
-	}
+	if (!string_table_ok(im, &strs, "the section name table"))
+		return 0;
 	struct shdr zero = shdr_at(im, 0);
-	if (zero.type != SHT_NULL || zero.size != 0) {
-		malformed(res, "section 0 is not the null section");
-		return;
-	}
+	if (zero.type != SHT_NULL || zero.size != 0)
+		return malformed(res, "section 0 is not the null section");
 	uint32_t symtabs = 0, symtab = 0;
 	res->modinfo = res->this_module = 0;
 	for (uint32_t i = 1; i < im->shnum; i++) {
 		struct shdr s = shdr_at(im, i);
-		if (s.name >= strs.size) {
-			malformed(res, "section %u's name lies outside the section name table", i);
-			return;
-		}
-		if (s.link >= im->shnum) {
-			malformed(res, "section %u links to section %u, which does not exist", i,
-				  s.link);
-			return;
-		}
+		if (s.name >= strs.size)
+			return malformed(res,
+					 "section %u's name lies outside the section name table", i);
+		if (s.link >= im->shnum)
+			return malformed(res, "section %u links to section %u, which does not exist",
+					 i, s.link);
 		if (s.type == SHT_REL || s.type == SHT_RELA) {
 			size_t want = s.type == SHT_REL
 					      ? (im->is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel))
 					      : (im->is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela));
-			if (s.info >= im->shnum) {
-				malformed(res,
-					  "section %u relocates section %u, which does not exist",
-					  i, s.info);
-				return;
-			}
-			if (s.entsize != want || s.size % want) {
-				malformed(res, "section %u's relocations are not %zu-byte entries",
-					  i, want);
-				return;
-			}
+			if (s.info >= im->shnum)
+				return malformed(res,
+						 "section %u relocates section %u, which does not exist",
+						 i, s.info);
+			if (s.entsize != want || s.size % want)
+				return malformed(res,
+						 "section %u's relocations are not %zu-byte entries",
+						 i, want);
 		}
 		if (s.type == SHT_SYMTAB) {
 			symtabs++;
@@ -277,30 +250,22 @@ static void check_sections(const struct image *im, uint32_t shstrndx)
 		}
 		const char *name = name_of(im, &strs, &s);
 		if (strcmp(name, ".modinfo") == 0) {
-			if (!has_bytes(&s)) {
-				malformed(res, "the .modinfo section holds no data");
-				return;
-			}
-			if (s.size && im->p[s.offset + s.size - 1] != '\0') {
-				malformed(res, "the .modinfo section does not end in a NUL byte");
-				return;
-			}
+			if (!has_bytes(&s))
+				return malformed(res, "the .modinfo section holds no data");
+			if (s.size && im->p[s.offset + s.size - 1] != '\0')
+				return malformed(res,
+						 "the .modinfo section does not end in a NUL byte");
 			res->modinfo = i;
 		} else if (strcmp(name, ".gnu.linkonce.this_module") == 0) {
-			if (!has_bytes(&s)) {
-				malformed(res,
-					  "the .gnu.linkonce.this_module section holds no data");
-				return;
-			}
+			if (!has_bytes(&s))
+				return malformed(res,
+						 "the .gnu.linkonce.this_module section holds no data");
 			res->this_module = i;
 		}
 	}
-	if (symtabs > 1) {
-		malformed(res, "%u symbol tables; the kernel takes exactly one", symtabs);
-		return;
-	}
-	if (symtabs == 1)
-		check_symtab(im, symtab);
+	if (symtabs > 1)
+		return malformed(res, "%u symbol tables; the kernel takes exactly one", symtabs);
+	return symtabs == 1 ? check_symtab(im, symtab) : 0;
 }
 
 int elf_check_image(const void *image, size_t len, struct elf_check *res)
@@ -309,17 +274,13 @@ int elf_check_image(const void *image, size_t len, struct elf_check *res)
 	memset(res, 0, sizeof(*res));
 
 	/* Byte order was looked at by the caller: native order only. */
-	if (len > EI_CLASS && im.p[EI_CLASS] != ELFCLASS32 && im.p[EI_CLASS] != ELFCLASS64) {
-		malformed(res, "unknown ELF class %u", im.p[EI_CLASS]);
-		return 0;
-	}
+	if (len > EI_CLASS && im.p[EI_CLASS] != ELFCLASS32 && im.p[EI_CLASS] != ELFCLASS64)
+		return malformed(res, "unknown ELF class %u", im.p[EI_CLASS]);
 	im.is64 = len > EI_CLASS && im.p[EI_CLASS] == ELFCLASS64;
 	size_t ehsize = im.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	size_t shentsize = im.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	if (len < ehsize) {
-		truncated(res, ehsize, len);
-		return 0;
-	}
+	if (len < ehsize)
+		return truncated(res, ehsize, len);
 	uint16_t e_shentsize, e_shnum, e_shstrndx;
 	if (im.is64) {
 		Elf64_Ehdr eh;
@@ -339,32 +300,24 @@ int elf_check_image(const void *image, size_t len, struct elf_check *res)
 	im.shnum = e_shnum;
 	/* The table's extent first: a table past the end is a truncated file. */
 	uint64_t table = (uint64_t)e_shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
-	if (__builtin_add_overflow(im.shoff, table, &table_end) || table_end > len) {
-		truncated(res, table_end < im.shoff ? UINT64_MAX : table_end, len);
-		return 0;
-	}
-	if (e_shentsize != shentsize) {
-		malformed(res, "section headers are %u bytes, not %zu", e_shentsize, shentsize);
-		return 0;
-	}
+	if (__builtin_add_overflow(im.shoff, table, &table_end) || table_end > len)
+		return truncated(res, table_end < im.shoff ? UINT64_MAX : table_end, len);
+	if (e_shentsize != shentsize)
+		return malformed(res, "section headers are %u bytes, not %zu", e_shentsize,
+				 shentsize);
 	/* Extended numbering (e_shnum 0) is not something the kernel reads. */
-	if (e_shnum == 0 || im.shoff == 0) {
-		malformed(res, "no section header table");
-		return 0;
-	}
-	if (e_shstrndx >= e_shnum) {
-		malformed(res, "the section name table's index %u is not a section", e_shstrndx);
-		return 0;
-	}
+	if (e_shnum == 0 || im.shoff == 0)
+		return malformed(res, "no section header table");
+	if (e_shstrndx >= e_shnum)
+		return malformed(res, "the section name table's index %u is not a section",
+				 e_shstrndx);
 	for (uint32_t i = 0; i < im.shnum; i++) {
 		struct shdr s = shdr_at(&im, i);
 		uint64_t end;
 		if (!has_bytes(&s))
 			continue;
-		if (__builtin_add_overflow(s.offset, s.size, &end) || end > len) {
-			truncated(res, end < s.offset ? UINT64_MAX : end, len);
-			return 0;
-		}
+		if (__builtin_add_overflow(s.offset, s.size, &end) || end > len)
+			return truncated(res, end < s.offset ? UINT64_MAX : end, len);
 	}
 	check_sections(&im, e_shstrndx);
 	if (res->verdict != ELF_CHECK_OK)

@@ -3,6 +3,7 @@
 #ifndef MODROT_INTERNAL_H
 #define MODROT_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,9 +39,10 @@ ssize_t file_read(int fd, void *buf, size_t len);
  * from where its offset stands; closes fd. */
 int file_read_whole(int fd, const struct stat *st, size_t limit, char **out, size_t *len);
 
-/* Records where a kernel file is malformed (see rot_parse_error_last());
- * returns -EPROTO. */
-int parse_error_set(const char *file, size_t line, const char *reason);
+/* A parse of a kernel file that failed with err: -EPROTO or -ERANGE (a
+ * malformed file) records where and why (see rot_parse_error_last()) and
+ * returns -EPROTO; any other err (no memory) is returned as it is. */
+int parse_failed(int err, const char *file, size_t line, const char *reason);
 void parse_error_clear(void);
 
 /* ---- kernel-file fields (snapshot.c), for every /proc parser ---- */
@@ -50,6 +52,15 @@ int parse_u64(const char *s, unsigned base, uint64_t *out);
 int parse_state(const char *s, size_t len, enum rot_state *state);
 /* What the kernel can print as a module's name (no '/', not "." or ".."). */
 bool valid_name(const char *s, size_t len);
+/* Room for need elements of size in the array *arr points to (its
+ * capacity *cap, grown by doubling from 16): false without memory. */
+bool array_reserve(void *arr, size_t *cap, size_t need, size_t size);
+/* A line a parser of a kernel file refuses: *reason says why; returns -EPROTO. */
+static inline int malformed_line(const char **reason, const char *why)
+{
+	*reason = why;
+	return -EPROTO;
+}
 /* Splits a line, from line to its newline or to end (a NUL), at each blank,
  * in place: the first max fields go to f, the newline (or end) becomes a
  * NUL at *eol. The number of fields, more than max if there are, or 0

@@ -89,16 +89,6 @@ struct rot_usage_ctx {
 	char what[4096]; /* the input the last failed judgement could not read */
 };
 
-/* Splits one /proc/self/mounts line into its target and type, in place. */
-static bool mount_fields(char *line, char **target, char **type)
-{
-	char *save = NULL;
-	char *src = strtok_r(line, " \t", &save);
-	*target = src ? strtok_r(NULL, " \t", &save) : NULL;
-	*type = *target ? strtok_r(NULL, " \t", &save) : NULL;
-	return *type != NULL;
-}
-
 /* -EBADMSG for a table that is not the kernel's: a line without a type,
  * or this process's empty (another's reads empty only as it exits, and
  * is passed over before this). */
@@ -107,39 +97,38 @@ static int mounts_parse(struct rot_usage_ctx *c, const struct mntns_table *t, si
 	size_t before = c->n;
 	for (char *save = NULL, *l = strtok_r(t->text, "\n", &save); l;
 	     l = strtok_r(NULL, "\n", &save)) {
-		char *target, *type;
-		if (!mount_fields(l, &target, &type))
+		/* SOURCE TARGET TYPE OPTIONS ..., split in place */
+		char *fields = NULL, *src = strtok_r(l, " \t", &fields);
+		char *target = src ? strtok_r(NULL, " \t", &fields) : NULL;
+		char *type = target ? strtok_r(NULL, " \t", &fields) : NULL;
+		if (!type)
 			return -EBADMSG;
-		if (c->n == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 16;
-			struct mount_entry *nv = realloc(c->v, ncap * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			c->v = nv;
-			*cap = ncap;
-		}
+		if (!array_reserve(&c->v, cap, c->n + 1, sizeof(*c->v)))
+			return -ENOMEM;
 		c->v[c->n++] = (struct mount_entry){ .type = type, .target = target, .pid = t->pid };
 	}
 	return c->n > before ? 0 : -EBADMSG;
 }
 
-/* Every namespace's table, read and parsed; what names the one that
- * could not be. */
-static int mounts_read(struct rot_usage_ctx *c, char *what, size_t cap)
+/* Every namespace's table, read and parsed once per context, on the first
+ * judgement of a module that provides a type; a failure is kept, and
+ * c->what names the input that could not be read. */
+static int tables_need(struct rot_usage_ctx *c)
 {
 	size_t vcap = 0;
-	int err = mntns_tables_read("/proc", &c->tables, what, cap);
+	if (c->tables_tried)
+		return c->tables_err;
+	c->tables_tried = true;
+	int err = mntns_tables_read("/proc", &c->tables, c->what, sizeof(c->what));
 	for (size_t i = 0; !err && i < c->tables.n; i++) {
 		const struct mntns_table *t = &c->tables.v[i];
 		err = mounts_parse(c, t, &vcap);
-		if (err == -EBADMSG && what) {
-			if (t->pid)
-				snprintf(what, cap, "/proc/%ld/mounts", t->pid);
-			else
-				snprintf(what, cap, "/proc/self/mounts");
-		}
+		if (err == -EBADMSG && t->pid)
+			snprintf(c->what, sizeof(c->what), "/proc/%ld/mounts", t->pid);
+		else if (err == -EBADMSG)
+			snprintf(c->what, sizeof(c->what), "/proc/self/mounts");
 	}
-	return err;
+	return c->tables_err = err;
 }
 
 /* Whether a mount of type mounted (maybe TYPE.SUBTYPE) is of the file
@@ -176,24 +165,18 @@ static int providers_find(struct rot_usage_ctx *c)
 		for (char *p = name; *p; p++)
 			if (*p == '-')
 				*p = '_';
-		if (c->np == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct provider *np = realloc(c->p, ncap * sizeof(*np));
-			if (!np)
-				return -ENOMEM;
-			c->p = np;
-			cap = ncap;
-		}
+		if (!array_reserve(&c->p, &cap, c->np + 1, sizeof(*c->p)))
+			return -ENOMEM;
 		c->p[c->np++] = (struct provider){ type, name };
 	}
 	return 0;
 }
 
-/* Whether name provides type (one of its fs- aliases). */
+/* Whether name provides type (one of its fs- aliases), or with type NULL any type. */
 static bool provides(const struct rot_usage_ctx *c, const char *name, const char *type)
 {
 	for (size_t i = 0; i < c->np; i++)
-		if (!strcmp(c->p[i].name, name) && fs_type_is(type, c->p[i].type))
+		if (!strcmp(c->p[i].name, name) && (!type || fs_type_is(type, c->p[i].type)))
 			return true;
 	return false;
 }
@@ -207,15 +190,6 @@ static int moddir_path(const char *moddir, char *path, size_t cap)
 	if (uname(&u) < 0)
 		return -errno;
 	return snprintf(path, cap, "/lib/modules/%s", u.release) < (int)cap ? 0 : -ENAMETOOLONG;
-}
-
-/* Whether name provides any file system type. */
-static bool provides_any(const struct rot_usage_ctx *c, const char *name)
-{
-	for (size_t i = 0; i < c->np; i++)
-		if (!strcmp(c->p[i].name, name))
-			return true;
-	return false;
 }
 
 /* The text index. Missing, with the module directory or not, it tells
@@ -246,22 +220,10 @@ static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, s
 	return err;
 }
 
-/* The mount tables, once per context, on the first judgement of a module
- * that provides a type; a failure is kept, and named in c->what. */
-static int tables_need(struct rot_usage_ctx *c)
-{
-	if (!c->tables_tried) {
-		c->tables_tried = true;
-		c->tables_err = mounts_read(c, c->what, sizeof(c->what));
-	}
-	return c->tables_err;
-}
-
 int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
 		       struct rot_usage_ctx **out, char *what, size_t cap)
 {
 	struct rot_usage_ctx *c = calloc(1, sizeof(*c));
-	int err;
 
 	*out = NULL;
 	if (what && cap)
@@ -271,12 +233,8 @@ int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
 	/* The kernel says what uses a module: a stock kernel (references) or
 	 * one of revision 4 (D5: pins). Without a snapshot, it is guessed. */
 	c->kernel_knows = snap && (!rot_snapshot_has_rot(snap) || rot_snapshot_has_pins(snap));
-	if (c->kernel_knows) {
-		*out = c;
-		return 0;
-	}
-	err = alias_read(c, moddir, what, cap);
-	if (!err)
+	int err = c->kernel_knows ? 0 : alias_read(c, moddir, what, cap);
+	if (!err && !c->kernel_knows)
 		err = providers_find(c);
 	if (err) {
 		rot_usage_ctx_free(c);
@@ -339,7 +297,7 @@ static int usage_of(const struct rot_usage_ctx *cc, const struct rot_snapshot *s
 		/* made for a kernel that tells, asked of one that does not */
 		snprintf(c->what, sizeof(c->what), "/proc/module_pins");
 		return -EXDEV;
-	} else if (c && provides_any(c, name)) {
+	} else if (c && provides(c, name, NULL)) {
 		int err = tables_need(c);
 		if (err < 0) {
 			if (!c->what[0])

@@ -208,15 +208,9 @@ static int pids_list(const char *proc, long **out, size_t *count)
 		long pid = strtol(p, &end, 10);
 		if (*end || pid <= 0)
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			long *nv = realloc(v, ncap * sizeof(*v));
-			if (!nv) {
-				err = -ENOMEM;
-				break;
-			}
-			v = nv;
-			cap = ncap;
+		if (!array_reserve(&v, &cap, n + 1, sizeof(*v))) {
+			err = -ENOMEM;
+			break;
 		}
 		v[n++] = pid;
 	}
@@ -287,8 +281,7 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 
 	*t = (struct mntns_tables){ 0 };
 	path[0] = '\0';
-	if (!err)
-		err = ns_of(proc, "self", &self, path, sizeof(path));
+	err = ns_of(proc, "self", &self, path, sizeof(path));
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/self/mounts", proc);
 		err = usage_input_read(path, &text);

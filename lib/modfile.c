@@ -60,24 +60,27 @@ static void libelf_init(void)
 	elf_version(EV_CURRENT);
 }
 
+/* A verdict on the file, not a failure to read it: returns 0. */
+static int set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t value, uint64_t expected)
+{
+	mf->problem = p;
+	mf->value = value;
+	mf->expected = expected;
+	return 0;
+}
+
 static int read_file(struct rot_modfile *mf)
 {
 	struct stat st = { 0 };
 	int fd = file_open_regular(mf->path, &st);
-	if (fd == -EINVAL) {
-		mf->problem = ROT_PROBLEM_NOT_REGULAR;
-		mf->value = st.st_mode & S_IFMT;
-		return 0;
-	}
+	if (fd == -EINVAL)
+		return set_problem(mf, ROT_PROBLEM_NOT_REGULAR, st.st_mode & S_IFMT, 0);
 	if (fd < 0)
 		return fd;
 	char *raw;
 	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &raw, &mf->raw_len);
-	if (err == -EFBIG) {
-		mf->problem = ROT_PROBLEM_TOO_BIG;
-		mf->expected = MODFILE_LIMIT;
-		return 0;
-	}
+	if (err == -EFBIG)
+		return set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
 	if (err < 0)
 		return err;
 	mf->raw = raw;
@@ -95,8 +98,7 @@ static int decompress(struct rot_modfile *mf)
 	case ROT_COMP_NONE:
 		return 0;
 	case ROT_COMP_GZIP:
-		mf->problem = ROT_PROBLEM_UNSUPPORTED_COMPRESSION;
-		return 0;
+		return set_problem(mf, ROT_PROBLEM_UNSUPPORTED_COMPRESSION, 0, 0);
 	default:
 		break;
 	}
@@ -109,26 +111,14 @@ static int decompress(struct rot_modfile *mf)
 			mf->problem = ROT_PROBLEM_EMPTY;
 		return 0;
 	case -EBADMSG:
-		mf->problem = ROT_PROBLEM_CORRUPT_COMPRESSION;
-		return 0;
+		return set_problem(mf, ROT_PROBLEM_CORRUPT_COMPRESSION, 0, 0);
 	case -ENODATA:
-		mf->problem = ROT_PROBLEM_TRUNCATED_COMPRESSION;
-		return 0;
+		return set_problem(mf, ROT_PROBLEM_TRUNCATED_COMPRESSION, 0, 0);
 	case -EFBIG:
-		mf->problem = ROT_PROBLEM_TOO_BIG;
-		mf->expected = MODFILE_LIMIT;
-		return 0;
+		return set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
 	default:
 		return err;
 	}
-}
-
-static void set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t value,
-			uint64_t expected)
-{
-	mf->problem = p;
-	mf->value = value;
-	mf->expected = expected;
 }
 
 /* libelf trusts offsets and links: the raw structure is checked first. */
@@ -141,8 +131,7 @@ static int structure_ok(struct rot_modfile *mf, bool *ok)
 		return err;
 	switch (c.verdict) {
 	case ELF_CHECK_TRUNCATED:
-		set_problem(mf, ROT_PROBLEM_TRUNCATED, c.have, c.need);
-		return 0;
+		return set_problem(mf, ROT_PROBLEM_TRUNCATED, c.have, c.need);
 	case ELF_CHECK_MALFORMED:
 		set_problem(mf, ROT_PROBLEM_MALFORMED_ELF, 0, 0);
 		memcpy(mf->problem_text, c.reason, sizeof(mf->problem_text));
@@ -216,18 +205,15 @@ static int inspect_elf(struct rot_modfile *mf)
 	mf->elf = elf_memory((char *)mf->image, mf->image_len);
 	if (!mf->elf)
 		return -ENOMEM;
-	if (elf_kind(mf->elf) != ELF_K_ELF) {
-		set_problem(mf, ROT_PROBLEM_NOT_ELF, 0, 0);
-		return 0;
-	}
+	if (elf_kind(mf->elf) != ELF_K_ELF)
+		return set_problem(mf, ROT_PROBLEM_NOT_ELF, 0, 0);
 	/* The kernel reads headers in its own byte order: another one is not its module. */
 	const char *ident = elf_getident(mf->elf, NULL);
 	const unsigned char host = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
 									     : ELFDATA2MSB;
-	if (ident && (unsigned char)ident[EI_DATA] != host) {
-		set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA], host);
-		return 0;
-	}
+	if (ident && (unsigned char)ident[EI_DATA] != host)
+		return set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA],
+				   host);
 	bool ok;
 	err = structure_ok(mf, &ok);
 	if (err < 0 || !ok)
@@ -242,10 +228,8 @@ static int inspect_elf(struct rot_modfile *mf)
 	}
 	mf->elf_class = gelf_getclass(mf->elf);
 	mf->elf_machine = eh.e_machine;
-	if (eh.e_type != ET_REL) {
-		set_problem(mf, ROT_PROBLEM_NOT_RELOCATABLE, eh.e_type, 0);
-		return 0;
-	}
+	if (eh.e_type != ET_REL)
+		return set_problem(mf, ROT_PROBLEM_NOT_RELOCATABLE, eh.e_type, 0);
 
 	Elf_Scn *this_module = NULL;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(mf->elf, scn));) {
@@ -279,32 +263,22 @@ static int inspect_elf(struct rot_modfile *mf)
 			mf->percpu_align = sh.sh_addralign;
 		}
 	}
-	if (!mf->modinfo) {
-		set_problem(mf, ROT_PROBLEM_NO_MODINFO, 0, 0);
-		return 0;
-	}
-	if (!this_module) {
-		set_problem(mf, ROT_PROBLEM_NO_THIS_MODULE, 0, 0);
-		return 0;
-	}
-	if (!mf->has_symtab) {
-		set_problem(mf, ROT_PROBLEM_NO_SYMBOLS, 0, 0);
-		return 0;
-	}
+	if (!mf->modinfo)
+		return set_problem(mf, ROT_PROBLEM_NO_MODINFO, 0, 0);
+	if (!this_module)
+		return set_problem(mf, ROT_PROBLEM_NO_THIS_MODULE, 0, 0);
+	if (!mf->has_symtab)
+		return set_problem(mf, ROT_PROBLEM_NO_SYMBOLS, 0, 0);
 	name_from_this_module(mf, this_module);
 
 	const char *cursor = NULL;
 	mf->name = rot_modfile_modinfo_next(mf, "name", &cursor);
 	if (!mf->name && mf->this_module_name[0])
 		mf->name = mf->this_module_name;
-	if (!mf->name || !*mf->name) {
-		set_problem(mf, ROT_PROBLEM_NO_NAME, 0, 0);
-		return 0;
-	}
-	if (strlen(mf->name) > ROT_NAME_MAX) {
-		set_problem(mf, ROT_PROBLEM_NAME_TOO_LONG, strlen(mf->name), ROT_NAME_MAX);
-		return 0;
-	}
+	if (!mf->name || !*mf->name)
+		return set_problem(mf, ROT_PROBLEM_NO_NAME, 0, 0);
+	if (strlen(mf->name) > ROT_NAME_MAX)
+		return set_problem(mf, ROT_PROBLEM_NAME_TOO_LONG, strlen(mf->name), ROT_NAME_MAX);
 	return 0;
 }
 
@@ -318,11 +292,10 @@ static struct rot_modfile *modfile_new(const char *path)
 	return mf;
 }
 
-/* Everything after reading: decompress, then look inside. */
-static int examine(struct rot_modfile *mf, struct rot_modfile **out)
+/* Everything after reading (err: what reading answered): decompress, then look inside. */
+static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 {
-	int err = 0;
-	if (mf->problem == ROT_PROBLEM_NONE)
+	if (err == 0 && mf->problem == ROT_PROBLEM_NONE)
 		err = decompress(mf);
 	if (err == 0 && mf->problem == ROT_PROBLEM_NONE) {
 		err = inspect_elf(mf);
@@ -344,12 +317,7 @@ int rot_modfile_read(const char *path, struct rot_modfile **out)
 	struct rot_modfile *mf = modfile_new(path);
 	if (!mf)
 		return -ENOMEM;
-	int err = read_file(mf);
-	if (err < 0) {
-		rot_modfile_free(mf);
-		return err;
-	}
-	return examine(mf, out);
+	return examine(mf, read_file(mf), out);
 }
 
 int rot_modfile_check(const char *path, void **image, size_t *image_len)
@@ -370,19 +338,15 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 	 * whole read, when needed, starts at 0 on the same descriptor.) */
 	unsigned char magic[8];
 	ssize_t got = pread(fd, magic, sizeof(magic), 0);
-	if (got < 0 && errno != EAGAIN) { /* EAGAIN: file_read() knows what to do */
-		int err = -errno;
+	int err = got < 0 && errno != EAGAIN ? -errno : 0; /* EAGAIN: file_read() knows what to do */
+	enum rot_compression c = got >= 0 ? compression_detect(magic, (size_t)got) : ROT_COMP_XZ;
+	if (err < 0 || (c != ROT_COMP_XZ && c != ROT_COMP_ZSTD)) {
 		close(fd);
 		return err;
 	}
-	enum rot_compression c = got >= 0 ? compression_detect(magic, (size_t)got) : ROT_COMP_XZ;
-	if (c != ROT_COMP_XZ && c != ROT_COMP_ZSTD) {
-		close(fd);
-		return 0;
-	}
 	char *buf;
 	size_t len;
-	int err = file_read_whole(fd, &st, ROT_MODFILE_MAX, &buf, &len);
+	err = file_read_whole(fd, &st, ROT_MODFILE_MAX, &buf, &len);
 	if (err < 0)
 		return err;
 	c = compression_detect(buf, len);
@@ -398,20 +362,20 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
 {
 	struct rot_modfile *mf = modfile_new(path);
+	int err = 0;
 	if (!mf)
 		return -ENOMEM;
 	if (len > MODFILE_LIMIT) {
 		set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
 	} else if (!(mf->raw = malloc(len + 1))) {
-		rot_modfile_free(mf);
-		return -ENOMEM;
+		err = -ENOMEM;
 	} else {
 		memcpy(mf->raw, buf, len);
 		mf->raw_len = len;
 		if (len == 0)
 			mf->problem = ROT_PROBLEM_EMPTY;
 	}
-	return examine(mf, out);
+	return examine(mf, err, out);
 }
 
 void rot_modfile_free(struct rot_modfile *mf)

@@ -185,10 +185,12 @@ static void describe_cert(X509 *cert, struct rot_sig_info *info)
 		copy_serial(info->key_id, sizeof(info->key_id), X509_get0_serialNumber(cert));
 }
 
-static void malformed(struct rot_sig_info *info, const char *why)
+/* A verdict on the signature, not a failure to read it: returns 0. */
+static int malformed(struct rot_sig_info *info, const char *why)
 {
 	info->status = ROT_SIG_MALFORMED;
 	snprintf(info->detail, sizeof(info->detail), "%s", why);
+	return 0;
 }
 
 /* The PKCS#7 message must be what sign-file makes: detached signed data
@@ -234,14 +236,9 @@ static int parse_pkcs7(const unsigned char *sig, size_t sig_len, struct rot_sig_
 		return openssl_out_of_memory() ? -ENOMEM : 0;
 	}
 	const char *problem = pkcs7_shape_problem(cms, (size_t)(p - sig) != sig_len);
-	if (problem == out_of_memory) {
-		CMS_ContentInfo_free(cms);
-		return -ENOMEM;
-	}
 	if (problem) {
-		malformed(info, problem);
 		CMS_ContentInfo_free(cms);
-		return 0;
+		return problem == out_of_memory ? -ENOMEM : malformed(info, problem);
 	}
 	describe_signer_id(sk_CMS_SignerInfo_value(CMS_get0_SignerInfos(cms), 0), info);
 	*out = cms;
@@ -271,52 +268,25 @@ static int parse_trailer(const unsigned char *image, size_t len, struct rot_sig_
 	info->content_len = 0;
 	size_t rest = len - MAGIC_LEN;
 	struct sig_trailer t;
-	if (rest < sizeof(t)) {
-		malformed(info, "signature info is truncated");
-		return 0;
-	}
+	if (rest < sizeof(t))
+		return malformed(info, "signature info is truncated");
 	rest -= sizeof(t);
 	memcpy(&t, image + rest, sizeof(t));
 	size_t sig_len = (size_t)t.sig_len[0] << 24 | (size_t)t.sig_len[1] << 16 |
 			 (size_t)t.sig_len[2] << 8 | t.sig_len[3];
 	/* The kernel wants at least one byte of module before the signature. */
-	if (sig_len == 0 || sig_len >= rest) {
-		malformed(info, "signature length does not fit the image");
-		return 0;
-	}
+	if (sig_len == 0 || sig_len >= rest)
+		return malformed(info, "signature length does not fit the image");
 	info->content_len = rest - sig_len;
 
 	if (t.id_type != PKEY_ID_PKCS7) {
 		info->status = ROT_SIG_UNSUPPORTED;
 		return 0;
 	}
-	if (t.algo || t.hash || t.signer_len || t.key_id_len || t.pad[0] || t.pad[1] || t.pad[2]) {
-		malformed(info, "PKCS#7 signature info has non-zero parameters");
-		return 0;
-	}
+	if (t.algo || t.hash || t.signer_len || t.key_id_len || t.pad[0] || t.pad[1] || t.pad[2])
+		return malformed(info, "PKCS#7 signature info has non-zero parameters");
 	info->status = ROT_SIG_VALID;
 	return parse_pkcs7(image + info->content_len, sig_len, info, out);
-}
-
-static int inspect_into(const void *image, size_t len, struct rot_sig_info *info)
-{
-	CMS_ContentInfo *cms;
-	/* Without the trailer's magic the image is unsigned, and
-	 * parse_trailer() says so before any OpenSSL call: no libcrypto
-	 * opened, nor started (its configuration read, its error texts
-	 * loaded: a million instructions) by ERR_clear_error() for nothing. */
-	if (!ends_in_magic(image, len))
-		return parse_trailer(image, len, info, &cms);
-	int err = dl_crypto();
-	if (err < 0)
-		return err;
-	/* OpenSSL's error queue is per thread and left as found: empty. The
-	 * details quote its first error, so that one must be ours. */
-	ERR_clear_error();
-	err = parse_trailer(image, len, info, &cms);
-	CMS_ContentInfo_free(cms);
-	ERR_clear_error();
-	return err;
 }
 
 static X509 *keyring_find(const struct rot_keyring *kr, CMS_SignerInfo *si)
@@ -350,10 +320,8 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	}
 	describe_cert(first, info);
 
-	if (info->content_len > INT_MAX) {
-		malformed(info, "module too large to verify");
-		return 0;
-	}
+	if (info->content_len > INT_MAX)
+		return malformed(info, "module too large to verify");
 	/* OpenSSL 3.0's CMS_verify copies a memory BIO into one of its own and
 	 * leaks that copy when the message names a digest it cannot set up
 	 * (CMS_dataInit fails under CMS_BINARY). A buffering BIO in front is
@@ -376,31 +344,34 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	return oom ? -ENOMEM : 0;
 }
 
-static int verify_into(const struct rot_keyring *kr, const void *image, size_t len,
-		       struct rot_sig_info *info)
-{
-	int err = dl_crypto();
-	if (err < 0)
-		return err;
-	CMS_ContentInfo *cms;
-	ERR_clear_error();
-	err = parse_trailer(image, len, info, &cms);
-	if (err == 0 && cms)
-		err = verify_cms(kr, cms, image, info);
-	CMS_ContentInfo_free(cms);
-	ERR_clear_error();
-	return err;
-}
-
-/* A new info, filled by inspect_into() or verify_into(): kr NULL inspects. */
+/* A new info: verify checks the signature against kr, else it is only
+ * inspected. */
 static int sig_info_new(const struct rot_keyring *kr, bool verify, const void *image, size_t len,
 			struct rot_sig_info **out)
 {
+	CMS_ContentInfo *cms;
 	*out = NULL;
 	struct rot_sig_info *info = calloc(1, sizeof(*info));
 	if (!info)
 		return -ENOMEM;
-	int err = verify ? verify_into(kr, image, len, info) : inspect_into(image, len, info);
+	/* Without the trailer's magic the image is unsigned, and
+	 * parse_trailer() says so before any OpenSSL call: an inspection then
+	 * opens no libcrypto, nor starts it (its configuration read, its error
+	 * texts loaded: a million instructions) by ERR_clear_error() for
+	 * nothing. */
+	int err = 0;
+	if (!verify && !ends_in_magic(image, len)) {
+		err = parse_trailer(image, len, info, &cms);
+	} else if ((err = dl_crypto()) == 0) {
+		/* OpenSSL's error queue is per thread and left as found: empty.
+		 * The details quote its first error, so that one must be ours. */
+		ERR_clear_error();
+		err = parse_trailer(image, len, info, &cms);
+		if (err == 0 && cms && verify)
+			err = verify_cms(kr, cms, image, info);
+		CMS_ContentInfo_free(cms);
+		ERR_clear_error();
+	}
 	if (err < 0) {
 		free(info);
 		return err;

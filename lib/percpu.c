@@ -67,14 +67,10 @@ static int parse_header(char *line, char *end, struct rot_percpu *pc, const char
 			return err;
 		}
 	}
-	if (pc->free > pc->reserve) {
-		*reason = "more is free than the reserve holds";
-		return -EPROTO;
-	}
-	if (pc->largest > pc->free) {
-		*reason = "the largest free extent is more than what is free";
-		return -EPROTO;
-	}
+	if (pc->free > pc->reserve)
+		return malformed_line(reason, "more is free than the reserve holds");
+	if (pc->largest > pc->free)
+		return malformed_line(reason, "the largest free extent is more than what is free");
 	return 0;
 }
 
@@ -83,31 +79,24 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 {
 	char *f[4];
 	size_t n = fields_split(line, end, f, 4, &end);
-	if (n != 4) {
-		*reason = n == 0  ? "a NUL byte inside the line"
-			  : n > 4 ? "more fields than the kernel prints"
-				  : "fewer fields than the kernel prints";
-		return -EPROTO;
-	}
+	if (n != 4)
+		return malformed_line(reason, n == 0  ? "a NUL byte inside the line"
+					      : n > 4 ? "more fields than the kernel prints"
+						      : "fewer fields than the kernel prints");
 	e->name = f[0];
-	if (!valid_name(f[0], (size_t)(f[1] - f[0]) - 1)) {
-		*reason = "the name is empty, too long or not a module name";
-		return -EPROTO;
-	}
+	if (!valid_name(f[0], (size_t)(f[1] - f[0]) - 1))
+		return malformed_line(reason, "the name is empty, too long or not a module name");
 	int err = parse_u64(f[1], 10, &e->bytes);
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the per-CPU size does not fit 64 bits"
 					 : "the per-CPU size is not a number";
 		return err;
 	}
-	if (e->bytes == 0) {
-		*reason = "an instance listed with no per-CPU bytes";
-		return -EPROTO;
-	}
-	if (parse_state(f[2], (size_t)(f[3] - f[2]) - 1, &e->state) < 0) {
-		*reason = "the state is not Live, Loading, Unloading or Rotting";
-		return -EPROTO;
-	}
+	if (e->bytes == 0)
+		return malformed_line(reason, "an instance listed with no per-CPU bytes");
+	if (parse_state(f[2], (size_t)(f[3] - f[2]) - 1, &e->state) < 0)
+		return malformed_line(reason,
+				      "the state is not Live, Loading, Unloading or Rotting");
 	err = f[3][0] == '0' && f[3][1] == 'x' ? parse_u64(f[3] + 2, 16, &e->address) : -EPROTO;
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the address does not fit 64 bits"
@@ -115,13 +104,6 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 		return err;
 	}
 	return 0;
-}
-
-static int parse_failed(int err, size_t line, const char *reason)
-{
-	if (err == -EPROTO || err == -ERANGE)
-		return parse_error_set(FILE_NAME, line, reason);
-	return err;
 }
 
 /* Takes ownership of buf (NUL-terminated at len). */
@@ -176,7 +158,7 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 	}
 	if (err < 0) {
 		rot_percpu_free(pc);
-		return parse_failed(err, lineno, reason);
+		return parse_failed(err, FILE_NAME, lineno, reason);
 	}
 	*out = pc;
 	return 0;

@@ -102,7 +102,7 @@ static int facts_read(struct rot_kernel_facts *facts)
 		bool whole = len == 1 || (len == 2 && v[1] == '\n');
 		free(v);
 		if (!(y || n) || !whole)
-			return parse_error_set(sig_file, 1, "not Y or N");
+			return parse_failed(-EPROTO, sig_file, 1, "not Y or N");
 		facts->sig_support = true;
 		facts->sig_enforce = y;
 	}
@@ -213,24 +213,16 @@ static enum rot_problem check_vermagic(const struct rot_modfile *mf, struct rot_
 	if (pf->force_vermagic || !vermagic)
 		return ROT_PROBLEM_NONE;
 	size_t rl = strcspn(vermagic, " ");
-	if (modfile_has_versions(mf)) {
-		if (!kernel[0])
-			return ROT_PROBLEM_NONE;
-		const char *flags = vermagic + rl, *kflags = kernel + strcspn(kernel, " ");
-		if (strcmp(flags, kflags) == 0)
-			return ROT_PROBLEM_NONE;
-		set_text(pf->module_text, sizeof(pf->module_text), vermagic, strlen(vermagic));
-		set_text(pf->kernel_text, sizeof(pf->kernel_text), kernel, strlen(kernel));
-		return ROT_PROBLEM_VERMAGIC_FLAGS;
-	}
-	bool same_release = rl == strlen(pf->kernel->release) &&
-			    strncmp(vermagic, pf->kernel->release, rl) == 0;
-	if (!same_release) {
+	bool versions = modfile_has_versions(mf);
+	if (!versions &&
+	    (rl != strlen(pf->kernel->release) || strncmp(vermagic, pf->kernel->release, rl))) {
 		set_text(pf->module_text, sizeof(pf->module_text), vermagic, rl);
 		snprintf(pf->kernel_text, sizeof(pf->kernel_text), "%s", pf->kernel->release);
 		return ROT_PROBLEM_VERMAGIC;
 	}
-	if (!kernel[0] || strcmp(vermagic, kernel) == 0)
+	/* with symbol versions, what follows each release; else the whole strings */
+	const char *flags = versions ? vermagic + rl : vermagic;
+	if (!kernel[0] || strcmp(flags, versions ? kernel + strcspn(kernel, " ") : kernel) == 0)
 		return ROT_PROBLEM_NONE;
 	set_text(pf->module_text, sizeof(pf->module_text), vermagic, strlen(vermagic));
 	set_text(pf->kernel_text, sizeof(pf->kernel_text), kernel, strlen(kernel));

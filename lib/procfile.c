@@ -12,8 +12,10 @@
 
 static _Thread_local struct rot_parse_error last_error;
 
-int parse_error_set(const char *file, size_t line, const char *reason)
+int parse_failed(int err, const char *file, size_t line, const char *reason)
 {
+	if (err != -EPROTO && err != -ERANGE)
+		return err;
 	last_error = (struct rot_parse_error){ file, line, reason };
 	return -EPROTO;
 }

@@ -37,7 +37,7 @@ struct rot_module {
 };
 
 struct rot_snapshot {
-	char *bufs[2];
+	char *bufs[3]; /* /proc/modules, /proc/rotting_modules, /proc/module_pins */
 	struct rot_module *mods;
 	const char **holder_pool;
 	/* Open-addressing table of live positions + 1, built on the first lookup.
@@ -172,8 +172,7 @@ struct line_sink {
 	size_t keys_cap;
 };
 
-/* Room for need elements of size in *arr (grown by doubling). */
-static bool reserve(void *arr, size_t *cap, size_t need, size_t size)
+bool array_reserve(void *arr, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return true;
@@ -230,10 +229,9 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 {
 	if (len == 1 && field[0] == '-')
 		return 0;
-	if (len == 0 || field[len - 1] != ',') {
-		*reason = "the holders field is not \"-\" nor a list ending in a comma";
-		return -EPROTO;
-	}
+	if (len == 0 || field[len - 1] != ',')
+		return malformed_line(reason,
+				      "the holders field is not \"-\" nor a list ending in a comma");
 	size_t n = 0;
 	for (char *tok = field; *tok;) {
 		unsigned long hash = 0;
@@ -250,19 +248,18 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 		*comma = '\0';
 		size_t tl = (size_t)(comma - tok);
 		if (tok[0] == '[') {
-			if (tl < 2 || tok[tl - 1] != ']') {
-				*reason = "a holder marker without its closing bracket";
-				return -EPROTO;
-			}
+			if (tl < 2 || tok[tl - 1] != ']')
+				return malformed_line(reason,
+						      "a holder marker without its closing bracket");
 			if (tl == 11 && memcmp(tok, "[permanent]", 11) == 0)
 				m->permanent = true;
 		} else if (!name_ok(tok, tl)) {
-			*reason = "a holder's name is empty, too long or not a module name";
-			return -EPROTO;
+			return malformed_line(
+				reason, "a holder's name is empty, too long or not a module name");
 		} else if (n == UINT16_MAX) {
 			*reason = "more than 65535 holders";
 			return -ERANGE;
-		} else if (!reserve(&k->keys, &k->keys_cap, n + 1, sizeof(*k->keys))) {
+		} else if (!array_reserve(&k->keys, &k->keys_cap, n + 1, sizeof(*k->keys))) {
 			return -ENOMEM;
 		} else {
 			/* The running kernel's char decides a byte above 0x7f. */
@@ -272,7 +269,7 @@ static int parse_holders(char *field, size_t len, struct rot_module *m, struct l
 		}
 		tok = comma + 1;
 	}
-	if (!reserve(&k->pool, &k->pool_cap, k->pool_used + n, sizeof(*k->pool)))
+	if (!array_reserve(&k->pool, &k->pool_cap, k->pool_used + n, sizeof(*k->pool)))
 		return -ENOMEM;
 	sort_holders_sysfs_order(k->keys, n);
 	for (size_t i = 0; i < n; i++)
@@ -340,26 +337,18 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 
 	size_t n = fields_split(line, end, f, F_MAX, eol);
 	char *p = *eol;
-	if (n == 0) {
-		*reason = "a NUL byte inside the line";
-		return -EPROTO;
-	}
-	if (n > F_MAX) {
-		*reason = "more fields than the kernel prints";
-		return -EPROTO;
-	}
-	if (n < F_TAINTS) {
-		*reason = "fewer fields than the kernel prints";
-		return -EPROTO;
-	}
+	if (n == 0)
+		return malformed_line(reason, "a NUL byte inside the line");
+	if (n > F_MAX)
+		return malformed_line(reason, "more fields than the kernel prints");
+	if (n < F_TAINTS)
+		return malformed_line(reason, "fewer fields than the kernel prints");
 
 	memset(m, 0, sizeof(*m));
 	m->name = f[F_NAME];
 	size_t name_len = (size_t)(f[F_SIZE] - f[F_NAME]) - 1;
-	if (!name_ok(m->name, name_len)) {
-		*reason = "the name is empty, too long or not a module name";
-		return -EPROTO;
-	}
+	if (!name_ok(m->name, name_len))
+		return malformed_line(reason, "the name is empty, too long or not a module name");
 	int err = number(f[F_SIZE], 10, &m->size);
 	if (err < 0) {
 		*reason = err == -ERANGE ? "the size does not fit 64 bits"
@@ -390,15 +379,12 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 		return err;
 	}
 	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
-	if (!state_ok) {
-		*reason = "the state is not Live, Loading, Unloading or Rotting";
-		return -EPROTO;
-	}
+	if (!state_ok)
+		return malformed_line(reason,
+				      "the state is not Live, Loading, Unloading or Rotting");
 	/* pins are a count, never negative */
-	if (rotting && negative) {
-		*reason = "the pin count is not a number";
-		return -EPROTO;
-	}
+	if (rotting && negative)
+		return malformed_line(reason, "the pin count is not a number");
 	m->state = (uint8_t)state;
 	char *addr = f[F_ADDR];
 	err = parse_address(addr, (size_t)((n > F_TAINTS ? f[F_TAINTS] - 1 : p) - addr),
@@ -412,10 +398,8 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 	if (n > F_TAINTS) {
 		char *t = f[F_TAINTS];
 		size_t tl = (size_t)(p - t);
-		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')') {
-			*reason = "the taints are not in parentheses";
-			return -EPROTO;
-		}
+		if (tl < 2 || t[0] != '(' || t[tl - 1] != ')')
+			return malformed_line(reason, "the taints are not in parentheses");
 		/* A module coming or going also shows its state there, '+'
 		 * or '-' after the taint letters ("(+)", "(OE-)"): the state
 		 * column already says it. */
@@ -425,13 +409,6 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 		m->taints = t + 1;
 	}
 	return parse_holders(f[F_HOLDERS], (size_t)(f[F_STATE] - f[F_HOLDERS]) - 1, m, k, reason);
-}
-
-static int parse_failed(int err, const char *file, size_t line, const char *reason)
-{
-	if (err == -EPROTO || err == -ERANGE)
-		return parse_error_set(file, line, reason);
-	return err;
 }
 
 /* Parses every line of buf (len bytes and a NUL) into the sink. */
@@ -446,7 +423,7 @@ static int parse_file(char *buf, size_t len, struct line_sink *k, bool rotting)
 			line++;
 			continue;
 		}
-		if (!reserve(&k->mods, &k->cap, k->count + 1, sizeof(*k->mods)))
+		if (!array_reserve(&k->mods, &k->cap, k->count + 1, sizeof(*k->mods)))
 			return -ENOMEM;
 		struct rot_module *m = &k->mods[k->count];
 		const char *reason = NULL;
@@ -517,20 +494,70 @@ static void drop_live_that_rotted(struct rot_snapshot *s)
 	free(set);
 }
 
-/* Takes ownership of both buffers (either may be NULL for "absent");
- * each is its length and a NUL. */
-static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
+/*
+ * Puts each /proc/module_pins line (rot-abi.md revision 4, C5: `NAME PINS
+ * SAFE`, SAFE `safe` for a module that declared MODULE_ROT_SAFE() (C4),
+ * `-` otherwise) onto its live module; pbuf NULL: no such file, so not a
+ * revision-4 kernel. -EBADMSG for anything but the kernel's form. The
+ * lines come in /proc/modules' order, so each is first matched against
+ * the module after the last one found. A line of a module /proc/modules
+ * did not list (loaded between the two reads) is passed over; a module
+ * without a line keeps pins_known false.
+ */
+static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
+{
+	if (!pbuf)
+		return 0;
+	s->has_pins = true;
+	int err = 0;
+	char *end = pbuf + plen;
+	size_t next = 0;
+	for (char *line = pbuf; line < end;) {
+		char *f[4], *eol;
+		uint64_t pins;
+		size_t n = fields_split(line, end, f, 4, &eol);
+		/* the name of the module in order was checked in /proc/modules */
+		struct rot_module *m = &s->mods[next];
+		bool in_order = next < s->live_count && strcmp(m->name, f[0]) == 0;
+		/* a file cut short (every line ends), a field too many or too few */
+		if (n != 3 || eol == end ||
+		    (!in_order && !name_ok(f[0], (size_t)(f[1] - f[0]) - 1)) ||
+		    number(f[1], 10, &pins) < 0 || pins > UINT32_MAX ||
+		    ((eol - f[2] != 1 || f[2][0] != '-') &&
+		     (eol - f[2] != 4 || memcmp(f[2], "safe", 4)))) {
+			err = -EBADMSG;
+			break;
+		}
+		if (!in_order)
+			m = (struct rot_module *)rot_snapshot_find_live(s, f[0]);
+		if (m) {
+			m->live_pins = (uint32_t)pins;
+			m->rot_safe = f[2][0] == 's';
+			m->pins_known = true;
+			next = (size_t)(m - s->mods) + 1;
+		}
+		line = eol + 1;
+	}
+	return err;
+}
+
+/* Takes ownership of the three buffers (the rotting and the pins ones may
+ * be NULL for "absent"); each is its length and a NUL. */
+static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, char *pbuf, size_t plen,
 			  struct rot_snapshot **out)
 {
 	parse_error_clear();
+	*out = NULL;
 	struct rot_snapshot *s = calloc(1, sizeof(*s));
 	if (!s) {
 		free(mbuf);
 		free(rbuf);
+		free(pbuf);
 		return -ENOMEM;
 	}
 	s->bufs[0] = mbuf;
 	s->bufs[1] = rbuf;
+	s->bufs[2] = pbuf;
 	s->has_rot = rbuf != NULL;
 
 	/* First guesses (a kernel's line is 40 to 60 bytes, one in two has a
@@ -570,96 +597,46 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen,
 	}
 	if (rbuf)
 		drop_live_that_rotted(s);
+	err = snapshot_pins(s, pbuf, plen);
+	if (err < 0) {
+		rot_snapshot_free(s);
+		return err;
+	}
 	*out = s;
 	return 0;
 }
 
-/*
- * Puts each /proc/module_pins line (rot-abi.md revision 4, C5: `NAME PINS
- * SAFE`, SAFE `safe` for a module that declared MODULE_ROT_SAFE() (C4),
- * `-` otherwise) onto its live module, and takes ownership of pbuf (NULL:
- * no such file, so not a revision-4 kernel). -EBADMSG for anything but the
- * kernel's form. The lines come in /proc/modules' order, so each is first
- * matched against the module after the last one found. A line of a module
- * /proc/modules did not list (loaded between the two reads) is passed
- * over; a module without a line keeps pins_known false.
- */
-static int snapshot_pins(struct rot_snapshot *s, char *pbuf, size_t plen)
+/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
+static char *text_copy(const char *text, size_t len)
 {
-	if (!pbuf)
-		return 0;
-	s->has_pins = true;
-	int err = 0;
-	char *end = pbuf + plen;
-	size_t next = 0;
-	for (char *line = pbuf; line < end;) {
-		char *f[4], *eol;
-		uint64_t pins;
-		size_t n = fields_split(line, end, f, 4, &eol);
-		/* the name of the module in order was checked in /proc/modules */
-		struct rot_module *m = &s->mods[next];
-		bool in_order = next < s->live_count && strcmp(m->name, f[0]) == 0;
-		/* a file cut short (every line ends), a field too many or too few */
-		if (n != 3 || eol == end ||
-		    (!in_order && !name_ok(f[0], (size_t)(f[1] - f[0]) - 1)) ||
-		    number(f[1], 10, &pins) < 0 || pins > UINT32_MAX ||
-		    ((eol - f[2] != 1 || f[2][0] != '-') &&
-		     (eol - f[2] != 4 || memcmp(f[2], "safe", 4)))) {
-			err = -EBADMSG;
-			break;
-		}
-		if (!in_order)
-			m = (struct rot_module *)rot_snapshot_find_live(s, f[0]);
-		if (m) {
-			m->live_pins = (uint32_t)pins;
-			m->rot_safe = f[2][0] == 's';
-			m->pins_known = true;
-			next = (size_t)(m - s->mods) + 1;
-		}
-		line = eol + 1;
+	char *copy = text ? malloc(len + 1) : NULL;
+	if (copy) {
+		memcpy(copy, text, len);
+		copy[len] = '\0';
 	}
-	free(pbuf);
-	return err;
+	return copy;
 }
 
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
 		   struct rot_snapshot **out)
 {
-	char *m = malloc(modules_len + 1);
-	char *r = rotting ? malloc(rotting_len + 1) : NULL;
-	if (!m || (rotting && !r)) {
-		free(m);
-		free(r);
-		return -ENOMEM;
-	}
-	memcpy(m, modules, modules_len);
-	m[modules_len] = '\0';
-	if (r) {
-		memcpy(r, rotting, rotting_len);
-		r[rotting_len] = '\0';
-	}
-	return snapshot_build(m, modules_len, r, rotting_len, out);
+	return snapshot_parse_pins(modules, modules_len, rotting, rotting_len, NULL, 0, out);
 }
 
 int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
 			size_t rotting_len, const char *pins, size_t pins_len,
 			struct rot_snapshot **out)
 {
+	char *m = text_copy(modules, modules_len), *r = text_copy(rotting, rotting_len);
+	char *p = text_copy(pins, pins_len);
 	*out = NULL;
-	int err = snapshot_parse(modules, modules_len, rotting, rotting_len, out);
-	char *p = err == 0 && pins ? malloc(pins_len + 1) : NULL;
-	if (err == 0 && pins && !p)
-		err = -ENOMEM;
-	if (p) {
-		memcpy(p, pins, pins_len);
-		p[pins_len] = '\0';
-		err = snapshot_pins(*out, p, pins_len);
+	if (!m || (rotting && !r) || (pins && !p)) {
+		free(m);
+		free(r);
+		free(p);
+		return -ENOMEM;
 	}
-	if (err < 0 && *out) {
-		rot_snapshot_free(*out);
-		*out = NULL;
-	}
-	return err;
+	return snapshot_build(m, modules_len, r, rotting_len, p, pins_len, out);
 }
 
 int rot_snapshot_read(struct rot_snapshot **out)
@@ -671,39 +648,24 @@ int rot_snapshot_read(struct rot_snapshot **out)
 	if (err < 0)
 		return err;
 	err = proc_read_whole("/proc/rotting_modules", &rbuf, &rlen);
-	if (err < 0 && err != -ENOENT) {
-		free(mbuf);
-		return err;
-	}
 	/* D5: only a rot kernel of revision 4 has it; read after /proc/modules,
 	 * so a module listed there and gone since has no line, never a stale one */
-	if (rbuf) {
+	if (rbuf)
 		err = proc_read_whole("/proc/module_pins", &pbuf, &plen);
-		if (err < 0 && err != -ENOENT) {
-			free(mbuf);
-			free(rbuf);
-			return err;
-		}
+	if (err < 0 && err != -ENOENT) {
+		free(mbuf);
+		free(rbuf);
+		return err;
 	}
-	err = snapshot_build(mbuf, mlen, rbuf, rlen, out);
-	if (err == 0) {
-		err = snapshot_pins(*out, pbuf, plen);
-		if (err < 0) {
-			rot_snapshot_free(*out);
-			*out = NULL;
-		}
-	} else {
-		free(pbuf);
-	}
-	return err;
+	return snapshot_build(mbuf, mlen, rbuf, rlen, pbuf, plen, out);
 }
 
 void rot_snapshot_free(struct rot_snapshot *snap)
 {
 	if (!snap)
 		return;
-	free(snap->bufs[0]);
-	free(snap->bufs[1]);
+	for (size_t i = 0; i < 3; i++)
+		free(snap->bufs[i]);
 	free(snap->mods);
 	free(snap->holder_pool);
 	free(atomic_load(&snap->live_index));

@@ -159,17 +159,15 @@ static int scan_kallsyms(int fd, const struct rot_symbols *want, struct rot_symb
 
 int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out)
 {
-	struct rot_symbols *want, *found = NULL;
-	int err;
+	struct rot_symbols *want = NULL, *found = NULL;
+	int fd = -1;
 
-	if ((err = rot_symbols_new(&want)) < 0)
-		return err;
+	int err = rot_symbols_new(&want);
 	for (size_t i = 0; i < nwanted && err == 0; i++)
 		err = rot_symbols_add(want, wanted[i]);
 	if (err == 0)
 		err = rot_symbols_new(&found);
-	int fd = err == 0 ? open("/proc/kallsyms", O_RDONLY | O_CLOEXEC) : -1;
-	if (err == 0 && fd < 0)
+	if (err == 0 && (fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC)) < 0)
 		err = -errno;
 	if (err == 0)
 		err = scan_kallsyms(fd, want, found);

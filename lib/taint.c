@@ -36,7 +36,7 @@ int rot_taint_read(unsigned long *mask)
 		reason = "more than one decimal number";
 	free(buf);
 	if (reason)
-		return parse_error_set(file, 1, reason);
+		return parse_failed(-EPROTO, file, 1, reason);
 	*mask = v;
 	return 0;
 }

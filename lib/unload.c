@@ -195,19 +195,16 @@ static int size_now(const char *name, uint64_t *size)
 static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 			    struct rot_reclaim_result *res)
 {
-	size_t left;
-	uint64_t left_bytes;
+	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
+	uint64_t left_bytes = 0;
 
 	if (res->freed == seen->instances) {
 		res->bytes = seen->bytes;
 		return;
 	}
 	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
-	if (err < 0) {
+	if (err < 0)
 		res->recount_err = err;
-		left = 0;
-		left_bytes = 0;
-	}
 	struct reclaim_seen s = *seen;
 	if (!s.unit && reclaim_needs_unit(seen, res->freed, left) &&
 	    (err = size_now(name, &s.unit)) < 0)
@@ -219,12 +216,12 @@ static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 			    struct rot_reclaim_result *res)
 {
-	size_t left;
-	uint64_t left_bytes;
+	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
+	uint64_t left_bytes = 0;
 	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
 	if (err < 0)
 		res->recount_err = err;
-	if (err < 0 || left == 0) {
+	if (left == 0) {
 		left = seen->instances;
 		left_bytes = seen->bytes;
 	}
@@ -340,14 +337,12 @@ static int lock_dir_open(const char *dir)
 	if (dfd < 0)
 		return -errno;
 	struct stat st;
-	if (fstat(dfd, &st) < 0) {
-		int err = -errno;
+	int err = fstat(dfd, &st) < 0 ? -errno : 0;
+	if (!err && (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)))
+		err = -EPERM;
+	if (err < 0) {
 		close(dfd);
 		return err;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		close(dfd);
-		return -EPERM;
 	}
 	return dfd;
 }
@@ -380,15 +375,6 @@ static int lock_file_open(void)
 		return -EPERM;
 	}
 	return fd;
-}
-
-/* The process that holds the lock, or 0 when it was let go meanwhile. */
-static pid_t lock_holder(int fd)
-{
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
-		return 0;
-	return fl.l_pid > 0 ? fl.l_pid : 0;
 }
 
 static uint64_t now_ms(void)
@@ -424,12 +410,14 @@ int rot_reclaim_lock(unsigned timeout_ms, pid_t *holder)
 		 * refuses every lock with EACCES and cannot even be asked who
 		 * holds one (EINVAL): nobody can hold this one, so it is ours. */
 		struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-		if (fcntl(fd, F_GETLK, &probe) < 0 && errno == EINVAL)
+		bool asked = fcntl(fd, F_GETLK, &probe) == 0;
+		if (!asked && errno == EINVAL)
 			return fd;
 		uint64_t now = now_ms();
 		if (now >= deadline) {
-			if (holder)
-				*holder = lock_holder(fd);
+			/* who holds it, or 0 when it was let go meanwhile */
+			if (holder && asked && probe.l_type != F_UNLCK && probe.l_pid > 0)
+				*holder = probe.l_pid;
 			close(fd);
 			return -ETIMEDOUT;
 		}
@@ -463,9 +451,8 @@ int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_
 	 * the references (stock), which rot_module_unload_check() adds */
 	if (rot_module_live_holders(snap, m, gone))
 		return -EWOULDBLOCK;
-	if (rot_module_state(m) != ROT_STATE_LIVE)
-		return -EBUSY;
-	if (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE))
+	if (rot_module_state(m) != ROT_STATE_LIVE ||
+	    (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE)))
 		return -EBUSY;
 	return rot_module_unload_check(snap, m, gone, unload_flags);
 }
