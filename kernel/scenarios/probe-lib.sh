@@ -69,8 +69,10 @@ fi
 (
 	echo 1000 >/proc/self/oom_score_adj
 	failed=0
+	k=0
 	sample 0
 	while read -r step; do
+		k=$((k + 1))
 		batch=
 		for f in $step; do batch="$batch $DRV/$f"; done
 		if [ "$PROBE" = match ]; then
@@ -83,6 +85,13 @@ fi
 		grep '"message": "[^"]' /tmp/step.json >>/tmp/probe.messages
 		failed=$((failed + n))
 		sample "$failed"
+		# Out of memory, an installer stops probing: each step more would
+		# rot more, until the kernel has nothing left to kill but init
+		# and panics ("System is deadlocked on memory").
+		if [ "$PROBE" = all ] && { [ "$n" -gt 0 ] || dmesg | grep -q 'invoked oom-killer'; }; then
+			note "probe all: out of memory at step $k of $(wc -l <$DRV/list); the probe stops there"
+			break
+		fi
 	done <$DRV/list
 	echo "$failed" >/tmp/probe.failed
 ) >/tmp/probe.out 2>&1
