@@ -120,34 +120,29 @@ void listing_str(struct listing *l, size_t col, const char *s)
 
 void listing_u64(struct listing *l, size_t col, uint64_t v)
 {
-	if (l->json) {
-		json_u64(l->w, key_of(l, col), v);
-		return;
-	}
 	char num[24];
-	snprintf(num, sizeof(num), "%" PRIu64, v);
-	text_cell(l, col, num);
+	if (l->json)
+		json_u64(l->w, key_of(l, col), v);
+	else if (snprintf(num, sizeof(num), "%" PRIu64, v) > 0) /* always: a number */
+		text_cell(l, col, num);
 }
 
 void listing_size(struct listing *l, size_t col, uint64_t bytes)
 {
-	if (l->json) {
-		listing_u64(l, col, bytes);
-		return;
-	}
 	char cell[SIZE_WORDS_MAX];
-	text_cell(l, col, size_cell(bytes, cell));
+	if (l->json)
+		listing_u64(l, col, bytes);
+	else
+		text_cell(l, col, size_cell(bytes, cell));
 }
 
 void listing_i64(struct listing *l, size_t col, int64_t v)
 {
-	if (l->json) {
-		json_i64(l->w, key_of(l, col), v);
-		return;
-	}
 	char num[24];
-	snprintf(num, sizeof(num), "%" PRId64, v);
-	text_cell(l, col, num);
+	if (l->json)
+		json_i64(l->w, key_of(l, col), v);
+	else if (snprintf(num, sizeof(num), "%" PRId64, v) > 0) /* always: a number */
+		text_cell(l, col, num);
 }
 
 void listing_bool(struct listing *l, size_t col, bool v)
@@ -170,21 +165,17 @@ void listing_list_begin(struct listing *l, size_t col)
 {
 	l->list_col = col;
 	l->list_first = true;
-	if (l->json) {
+	if (l->json)
 		json_open_array(l->w, key_of(l, col));
-		return;
-	}
-	if (!l->err && outbuf_init(&l->list, 64) < 0)
+	else if (!l->err && outbuf_init(&l->list, 64) < 0)
 		l->err = -ENOMEM;
 }
 
 void listing_list_item(struct listing *l, const char *s)
 {
-	if (l->json) {
+	if (l->json)
 		json_string(l->w, NULL, s);
-		return;
-	}
-	if (l->err)
+	if (l->json || l->err)
 		return;
 	if (!l->list_first)
 		outbuf_putc(&l->list, ',');
@@ -194,11 +185,9 @@ void listing_list_item(struct listing *l, const char *s)
 
 void listing_list_end(struct listing *l)
 {
-	if (l->json) {
+	if (l->json)
 		json_close_array(l->w);
-		return;
-	}
-	if (l->err)
+	if (l->json || l->err)
 		return;
 	outbuf_putc(&l->list, '\0');
 	if (outbuf_failed(&l->list))
