@@ -419,9 +419,7 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 		if (v > (UINT64_MAX >> shift))
 			return -ERANGE;
 		v <<= shift;
-		p++;
-		if (strcmp(p, "iB") == 0 || strcmp(p, "B") == 0 || strcmp(p, "b") == 0)
-			p += strlen(p);
+		p += strcmp(p + 1, "iB") == 0 ? 3 : 1; /* a B or b after the letter is left */
 	}
 	if (*p && strcmp(p, "B") != 0 && strcmp(p, "b") != 0)
 		return -EINVAL;

@@ -107,16 +107,12 @@ const char *unload_refusal(const struct unload_scene *s, const char *name,
 const char *unused_unknown_words(char *buf, size_t cap, const char *what, const char *module,
 				 int err)
 {
+	char drivers[ROT_NAME_MAX + 24]; /* a name of the snapshot is no longer */
 	if (module)
-		snprintf(buf, cap,
-			 "cannot tell which modules are unused: could not read "
-			 "/sys/module/%s/drivers: %s; nothing unloaded",
-			 module, strerror(-err));
-	else
-		snprintf(buf, cap,
-			 "cannot tell which modules are unused: could not read %s: %s; "
-			 "nothing unloaded",
-			 what, cli_input_error(err));
+		snprintf(drivers, sizeof(drivers), "/sys/module/%s/drivers", module);
+	snprintf(buf, cap,
+		 "cannot tell which modules are unused: could not read %s: %s; nothing unloaded",
+		 module ? drivers : what, module ? strerror(-err) : cli_input_error(err));
 	return buf;
 }
 
