@@ -70,14 +70,9 @@ void cli_put_escaped(struct outbuf *o, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		size_t len = printable_utf8(p + i, n - i);
-		if (len) {
-			outbuf_put(o, s + i, len);
-			i += len;
-			continue;
-		}
 		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
-		outbuf_put(o, esc, 4);
-		i++;
+		outbuf_put(o, len ? s + i : esc, len ? len : sizeof(esc));
+		i += len ? len : 1;
 	}
 }
 
@@ -105,19 +100,13 @@ const char *cli_safe(const char *s, char *buf, size_t cap)
 	size_t n = strlen(s), used = 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = printable_utf8(p + i, n - i);
-		if (len ? used + len >= cap : used + 4 >= cap)
+		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+		size_t out = len ? len : sizeof(esc);
+		if (used + out >= cap)
 			break;
-		if (len) {
-			memcpy(buf + used, s + i, len);
-			used += len;
-			i += len;
-			continue;
-		}
-		buf[used++] = '\\';
-		buf[used++] = 'x';
-		buf[used++] = hex[p[i] >> 4];
-		buf[used++] = hex[p[i] & 15];
-		i++;
+		memcpy(buf + used, len ? s + i : esc, out);
+		used += out;
+		i += len ? len : 1;
 	}
 	buf[used] = '\0';
 	return buf;

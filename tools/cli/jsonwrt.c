@@ -41,13 +41,6 @@ int json_finish(struct json_writer *w)
 	return err;
 }
 
-static void indent(struct json_writer *w)
-{
-	if (w->compact)
-		return;
-	outbuf_pad(w->out, ' ', 3 * w->depth);
-}
-
 /* No byte below 0x20, at or above 0x7f, '"' or '\\' in these eight (the
  * haszero and hasless bit tricks, which never miss one). */
 static bool json_word_is_plain(const unsigned char *p)
@@ -116,7 +109,8 @@ static void begin_value(struct json_writer *w, const char *name)
 	if (!w->compact && (w->depth > 0 || w->has_member[0]))
 		outbuf_putc(w->out, '\n');
 	w->has_member[w->depth] = true;
-	indent(w);
+	if (!w->compact)
+		outbuf_pad(w->out, ' ', 3 * w->depth);
 	/* Member names are the tools' own constants: plain ASCII, no escaping. */
 	if (name) {
 		outbuf_putc(w->out, '"');
@@ -154,7 +148,7 @@ static void close_container(struct json_writer *w, char close)
 		w->depth--;
 	if (had && !w->compact) {
 		outbuf_putc(w->out, '\n');
-		indent(w);
+		outbuf_pad(w->out, ' ', 3 * w->depth);
 	}
 	outbuf_putc(w->out, close);
 	if (w->depth == 0)

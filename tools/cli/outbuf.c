@@ -145,10 +145,7 @@ void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
 
 void outbuf_put_long(struct outbuf *o, long v)
 {
-	if (v < 0) {
+	if (v < 0)
 		outbuf_putc(o, '-');
-		outbuf_put_u64_right(o, (uint64_t)0 - (uint64_t)v, 0);
-		return;
-	}
-	outbuf_put_u64_right(o, (uint64_t)v, 0);
+	outbuf_put_u64_right(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, 0);
 }
