@@ -128,19 +128,17 @@ static void note_rot(struct load_job *job, const struct load_env *env)
 	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
-		size_t used = strlen(job->message);
-		snprintf(job->message + used, sizeof(job->message) - used,
-			 "; whether its init left rot is unknown (%s)", cli_strerror(err));
+		cli_appendf(job->message, sizeof(job->message), "",
+			    "; whether its init left rot is unknown (%s)", cli_strerror(err));
 		return;
 	}
 	if (after <= rot_snapshot_rotting_of(env->snap, name, NULL, NULL))
 		return;
 	job->rot_bytes = newest;
-	size_t used = strlen(job->message);
 	char size[SIZE_WORDS_MAX];
-	snprintf(job->message + used, sizeof(job->message) - used,
-		 "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
-		 size_words(newest, "bytes", size), name);
+	cli_appendf(job->message, sizeof(job->message), "",
+		    "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
+		    size_words(newest, "bytes", size), name);
 }
 
 bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx,

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* How a refusal to unload or reclaim is worded (unload-words.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -144,22 +143,6 @@ void count_error_message(char *buf, size_t cap, const char *name, int err)
 		 cli_safe(name, safe, sizeof(safe)), cli_read_error(err, why, sizeof(why)));
 }
 
-/* appends ", " (after the first) and the formatted words to buf */
-static void add_reason(char *buf, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void add_reason(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	if (n && n + 2 < cap) {
-		memcpy(buf + n, ", ", 3);
-		n += 2;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
 /* "1 timer pointing into it", "3 callbacks pointing into it (timers, work items)" */
 static void callbacks_words(char *buf, size_t cap, const struct rot_reclaim_result *k)
 {
@@ -185,7 +168,7 @@ static void callbacks_words(char *buf, size_t cap, const struct rot_reclaim_resu
 	char list[128] = "";
 	for (unsigned i = 0; i < 3; i++)
 		if (k->why & kinds[i].bit)
-			add_reason(list, sizeof(list), "%s", kinds[i].many);
+			cli_appendf(list, sizeof(list), ", ", "%s", kinds[i].many);
 	snprintf(buf, cap, "%u callbacks pointing into it (%s)", k->callbacks, list);
 }
 
@@ -194,31 +177,31 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 {
 	buf[0] = '\0';
 	if (k->why & ROT_KEPT_PIN)
-		add_reason(buf, cap, "%u %s", k->pins, k->pins == 1 ? "pin" : JK_PINS);
+		cli_appendf(buf, cap, ", ", "%u %s", k->pins, k->pins == 1 ? "pin" : JK_PINS);
 	if (k->why & ROT_KEPT_TASK)
-		add_reason(buf, cap, "%u %s inside its code", k->tasks,
-			   k->tasks == 1 ? "task" : JK_TASKS);
+		cli_appendf(buf, cap, ", ", "%u %s inside its code", k->tasks,
+			    k->tasks == 1 ? "task" : JK_TASKS);
 	if (k->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)) {
 		char cb[160];
 		callbacks_words(cb, sizeof(cb), k);
-		add_reason(buf, cap, "%s", cb);
+		cli_appendf(buf, cap, ", ", "%s", cb);
 	}
 	/* probes counts instances with a kprobe, not kprobes (rot-abi R4) */
 	if ((k->why & ROT_KEPT_KPROBE) && k->kept > 1)
-		add_reason(buf, cap, "kprobes on the code of %u", k->probes);
+		cli_appendf(buf, cap, ", ", "kprobes on the code of %u", k->probes);
 	else if (k->why & ROT_KEPT_KPROBE)
-		add_reason(buf, cap, "kprobes on its code");
+		cli_appendf(buf, cap, ", ", "kprobes on its code");
 	/* R5: the kernel marks every instance a forced reclaim still kept when its wait ran out */
 	if (k->why & ROT_KEPT_RUNNING)
-		add_reason(buf, cap, "still in use when the forced reclaim's wait ran out");
+		cli_appendf(buf, cap, ", ", "still in use when the forced reclaim's wait ran out");
 	/* revision 4: what the scan found (R10), the users it keeps for (P7) */
 	if (k->why & ROT_KEPT_REF)
-		add_reason(buf, cap, "%u %s into it from outside", k->refs,
-			   k->refs == 1 ? "reference" : "references");
+		cli_appendf(buf, cap, ", ", "%u %s into it from outside", k->refs,
+			    k->refs == 1 ? "reference" : "references");
 	if (k->why & ROT_KEPT_USER)
-		add_reason(buf, cap, "a rotting module that used it still calls it");
+		cli_appendf(buf, cap, ", ", "a rotting module that used it still calls it");
 	if (k->why & ROT_KEPT_UNSCANNED)
-		add_reason(buf, cap, "memory the kernel's scan could not read");
+		cli_appendf(buf, cap, ", ", "memory the kernel's scan could not read");
 	if (!buf[0])
 		snprintf(buf, cap, "the kernel did not say why");
 }
