@@ -35,24 +35,6 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 	return n;
 }
 
-static struct libscols_table *table_new(const struct column_info *cols, const int *ids, size_t nids,
-					const struct table_style *style)
-{
-	struct libscols_table *tb = scols_new_table();
-	if (!tb)
-		return NULL;
-	scols_table_enable_raw(tb, style->raw);
-	scols_table_enable_noheadings(tb, style->noheadings);
-	for (size_t i = 0; i < nids; i++) {
-		const struct column_info *ci = &cols[ids[i]];
-		if (!scols_table_new_column(tb, ci->name, ci->whint, ci->flags)) {
-			scols_unref_table(tb);
-			return NULL;
-		}
-	}
-	return tb;
-}
-
 int listing_start(struct listing *l, const struct column_info *cols, const int *ids, size_t nids,
 		  const struct table_style *style, struct json_writer *w)
 {
@@ -67,7 +49,18 @@ int listing_start(struct listing *l, const struct column_info *cols, const int *
 		json_open_array(w, style->json_name);
 		return 0;
 	}
-	l->tb = table_new(cols, ids, l->nids, style);
+	l->tb = scols_new_table();
+	if (l->tb) {
+		scols_table_enable_raw(l->tb, style->raw);
+		scols_table_enable_noheadings(l->tb, style->noheadings);
+	}
+	for (size_t i = 0; l->tb && i < l->nids; i++) {
+		const struct column_info *ci = &cols[ids[i]];
+		if (!scols_table_new_column(l->tb, ci->name, ci->whint, ci->flags)) {
+			scols_unref_table(l->tb); /* the table is all or nothing */
+			l->tb = NULL;
+		}
+	}
 	if (!l->tb)
 		l->err = -ENOMEM;
 	return l->err;

@@ -107,15 +107,6 @@ const char *job_reason(const struct load_job *job)
 	}
 }
 
-static void refuse(struct load_job *job, const struct load_env *env)
-{
-	char why[640];
-	words_for_problem(job->mf, job->pf, env->kernel, env->opts->keyring_path, why, sizeof(why));
-	job->result = JOB_REFUSED;
-	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path,
-		 why);
-}
-
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
 static void note_rot(struct load_job *job, const struct load_env *env)
 {
@@ -169,7 +160,12 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod
 	    kmod_can_read(ctx, job->path))
 		job->problem = ROT_PROBLEM_NONE;
 	if (job->problem != ROT_PROBLEM_NONE) {
-		refuse(job, env);
+		char why[640];
+		words_for_problem(job->mf, job->pf, env->kernel, env->opts->keyring_path, why,
+				  sizeof(why));
+		job->result = JOB_REFUSED;
+		snprintf(job->message, sizeof(job->message), "could not insert module %s: %s",
+			 job->path, why);
 		return false;
 	}
 	if (!percpu_preflight(job, env))

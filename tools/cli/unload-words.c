@@ -12,13 +12,6 @@
 #include "reclaim-report.h"
 #include "unload-words.h"
 
-/* A holder of the snapshot this run has not unloaded. */
-static bool still_holds(const struct unload_scene *s, const char *holder)
-{
-	const struct rot_module *h = rot_snapshot_find_live(s->snap, holder);
-	return h && !gone_marks_has(s->gone, h);
-}
-
 /* kmod's "is in use by:" and the holders still present, each after a space. */
 static void in_use_words(const struct unload_scene *s, const struct rot_module *m, char *buf,
 			 size_t cap)
@@ -31,8 +24,10 @@ static void in_use_words(const struct unload_scene *s, const struct rot_module *
 		return;
 	}
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+		/* only a holder of the snapshot this run has not unloaded */
 		const char *h = rot_module_holder(m, i);
-		if (!still_holds(s, h))
+		const struct rot_module *live = rot_snapshot_find_live(s->snap, h);
+		if (!live || gone_marks_has(s->gone, live))
 			continue;
 		outbuf_putc(&list, ' ');
 		outbuf_puts(&list, h);
