@@ -8,24 +8,15 @@
 
 size_t cli_utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len;
-	uint32_t cp;
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
+	/* The lead byte says the length and holds the first bits (0x80 to
+	 * 0xc1 only continue or begin an overlong form; past 0xf4 is past
+	 * U+10FFFF). */
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n < len)
 		return 0;
-	}
-	if (n < len)
-		return 0;
+	uint32_t cp = s[0] & (0x7fu >> len);
 	for (size_t i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;

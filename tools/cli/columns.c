@@ -38,12 +38,11 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 int listing_start(struct listing *l, const struct column_info *cols, const int *ids, size_t nids,
 		  const struct table_style *style, struct json_writer *w)
 {
-	memset(l, 0, sizeof(*l));
-	l->cols = cols;
-	l->ids = ids;
-	l->nids = nids < COLUMNS_MAX ? nids : COLUMNS_MAX;
-	l->json = style->json;
-	l->raw = style->raw;
+	*l = (struct listing){ .cols = cols,
+			       .ids = ids,
+			       .nids = nids < COLUMNS_MAX ? nids : COLUMNS_MAX,
+			       .json = style->json,
+			       .raw = style->raw };
 	if (l->json) {
 		l->w = w;
 		json_open_array(w, style->json_name);

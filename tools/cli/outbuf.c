@@ -9,11 +9,7 @@
 
 int outbuf_init(struct outbuf *o, size_t hint)
 {
-	o->len = 0;
-	o->fd = -1;
-	o->err = 0;
-	o->oom = false;
-	o->cap = hint < 256 ? 256 : hint;
+	*o = (struct outbuf){ .fd = -1, .cap = hint < 256 ? 256 : hint };
 	o->buf = malloc(o->cap);
 	return o->buf ? 0 : -ENOMEM;
 }

@@ -12,11 +12,9 @@
 
 void progress_start(struct progress *p, const char *label, size_t total)
 {
-	p->label = label;
-	p->total = total;
-	p->done = 0;
-	p->last_draw_ns = 0;
-	p->on = total >= PROGRESS_MIN_STEPS && isatty(STDERR_FILENO);
+	*p = (struct progress){ .label = label,
+				.total = total,
+				.on = total >= PROGRESS_MIN_STEPS && isatty(STDERR_FILENO) };
 }
 
 void progress_step(struct progress *p)
