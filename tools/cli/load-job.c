@@ -33,11 +33,8 @@ static int insert_path(struct kmod_ctx *ctx, const char *path, const char *param
 	int err = kmod_module_new_from_path(ctx, path, &mod);
 	if (err < 0)
 		return err;
-	unsigned kflags = 0;
-	if (flags & LOAD_FORCE_VERMAGIC)
-		kflags |= KMOD_INSERT_FORCE_VERMAGIC;
-	if (flags & LOAD_FORCE_MODVERSION)
-		kflags |= KMOD_INSERT_FORCE_MODVERSION;
+	unsigned kflags = (flags & LOAD_FORCE_VERMAGIC ? KMOD_INSERT_FORCE_VERMAGIC : 0) |
+			  (flags & LOAD_FORCE_MODVERSION ? KMOD_INSERT_FORCE_MODVERSION : 0);
 	err = kmod_module_insert_module(mod, kflags, params ? params : "");
 	kmod_module_unref(mod);
 	return err;
