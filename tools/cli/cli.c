@@ -16,7 +16,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-escape.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 
 static const char *progname = "modrot";
 static void (*print_help)(void);
