@@ -43,22 +43,6 @@ void builtin_words(char *buf, size_t cap, const char *name)
 	snprintf(buf, cap, "Module %s is builtin.", name);
 }
 
-/* EBUSY: the kernel says busy; the snapshot says why, where it can. */
-static void busy_words(const struct rot_module *m, const char *name, char *buf, size_t cap)
-{
-	if (m && rot_module_state(m) == ROT_STATE_LOADING)
-		snprintf(buf, cap, "Module %s is busy: its init is still running", name);
-	else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
-		snprintf(buf, cap, "Module %s is busy: it is already unloading", name);
-	else if (m && rot_module_is_permanent(m))
-		snprintf(buf, cap,
-			 "Module %s is permanent (it has no exit function); "
-			 "-f forces it and taints the kernel",
-			 name);
-	else
-		snprintf(buf, cap, "Module %s is busy", name);
-}
-
 /* delete_module's answer in kmod's words, or better ones. */
 const char *unload_refusal(const struct unload_scene *s, const char *name,
 			   const struct rot_module *m, int err, char *buf, size_t cap)
@@ -88,8 +72,18 @@ const char *unload_refusal(const struct unload_scene *s, const char *name,
 		else
 			snprintf(buf, cap, "Module %s is in use", name);
 		break;
-	case EBUSY:
-		busy_words(m, name, buf, cap);
+	case EBUSY: /* the kernel says busy; the snapshot says why, where it can */
+		if (m && rot_module_state(m) == ROT_STATE_LOADING)
+			snprintf(buf, cap, "Module %s is busy: its init is still running", name);
+		else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
+			snprintf(buf, cap, "Module %s is busy: it is already unloading", name);
+		else if (m && rot_module_is_permanent(m))
+			snprintf(buf, cap,
+				 "Module %s is permanent (it has no exit function); "
+				 "-f forces it and taints the kernel",
+				 name);
+		else
+			snprintf(buf, cap, "Module %s is busy", name);
 		break;
 	default:
 		snprintf(buf, cap, "could not remove module %s: %s%s", name, strerror(-err),
