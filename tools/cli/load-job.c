@@ -87,10 +87,9 @@ const char *job_reason(const struct load_job *job)
 	case JOB_REFUSED:
 		if (job->percpu_short)
 			return REASON_PERCPU_RESERVE;
-		if (job->read_err)
-			return reason_for_errno(REASON_READ, job->read_err);
-		if (job->err)
-			return reason_for_errno(REASON_READ, job->err);
+		if (job->read_err || job->err)
+			return reason_for_errno(REASON_READ,
+						job->read_err ? job->read_err : job->err);
 		if (job->problem != ROT_PROBLEM_NONE)
 			return reason_for_problem(job->problem);
 		return REASON_OTHER;
