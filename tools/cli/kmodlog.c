@@ -10,8 +10,10 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cli-errors.h"
 #include "cli-msg.h"
 #include "kmodlog.h"
+#include "modrot.h"
 
 /* One libkmod line: errors and warnings as the tool's, the rest only with -v. */
 static void say(int priority, const char *msg)
@@ -209,5 +211,26 @@ int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, u
 		kmod_module_unref(m);
 	}
 	close(fd);
+	return err;
+}
+
+int cli_moddir_check(const char *moddir)
+{
+	const char *index;
+	int err = rot_moddir_check(moddir, &index);
+
+	if (err == 0)
+		return 0;
+	if (!index)
+		cli_error("could not check the module indexes in %s: %s", moddir, cli_strerror(err));
+	else if (err == -EINVAL)
+		cli_error("%s/%s is corrupt (run depmod)", moddir, index);
+	else if (err == -EISDIR)
+		cli_error("%s/%s is not a regular file (run depmod)", moddir, index);
+	else if (err == -EFBIG)
+		cli_error("%s/%s is larger than any index depmod writes (run depmod)", moddir,
+			  index);
+	else
+		cli_error("could not read %s/%s: %s", moddir, index, cli_strerror(err));
 	return err;
 }
