@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* How a refusal to unload or reclaim is worded (unload-words.h). */
+/* How a refusal to unload or reclaim is worded (unload-words.h), and what
+ * this run unloaded (gone-marks.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-errors.h"
@@ -11,6 +13,32 @@
 #include "reasons.h"
 #include "reclaim-report.h"
 #include "unload-words.h"
+
+/* The gone marks (gone-marks.h), which the words read. */
+int gone_marks_init(struct gone_marks *g, const struct rot_snapshot *snap)
+{
+	g->snap = snap;
+	/* + 1: calloc(0) may be NULL, which here means out of memory */
+	g->marks = calloc(rot_snapshot_count(snap) + 1, sizeof(*g->marks));
+	return g->marks ? 0 : -ENOMEM;
+}
+
+void gone_marks_free(struct gone_marks *g)
+{
+	free(g->marks);
+	g->marks = NULL;
+}
+
+void gone_marks_set(struct gone_marks *g, const struct rot_module *m)
+{
+	if (m && g->marks)
+		g->marks[rot_snapshot_index_of(g->snap, m)] = true;
+}
+
+bool gone_marks_has(const struct gone_marks *g, const struct rot_module *m)
+{
+	return m && g->marks && g->marks[rot_snapshot_index_of(g->snap, m)];
+}
 
 /* kmod's "is in use by:" and the holders still present, each after a space. */
 static void in_use_words(const struct unload_scene *s, const struct rot_module *m, char *buf,
