@@ -9,7 +9,6 @@
 #include "cli-errors.h"
 #include "cli-escape.h"
 #include "json-keys.h"
-#include "outbuf.h"
 #include "reasons.h"
 #include "reclaim-report.h"
 #include "unload-words.h"
@@ -40,30 +39,20 @@ bool gone_marks_has(const struct gone_marks *g, const struct rot_module *m)
 	return m && g->marks && g->marks[rot_snapshot_index_of(g->snap, m)];
 }
 
-/* kmod's "is in use by:" and the holders still present, each after a space. */
+/* kmod's "is in use by:" and the holders still present, each after a
+ * space, written straight into buf (cut there): nothing to allocate. */
 static void in_use_words(const struct unload_scene *s, const struct rot_module *m, char *buf,
 			 size_t cap)
 {
-	struct outbuf list;
-	const char *name = rot_module_name(m);
-
-	if (outbuf_init(&list, 256) < 0) {
-		snprintf(buf, cap, "Module %s is in use (out of memory to list its holders)", name);
-		return;
-	}
+	snprintf(buf, cap, "Module %s is in use by:", rot_module_name(m));
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
 		/* only a holder of the snapshot this run has not unloaded */
 		const char *h = rot_module_holder(m, i);
 		const struct rot_module *live = rot_snapshot_find_live(s->snap, h);
 		if (!live || gone_marks_has(s->gone, live))
 			continue;
-		outbuf_putc(&list, ' ');
-		outbuf_puts(&list, h);
+		cli_appendf(buf, cap, "", " %s", h);
 	}
-	outbuf_putc(&list, '\0');
-	snprintf(buf, cap, "Module %s is in use by:%s", name,
-		 outbuf_failed(&list) ? " (out of memory)" : list.buf);
-	outbuf_release(&list);
 }
 
 void builtin_words(char *buf, size_t cap, const char *name)
