@@ -69,19 +69,10 @@ void cli_put_escaped(struct outbuf *o, const char *s, size_t n)
 
 char *cli_safe_dup(const char *s)
 {
-	size_t n = strlen(s);
-	if (cli_text_is_safe(s, n))
-		return strdup(s);
-	struct outbuf o;
-	if (outbuf_init(&o, n * 4 + 1) < 0)
-		return NULL;
-	cli_put_escaped(&o, s, n);
-	outbuf_putc(&o, '\0');
-	if (outbuf_failed(&o)) {
-		outbuf_release(&o);
-		return NULL;
-	}
-	return o.buf;
+	/* An escape is four bytes for one: room for all of them is never cut. */
+	size_t cap = 4 * strlen(s) + 1;
+	char *buf = malloc(cap);
+	return buf ? (char *)cli_safe(s, buf, cap) : NULL;
 }
 
 const char *cli_safe(const char *s, char *buf, size_t cap)
