@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Why something failed, in words. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -82,6 +83,19 @@ const char *cli_errno_hint(int err)
 	if (err == -EPERM)
 		return " (this needs CAP_SYS_MODULE, and module loading must not be disabled)";
 	return "";
+}
+
+void cli_appendf(char *buf, size_t cap, const char *sep, const char *fmt, ...)
+{
+	size_t n = strlen(buf), k = strlen(sep);
+	if (n && n + k < cap) {
+		memcpy(buf + n, sep, k + 1);
+		n += k;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
 }
 
 const char *cli_word_of(const struct cli_word *words, long long key, const char *otherwise)

@@ -40,6 +40,11 @@ const char *cli_file_error(int err, const char *path, uint64_t limit, char *buf,
 /* What to add after strerror() so a reader knows what to do ("" if nothing). */
 const char *cli_errno_hint(int err);
 
+/* Appends to the line in buf (cap bytes, kept terminated, cut at the
+ * end): sep first when buf is not empty and sep fits, then the words. */
+void cli_appendf(char *buf, size_t cap, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* A word for a number (an errno, an enum, a file type): the tables that
  * give them end with a NULL word. */
 struct cli_word {

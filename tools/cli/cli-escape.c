@@ -8,24 +8,15 @@
 
 size_t cli_utf8_len(const unsigned char *s, size_t n)
 {
-	size_t len;
-	uint32_t cp;
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
+	/* The lead byte says the length and holds the first bits (0x80 to
+	 * 0xc1 only continue or begin an overlong form; past 0xf4 is past
+	 * U+10FFFF). */
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n < len)
 		return 0;
-	}
-	if (n < len)
-		return 0;
+	uint32_t cp = s[0] & (0x7fu >> len);
 	for (size_t i = 1; i < len; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
@@ -70,32 +61,18 @@ void cli_put_escaped(struct outbuf *o, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		size_t len = printable_utf8(p + i, n - i);
-		if (len) {
-			outbuf_put(o, s + i, len);
-			i += len;
-			continue;
-		}
 		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
-		outbuf_put(o, esc, 4);
-		i++;
+		outbuf_put(o, len ? s + i : esc, len ? len : sizeof(esc));
+		i += len ? len : 1;
 	}
 }
 
 char *cli_safe_dup(const char *s)
 {
-	size_t n = strlen(s);
-	if (cli_text_is_safe(s, n))
-		return strdup(s);
-	struct outbuf o;
-	if (outbuf_init(&o, n * 4 + 1) < 0)
-		return NULL;
-	cli_put_escaped(&o, s, n);
-	outbuf_putc(&o, '\0');
-	if (outbuf_failed(&o)) {
-		outbuf_release(&o);
-		return NULL;
-	}
-	return o.buf;
+	/* An escape is four bytes for one: room for all of them is never cut. */
+	size_t cap = 4 * strlen(s) + 1;
+	char *buf = malloc(cap);
+	return buf ? (char *)cli_safe(s, buf, cap) : NULL;
 }
 
 const char *cli_safe(const char *s, char *buf, size_t cap)
@@ -105,19 +82,13 @@ const char *cli_safe(const char *s, char *buf, size_t cap)
 	size_t n = strlen(s), used = 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = printable_utf8(p + i, n - i);
-		if (len ? used + len >= cap : used + 4 >= cap)
+		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
+		size_t out = len ? len : sizeof(esc);
+		if (used + out >= cap)
 			break;
-		if (len) {
-			memcpy(buf + used, s + i, len);
-			used += len;
-			i += len;
-			continue;
-		}
-		buf[used++] = '\\';
-		buf[used++] = 'x';
-		buf[used++] = hex[p[i] >> 4];
-		buf[used++] = hex[p[i] & 15];
-		i++;
+		memcpy(buf + used, len ? s + i : esc, out);
+		used += out;
+		i += len ? len : 1;
 	}
 	buf[used] = '\0';
 	return buf;

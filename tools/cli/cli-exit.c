@@ -6,15 +6,9 @@
 
 enum cli_exit cli_exit_for_errno(int err)
 {
-	switch (-err) {
-	case EPERM:
-	case EACCES:
+	if (err == -EPERM || err == -EACCES)
 		return CLI_EXIT_PERM;
-	case ENOSYS:
-		return CLI_EXIT_UNSUPPORTED;
-	default:
-		return CLI_EXIT_PARTIAL;
-	}
+	return err == -ENOSYS ? CLI_EXIT_UNSUPPORTED : CLI_EXIT_PARTIAL;
 }
 
 void cli_outcome_failed(struct cli_outcome *o, int err)

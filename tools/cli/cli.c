@@ -16,7 +16,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli-escape.h"
+#include "cli-exit.h"
+#include "cli-msg.h"
+#include "cli-opts.h"
+#include "cli-run.h"
 
 static const char *progname = "modrot";
 static void (*print_help)(void);
@@ -419,9 +423,7 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 		if (v > (UINT64_MAX >> shift))
 			return -ERANGE;
 		v <<= shift;
-		p++;
-		if (strcmp(p, "iB") == 0 || strcmp(p, "B") == 0 || strcmp(p, "b") == 0)
-			p += strlen(p);
+		p += strcmp(p + 1, "iB") == 0 ? 3 : 1; /* a B or b after the letter is left */
 	}
 	if (*p && strcmp(p, "B") != 0 && strcmp(p, "b") != 0)
 		return -EINVAL;

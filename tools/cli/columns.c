@@ -35,39 +35,31 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 	return n;
 }
 
-static struct libscols_table *table_new(const struct column_info *cols, const int *ids, size_t nids,
-					const struct table_style *style)
-{
-	struct libscols_table *tb = scols_new_table();
-	if (!tb)
-		return NULL;
-	scols_table_enable_raw(tb, style->raw);
-	scols_table_enable_noheadings(tb, style->noheadings);
-	for (size_t i = 0; i < nids; i++) {
-		const struct column_info *ci = &cols[ids[i]];
-		if (!scols_table_new_column(tb, ci->name, ci->whint, ci->flags)) {
-			scols_unref_table(tb);
-			return NULL;
-		}
-	}
-	return tb;
-}
-
 int listing_start(struct listing *l, const struct column_info *cols, const int *ids, size_t nids,
 		  const struct table_style *style, struct json_writer *w)
 {
-	memset(l, 0, sizeof(*l));
-	l->cols = cols;
-	l->ids = ids;
-	l->nids = nids < COLUMNS_MAX ? nids : COLUMNS_MAX;
-	l->json = style->json;
-	l->raw = style->raw;
+	*l = (struct listing){ .cols = cols,
+			       .ids = ids,
+			       .nids = nids < COLUMNS_MAX ? nids : COLUMNS_MAX,
+			       .json = style->json,
+			       .raw = style->raw };
 	if (l->json) {
 		l->w = w;
 		json_open_array(w, style->json_name);
 		return 0;
 	}
-	l->tb = table_new(cols, ids, l->nids, style);
+	l->tb = scols_new_table();
+	if (l->tb) {
+		scols_table_enable_raw(l->tb, style->raw);
+		scols_table_enable_noheadings(l->tb, style->noheadings);
+	}
+	for (size_t i = 0; l->tb && i < l->nids; i++) {
+		const struct column_info *ci = &cols[ids[i]];
+		if (!scols_table_new_column(l->tb, ci->name, ci->whint, ci->flags)) {
+			scols_unref_table(l->tb); /* the table is all or nothing */
+			l->tb = NULL;
+		}
+	}
 	if (!l->tb)
 		l->err = -ENOMEM;
 	return l->err;
@@ -120,34 +112,29 @@ void listing_str(struct listing *l, size_t col, const char *s)
 
 void listing_u64(struct listing *l, size_t col, uint64_t v)
 {
-	if (l->json) {
-		json_u64(l->w, key_of(l, col), v);
-		return;
-	}
 	char num[24];
-	snprintf(num, sizeof(num), "%" PRIu64, v);
-	text_cell(l, col, num);
+	if (l->json)
+		json_u64(l->w, key_of(l, col), v);
+	else if (snprintf(num, sizeof(num), "%" PRIu64, v) > 0) /* always: a number */
+		text_cell(l, col, num);
 }
 
 void listing_size(struct listing *l, size_t col, uint64_t bytes)
 {
-	if (l->json) {
-		listing_u64(l, col, bytes);
-		return;
-	}
 	char cell[SIZE_WORDS_MAX];
-	text_cell(l, col, size_cell(bytes, cell));
+	if (l->json)
+		listing_u64(l, col, bytes);
+	else
+		text_cell(l, col, size_cell(bytes, cell));
 }
 
 void listing_i64(struct listing *l, size_t col, int64_t v)
 {
-	if (l->json) {
-		json_i64(l->w, key_of(l, col), v);
-		return;
-	}
 	char num[24];
-	snprintf(num, sizeof(num), "%" PRId64, v);
-	text_cell(l, col, num);
+	if (l->json)
+		json_i64(l->w, key_of(l, col), v);
+	else if (snprintf(num, sizeof(num), "%" PRId64, v) > 0) /* always: a number */
+		text_cell(l, col, num);
 }
 
 void listing_bool(struct listing *l, size_t col, bool v)
@@ -170,21 +157,17 @@ void listing_list_begin(struct listing *l, size_t col)
 {
 	l->list_col = col;
 	l->list_first = true;
-	if (l->json) {
+	if (l->json)
 		json_open_array(l->w, key_of(l, col));
-		return;
-	}
-	if (!l->err && outbuf_init(&l->list, 64) < 0)
+	else if (!l->err && outbuf_init(&l->list, 64) < 0)
 		l->err = -ENOMEM;
 }
 
 void listing_list_item(struct listing *l, const char *s)
 {
-	if (l->json) {
+	if (l->json)
 		json_string(l->w, NULL, s);
-		return;
-	}
-	if (l->err)
+	if (l->json || l->err)
 		return;
 	if (!l->list_first)
 		outbuf_putc(&l->list, ',');
@@ -194,11 +177,9 @@ void listing_list_item(struct listing *l, const char *s)
 
 void listing_list_end(struct listing *l)
 {
-	if (l->json) {
+	if (l->json)
 		json_close_array(l->w);
-		return;
-	}
-	if (l->err)
+	if (l->json || l->err)
 		return;
 	outbuf_putc(&l->list, '\0');
 	if (outbuf_failed(&l->list))

@@ -41,27 +41,15 @@ int json_finish(struct json_writer *w)
 	return err;
 }
 
-static void indent(struct json_writer *w)
-{
-	if (w->compact)
-		return;
-	outbuf_pad(w->out, ' ', 3 * w->depth);
-}
-
-/* No byte below 0x20, at or above 0x7f, '"' or '\\' in these eight (the
- * haszero and hasless bit tricks, which never miss one). */
+/* No byte below 0x20, at or above 0x7f, '"' or '\\' in these eight: the
+ * sanitiser's test, and the same haszero trick for the quote. */
 static bool json_word_is_plain(const unsigned char *p)
 {
 	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	uint64_t w, quote, backslash, del;
+	uint64_t w, quote;
 	memcpy(&w, p, 8);
 	quote = w ^ (ones * '"');
-	backslash = w ^ (ones * '\\');
-	del = w ^ (ones * 0x7f);
-	uint64_t hits = (w & highs) | ((w - ones * 0x20) & ~w & highs) |
-			((quote - ones) & ~quote & highs) |
-			((backslash - ones) & ~backslash & highs) | ((del - ones) & ~del & highs);
-	return hits == 0;
+	return !cli_word_needs_care(w) && !((quote - ones) & ~quote & highs);
 }
 
 static void put_quoted(struct outbuf *o, const char *s)
@@ -116,7 +104,8 @@ static void begin_value(struct json_writer *w, const char *name)
 	if (!w->compact && (w->depth > 0 || w->has_member[0]))
 		outbuf_putc(w->out, '\n');
 	w->has_member[w->depth] = true;
-	indent(w);
+	if (!w->compact)
+		outbuf_pad(w->out, ' ', 3 * w->depth);
 	/* Member names are the tools' own constants: plain ASCII, no escaping. */
 	if (name) {
 		outbuf_putc(w->out, '"');
@@ -154,7 +143,7 @@ static void close_container(struct json_writer *w, char close)
 		w->depth--;
 	if (had && !w->compact) {
 		outbuf_putc(w->out, '\n');
-		indent(w);
+		outbuf_pad(w->out, ' ', 3 * w->depth);
 	}
 	outbuf_putc(w->out, close);
 	if (w->depth == 0)

@@ -10,8 +10,10 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cli-errors.h"
 #include "cli-msg.h"
 #include "kmodlog.h"
+#include "modrot.h"
 
 /* One libkmod line: errors and warnings as the tool's, the rest only with -v. */
 static void say(int priority, const char *msg)
@@ -137,8 +139,8 @@ int kmod_lost(void)
 }
 
 /* The image in a memory file, as libkmod would see a plain module file:
- * its descriptor, or -errno. */
-static int image_file(const void *image, size_t len)
+ * its descriptor, or -errno; path is the name libkmod opens it by. */
+static int image_file(const void *image, size_t len, char path[64])
 {
 	int fd = memfd_create("module", MFD_CLOEXEC);
 	if (fd < 0)
@@ -154,6 +156,7 @@ static int image_file(const void *image, size_t len)
 		}
 		done += (size_t)n;
 	}
+	snprintf(path, 64, "/proc/self/fd/%d", fd);
 	return fd;
 }
 
@@ -177,16 +180,13 @@ int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void 
 {
 	/* errno is kmod_lost()'s trace: only libkmod's calls may leave it */
 	int saved = errno;
-	int fd = image ? image_file(image, len) : -1;
+	char path[64];
+	int fd = image ? image_file(image, len, path) : -1;
 	struct kmod_module *m = NULL;
-	if (fd >= 0) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		/* fails only out of memory, or when ctx knows a module of the
-		 * descriptor's number by another path: then mod's file */
-		if (kmod_module_new_from_path(ctx, path, &m) < 0)
-			m = NULL;
-	}
+	/* fails only out of memory, or when ctx knows a module of the
+	 * descriptor's number by another path: then mod's file */
+	if (fd >= 0 && kmod_module_new_from_path(ctx, path, &m) < 0)
+		m = NULL;
 	errno = saved;
 	int err = kmod_module_get_info(m ? m : mod, info);
 	saved = errno;
@@ -200,11 +200,10 @@ int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void 
 int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, unsigned flags,
 			  const char *options)
 {
-	int fd = image_file(image, len);
+	char path[64];
+	int fd = image_file(image, len, path);
 	if (fd < 0)
 		return fd;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	struct kmod_module *m;
 	int err = kmod_module_new_from_path(ctx, path, &m);
 	if (err == 0) {
@@ -212,5 +211,26 @@ int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, u
 		kmod_module_unref(m);
 	}
 	close(fd);
+	return err;
+}
+
+int cli_moddir_check(const char *moddir)
+{
+	const char *index;
+	int err = rot_moddir_check(moddir, &index);
+
+	if (err == 0)
+		return 0;
+	if (!index)
+		cli_error("could not check the module indexes in %s: %s", moddir, cli_strerror(err));
+	else if (err == -EINVAL)
+		cli_error("%s/%s is corrupt (run depmod)", moddir, index);
+	else if (err == -EISDIR)
+		cli_error("%s/%s is not a regular file (run depmod)", moddir, index);
+	else if (err == -EFBIG)
+		cli_error("%s/%s is larger than any index depmod writes (run depmod)", moddir,
+			  index);
+	else
+		cli_error("could not read %s/%s: %s", moddir, index, cli_strerror(err));
 	return err;
 }

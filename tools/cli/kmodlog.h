@@ -11,8 +11,9 @@
  * This is also the one file that works around what libkmod 30 lacks: a
  * loss it does not report (kmod_lost(), from errno, never from its log
  * text), a module read from bytes in memory (cli_kmod_get_info(),
- * cli_kmod_insert_image()), and a function whose symbol version changed
- * between releases (cli_kmod_new_from_name_lookup()).
+ * cli_kmod_insert_image()), a function whose symbol version changed
+ * between releases (cli_kmod_new_from_name_lookup()), and indexes it
+ * would trust unchecked (cli_moddir_check()).
  */
 #ifndef MODROT_KMODLOG_H
 #define MODROT_KMODLOG_H
@@ -74,5 +75,14 @@ int cli_kmod_get_info(struct kmod_ctx *ctx, struct kmod_module *mod, const void 
  */
 int cli_kmod_insert_image(struct kmod_ctx *ctx, const void *image, size_t len, unsigned flags,
 			  const char *options);
+
+/*
+ * Checks the binary indexes of moddir (kmod_get_dirname()) before libkmod
+ * reads them (rot_moddir_check: libkmod before 34 trusts every offset in
+ * them). Returns 0, or a negative errno after one error line naming the
+ * index and telling to run depmod:
+ * "modprobe: ERROR: DIR/modules.dep.bin is corrupt (run depmod)".
+ */
+int cli_moddir_check(const char *moddir);
 
 #endif

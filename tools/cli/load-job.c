@@ -33,11 +33,8 @@ static int insert_path(struct kmod_ctx *ctx, const char *path, const char *param
 	int err = kmod_module_new_from_path(ctx, path, &mod);
 	if (err < 0)
 		return err;
-	unsigned kflags = 0;
-	if (flags & LOAD_FORCE_VERMAGIC)
-		kflags |= KMOD_INSERT_FORCE_VERMAGIC;
-	if (flags & LOAD_FORCE_MODVERSION)
-		kflags |= KMOD_INSERT_FORCE_MODVERSION;
+	unsigned kflags = (flags & LOAD_FORCE_VERMAGIC ? KMOD_INSERT_FORCE_VERMAGIC : 0) |
+			  (flags & LOAD_FORCE_MODVERSION ? KMOD_INSERT_FORCE_MODVERSION : 0);
 	err = kmod_module_insert_module(mod, kflags, params ? params : "");
 	kmod_module_unref(mod);
 	return err;
@@ -90,10 +87,9 @@ const char *job_reason(const struct load_job *job)
 	case JOB_REFUSED:
 		if (job->percpu_short)
 			return REASON_PERCPU_RESERVE;
-		if (job->read_err)
-			return reason_for_errno(REASON_READ, job->read_err);
-		if (job->err)
-			return reason_for_errno(REASON_READ, job->err);
+		if (job->read_err || job->err)
+			return reason_for_errno(REASON_READ,
+						job->read_err ? job->read_err : job->err);
 		if (job->problem != ROT_PROBLEM_NONE)
 			return reason_for_problem(job->problem);
 		return REASON_OTHER;
@@ -105,15 +101,6 @@ const char *job_reason(const struct load_job *job)
 	default:
 		return REASON_NONE;
 	}
-}
-
-static void refuse(struct load_job *job, const struct load_env *env)
-{
-	char why[640];
-	words_for_problem(job->mf, job->pf, env->kernel, env->opts->keyring_path, why, sizeof(why));
-	job->result = JOB_REFUSED;
-	snprintf(job->message, sizeof(job->message), "could not insert module %s: %s", job->path,
-		 why);
 }
 
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
@@ -128,19 +115,17 @@ static void note_rot(struct load_job *job, const struct load_env *env)
 	int err = rot_name_rotting(name, &after, NULL, &newest);
 	if (err < 0) {
 		/* Unsaid, a rotting instance would go unnoticed. */
-		size_t used = strlen(job->message);
-		snprintf(job->message + used, sizeof(job->message) - used,
-			 "; whether its init left rot is unknown (%s)", cli_strerror(err));
+		cli_appendf(job->message, sizeof(job->message), "",
+			    "; whether its init left rot is unknown (%s)", cli_strerror(err));
 		return;
 	}
 	if (after <= rot_snapshot_rotting_of(env->snap, name, NULL, NULL))
 		return;
 	job->rot_bytes = newest;
-	size_t used = strlen(job->message);
 	char size[SIZE_WORDS_MAX];
-	snprintf(job->message + used, sizeof(job->message) - used,
-		 "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
-		 size_words(newest, "bytes", size), name);
+	cli_appendf(job->message, sizeof(job->message), "",
+		    "; its init failed and its %s now rot ('rmmod --reclaim %s' frees them)",
+		    size_words(newest, "bytes", size), name);
 }
 
 bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx,
@@ -171,7 +156,12 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod
 	    kmod_can_read(ctx, job->path))
 		job->problem = ROT_PROBLEM_NONE;
 	if (job->problem != ROT_PROBLEM_NONE) {
-		refuse(job, env);
+		char why[640];
+		words_for_problem(job->mf, job->pf, env->kernel, env->opts->keyring_path, why,
+				  sizeof(why));
+		job->result = JOB_REFUSED;
+		snprintf(job->message, sizeof(job->message), "could not insert module %s: %s",
+			 job->path, why);
 		return false;
 	}
 	if (!percpu_preflight(job, env))

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,55 +20,41 @@
 
 #define NAMES_SHOWN 4
 
-/* Appends to buf (len bytes), keeping it terminated; *used never passes len - 1. */
-static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-	va_list ap;
-	if (*used + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf + *used, len - *used, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*used = *used + (size_t)n < len ? *used + (size_t)n : len - 1;
-}
-
 /* "; rotting instances hold 7500: a (5 instances, 7500 bytes), ... ('modreap ...')" */
 static void describe_holders(const struct rot_percpu *pc, uint64_t need, char *buf, size_t len)
 {
 	struct rot_group *g = NULL;
-	size_t n = 0, used = 0;
+	size_t n = 0;
 	uint64_t held = 0;
 
 	buf[0] = '\0';
 	if (rot_percpu_rotting_groups(pc, &g, &n) < 0) {
-		append(buf, len, &used,
-		       "; which rotting instances hold it is unknown (out of memory)");
+		cli_appendf(buf, len, "",
+			    "; which rotting instances hold it is unknown (out of memory)");
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		held += g[i].bytes;
 	if (n == 0) {
-		append(buf, len, &used,
-		       "; live modules hold the rest, and no rotting instance holds any");
+		cli_appendf(buf, len, "",
+			    "; live modules hold the rest, and no rotting instance holds any");
 		free(g);
 		return;
 	}
-	append(buf, len, &used, "; rotting instances hold %" PRIu64 ":", held);
+	cli_appendf(buf, len, "", "; rotting instances hold %" PRIu64 ":", held);
 	for (size_t i = 0; i < n && i < NAMES_SHOWN; i++)
-		append(buf, len, &used, "%s %s (%zu %s, %" PRIu64 " bytes)", i ? "," : "", g[i].name,
-		       g[i].instances, g[i].instances == 1 ? "instance" : "instances", g[i].bytes);
+		cli_appendf(buf, len, "", "%s %s (%zu %s, %" PRIu64 " bytes)", i ? "," : "",
+			    g[i].name, g[i].instances,
+			    g[i].instances == 1 ? "instance" : "instances", g[i].bytes);
 	if (n > NAMES_SHOWN)
-		append(buf, len, &used, " and %zu more %s", n - NAMES_SHOWN,
-		       n - NAMES_SHOWN == 1 ? "name" : "names");
+		cli_appendf(buf, len, "", " and %zu more %s", n - NAMES_SHOWN,
+			    n - NAMES_SHOWN == 1 ? "name" : "names");
 	if (held + rot_percpu_free_bytes(pc) >= need)
-		append(buf, len, &used, " ('modreap --percpu=%" PRIu64 "' reclaims what it takes)",
-		       need);
+		cli_appendf(buf, len, "",
+			    " ('modreap --percpu=%" PRIu64 "' reclaims what it takes)", need);
 	else
-		append(buf, len, &used,
-		       " ('modreap --percpu' frees all they hold, which is not enough)");
+		cli_appendf(buf, len, "",
+			    " ('modreap --percpu' frees all they hold, which is not enough)");
 	free(g);
 }
 

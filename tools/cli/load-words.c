@@ -9,7 +9,6 @@
 
 #include "cli-errors.h"
 #include "load-words.h"
-#include "outbuf.h"
 #include "sigwords.h"
 
 static const char *compression_name(enum rot_compression c)
@@ -33,32 +32,16 @@ static const char *machine_name(int m)
 	return cli_word_of(words, m, NULL);
 }
 
+/* Written straight into buf, cut there as any line is: nothing to
+ * allocate, so no name is lost to a failed allocation. */
 static void list_missing(const struct rot_preflight *pf, char *buf, size_t len)
 {
-	struct outbuf o;
-	bool one = rot_preflight_missing_count(pf) == 1;
-	bool made = outbuf_init(&o, 256) == 0;
-
-	if (made) {
-		outbuf_puts(&o, one ? "unknown symbol " : "unknown symbols ");
-		for (size_t i = 0; i < rot_preflight_missing_count(pf); i++) {
-			if (i)
-				outbuf_puts(&o, ", ");
-			outbuf_puts(&o, rot_preflight_missing(pf, i));
-		}
-		outbuf_puts(&o, one ? " (neither the kernel nor a loaded module offers it)"
-				    : " (neither the kernel nor a loaded module offers them)");
-	}
-	/* Short of memory the names are lost, and the reason says why. */
-	if (!made || o.oom) {
-		snprintf(buf, len, "unknown symbols (out of memory naming them)");
-	} else {
-		size_t n = o.len < len - 1 ? o.len : len - 1;
-		memcpy(buf, o.buf, n);
-		buf[n] = '\0';
-	}
-	if (made)
-		outbuf_release(&o);
+	size_t n = rot_preflight_missing_count(pf);
+	snprintf(buf, len, "unknown symbol%s ", n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++)
+		cli_appendf(buf, len, "", "%s%s", i ? ", " : "", rot_preflight_missing(pf, i));
+	cli_appendf(buf, len, "", " (neither the kernel nor a loaded module offers %s)",
+		    n == 1 ? "it" : "them");
 }
 
 void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight *pf,

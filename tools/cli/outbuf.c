@@ -9,11 +9,7 @@
 
 int outbuf_init(struct outbuf *o, size_t hint)
 {
-	o->len = 0;
-	o->fd = -1;
-	o->err = 0;
-	o->oom = false;
-	o->cap = hint < 256 ? 256 : hint;
+	*o = (struct outbuf){ .fd = -1, .cap = hint < 256 ? 256 : hint };
 	o->buf = malloc(o->cap);
 	return o->buf ? 0 : -ENOMEM;
 }
@@ -145,10 +141,7 @@ void outbuf_put_u64_right(struct outbuf *o, uint64_t v, size_t width)
 
 void outbuf_put_long(struct outbuf *o, long v)
 {
-	if (v < 0) {
+	if (v < 0)
 		outbuf_putc(o, '-');
-		outbuf_put_u64_right(o, (uint64_t)0 - (uint64_t)v, 0);
-		return;
-	}
-	outbuf_put_u64_right(o, (uint64_t)v, 0);
+	outbuf_put_u64_right(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, 0);
 }

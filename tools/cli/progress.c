@@ -10,31 +10,11 @@
 #define PROGRESS_MIN_STEPS 64
 #define PROGRESS_WIDTH 30
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void draw(const struct progress *p)
-{
-	size_t filled = p->total ? p->done * PROGRESS_WIDTH / p->total : PROGRESS_WIDTH;
-	char bar[PROGRESS_WIDTH + 1];
-	for (size_t i = 0; i < PROGRESS_WIDTH; i++)
-		bar[i] = i < filled ? '#' : '.';
-	bar[PROGRESS_WIDTH] = '\0';
-	fprintf(stderr, "\r%s: %s [%s] %zu/%zu", cli_progname(), p->label, bar, p->done, p->total);
-	fflush(stderr);
-}
-
 void progress_start(struct progress *p, const char *label, size_t total)
 {
-	p->label = label;
-	p->total = total;
-	p->done = 0;
-	p->last_draw_ns = 0;
-	p->on = total >= PROGRESS_MIN_STEPS && isatty(STDERR_FILENO);
+	*p = (struct progress){ .label = label,
+				.total = total,
+				.on = total >= PROGRESS_MIN_STEPS && isatty(STDERR_FILENO) };
 }
 
 void progress_step(struct progress *p)
@@ -42,11 +22,19 @@ void progress_step(struct progress *p)
 	p->done++;
 	if (!p->on)
 		return;
-	uint64_t t = now_ns();
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t t = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	if (t - p->last_draw_ns < 100000000u && p->done != p->total)
 		return;
 	p->last_draw_ns = t;
-	draw(p);
+	size_t filled = p->total ? p->done * PROGRESS_WIDTH / p->total : PROGRESS_WIDTH;
+	char bar[PROGRESS_WIDTH + 1];
+	for (size_t i = 0; i < PROGRESS_WIDTH; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[PROGRESS_WIDTH] = '\0';
+	fprintf(stderr, "\r%s: %s [%s] %zu/%zu", cli_progname(), p->label, bar, p->done, p->total);
+	fflush(stderr);
 }
 
 void progress_clear(struct progress *p)

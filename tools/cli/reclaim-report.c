@@ -29,22 +29,17 @@ void report_reclaimed(const char *name, size_t instances, uint64_t bytes, uint64
 	putchar('\n');
 }
 
-static const char *kept_word(unsigned bit_index)
+void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply)
 {
 	/* ROT_KEPT_* by bit: revision 3's, then revision 4's (R10, P7) */
 	static const char *const words[] = { "pin", "task",   "timer",    "work",
 					     "rcu", "kprobe", "running",  "object",
 					     "ref", "user",   "unscanned" };
-	return bit_index < sizeof(words) / sizeof(words[0]) ? words[bit_index] : NULL;
-}
-
-void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply)
-{
 	json_u64(w, JK_KEPT_INSTANCES, reply->kept);
 	json_open_array(w, JK_WHY);
-	for (unsigned b = 0; kept_word(b); b++)
+	for (unsigned b = 0; b < sizeof(words) / sizeof(words[0]); b++)
 		if (reply->why & (1u << b))
-			json_string(w, NULL, kept_word(b));
+			json_string(w, NULL, words[b]);
 	json_close_array(w);
 	json_u64(w, JK_PINS, reply->pins);
 	json_u64(w, JK_TASKS, reply->tasks);
@@ -66,8 +61,13 @@ void report_taint_change(unsigned long before, unsigned long after, bool predict
 /* A malformed mask is the kernel's to fix: the run goes on, warned. A
  * mask that could not be read at all (no memory, an I/O error) leaves the
  * report wrong without it: an error the run counts. */
-static int taint_unknown(int err, const char *when, struct cli_outcome *outcome)
+static int taint_read(unsigned long *mask, bool *known, const char *when,
+		      struct cli_outcome *outcome)
 {
+	int err = rot_taint_read(mask);
+	*known = err == 0;
+	if (*known)
+		return 0;
 	char why[256];
 	void (*say)(const char *fmt, ...) = err == -EPROTO ? cli_warn : cli_error;
 	say("could not read the kernel taint%s: %s", when, cli_read_error(err, why, sizeof(why)));
@@ -80,9 +80,7 @@ static int taint_unknown(int err, const char *when, struct cli_outcome *outcome)
 
 int run_taint_before(struct run_taint *t, struct cli_outcome *outcome)
 {
-	int err = rot_taint_read(&t->before);
-	t->before_known = err == 0;
-	return t->before_known ? 0 : taint_unknown(err, "", outcome);
+	return taint_read(&t->before, &t->before_known, "", outcome);
 }
 
 int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_bits,
@@ -93,9 +91,7 @@ int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_b
 		t->after = t->before | predicted_bits;
 		return 0;
 	}
-	int err = rot_taint_read(&t->after);
-	t->after_known = err == 0;
-	return t->after_known ? 0 : taint_unknown(err, " after the run", outcome);
+	return taint_read(&t->after, &t->after_known, " after the run", outcome);
 }
 
 static void taint_members(struct json_writer *w, const char *name, const char *value_name,

@@ -12,14 +12,12 @@ enum cli_exit sig_keyring_load(const char *path, struct rot_keyring **out, enum 
 	int err = rot_keyring_load(path, out);
 	if (err == -ENOKEY)
 		cli_usage_fail("the keyring %s holds no X.509 certificate", path);
-	if (err == -EACCES || err == -EPERM) {
-		cli_error("could not read the keyring %s: %s", path, cli_strerror(err));
-		return CLI_EXIT_PERM;
-	}
-	/* Not the keyring's fault, nor the user's: no usage error. */
-	if (err == -ENOMEM) {
-		cli_error("could not read the keyring %s: out of memory", path);
-		return CLI_EXIT_PARTIAL;
+	/* No permission, no memory: not the keyring's fault, nor (for memory)
+	 * the user's, so no usage error. */
+	if (err == -EACCES || err == -EPERM || err == -ENOMEM) {
+		cli_error("could not read the keyring %s: %s", path,
+			  err == -ENOMEM ? "out of memory" : cli_strerror(err));
+		return cli_exit_for_errno(err);
 	}
 	/* Not the keyring's fault either: OpenSSL is missing. */
 	if (err == -ELIBACC && no_crypto != CLI_EXIT_USAGE) {

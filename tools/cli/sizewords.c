@@ -63,9 +63,5 @@ const char *size_words(uint64_t bytes, const char *unit, char *buf)
 
 const char *size_cell(uint64_t bytes, char *buf)
 {
-	if (in_bytes) {
-		snprintf(buf, SIZE_WORDS_MAX, "%" PRIu64, bytes);
-		return buf;
-	}
-	return size_human(bytes, buf);
+	return size_words(bytes, "", buf); /* no unit words: the bare number, or the human size */
 }

@@ -1,68 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* How a refusal to unload or reclaim is worded (unload-words.h). */
+/* How a refusal to unload or reclaim is worded (unload-words.h), and what
+ * this run unloaded (gone-marks.h). */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-errors.h"
 #include "cli-escape.h"
 #include "json-keys.h"
-#include "outbuf.h"
 #include "reasons.h"
 #include "reclaim-report.h"
 #include "unload-words.h"
 
-/* A holder of the snapshot this run has not unloaded. */
-static bool still_holds(const struct unload_scene *s, const char *holder)
+/* The gone marks (gone-marks.h), which the words read. */
+int gone_marks_init(struct gone_marks *g, const struct rot_snapshot *snap)
 {
-	const struct rot_module *h = rot_snapshot_find_live(s->snap, holder);
-	return h && !gone_marks_has(s->gone, h);
+	g->snap = snap;
+	/* + 1: calloc(0) may be NULL, which here means out of memory */
+	g->marks = calloc(rot_snapshot_count(snap) + 1, sizeof(*g->marks));
+	return g->marks ? 0 : -ENOMEM;
 }
 
-/* kmod's "is in use by:" and the holders still present, each after a space. */
+void gone_marks_free(struct gone_marks *g)
+{
+	free(g->marks);
+	g->marks = NULL;
+}
+
+void gone_marks_set(struct gone_marks *g, const struct rot_module *m)
+{
+	if (m && g->marks)
+		g->marks[rot_snapshot_index_of(g->snap, m)] = true;
+}
+
+bool gone_marks_has(const struct gone_marks *g, const struct rot_module *m)
+{
+	return m && g->marks && g->marks[rot_snapshot_index_of(g->snap, m)];
+}
+
+/* kmod's "is in use by:" and the holders still present, each after a
+ * space, written straight into buf (cut there): nothing to allocate. */
 static void in_use_words(const struct unload_scene *s, const struct rot_module *m, char *buf,
 			 size_t cap)
 {
-	struct outbuf list;
-	const char *name = rot_module_name(m);
-
-	if (outbuf_init(&list, 256) < 0) {
-		snprintf(buf, cap, "Module %s is in use (out of memory to list its holders)", name);
-		return;
-	}
+	snprintf(buf, cap, "Module %s is in use by:", rot_module_name(m));
 	for (size_t i = 0; i < rot_module_holder_count(m); i++) {
+		/* only a holder of the snapshot this run has not unloaded */
 		const char *h = rot_module_holder(m, i);
-		if (!still_holds(s, h))
+		const struct rot_module *live = rot_snapshot_find_live(s->snap, h);
+		if (!live || gone_marks_has(s->gone, live))
 			continue;
-		outbuf_putc(&list, ' ');
-		outbuf_puts(&list, h);
+		cli_appendf(buf, cap, "", " %s", h);
 	}
-	outbuf_putc(&list, '\0');
-	snprintf(buf, cap, "Module %s is in use by:%s", name,
-		 outbuf_failed(&list) ? " (out of memory)" : list.buf);
-	outbuf_release(&list);
 }
 
 void builtin_words(char *buf, size_t cap, const char *name)
 {
 	snprintf(buf, cap, "Module %s is builtin.", name);
-}
-
-/* EBUSY: the kernel says busy; the snapshot says why, where it can. */
-static void busy_words(const struct rot_module *m, const char *name, char *buf, size_t cap)
-{
-	if (m && rot_module_state(m) == ROT_STATE_LOADING)
-		snprintf(buf, cap, "Module %s is busy: its init is still running", name);
-	else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
-		snprintf(buf, cap, "Module %s is busy: it is already unloading", name);
-	else if (m && rot_module_is_permanent(m))
-		snprintf(buf, cap,
-			 "Module %s is permanent (it has no exit function); "
-			 "-f forces it and taints the kernel",
-			 name);
-	else
-		snprintf(buf, cap, "Module %s is busy", name);
 }
 
 /* delete_module's answer in kmod's words, or better ones. */
@@ -94,8 +89,18 @@ const char *unload_refusal(const struct unload_scene *s, const char *name,
 		else
 			snprintf(buf, cap, "Module %s is in use", name);
 		break;
-	case EBUSY:
-		busy_words(m, name, buf, cap);
+	case EBUSY: /* the kernel says busy; the snapshot says why, where it can */
+		if (m && rot_module_state(m) == ROT_STATE_LOADING)
+			snprintf(buf, cap, "Module %s is busy: its init is still running", name);
+		else if (m && rot_module_state(m) == ROT_STATE_UNLOADING)
+			snprintf(buf, cap, "Module %s is busy: it is already unloading", name);
+		else if (m && rot_module_is_permanent(m))
+			snprintf(buf, cap,
+				 "Module %s is permanent (it has no exit function); "
+				 "-f forces it and taints the kernel",
+				 name);
+		else
+			snprintf(buf, cap, "Module %s is busy", name);
 		break;
 	default:
 		snprintf(buf, cap, "could not remove module %s: %s%s", name, strerror(-err),
@@ -107,16 +112,12 @@ const char *unload_refusal(const struct unload_scene *s, const char *name,
 const char *unused_unknown_words(char *buf, size_t cap, const char *what, const char *module,
 				 int err)
 {
+	char drivers[ROT_NAME_MAX + 24]; /* a name of the snapshot is no longer */
 	if (module)
-		snprintf(buf, cap,
-			 "cannot tell which modules are unused: could not read "
-			 "/sys/module/%s/drivers: %s; nothing unloaded",
-			 module, strerror(-err));
-	else
-		snprintf(buf, cap,
-			 "cannot tell which modules are unused: could not read %s: %s; "
-			 "nothing unloaded",
-			 what, cli_input_error(err));
+		snprintf(drivers, sizeof(drivers), "/sys/module/%s/drivers", module);
+	snprintf(buf, cap,
+		 "cannot tell which modules are unused: could not read %s: %s; nothing unloaded",
+		 module ? drivers : what, module ? strerror(-err) : cli_input_error(err));
 	return buf;
 }
 
@@ -148,22 +149,6 @@ void count_error_message(char *buf, size_t cap, const char *name, int err)
 		 cli_safe(name, safe, sizeof(safe)), cli_read_error(err, why, sizeof(why)));
 }
 
-/* appends ", " (after the first) and the formatted words to buf */
-static void add_reason(char *buf, size_t cap, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void add_reason(char *buf, size_t cap, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	if (n && n + 2 < cap) {
-		memcpy(buf + n, ", ", 3);
-		n += 2;
-	}
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + n, cap - n, fmt, ap);
-	va_end(ap);
-}
-
 /* "1 timer pointing into it", "3 callbacks pointing into it (timers, work items)" */
 static void callbacks_words(char *buf, size_t cap, const struct rot_reclaim_result *k)
 {
@@ -189,7 +174,7 @@ static void callbacks_words(char *buf, size_t cap, const struct rot_reclaim_resu
 	char list[128] = "";
 	for (unsigned i = 0; i < 3; i++)
 		if (k->why & kinds[i].bit)
-			add_reason(list, sizeof(list), "%s", kinds[i].many);
+			cli_appendf(list, sizeof(list), ", ", "%s", kinds[i].many);
 	snprintf(buf, cap, "%u callbacks pointing into it (%s)", k->callbacks, list);
 }
 
@@ -198,31 +183,31 @@ static void kept_reasons(char *buf, size_t cap, const struct rot_reclaim_result 
 {
 	buf[0] = '\0';
 	if (k->why & ROT_KEPT_PIN)
-		add_reason(buf, cap, "%u %s", k->pins, k->pins == 1 ? "pin" : JK_PINS);
+		cli_appendf(buf, cap, ", ", "%u %s", k->pins, k->pins == 1 ? "pin" : JK_PINS);
 	if (k->why & ROT_KEPT_TASK)
-		add_reason(buf, cap, "%u %s inside its code", k->tasks,
-			   k->tasks == 1 ? "task" : JK_TASKS);
+		cli_appendf(buf, cap, ", ", "%u %s inside its code", k->tasks,
+			    k->tasks == 1 ? "task" : JK_TASKS);
 	if (k->why & (ROT_KEPT_TIMER | ROT_KEPT_WORK | ROT_KEPT_RCU)) {
 		char cb[160];
 		callbacks_words(cb, sizeof(cb), k);
-		add_reason(buf, cap, "%s", cb);
+		cli_appendf(buf, cap, ", ", "%s", cb);
 	}
 	/* probes counts instances with a kprobe, not kprobes (rot-abi R4) */
 	if ((k->why & ROT_KEPT_KPROBE) && k->kept > 1)
-		add_reason(buf, cap, "kprobes on the code of %u", k->probes);
+		cli_appendf(buf, cap, ", ", "kprobes on the code of %u", k->probes);
 	else if (k->why & ROT_KEPT_KPROBE)
-		add_reason(buf, cap, "kprobes on its code");
+		cli_appendf(buf, cap, ", ", "kprobes on its code");
 	/* R5: the kernel marks every instance a forced reclaim still kept when its wait ran out */
 	if (k->why & ROT_KEPT_RUNNING)
-		add_reason(buf, cap, "still in use when the forced reclaim's wait ran out");
+		cli_appendf(buf, cap, ", ", "still in use when the forced reclaim's wait ran out");
 	/* revision 4: what the scan found (R10), the users it keeps for (P7) */
 	if (k->why & ROT_KEPT_REF)
-		add_reason(buf, cap, "%u %s into it from outside", k->refs,
-			   k->refs == 1 ? "reference" : "references");
+		cli_appendf(buf, cap, ", ", "%u %s into it from outside", k->refs,
+			    k->refs == 1 ? "reference" : "references");
 	if (k->why & ROT_KEPT_USER)
-		add_reason(buf, cap, "a rotting module that used it still calls it");
+		cli_appendf(buf, cap, ", ", "a rotting module that used it still calls it");
 	if (k->why & ROT_KEPT_UNSCANNED)
-		add_reason(buf, cap, "memory the kernel's scan could not read");
+		cli_appendf(buf, cap, ", ", "memory the kernel's scan could not read");
 	if (!buf[0])
 		snprintf(buf, cap, "the kernel did not say why");
 }

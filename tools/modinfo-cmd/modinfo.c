@@ -23,7 +23,6 @@
 #include "json-keys.h"
 #include "jsonwrt.h"
 #include "kmodlog.h"
-#include "moddir-check.h"
 #include "modinfo.h"
 #include "sigwords.h"
 

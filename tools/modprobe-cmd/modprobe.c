@@ -25,7 +25,6 @@
 #include "cli-run.h"
 #include "load.h"
 #include "kmodlog.h"
-#include "moddir-check.h"
 #include "modprobe.h"
 #include "reclaim-lock.h"
 #include "reclaim-report.h"
