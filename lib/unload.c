@@ -221,12 +221,9 @@ static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
 	if (err < 0)
 		res->recount_err = err;
-	if (left == 0) {
-		left = seen->instances;
-		left_bytes = seen->bytes;
-	}
-	res->kept = (unsigned)left;
-	res->kept_bytes = left_bytes;
+	/* none left to count: those seen stay */
+	res->kept = (unsigned)(left ? left : seen->instances);
+	res->kept_bytes = left ? left_bytes : seen->bytes;
 }
 
 /* rot_reclaim() into a whole struct of this release's size. */
