@@ -245,7 +245,7 @@ static inline void sized_copy_out(void *caller, size_t caller_size, const void *
 
 struct rot_sig_info {
 	enum rot_sig_status status;
-	size_t content_len;
+	size_t content_len; /* bytes the signature covers: the image without the trailer */
 	char signer[256];
 	char key_id[128];
 	char detail[256];
@@ -266,8 +266,6 @@ struct rot_kernel_facts {
  * the signer and key id the signature names. Never fails on bad data: the
  * status says what is wrong. Returns 0, or -ENOMEM (*out NULL), or -ELIBACC. */
 int modsig_inspect(const void *image, size_t len, struct rot_sig_info **out);
-/* Bytes the signature covers: the image without the trailer. */
-size_t sig_info_content_len(const struct rot_sig_info *info);
 /* Certificates in a keyring. */
 size_t keyring_count(const struct rot_keyring *kr);
 
