@@ -350,11 +350,9 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 	if (err < 0)
 		return err;
 	c = compression_detect(buf, len);
-	if ((c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) && image)
-		/* decoded once, and kept for the caller to hand on */
-		err = decompress_whole(c, buf, len, ROT_MODFILE_MAX, image, image_len);
-	else if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD)
-		err = decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
+	if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) /* with image: decoded once, kept to hand on */
+		err = image ? decompress_whole(c, buf, len, ROT_MODFILE_MAX, image, image_len)
+			    : decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
 	free(buf);
 	return err;
 }
