@@ -281,22 +281,15 @@ int elf_check_image(const void *image, size_t len, struct elf_check *res)
 	size_t shentsize = im.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	if (len < ehsize)
 		return truncated(res, ehsize, len);
-	uint16_t e_shentsize, e_shnum, e_shstrndx;
-	if (im.is64) {
-		Elf64_Ehdr eh;
-		memcpy(&eh, image, sizeof(eh));
-		im.shoff = eh.e_shoff;
-		e_shentsize = eh.e_shentsize;
-		e_shnum = eh.e_shnum;
-		e_shstrndx = eh.e_shstrndx;
-	} else {
-		Elf32_Ehdr eh;
-		memcpy(&eh, image, sizeof(eh));
-		im.shoff = eh.e_shoff;
-		e_shentsize = eh.e_shentsize;
-		e_shnum = eh.e_shnum;
-		e_shstrndx = eh.e_shstrndx;
-	}
+	union {
+		Elf32_Ehdr c32;
+		Elf64_Ehdr c64;
+	} eh;
+	memcpy(&eh, image, ehsize);
+	im.shoff = im.is64 ? eh.c64.e_shoff : eh.c32.e_shoff;
+	uint16_t e_shentsize = im.is64 ? eh.c64.e_shentsize : eh.c32.e_shentsize;
+	uint16_t e_shnum = im.is64 ? eh.c64.e_shnum : eh.c32.e_shnum;
+	uint16_t e_shstrndx = im.is64 ? eh.c64.e_shstrndx : eh.c32.e_shstrndx;
 	im.shnum = e_shnum;
 	/* The table's extent first: a table past the end is a truncated file. */
 	uint64_t table = (uint64_t)e_shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
