@@ -162,11 +162,6 @@ static int check_overlaps(const struct image *im, uint64_t ehsize, uint64_t tabl
 	return 0;
 }
 
-static const char *name_of(const struct image *im, const struct shdr *strs, const struct shdr *s)
-{
-	return (const char *)im->p + strs->offset + s->name;
-}
-
 /* The one symbol table: entries of the right size, a NUL-terminated string
  * table behind sh_link, every name inside it. */
 static int check_symtab(const struct image *im, uint32_t idx)
@@ -222,7 +217,6 @@ static int check_sections(const struct image *im, uint32_t shstrndx)
 	if (zero.type != SHT_NULL || zero.size != 0)
 		return malformed(res, "section 0 is not the null section");
 	uint32_t symtabs = 0, symtab = 0;
-	res->modinfo = res->this_module = 0;
 	for (uint32_t i = 1; i < im->shnum; i++) {
 		struct shdr s = shdr_at(im, i);
 		if (s.name >= strs.size)
@@ -248,7 +242,7 @@ static int check_sections(const struct image *im, uint32_t shstrndx)
 			symtabs++;
 			symtab = i;
 		}
-		const char *name = name_of(im, &strs, &s);
+		const char *name = (const char *)im->p + strs.offset + s.name;
 		if (strcmp(name, ".modinfo") == 0) {
 			if (!has_bytes(&s))
 				return malformed(res, "the .modinfo section holds no data");
