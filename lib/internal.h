@@ -311,7 +311,8 @@ enum rot_compression compression_detect(const void *buf, size_t len);
 /*
  * Decompresses a whole xz or zstd stream into a malloc'd buffer of at most
  * limit bytes. -EBADMSG: corrupt data; -ENODATA: the stream ends early;
- * -EFBIG: larger than limit; -ENOMEM.
+ * -EFBIG: larger than limit; -ENOMEM; -EPROTONOSUPPORT, touching nothing,
+ * for any other c.
  */
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
 		     size_t *out_len);
