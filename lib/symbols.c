@@ -124,14 +124,9 @@ static int scan_kallsyms(int fd, const struct rot_symbols *want, struct rot_symb
 		return -ENOMEM;
 	int err = 0;
 	for (;;) {
-		if (used == cap) {
-			char *grown = realloc(buf, cap * 2);
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = grown;
-			cap *= 2;
+		if (used == cap && !array_reserve(&buf, &cap, cap + 1, 1)) {
+			err = -ENOMEM;
+			break;
 		}
 		ssize_t n = file_read(fd, buf + used, cap - used);
 		if (n <= 0) {
