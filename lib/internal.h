@@ -68,14 +68,10 @@ static inline int malformed_line(const char **reason, const char *why)
 size_t fields_split(char *line, const char *end, char **f, size_t max, char **eol);
 
 /* Parses already-read file contents as rot_snapshot_read() does; rotting
- * may be NULL (a stock kernel). */
+ * may be NULL (a stock kernel), and pins (/proc/module_pins) NULL (a kernel
+ * before revision 4). */
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-		   struct rot_snapshot **out);
-
-/* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
-int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
-			size_t rotting_len, const char *pins, size_t pins_len,
-			struct rot_snapshot **out);
+		   const char *pins, size_t pins_len, struct rot_snapshot **out);
 
 /* ---- depmod's binary indexes (modindex.c) ---- */
 

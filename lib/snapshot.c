@@ -618,14 +618,7 @@ static char *text_copy(const char *text, size_t len)
 }
 
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-		   struct rot_snapshot **out)
-{
-	return snapshot_parse_pins(modules, modules_len, rotting, rotting_len, NULL, 0, out);
-}
-
-int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
-			size_t rotting_len, const char *pins, size_t pins_len,
-			struct rot_snapshot **out)
+		   const char *pins, size_t pins_len, struct rot_snapshot **out)
 {
 	char *m = text_copy(modules, modules_len), *r = text_copy(rotting, rotting_len);
 	char *p = text_copy(pins, pins_len);
