@@ -61,6 +61,14 @@ static inline int malformed_line(const char **reason, const char *why)
 	*reason = why;
 	return -EPROTO;
 }
+/* A number field of such a line that did not parse (err -ERANGE: too
+ * large, else -EPROTO): *reason says which; returns err. */
+static inline int bad_number(const char **reason, int err, const char *too_large,
+			     const char *not_number)
+{
+	*reason = err == -ERANGE ? too_large : not_number;
+	return err;
+}
 /* Splits a line, from line to its newline or to end (a NUL), at each blank,
  * in place: the first max fields go to f, the newline (or end) becomes a
  * NUL at *eol. The number of fields, more than max if there are, or 0
