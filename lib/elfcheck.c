@@ -162,11 +162,6 @@ static int check_overlaps(const struct image *im, uint64_t ehsize, uint64_t tabl
 	return 0;
 }
 
-static const char *name_of(const struct image *im, const struct shdr *strs, const struct shdr *s)
-{
-	return (const char *)im->p + strs->offset + s->name;
-}
-
 /* The one symbol table: entries of the right size, a NUL-terminated string
  * table behind sh_link, every name inside it. */
 static int check_symtab(const struct image *im, uint32_t idx)
@@ -222,7 +217,6 @@ static int check_sections(const struct image *im, uint32_t shstrndx)
 	if (zero.type != SHT_NULL || zero.size != 0)
 		return malformed(res, "section 0 is not the null section");
 	uint32_t symtabs = 0, symtab = 0;
-	res->modinfo = res->this_module = 0;
 	for (uint32_t i = 1; i < im->shnum; i++) {
 		struct shdr s = shdr_at(im, i);
 		if (s.name >= strs.size)
@@ -248,7 +242,7 @@ static int check_sections(const struct image *im, uint32_t shstrndx)
 			symtabs++;
 			symtab = i;
 		}
-		const char *name = name_of(im, &strs, &s);
+		const char *name = (const char *)im->p + strs.offset + s.name;
 		if (strcmp(name, ".modinfo") == 0) {
 			if (!has_bytes(&s))
 				return malformed(res, "the .modinfo section holds no data");
@@ -281,22 +275,15 @@ int elf_check_image(const void *image, size_t len, struct elf_check *res)
 	size_t shentsize = im.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	if (len < ehsize)
 		return truncated(res, ehsize, len);
-	uint16_t e_shentsize, e_shnum, e_shstrndx;
-	if (im.is64) {
-		Elf64_Ehdr eh;
-		memcpy(&eh, image, sizeof(eh));
-		im.shoff = eh.e_shoff;
-		e_shentsize = eh.e_shentsize;
-		e_shnum = eh.e_shnum;
-		e_shstrndx = eh.e_shstrndx;
-	} else {
-		Elf32_Ehdr eh;
-		memcpy(&eh, image, sizeof(eh));
-		im.shoff = eh.e_shoff;
-		e_shentsize = eh.e_shentsize;
-		e_shnum = eh.e_shnum;
-		e_shstrndx = eh.e_shstrndx;
-	}
+	union {
+		Elf32_Ehdr c32;
+		Elf64_Ehdr c64;
+	} eh;
+	memcpy(&eh, image, ehsize);
+	im.shoff = im.is64 ? eh.c64.e_shoff : eh.c32.e_shoff;
+	uint16_t e_shentsize = im.is64 ? eh.c64.e_shentsize : eh.c32.e_shentsize;
+	uint16_t e_shnum = im.is64 ? eh.c64.e_shnum : eh.c32.e_shnum;
+	uint16_t e_shstrndx = im.is64 ? eh.c64.e_shstrndx : eh.c32.e_shstrndx;
 	im.shnum = e_shnum;
 	/* The table's extent first: a table past the end is a truncated file. */
 	uint64_t table = (uint64_t)e_shnum * (e_shentsize ? e_shentsize : shentsize), table_end;

@@ -56,12 +56,10 @@ static int xtab_add(struct xtab *t, const char *k, size_t kl, const char *v, siz
 		return -ENOMEM;
 	*e = (struct xent){ .key = k, .value = v, .klen = kl, .vlen = vl };
 	found = tsearch(e, &t->root, xent_cmp);
-	if (!found) {
+	if (!found || *found != e)
 		free(e);
+	if (!found)
 		return -ENOMEM;
-	}
-	if (*found != e)
-		free(e);
 	(*found)->count++;
 	t->added++;
 	return 0;

@@ -61,6 +61,14 @@ static inline int malformed_line(const char **reason, const char *why)
 	*reason = why;
 	return -EPROTO;
 }
+/* A number field of such a line that did not parse (err -ERANGE: too
+ * large, else -EPROTO): *reason says which; returns err. */
+static inline int bad_number(const char **reason, int err, const char *too_large,
+			     const char *not_number)
+{
+	*reason = err == -ERANGE ? too_large : not_number;
+	return err;
+}
 /* Splits a line, from line to its newline or to end (a NUL), at each blank,
  * in place: the first max fields go to f, the newline (or end) becomes a
  * NUL at *eol. The number of fields, more than max if there are, or 0
@@ -68,14 +76,10 @@ static inline int malformed_line(const char **reason, const char *why)
 size_t fields_split(char *line, const char *end, char **f, size_t max, char **eol);
 
 /* Parses already-read file contents as rot_snapshot_read() does; rotting
- * may be NULL (a stock kernel). */
+ * may be NULL (a stock kernel), and pins (/proc/module_pins) NULL (a kernel
+ * before revision 4). */
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-		   struct rot_snapshot **out);
-
-/* a snapshot with a /proc/module_pins text too (pins NULL: none), for tests */
-int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
-			size_t rotting_len, const char *pins, size_t pins_len,
-			struct rot_snapshot **out);
+		   const char *pins, size_t pins_len, struct rot_snapshot **out);
 
 /* ---- depmod's binary indexes (modindex.c) ---- */
 
@@ -245,7 +249,7 @@ static inline void sized_copy_out(void *caller, size_t caller_size, const void *
 
 struct rot_sig_info {
 	enum rot_sig_status status;
-	size_t content_len;
+	size_t content_len; /* bytes the signature covers: the image without the trailer */
 	char signer[256];
 	char key_id[128];
 	char detail[256];
@@ -266,8 +270,6 @@ struct rot_kernel_facts {
  * the signer and key id the signature names. Never fails on bad data: the
  * status says what is wrong. Returns 0, or -ENOMEM (*out NULL), or -ELIBACC. */
 int modsig_inspect(const void *image, size_t len, struct rot_sig_info **out);
-/* Bytes the signature covers: the image without the trailer. */
-size_t sig_info_content_len(const struct rot_sig_info *info);
 /* Certificates in a keyring. */
 size_t keyring_count(const struct rot_keyring *kr);
 
@@ -313,7 +315,8 @@ enum rot_compression compression_detect(const void *buf, size_t len);
 /*
  * Decompresses a whole xz or zstd stream into a malloc'd buffer of at most
  * limit bytes. -EBADMSG: corrupt data; -ENODATA: the stream ends early;
- * -EFBIG: larger than limit; -ENOMEM.
+ * -EFBIG: larger than limit; -ENOMEM; -EPROTONOSUPPORT, touching nothing,
+ * for any other c.
  */
 int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t limit, void **out,
 		     size_t *out_len);

@@ -304,15 +304,12 @@ static int usage_of(const struct rot_usage_ctx *cc, const struct rot_snapshot *s
 				snprintf(c->what, sizeof(c->what), "/proc");
 			return err;
 		}
-	}
-	for (size_t i = 0;
-	     c && rot_snapshot_has_rot(snap) && !rot_snapshot_has_pins(snap) && i < c->n; i++) {
-		if (!provides(c, name, c->v[i].type))
-			continue;
-		if (!u->mounts++) {
-			u->mount_type = c->v[i].type;
-			u->mount_target = c->v[i].target;
-			u->mount_pid = c->v[i].pid;
+		for (size_t i = 0; i < c->n; i++) {
+			if (provides(c, name, c->v[i].type) && !u->mounts++) {
+				u->mount_type = c->v[i].type;
+				u->mount_target = c->v[i].target;
+				u->mount_pid = c->v[i].pid;
+			}
 		}
 	}
 	return rot_name_bound_devices(name, &u->devices);

@@ -151,10 +151,7 @@ int rot_keyring_load(const char *path, struct rot_keyring **out)
 		return err;
 
 	struct rot_keyring *kr = calloc(1, sizeof(*kr));
-	if (!kr)
-		return -ENOMEM;
-	kr->certs = sk_X509_new_null();
-	if (!kr->certs) {
+	if (!kr || !(kr->certs = sk_X509_new_null())) {
 		free(kr);
 		return -ENOMEM;
 	}

@@ -293,28 +293,26 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 	}
 	if (!err)
 		err = seen_add(&seen, self);
-	if (!err) {
+	if (!err && processes_hidden(proc, t->v[0].text)) {
 		snprintf(path, sizeof(path), "%s", proc);
-		err = processes_hidden(proc, t->v[0].text) ? -EACCES
-							   : pids_list(proc, &pids, &npids);
+		err = -EACCES;
 	}
-	for (size_t i = 0; !err && i < npids; i++)
-		err = process_read(proc, pids[i], &seen, t, &total, path, sizeof(path));
-	/* List again until no process appeared that was not read (bounded). */
+	/* Each listing's processes not read yet are read, until a listing
+	 * names none (bounded); at first, that is all of them. */
 	for (unsigned round = 0; !err; round++) {
 		long *now = NULL;
 		size_t nnow = 0, fresh = 0;
 		snprintf(path, sizeof(path), "%s", proc);
 		err = pids_list(proc, &now, &nnow);
 		for (size_t i = 0; !err && i < nnow; i++) {
-			if (bsearch(&now[i], pids, npids, sizeof(*pids), pid_cmp))
+			if (npids && bsearch(&now[i], pids, npids, sizeof(*pids), pid_cmp))
 				continue;
 			fresh++;
-			if (round < MNTNS_RESCANS)
+			if (round <= MNTNS_RESCANS)
 				err = process_read(proc, now[i], &seen, t, &total, path,
 						   sizeof(path));
 		}
-		if (!err && fresh && round >= MNTNS_RESCANS) {
+		if (!err && fresh && round > MNTNS_RESCANS) {
 			snprintf(path, sizeof(path), "%s", proc);
 			err = -EAGAIN;
 		}

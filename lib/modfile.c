@@ -94,14 +94,8 @@ static int decompress(struct rot_modfile *mf)
 	mf->compression = compression_detect(mf->raw, mf->raw_len);
 	mf->image = mf->raw;
 	mf->image_len = mf->raw_len;
-	switch (mf->compression) {
-	case ROT_COMP_NONE:
+	if (mf->compression == ROT_COMP_NONE)
 		return 0;
-	case ROT_COMP_GZIP:
-		return set_problem(mf, ROT_PROBLEM_UNSUPPORTED_COMPRESSION, 0, 0);
-	default:
-		break;
-	}
 	int err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT, &mf->plain,
 				   &mf->image_len);
 	switch (err) {
@@ -110,6 +104,8 @@ static int decompress(struct rot_modfile *mf)
 		if (mf->image_len == 0)
 			mf->problem = ROT_PROBLEM_EMPTY;
 		return 0;
+	case -EPROTONOSUPPORT: /* gzip */
+		return set_problem(mf, ROT_PROBLEM_UNSUPPORTED_COMPRESSION, 0, 0);
 	case -EBADMSG:
 		return set_problem(mf, ROT_PROBLEM_CORRUPT_COMPRESSION, 0, 0);
 	case -ENODATA:
@@ -350,11 +346,9 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 	if (err < 0)
 		return err;
 	c = compression_detect(buf, len);
-	if ((c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) && image)
-		/* decoded once, and kept for the caller to hand on */
-		err = decompress_whole(c, buf, len, ROT_MODFILE_MAX, image, image_len);
-	else if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD)
-		err = decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
+	if (c == ROT_COMP_XZ || c == ROT_COMP_ZSTD) /* with image: decoded once, kept to hand on */
+		err = image ? decompress_whole(c, buf, len, ROT_MODFILE_MAX, image, image_len)
+			    : decompressed_size_check(c, buf, len, ROT_MODFILE_MAX);
 	free(buf);
 	return err;
 }

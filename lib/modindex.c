@@ -197,14 +197,8 @@ int index_check_image(const void *data, size_t len)
 	/* The root is written last, ending the file (kmod up to 33), or
 	 * first, right after the header (kmod 34). */
 	w.preorder = (root & NODE_MASK) == INDEX_HEADER;
-	err = check_node(&w, root, stack, &top, &end);
-	if (err < 0)
-		goto out;
-	err = -EINVAL;
-	if (!w.preorder && end != len)
-		goto out;
-	for (size_t i = 0; i < top; i++)
-		depths[i] = 1;
+	stack[top] = root;
+	depths[top++] = 0; /* the root's children are at depth 1 */
 	while (top) {
 		uint32_t ref = stack[--top];
 		size_t depth = depths[top], before = top;
@@ -214,6 +208,8 @@ int index_check_image(const void *data, size_t len)
 		if (err < 0)
 			goto out;
 		err = -EINVAL;
+		if (depth == 0 && !w.preorder && end != len)
+			goto out;
 		for (size_t i = before; i < top; i++)
 			depths[i] = depth + 1;
 	}

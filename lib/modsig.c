@@ -401,11 +401,6 @@ enum rot_sig_status rot_sig_info_status(const struct rot_sig_info *info)
 	return info->status;
 }
 
-size_t sig_info_content_len(const struct rot_sig_info *info)
-{
-	return info->content_len;
-}
-
 const char *rot_sig_info_signer(const struct rot_sig_info *info)
 {
 	return info->signer;

@@ -61,11 +61,9 @@ static int parse_header(char *line, char *end, struct rot_percpu *pc, const char
 		if (strcmp(f[2 * k], keys[k]) != 0)
 			return -EPROTO;
 		int err = parse_u64(f[2 * k + 1], 10, vals[k]);
-		if (err < 0) {
-			*reason = err == -ERANGE ? "a size does not fit 64 bits"
-						 : "a size is not a number";
-			return err;
-		}
+		if (err < 0)
+			return bad_number(reason, err, "a size does not fit 64 bits",
+					  "a size is not a number");
 	}
 	if (pc->free > pc->reserve)
 		return malformed_line(reason, "more is free than the reserve holds");
@@ -87,22 +85,18 @@ static int parse_entry(char *line, char *end, struct percpu_entry *e, const char
 	if (!valid_name(f[0], (size_t)(f[1] - f[0]) - 1))
 		return malformed_line(reason, "the name is empty, too long or not a module name");
 	int err = parse_u64(f[1], 10, &e->bytes);
-	if (err < 0) {
-		*reason = err == -ERANGE ? "the per-CPU size does not fit 64 bits"
-					 : "the per-CPU size is not a number";
-		return err;
-	}
+	if (err < 0)
+		return bad_number(reason, err, "the per-CPU size does not fit 64 bits",
+				  "the per-CPU size is not a number");
 	if (e->bytes == 0)
 		return malformed_line(reason, "an instance listed with no per-CPU bytes");
 	if (parse_state(f[2], (size_t)(f[3] - f[2]) - 1, &e->state) < 0)
 		return malformed_line(reason,
 				      "the state is not Live, Loading, Unloading or Rotting");
 	err = f[3][0] == '0' && f[3][1] == 'x' ? parse_u64(f[3] + 2, 16, &e->address) : -EPROTO;
-	if (err < 0) {
-		*reason = err == -ERANGE ? "the address does not fit 64 bits"
-					 : "the address is not 0x and hex digits";
-		return err;
-	}
+	if (err < 0)
+		return bad_number(reason, err, "the address does not fit 64 bits",
+				  "the address is not 0x and hex digits");
 	return 0;
 }
 

@@ -310,29 +310,20 @@ void rot_preflight_set_force_vermagic(struct rot_preflight *pf, bool force)
 int rot_preflight_check(struct rot_preflight *pf, const struct rot_modfile *mf)
 {
 	verdict_clear(pf);
-	pf->problem = rot_modfile_problem(mf);
-	if (pf->problem != ROT_PROBLEM_NONE)
-		return 0;
-
 	const struct rot_kernel_facts *k = pf->kernel;
 	int err = 0;
-	if ((pf->problem = check_signature(mf, pf, &err)) != ROT_PROBLEM_NONE || err < 0)
+	/* The first problem found, in the order above, is the verdict. */
+	if ((pf->problem = rot_modfile_problem(mf)) != ROT_PROBLEM_NONE ||
+	    (pf->problem = check_signature(mf, pf, &err)) != ROT_PROBLEM_NONE || err < 0)
 		return err;
-	if (k->elf_class && rot_modfile_elf_class(mf) != k->elf_class) {
+	if (k->elf_class && rot_modfile_elf_class(mf) != k->elf_class)
 		pf->problem = ROT_PROBLEM_WRONG_CLASS;
-		return 0;
-	}
-	if (k->elf_machine && rot_modfile_elf_machine(mf) != k->elf_machine) {
+	else if (k->elf_machine && rot_modfile_elf_machine(mf) != k->elf_machine)
 		pf->problem = ROT_PROBLEM_WRONG_MACHINE;
-		return 0;
-	}
-	if ((pf->problem = check_vermagic(mf, pf)) != ROT_PROBLEM_NONE)
-		return 0;
-	if (pf->snap && rot_snapshot_find_live(pf->snap, rot_modfile_name(mf))) {
+	else if ((pf->problem = check_vermagic(mf, pf)) == ROT_PROBLEM_NONE && pf->snap &&
+		 rot_snapshot_find_live(pf->snap, rot_modfile_name(mf)))
 		pf->problem = ROT_PROBLEM_ALREADY_LOADED;
-		return 0;
-	}
-	return check_symbols(mf, pf);
+	return pf->problem == ROT_PROBLEM_NONE ? check_symbols(mf, pf) : 0;
 }
 
 enum rot_problem rot_preflight_problem(const struct rot_preflight *pf)

@@ -81,7 +81,7 @@ int rot_name_rotting(const char *name, size_t *instances, uint64_t *bytes, uint6
 	int err = proc_read_whole("/proc/rotting_modules", &buf, &len);
 	if (err < 0)
 		return err;
-	err = snapshot_parse("", 0, buf, len, &snap);
+	err = snapshot_parse("", 0, buf, len, NULL, 0, &snap);
 	free(buf);
 	if (err < 0)
 		return err;

@@ -350,11 +350,9 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 	if (!name_ok(m->name, name_len))
 		return malformed_line(reason, "the name is empty, too long or not a module name");
 	int err = number(f[F_SIZE], 10, &m->size);
-	if (err < 0) {
-		*reason = err == -ERANGE ? "the size does not fit 64 bits"
-					 : "the size is not a number";
-		return err;
-	}
+	if (err < 0)
+		return bad_number(reason, err, "the size does not fit 64 bits",
+				  "the size is not a number");
 	enum rot_state state = ROT_STATE_LIVE;
 	bool state_ok = state_of(f[F_STATE], (size_t)(f[F_ADDR] - f[F_STATE]) - 1, &state) == 0;
 	bool rotting = state_ok && state == ROT_STATE_ROTTING;
@@ -370,14 +368,13 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 	err = number(f[F_REFCNT] + negative, 10, &v);
 	if (err == 0 && v > INT32_MAX)
 		err = -ERANGE;
-	if (err < 0) {
-		/* a rotting line's third column counts its pins (rot-abi.md P1) */
-		*reason = err == -ERANGE ? (rotting ? "the pin count does not fit 32 bits"
-						    : "the reference count does not fit 32 bits")
-					 : (rotting ? "the pin count is not a number"
-						    : "the reference count is not a number");
-		return err;
-	}
+	/* a rotting line's third column counts its pins (rot-abi.md P1) */
+	if (err < 0 && rotting)
+		return bad_number(reason, err, "the pin count does not fit 32 bits",
+				  "the pin count is not a number");
+	if (err < 0)
+		return bad_number(reason, err, "the reference count does not fit 32 bits",
+				  "the reference count is not a number");
 	m->refcnt = negative ? -(int32_t)v : (int32_t)v;
 	if (!state_ok)
 		return malformed_line(reason,
@@ -389,11 +386,9 @@ static int parse_line(char *line, char *end, struct rot_module *m, struct line_s
 	char *addr = f[F_ADDR];
 	err = parse_address(addr, (size_t)((n > F_TAINTS ? f[F_TAINTS] - 1 : p) - addr),
 			    &m->address);
-	if (err < 0) {
-		*reason = err == -ERANGE ? "the address does not fit 64 bits"
-					 : "the address is not 0x and hex digits";
-		return err;
-	}
+	if (err < 0)
+		return bad_number(reason, err, "the address does not fit 64 bits",
+				  "the address is not 0x and hex digits");
 	m->taints = "";
 	if (n > F_TAINTS) {
 		char *t = f[F_TAINTS];
@@ -618,14 +613,7 @@ static char *text_copy(const char *text, size_t len)
 }
 
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
-		   struct rot_snapshot **out)
-{
-	return snapshot_parse_pins(modules, modules_len, rotting, rotting_len, NULL, 0, out);
-}
-
-int snapshot_parse_pins(const char *modules, size_t modules_len, const char *rotting,
-			size_t rotting_len, const char *pins, size_t pins_len,
-			struct rot_snapshot **out)
+		   const char *pins, size_t pins_len, struct rot_snapshot **out)
 {
 	char *m = text_copy(modules, modules_len), *r = text_copy(rotting, rotting_len);
 	char *p = text_copy(pins, pins_len);

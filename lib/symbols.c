@@ -77,14 +77,9 @@ int rot_symbols_add(struct rot_symbols *set, const char *name)
 	return add_len(set, name, strlen(name));
 }
 
-static bool has_len(const struct rot_symbols *set, const char *name, size_t len)
-{
-	return set->slots[slot_of(set, name, len)] != NULL;
-}
-
 bool rot_symbols_has(const struct rot_symbols *set, const char *name)
 {
-	return has_len(set, name, strlen(name));
+	return set->slots[slot_of(set, name, strlen(name))] != NULL;
 }
 
 void rot_symbols_free(struct rot_symbols *set)
@@ -112,7 +107,7 @@ static int scan_line(const struct rot_symbols *want, struct rot_symbols *found, 
 	const char *tab = memchr(name, '\t', len);
 	if (tab)
 		len = (size_t)(tab - name);
-	return has_len(want, name, len) ? add_len(found, name, len) : 0;
+	return want->slots[slot_of(want, name, len)] ? add_len(found, name, len) : 0;
 }
 
 /*
@@ -129,14 +124,9 @@ static int scan_kallsyms(int fd, const struct rot_symbols *want, struct rot_symb
 		return -ENOMEM;
 	int err = 0;
 	for (;;) {
-		if (used == cap) {
-			char *grown = realloc(buf, cap * 2);
-			if (!grown) {
-				err = -ENOMEM;
-				break;
-			}
-			buf = grown;
-			cap *= 2;
+		if (used == cap && !array_reserve(&buf, &cap, cap + 1, 1)) {
+			err = -ENOMEM;
+			break;
 		}
 		ssize_t n = file_read(fd, buf + used, cap - used);
 		if (n <= 0) {

@@ -221,12 +221,9 @@ static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
 	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
 	if (err < 0)
 		res->recount_err = err;
-	if (left == 0) {
-		left = seen->instances;
-		left_bytes = seen->bytes;
-	}
-	res->kept = (unsigned)left;
-	res->kept_bytes = left_bytes;
+	/* none left to count: those seen stay */
+	res->kept = (unsigned)(left ? left : seen->instances);
+	res->kept_bytes = left ? left_bytes : seen->bytes;
 }
 
 /* rot_reclaim() into a whole struct of this release's size. */
@@ -445,12 +442,10 @@ void rot_reclaim_unlock(int lock)
 int rot_module_unload_predict(const struct rot_snapshot *snap, const struct rot_module *m,
 			      const bool *gone, unsigned unload_flags)
 {
-	if (!m)
-		return -ENOENT;
-	/* the kernel looks at the holders, the state, a missing exit, then
-	 * the references (stock), which rot_module_unload_check() adds */
-	if (rot_module_live_holders(snap, m, gone))
-		return -EWOULDBLOCK;
+	/* the kernel looks at the holders (rot_module_unload_check()'s first
+	 * answer), the state, a missing exit, then the references (stock) */
+	if (!m || rot_module_live_holders(snap, m, gone))
+		return rot_module_unload_check(snap, m, gone, unload_flags);
 	if (rot_module_state(m) != ROT_STATE_LIVE ||
 	    (rot_module_is_permanent(m) && !(unload_flags & ROT_UNLOAD_FORCE)))
 		return -EBUSY;

@@ -22,7 +22,7 @@ static struct rot_keyring *keyring;
  * and every string is terminated (ASan reads each to its end). */
 static void sane(const struct rot_sig_info *info, size_t size)
 {
-	if (sig_info_content_len(info) > size || rot_sig_info_status(info) > ROT_SIG_UNCHECKED)
+	if (info->content_len > size || rot_sig_info_status(info) > ROT_SIG_UNCHECKED)
 		abort();
 	volatile size_t n = strlen(rot_sig_info_signer(info)) + strlen(rot_sig_info_key_id(info)) +
 			    strlen(rot_sig_info_detail(info));

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* Pins laid onto the live modules: only a live module has
 		 * them, and only one a line named. */
 		struct rot_snapshot *ps;
-		if (snapshot_parse_pins(text, mlen, rot, rlen, pins, plen, &ps) < 0) {
+		if (snapshot_parse(text, mlen, rot, rlen, pins, plen, &ps) < 0) {
 			if (ps)
 				abort(); /* a refusal leaves nothing behind */
 			return 0;
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	struct rot_snapshot *s;
-	if (snapshot_parse(text, mlen, rot, rlen, &s) < 0) {
+	if (snapshot_parse(text, mlen, rot, rlen, NULL, 0, &s) < 0) {
 		/* A refusal says where, within the input's lines. */
 		const struct rot_parse_error *pe = rot_parse_error_last();
 		if (pe && (pe->line == 0 || !pe->reason || !pe->file))

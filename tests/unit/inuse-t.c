@@ -41,7 +41,7 @@ static struct rot_snapshot *parse(const char *modules, const char *rotting)
 {
 	struct rot_snapshot *s = NULL;
 	int err = snapshot_parse(modules, strlen(modules), rotting,
-				     rotting ? strlen(rotting) : 0, &s);
+				     rotting ? strlen(rotting) : 0, NULL, 0, &s);
 	if (err < 0)
 		printf("# parse failed: %d\n", err);
 	return s;
@@ -251,7 +251,7 @@ static void revision_4_reads_pins_and_no_table(void)
 			    "modrot_unit_new 4096 0 - Loading 0x3000\n";
 	const char pins[] = "modrot_unit_fs 2 -\nmodrot_unit_net 0 safe\n";
 	struct rot_snapshot *s = NULL;
-	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, pins, strlen(pins), &s), 0,
+	is_int(snapshot_parse(mods, strlen(mods), "", 0, pins, strlen(pins), &s), 0,
 	       "a revision-4 snapshot");
 	ok(s && rot_snapshot_has_pins(s), "it has pins (D5)");
 	const struct rot_module *fs = rot_snapshot_find_live(s, "modrot_unit_fs");
@@ -291,21 +291,21 @@ static void revision_4_reads_pins_and_no_table(void)
 
 	const char bad[] = "modrot_unit_fs two -\n";
 	struct rot_snapshot *b = NULL;
-	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, bad, strlen(bad), &b), -EBADMSG,
+	is_int(snapshot_parse(mods, strlen(mods), "", 0, bad, strlen(bad), &b), -EBADMSG,
 	       "a malformed /proc/module_pins is refused");
 	ok(b == NULL, "with no snapshot");
 	rot_snapshot_free(s);
 
 	/* C5 prints /proc/modules' order; lines out of it still find their module */
 	const char shuffled[] = "modrot_unit_net 0 safe\nmodrot_unit_late 1 -\nmodrot_unit_fs 2 -\n";
-	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, shuffled, strlen(shuffled), &s), 0,
+	is_int(snapshot_parse(mods, strlen(mods), "", 0, shuffled, strlen(shuffled), &s), 0,
 	       "pins lines out of order, one of a module loaded since");
 	is_int((int)rot_module_pins(rot_snapshot_find_live(s, "modrot_unit_fs")), 2,
 	       "each line on its module");
 	ok(rot_module_is_rot_safe(rot_snapshot_find_live(s, "modrot_unit_net")), "SAFE too");
 	rot_snapshot_free(s);
 	const char blanks[] = "modrot_unit_fs  2 -\n";
-	is_int(snapshot_parse_pins(mods, strlen(mods), "", 0, blanks, strlen(blanks), &b), -EBADMSG,
+	is_int(snapshot_parse(mods, strlen(mods), "", 0, blanks, strlen(blanks), &b), -EBADMSG,
 	       "a run of blanks, which no kernel prints, is refused");
 }
 

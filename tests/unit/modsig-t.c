@@ -192,7 +192,8 @@ static struct rot_keyring *load(const char *path)
 	return kr;
 }
 
-/* What a struct rot_sig_info told, read through its accessors and kept by value. */
+/* What a struct rot_sig_info told, read through its accessors (its length
+ * from internal.h) and kept by value. */
 struct sig_seen {
 	enum rot_sig_status status;
 	size_t content_len;
@@ -204,7 +205,7 @@ struct sig_seen {
 static struct sig_seen seen_of(struct rot_sig_info *info)
 {
 	struct sig_seen s = { .status = rot_sig_info_status(info),
-			      .content_len = sig_info_content_len(info) };
+			      .content_len = info->content_len };
 	snprintf(s.signer, sizeof(s.signer), "%s", rot_sig_info_signer(info));
 	snprintf(s.key_id, sizeof(s.key_id), "%s", rot_sig_info_key_id(info));
 	snprintf(s.detail, sizeof(s.detail), "%s", rot_sig_info_detail(info));

@@ -119,7 +119,7 @@ static void fit_follows_the_allocator(void)
 static struct rot_snapshot *snap_of(const char *modules, const char *rotting)
 {
 	struct rot_snapshot *s = NULL;
-	snapshot_parse(modules, strlen(modules), rotting, strlen(rotting), &s);
+	snapshot_parse(modules, strlen(modules), rotting, strlen(rotting), NULL, 0, &s);
 	return s;
 }
 

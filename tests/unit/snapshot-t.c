@@ -20,7 +20,7 @@ static struct rot_snapshot *parse(const char *modules, const char *rotting, int 
 {
 	struct rot_snapshot *s = NULL;
 	*err = snapshot_parse(modules, strlen(modules), rotting,
-				  rotting ? strlen(rotting) : 0, &s);
+				  rotting ? strlen(rotting) : 0, NULL, 0, &s);
 	return s;
 }
 
@@ -177,14 +177,14 @@ static void refusals_name_the_file_line_and_reason(void)
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		s = NULL;
-		err = snapshot_parse(bad[i], strlen(bad[i]), NULL, 0, &s);
+		err = snapshot_parse(bad[i], strlen(bad[i]), NULL, 0, NULL, 0, &s);
 		ok(err == -EPROTO && !s && rot_parse_error_last(), "refused with a position: %.*s",
 		   (int)strcspn(bad[i], "\n"), bad[i]);
 	}
 	/* A NUL byte would cut the name short for every reader after us. */
 	static const char nul[] = "ab\0cd 1 0 - Live 0x1\n";
 	s = NULL;
-	err = snapshot_parse(nul, sizeof(nul) - 1, NULL, 0, &s);
+	err = snapshot_parse(nul, sizeof(nul) - 1, NULL, 0, NULL, 0, &s);
 	ok(err == -EPROTO && !s && rot_parse_error_last() &&
 	   strcmp(rot_parse_error_last()->reason, "a NUL byte inside the line") == 0,
 	   "a NUL byte inside a line is refused");
@@ -203,7 +203,7 @@ static void a_huge_fan_in_sorts_fast_and_in_order(void)
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct rot_snapshot *s;
-	int err = snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
+	int err = snapshot_parse(text, (size_t)(p - text), NULL, 0, NULL, 0, &s);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	is_int(err, 0, "65,535 holders parse");
@@ -223,7 +223,7 @@ static void a_huge_fan_in_sorts_fast_and_in_order(void)
 	for (size_t i = 0; i <= n; i++)
 		p += sprintf(p, "h%zu,", i);
 	p += sprintf(p, " Live 0x1000\n");
-	err = snapshot_parse(text, (size_t)(p - text), NULL, 0, &s);
+	err = snapshot_parse(text, (size_t)(p - text), NULL, 0, NULL, 0, &s);
 	ok(err == -EPROTO && rot_parse_error_last() &&
 	   strcmp(rot_parse_error_last()->reason, "more than 65535 holders") == 0,
 	   "65,536 holders are refused, not cut short");
@@ -356,7 +356,7 @@ static void addresses_parse_as_a_digit_at_a_time_would(void)
 		char line[64];
 		snprintf(line, sizeof(line), "a 4096 0 - Live 0x%s\n", digits);
 		struct rot_snapshot *s = NULL;
-		int err = snapshot_parse(line, strlen(line), NULL, 0, &s);
+		int err = snapshot_parse(line, strlen(line), NULL, 0, NULL, 0, &s);
 		uint64_t want;
 		bool valid = reference_hex(digits, &want);
 		tried++;
@@ -386,7 +386,7 @@ static uint64_t answer(uint64_t h, const char *modules, size_t mlen, const char 
 {
 	struct rot_snapshot *s = NULL;
 	char buf[512];
-	int err = snapshot_parse(modules, mlen, rotting, rlen, &s);
+	int err = snapshot_parse(modules, mlen, rotting, rlen, NULL, 0, &s);
 	const struct rot_parse_error *pe = rot_parse_error_last();
 	if (err < 0) {
 		int n = snprintf(buf, sizeof(buf), "E %d %s:%zu:%s\n", err, pe ? pe->file : "-",
@@ -554,8 +554,8 @@ static void the_edges_of_each_field(void)
 		size_t len = strlen(l);
 		for (int rotting = 0; rotting < 2; rotting++) {
 			struct rot_snapshot *s = NULL;
-			int err = rotting ? snapshot_parse("", 0, l, len, &s)
-					  : snapshot_parse(l, len, NULL, 0, &s);
+			int err = rotting ? snapshot_parse("", 0, l, len, NULL, 0, &s)
+					  : snapshot_parse(l, len, NULL, 0, NULL, 0, &s);
 			const char *want = edges[i].reason;
 			if (rotting && !want)
 				want = "a module that is not Rotting";
@@ -574,7 +574,7 @@ static void the_edges_of_each_field(void)
 		name[n] = '\0';
 		snprintf(line, sizeof(line), "%s 1 0 %s, Live 0x0000000000001000\n", name, name);
 		struct rot_snapshot *s = NULL;
-		int err = snapshot_parse(line, strlen(line), NULL, 0, &s);
+		int err = snapshot_parse(line, strlen(line), NULL, 0, NULL, 0, &s);
 		ok(n <= ROT_NAME_MAX ? err == 0 : err == -EPROTO, "a name and a holder of %zu bytes: %s",
 		   n, n <= ROT_NAME_MAX ? "taken" : "refused");
 		rot_snapshot_free(s);
@@ -587,7 +587,7 @@ static void the_edges_of_each_field(void)
 			p += sprintf(p, "h%zu,", i);
 		p += sprintf(p, " Live 0x0000000000001000\n");
 		struct rot_snapshot *s = NULL;
-		int err = snapshot_parse(wide, (size_t)(p - wide), NULL, 0, &s);
+		int err = snapshot_parse(wide, (size_t)(p - wide), NULL, 0, NULL, 0, &s);
 		const struct rot_module *m = err ? NULL : rot_snapshot_module(s, 0);
 		bool sorted = m && rot_module_holder_count(m) == n;
 		for (size_t i = 1; sorted && i < n; i++) {

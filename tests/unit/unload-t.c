@@ -17,7 +17,7 @@ static struct rot_snapshot *parse(const char *modules, const char *rotting)
 {
 	struct rot_snapshot *s = NULL;
 	int err = snapshot_parse(modules, strlen(modules), rotting,
-				     rotting ? strlen(rotting) : 0, &s);
+				     rotting ? strlen(rotting) : 0, NULL, 0, &s);
 	if (err < 0)
 		printf("# parse failed: %d\n", err);
 	return s;
