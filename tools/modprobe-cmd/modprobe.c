@@ -319,14 +319,6 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		cli_usage_fail("--reclaim frees what unloading leaves: it needs -r");
 }
 
-/* A run that only shows (-c, --show-*, -R, -D): it reads no kernel state
- * and changes nothing. */
-static bool shows_only(const struct modprobe_opts *o)
-{
-	return o->show_config || o->show_modversions || o->show_exports || o->lookup_only ||
-	       o->show_depends;
-}
-
 /* The kmod context for the modules directory and modprobe.d asked for. */
 static int context_new(struct modprobe_run *r)
 {
@@ -350,17 +342,13 @@ static int context_new(struct modprobe_run *r)
 	 * tools' one log function: sanitised, and none with -q. */
 	cli_set_quiet(o->quiet);
 	r->ctx = cli_kmod_new(dirname, o->config_paths);
-	if (!r->ctx) {
-		cli_error("could not set up libkmod for %s: out of memory",
-			  dirname ? dirname : "the running kernel");
-		return -ENOMEM;
-	}
 	/* kmod_new() goes on without the directory's name when it cannot
 	 * allocate it, and every lookup then finds nothing. Without mapped
 	 * indexes libkmod reads them with stdio at each lookup, a reader that
-	 * dereferences a failed allocation: out of memory stops here. An
-	 * absent or unreadable index stays libkmod's own case. */
-	const char *moddir = kmod_get_dirname(r->ctx);
+	 * dereferences a failed allocation: out of memory stops here, as a
+	 * context that could not be made does. An absent or unreadable index
+	 * stays libkmod's own case. */
+	const char *moddir = r->ctx ? kmod_get_dirname(r->ctx) : NULL;
 	/* Every run but those given module files looks names up in the
 	 * indexes (-c dumps two of them): one libkmod cannot read safely is
 	 * refused before it is mapped. A run given files maps none (one
@@ -481,7 +469,10 @@ int main(int argc, char *argv[])
 	/* Only an unload makes something rot to talk about: no other run
 	 * asks whether stderr is a terminal. */
 	r.talk = !o.quiet && (cli_is_verbose() || (o.remove && isatty(STDERR_FILENO)));
-	if (!shows_only(&o)) {
+	/* A run that only shows (-c, --show-*, -R, -D) reads no kernel state
+	 * and changes nothing. */
+	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
+	    !o.show_depends) {
 		/* Counts of what rots and what a reclaim frees start from this
 		 * snapshot: other reclaiming runs wait until this one is done. */
 		if (o.reclaim && (lock = reclaim_lock_take(&code)) < 0) {
