@@ -259,6 +259,8 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 				    .filename = kmod_module_get_path(mod) };
 	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
+	const char *what = NULL; /* why the file was refused before libkmod read it */
+	char why[128];
 	int err = 0;
 
 	/* -n needs nothing but the path: kmod's modinfo prints it even for a
@@ -277,29 +279,21 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		if (err == -EBADMSG || err == -ENODATA || err == -ELIBACC)
 			err = 0;
 		if (err < 0) {
-			char why[128];
-			const char *what =
-				err == -EFBIG && rot_file_check(r.filename, ROT_MODFILE_MAX) == 0
-					? "it decompresses to more than 512 MiB, more than any module"
-					: cli_file_error(err, r.filename, ROT_MODFILE_MAX, why,
-							 sizeof(why));
-			r.unreadable = true;
-			if (!run->opts.json)
-				(void)modinfo_text_print(&r, &run->opts);
-			cli_error("%s: could not read the module's information from %s: %s", r.name,
-				  r.filename, what);
-			run->failures++;
-			return;
-		}
-		kmod_trace_start();
-		err = cli_kmod_get_info(run->ctx, mod, image, image_len, &info);
-		free(image);
-		/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
-		int lost = kmod_lost();
-		if (lost < 0) {
-			kmod_module_info_free_list(info);
-			info = NULL;
-			err = lost;
+			what = err == -EFBIG && rot_file_check(r.filename, ROT_MODFILE_MAX) == 0
+				       ? "it decompresses to more than 512 MiB, more than any module"
+				       : cli_file_error(err, r.filename, ROT_MODFILE_MAX, why,
+							sizeof(why));
+		} else {
+			kmod_trace_start();
+			err = cli_kmod_get_info(run->ctx, mod, image, image_len, &info);
+			free(image);
+			/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
+			int lost = kmod_lost();
+			if (lost < 0) {
+				kmod_module_info_free_list(info);
+				info = NULL;
+				err = lost;
+			}
 		}
 	}
 	/* A builtin module without modules.builtin.modinfo (an old kernel) has
@@ -309,7 +303,8 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		if (!run->opts.json)
 			(void)modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
-			  r.filename ? r.filename : "modules.builtin.modinfo", cli_strerror(err));
+			  r.filename ? r.filename : "modules.builtin.modinfo",
+			  what ? what : cli_strerror(err));
 		run->failures++;
 		return;
 	}
