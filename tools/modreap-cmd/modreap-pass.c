@@ -363,25 +363,18 @@ struct reap_status reap_pass(struct reap_run *r, bool first)
 		st.said = true;
 		return st;
 	}
-	struct rot_snapshot *snap;
+	struct rot_snapshot *snap = NULL; /* stays NULL when it cannot be read */
 	struct rot_group *groups;
 	size_t ngroups;
 
 	st.err = rot_snapshot_read(&snap);
-	if (st.err < 0) {
-		rot_reclaim_unlock(lock);
-		return st;
-	}
-	if (!rot_snapshot_has_rot(snap)) {
-		rot_snapshot_free(snap);
-		rot_reclaim_unlock(lock);
+	if (st.err >= 0 && !rot_snapshot_has_rot(snap))
 		st.err = -EOPNOTSUPP;
-		return st;
-	}
 	/* The taint change cannot be told: the reclaims can still be done. */
-	if (first)
+	if (st.err >= 0 && first)
 		run_taint_before(&r->taint, &r->outcome);
-	st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
+	if (st.err >= 0)
+		st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (st.err < 0) {
 		rot_snapshot_free(snap);
 		rot_reclaim_unlock(lock);

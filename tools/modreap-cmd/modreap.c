@@ -162,34 +162,27 @@ static int reap_report(struct reap_run *r)
 	int err = rot_snapshot_read(&snap);
 	if (err < 0)
 		return err;
-	if (!rot_snapshot_has_rot(snap)) {
-		rot_snapshot_free(snap);
-		return -EOPNOTSUPP;
-	}
-	err = rot_snapshot_rotting_groups(snap, &g, &n);
+	err = rot_snapshot_has_rot(snap) ? rot_snapshot_rotting_groups(snap, &g, &n) : -EOPNOTSUPP;
 	if (err < 0) {
 		rot_snapshot_free(snap);
 		return err;
 	}
 	/* The per-CPU bytes are an addition: the report goes on without them. */
 	int perr = pass_reserve(r, g, n).err;
-	if (perr < 0) {
-		pass_reserve_end(r);
-		free(g);
-		rot_snapshot_free(snap);
-		return perr;
-	}
-	if (r->opts->json) {
+	if (perr == 0 && r->opts->json) {
 		/* Nothing is reclaimed: the taint is what it is, before and after. */
 		run_taint_before(&r->taint, &r->outcome);
 		r->taint.after_known = r->taint.before_known;
 		r->taint.after = r->taint.before;
 		r->rot_left = total_bytes(g, n);
 	}
-	err = reap_print_rot(r, g, n);
+	if (perr == 0)
+		err = reap_print_rot(r, g, n);
 	pass_reserve_end(r);
 	free(g);
 	rot_snapshot_free(snap);
+	if (perr < 0)
+		return perr;
 	/* The kernel was read: what failed now is the output. */
 	if (err == -ENOMEM)
 		cli_error("out of memory");
