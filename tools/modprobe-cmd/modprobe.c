@@ -193,16 +193,6 @@ static bool word_sets_verbose(const char *w)
 	return false;
 }
 
-static unsigned long long parse_wait(const char *arg)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(arg, &end, 0);
-	if (errno || !*arg || *end || arg[0] == '-')
-		cli_usage_fail("unexpected wait value '%s'", arg);
-	return v;
-}
-
 static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts *o)
 {
 	enum {
@@ -274,9 +264,14 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 	while ((c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts, stores)) != -1) {
 		bool inherited = option_inherited(argv, cli_option_optind(), nenv);
 		switch (c) {
-		case 'w':
-			o->wait_msec = parse_wait(optarg);
+		case 'w': {
+			char *end;
+			errno = 0;
+			o->wait_msec = strtoull(optarg, &end, 0);
+			if (errno || !*optarg || *end || optarg[0] == '-')
+				cli_usage_fail("unexpected wait value '%s'", optarg);
 			break;
+		}
 		case 'C': {
 			if (mp_config_path_check(optarg) < 0)
 				exit(CLI_EXIT_USAGE);
