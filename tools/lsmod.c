@@ -341,19 +341,17 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 		/* A rotting instance has no sysfs directory, and no devices; nor
 		 * has a live one that left sysfs while we listed. */
 		size_t n = 0;
-		if (!rot_module_is_rotting(m)) {
-			/* Unreadable is not none: a count that could not be
-			 * made stops the listing with the reason. */
-			int err = rot_name_bound_devices(rot_module_name(m), &n);
-			if (err < 0) {
-				if (err != -ENOMEM) {
-					cli_error("could not count the devices of %s: %s",
-						  rot_module_name(m), cli_strerror(err));
-					r->cell_failed = true;
-				}
-				return err;
-			}
+		int err = rot_module_is_rotting(m) ? 0
+						   : rot_name_bound_devices(rot_module_name(m), &n);
+		/* Unreadable is not none: a count that could not be made stops
+		 * the listing with the reason. */
+		if (err < 0 && err != -ENOMEM) {
+			cli_error("could not count the devices of %s: %s", rot_module_name(m),
+				  cli_strerror(err));
+			r->cell_failed = true;
 		}
+		if (err < 0)
+			return err;
 		listing_u64(l, col, n);
 		break;
 	}
