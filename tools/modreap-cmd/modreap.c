@@ -238,14 +238,11 @@ int main(int argc, char *argv[])
 			cli_outcome_failed(&r.outcome, err);
 		}
 		int out = reclaiming(&o) ? reap_print_summary(&r) : 0;
-		err = cli_outcome_exit(&r.outcome);
-		if (out == -ENOMEM) {
+		if (out == -ENOMEM)
 			cli_error("out of memory");
-			err = CLI_EXIT_PARTIAL;
-		} else if (out < 0) {
+		else if (out < 0)
 			cli_output_failed(out);
-			err = CLI_EXIT_PARTIAL;
-		}
+		err = out < 0 ? CLI_EXIT_PARTIAL : (int)cli_outcome_exit(&r.outcome);
 	}
 	free(r.reaped);
 	free(r.refusals);
