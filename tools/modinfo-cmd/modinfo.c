@@ -205,16 +205,12 @@ static void kernel_state_of(const struct modinfo_run *run, const char *name, boo
 	k->known = true;
 	k->rot = rot_snapshot_has_rot(run->snap);
 	const struct rot_module *m = rot_snapshot_find_live(run->snap, name);
-	if (m)
-		k->state = rot_state_name(rot_module_state(m));
-	else
-		k->state = builtin ? "builtin" : "not loaded";
-	for (size_t i = 0; i < run->ngroups; i++) {
+	k->state = m ? rot_state_name(rot_module_state(m)) : builtin ? "builtin" : "not loaded";
+	for (size_t i = 0; i < run->ngroups; i++)
 		if (!strcmp(run->groups[i].name, name)) {
 			k->rotting = run->groups[i].instances;
 			k->rotting_bytes = run->groups[i].bytes;
 		}
-	}
 	k->percpu_known = run->percpu != NULL;
 	for (size_t i = 0; i < run->npercpu_groups; i++)
 		if (!strcmp(run->percpu_groups[i].name, name))
