@@ -171,14 +171,10 @@ static struct tally count(const struct load_job *jobs, size_t n)
 			cli_outcome_failed(&t.outcome, j->err        ? j->err
 						       : j->read_err ? j->read_err
 								     : -EINVAL);
-		if (j->percpu_short && j->result == JOB_REFUSED)
-			t.refused_percpu++;
-		if (j->percpu_short && j->result == JOB_FAILED)
-			t.failed_percpu++;
-		if (j->rot_bytes) {
-			t.rotted++;
-			t.rot_bytes += jobs[i].rot_bytes;
-		}
+		t.refused_percpu += j->percpu_short && j->result == JOB_REFUSED;
+		t.failed_percpu += j->percpu_short && j->result == JOB_FAILED;
+		t.rotted += j->rot_bytes != 0;
+		t.rot_bytes += j->rot_bytes;
 	}
 	return t;
 }
