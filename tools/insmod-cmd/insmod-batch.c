@@ -185,16 +185,11 @@ static int match_devices(struct batch *b)
 }
 
 /* A dependency is there when this batch loaded it, or when it already was. */
-static bool delivered(const struct load_job *d)
-{
-	return d->result == JOB_LOADED || d->result == JOB_CHECKED || job_already_loaded(d);
-}
-
 static const char *undelivered_dependency(const struct batch *b, const struct load_job *job)
 {
 	for (size_t i = 0; i < job->ndeps; i++) {
 		const struct load_job *d = &b->jobs[job->deps[i]];
-		if (!delivered(d))
+		if (d->result != JOB_LOADED && d->result != JOB_CHECKED && !job_already_loaded(d))
 			return job_name(d);
 	}
 	return NULL;
