@@ -269,31 +269,24 @@ static int print_kmod_layout(const struct lsmod_opts *o, const struct lsmod_run 
 
 static int usage_of(struct lsmod_run *r, const struct rot_module *m, struct rot_usage *u)
 {
+	char what[4096];
+	const char *input = what;
 	int err = 0;
 	if (!r->usage_ctx_read) {
 		r->usage_ctx_read = true;
-		char what[4096];
 		err = rot_usage_ctx_read(r->snap, NULL, &r->usage_ctx, what, sizeof(what));
-		if (err < 0) {
-			if (err != -ENOMEM) {
-				cli_error("cannot tell which modules are in use: could not read %s: %s",
-					  what, cli_input_error(err));
-				r->cell_failed = true;
-			}
-			return err;
-		}
 	}
-	err = rot_module_usage(r->usage_ctx, r->snap, m, NULL, u);
-	const char *input = rot_usage_ctx_failed_input(r->usage_ctx);
-	if (err < 0 && err != -ENOMEM && input) {
+	if (err >= 0) {
+		err = rot_module_usage(r->usage_ctx, r->snap, m, NULL, u);
+		input = rot_usage_ctx_failed_input(r->usage_ctx);
+	}
+	if (err < 0 && err != -ENOMEM && input)
 		cli_error("cannot tell which modules are in use: could not read %s: %s", input,
 			  cli_input_error(err));
-		r->cell_failed = true;
-	} else if (err < 0 && err != -ENOMEM) {
+	else if (err < 0 && err != -ENOMEM)
 		cli_error("could not count the devices of %s: %s", rot_module_name(m),
 			  cli_strerror(err));
-		r->cell_failed = true;
-	}
+	r->cell_failed |= err < 0 && err != -ENOMEM;
 	return err;
 }
 
@@ -348,19 +341,17 @@ static int set_cell(struct lsmod_run *r, struct listing *l, size_t col, const st
 		/* A rotting instance has no sysfs directory, and no devices; nor
 		 * has a live one that left sysfs while we listed. */
 		size_t n = 0;
-		if (!rot_module_is_rotting(m)) {
-			/* Unreadable is not none: a count that could not be
-			 * made stops the listing with the reason. */
-			int err = rot_name_bound_devices(rot_module_name(m), &n);
-			if (err < 0) {
-				if (err != -ENOMEM) {
-					cli_error("could not count the devices of %s: %s",
-						  rot_module_name(m), cli_strerror(err));
-					r->cell_failed = true;
-				}
-				return err;
-			}
+		int err = rot_module_is_rotting(m) ? 0
+						   : rot_name_bound_devices(rot_module_name(m), &n);
+		/* Unreadable is not none: a count that could not be made stops
+		 * the listing with the reason. */
+		if (err < 0 && err != -ENOMEM) {
+			cli_error("could not count the devices of %s: %s", rot_module_name(m),
+				  cli_strerror(err));
+			r->cell_failed = true;
 		}
+		if (err < 0)
+			return err;
 		listing_u64(l, col, n);
 		break;
 	}
@@ -406,15 +397,8 @@ static int print_table(const struct lsmod_opts *o, struct lsmod_run *r)
 	/* A cell that failed: no half table is printed (JSON still closes). */
 	if (err < 0 && !l.err)
 		l.err = err;
-	int end = listing_end(&l);
-	if (err == 0)
-		err = end;
-	if (o->style.json) {
-		int fin = json_finish(&w);
-		if (err == 0)
-			err = fin;
-	}
-	return err;
+	int end = listing_end(&l), fin = o->style.json ? json_finish(&w) : 0;
+	return err ? err : end ? end : fin;
 }
 
 static void parse_options(int argc, char *argv[], struct lsmod_opts *o)

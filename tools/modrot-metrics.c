@@ -344,19 +344,13 @@ int main(int argc, char *argv[])
 		return cli_snapshot_error(err);
 	}
 
-	int status = CLI_EXIT_OK;
-	if (percpu_err < 0) {
-		char why[256];
+	char why[256];
+	if (percpu_err < 0)
 		cli_warn("could not read the per-CPU module reserve: %s; its metrics are left out",
 			 cli_read_error(percpu_err, why, sizeof(why)));
-		status = CLI_EXIT_PARTIAL;
-	}
-	if (taint_err < 0) {
-		char why[256];
+	if (taint_err < 0)
 		cli_warn("could not read the kernel taint: %s; its metrics are left out",
 			 cli_read_error(taint_err, why, sizeof(why)));
-		status = CLI_EXIT_PARTIAL;
-	}
 	if (output) {
 		bool no_create = false;
 		err = check_target(output);
@@ -368,12 +362,9 @@ int main(int argc, char *argv[])
 			int dirlen = slash && slash != output ? (int)(slash - output) : 1;
 			cli_error("could not write %s: cannot create a file in %.*s: %s", output,
 				  dirlen, slash ? output : ".", cli_strerror(err));
-			status = CLI_EXIT_PARTIAL;
 		} else if (err < 0) {
-			char why[128];
 			cli_error("could not write %s: %s", output,
 				  cli_file_error(err, output, 0, why, sizeof(why)));
-			status = CLI_EXIT_PARTIAL;
 		}
 	} else {
 		/* One line, with the errno of the write that failed: the exit hook
@@ -383,11 +374,9 @@ int main(int argc, char *argv[])
 		int flushed = cli_flush_stdout();
 		if (err == 0)
 			err = flushed;
-		if (err < 0) {
+		if (err < 0)
 			cli_output_failed(err);
-			status = CLI_EXIT_PARTIAL;
-		}
 	}
 	free(text);
-	return status;
+	return err < 0 || percpu_err < 0 || taint_err < 0 ? CLI_EXIT_PARTIAL : CLI_EXIT_OK;
 }

@@ -185,16 +185,11 @@ static int match_devices(struct batch *b)
 }
 
 /* A dependency is there when this batch loaded it, or when it already was. */
-static bool delivered(const struct load_job *d)
-{
-	return d->result == JOB_LOADED || d->result == JOB_CHECKED || job_already_loaded(d);
-}
-
 static const char *undelivered_dependency(const struct batch *b, const struct load_job *job)
 {
 	for (size_t i = 0; i < job->ndeps; i++) {
 		const struct load_job *d = &b->jobs[job->deps[i]];
-		if (!delivered(d))
+		if (d->result != JOB_LOADED && d->result != JOB_CHECKED && !job_already_loaded(d))
 			return job_name(d);
 	}
 	return NULL;
@@ -382,15 +377,9 @@ int batch_run(struct load_job *jobs, size_t n, struct load_env *env)
 		err = run_threads(&b, read_worker);
 	if (err == 0)
 		err = build_order(&b);
-	if (err == 0 && env->opts->match_devices) {
-		err = match_devices(&b);
-		if (err < 0 && err != -ENOMEM) {
-			char why[256];
-			cli_error("could not read the present devices: %s",
-				  cli_read_error(err, why, sizeof(why)));
-			env->err_told = true;
-		}
-	}
+	const char *unread = NULL; /* what could not be read, for the line that says so */
+	if (err == 0 && env->opts->match_devices && (err = match_devices(&b)) < 0)
+		unread = "the present devices";
 	/* Without kallsyms (a restricted reader), the kernel checks symbols
 	 * itself; a kallsyms that could not be read (no memory, EIO) would
 	 * make --check pass modules whose symbols nobody looked up. */
@@ -398,13 +387,13 @@ int batch_run(struct load_job *jobs, size_t n, struct load_env *env)
 		int serr = read_kernel_symbols(&b, env);
 		if (serr < 0 && serr != -ENOENT && serr != -EACCES && serr != -EPERM) {
 			err = serr;
-			if (err != -ENOMEM) {
-				char why[256];
-				cli_error("could not read the kernel's symbols: %s",
-					  cli_read_error(err, why, sizeof(why)));
-				env->err_told = true;
-			}
+			unread = "the kernel's symbols";
 		}
+	}
+	if (unread && err != -ENOMEM) {
+		char why[256];
+		cli_error("could not read %s: %s", unread, cli_read_error(err, why, sizeof(why)));
+		env->err_told = true;
 	}
 	if (err == 0 && !stop_signal()) {
 		for (size_t i = 0; i < n; i++)

@@ -171,14 +171,10 @@ static struct tally count(const struct load_job *jobs, size_t n)
 			cli_outcome_failed(&t.outcome, j->err        ? j->err
 						       : j->read_err ? j->read_err
 								     : -EINVAL);
-		if (j->percpu_short && j->result == JOB_REFUSED)
-			t.refused_percpu++;
-		if (j->percpu_short && j->result == JOB_FAILED)
-			t.failed_percpu++;
-		if (j->rot_bytes) {
-			t.rotted++;
-			t.rot_bytes += jobs[i].rot_bytes;
-		}
+		t.refused_percpu += j->percpu_short && j->result == JOB_REFUSED;
+		t.failed_percpu += j->percpu_short && j->result == JOB_FAILED;
+		t.rotted += j->rot_bytes != 0;
+		t.rot_bytes += j->rot_bytes;
 	}
 	return t;
 }
@@ -246,10 +242,7 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		n -= t->by[JOB_UNMATCHED];
 	}
 	if (check) {
-		printf("%zu of %zu would load, %zu refused", t->by[JOB_CHECKED], n,
-		       t->by[JOB_REFUSED]);
-		percpu_note(t->refused_percpu, "(", ")");
-		printf(", %zu skipped", t->by[JOB_SKIPPED]);
+		printf("%zu of %zu would load", t->by[JOB_CHECKED], n);
 	} else {
 		printf("%zu of %zu loaded, %zu failed", t->by[JOB_LOADED], n, t->by[JOB_FAILED]);
 		char size[SIZE_WORDS_MAX];
@@ -257,10 +250,10 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 			printf(" (%zu left rot: %s%s", t->rotted,
 			       size_words(t->rot_bytes, "bytes", size), t->failed_percpu ? "" : ")");
 		percpu_note(t->failed_percpu, t->rotted ? "; " : "(", ")");
-		printf(", %zu refused before loading", t->by[JOB_REFUSED]);
-		percpu_note(t->refused_percpu, "(", ")");
-		printf(", %zu skipped", t->by[JOB_SKIPPED]);
 	}
+	printf(", %zu refused%s", t->by[JOB_REFUSED], check ? "" : " before loading");
+	percpu_note(t->refused_percpu, "(", ")");
+	printf(", %zu skipped", t->by[JOB_SKIPPED]);
 	if (t->present)
 		printf(", %zu loaded already", t->present);
 	if (t->by[JOB_PENDING])
@@ -376,10 +369,8 @@ int main(int argc, char *argv[])
 			cli_error("could not run the batch: %s", cli_strerror(err));
 		return cli_exit_for_errno(err);
 	}
-	if (out < 0) {
-		cli_output_failed(out);
-		return CLI_EXIT_PARTIAL;
-	}
+	if (out < 0)
+		return CLI_EXIT_PARTIAL; /* said above */
 	if (t.outcome.failures == 0 && t.present > 0)
 		return CLI_EXIT_PRESENT;
 	return cli_outcome_exit(&t.outcome);

@@ -168,32 +168,28 @@ static void put_params(const struct modinfo_record *r, const struct modinfo_opts
 static void put_extras(const struct modinfo_record *r, const struct modinfo_opts *o)
 {
 	char rotting[32], bytes[32], percpu[32];
-	struct {
-		const char *key;
-		const char *value;
+	struct extra {
+		const char *key, *value;
 	} extra[5];
 	size_t n = 0;
 
 	if (r->kernel.known && r->kernel.rot) {
 		snprintf(rotting, sizeof(rotting), "%zu", r->kernel.rotting);
 		snprintf(bytes, sizeof(bytes), "%" PRIu64, r->kernel.rotting_bytes);
-		extra[n].key = "state";
-		extra[n++].value = r->kernel.state;
-		extra[n].key = "rotting";
-		extra[n++].value = rotting;
-		extra[n].key = "rotting_bytes";
-		extra[n++].value = bytes;
+		extra[n++] = (struct extra){ "state", r->kernel.state };
+		extra[n++] = (struct extra){ "rotting", rotting };
+		extra[n++] = (struct extra){ "rotting_bytes", bytes };
 		if (r->kernel.percpu_known) {
 			snprintf(percpu, sizeof(percpu), "%" PRIu64, r->kernel.rotting_percpu);
-			extra[n].key = "rotting_percpu";
-			extra[n++].value = percpu;
+			extra[n++] = (struct extra){ "rotting_percpu", percpu };
 		}
 	}
 	if (r->verify.asked) {
-		extra[n].key = "verified";
-		extra[n++].value = r->verify.checked
-					   ? sig_status_word(rot_sig_info_status(r->verify.sig))
-					   : "not checked";
+		extra[n++] = (struct extra){
+			"verified", r->verify.checked
+					    ? sig_status_word(rot_sig_info_status(r->verify.sig))
+					    : "not checked"
+		};
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!o->field)
@@ -203,12 +199,13 @@ static void put_extras(const struct modinfo_record *r, const struct modinfo_opts
 	}
 }
 
-static void print_record(const struct modinfo_record *r, const struct modinfo_opts *o)
+int modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o)
 {
 	const char *field = o->field;
 	const char *filename = r->filename;
 	const struct kmod_list *l;
 
+	text_err = 0;
 	if (!filename) {
 		if (!field)
 			printf("%-16s", "name:");
@@ -221,7 +218,7 @@ static void print_record(const struct modinfo_record *r, const struct modinfo_op
 	if (field && !strcmp(field, "filename")) {
 		put_str(filename);
 		putchar(o->separator);
-		return;
+		return text_err;
 	}
 	if (!field) {
 		printf("%-16s", "filename:");
@@ -229,10 +226,10 @@ static void print_record(const struct modinfo_record *r, const struct modinfo_op
 		putchar(o->separator);
 	}
 	if (r->unreadable)
-		return;
+		return text_err;
 	if (field && !strcmp(field, "parm")) {
 		put_params(r, o, true);
-		return;
+		return text_err;
 	}
 	kmod_list_foreach(l, r->info)
 	{
@@ -250,11 +247,5 @@ static void print_record(const struct modinfo_record *r, const struct modinfo_op
 	if (!field && r->info)
 		put_params(r, o, false);
 	put_extras(r, o);
-}
-
-int modinfo_text_print(const struct modinfo_record *r, const struct modinfo_opts *o)
-{
-	text_err = 0;
-	print_record(r, o);
 	return text_err;
 }

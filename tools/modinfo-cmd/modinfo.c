@@ -204,16 +204,12 @@ static void kernel_state_of(const struct modinfo_run *run, const char *name, boo
 	k->known = true;
 	k->rot = rot_snapshot_has_rot(run->snap);
 	const struct rot_module *m = rot_snapshot_find_live(run->snap, name);
-	if (m)
-		k->state = rot_state_name(rot_module_state(m));
-	else
-		k->state = builtin ? "builtin" : "not loaded";
-	for (size_t i = 0; i < run->ngroups; i++) {
+	k->state = m ? rot_state_name(rot_module_state(m)) : builtin ? "builtin" : "not loaded";
+	for (size_t i = 0; i < run->ngroups; i++)
 		if (!strcmp(run->groups[i].name, name)) {
 			k->rotting = run->groups[i].instances;
 			k->rotting_bytes = run->groups[i].bytes;
 		}
-	}
 	k->percpu_known = run->percpu != NULL;
 	for (size_t i = 0; i < run->npercpu_groups; i++)
 		if (!strcmp(run->percpu_groups[i].name, name))
@@ -258,6 +254,8 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 				    .filename = kmod_module_get_path(mod) };
 	const char *field = run->opts.field;
 	struct kmod_list *info = NULL;
+	const char *what = NULL; /* why the file was refused before libkmod read it */
+	char why[128];
 	int err = 0;
 
 	/* -n needs nothing but the path: kmod's modinfo prints it even for a
@@ -276,29 +274,21 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		if (err == -EBADMSG || err == -ENODATA || err == -ELIBACC)
 			err = 0;
 		if (err < 0) {
-			char why[128];
-			const char *what =
-				err == -EFBIG && rot_file_check(r.filename, ROT_MODFILE_MAX) == 0
-					? "it decompresses to more than 512 MiB, more than any module"
-					: cli_file_error(err, r.filename, ROT_MODFILE_MAX, why,
-							 sizeof(why));
-			r.unreadable = true;
-			if (!run->opts.json)
-				(void)modinfo_text_print(&r, &run->opts);
-			cli_error("%s: could not read the module's information from %s: %s", r.name,
-				  r.filename, what);
-			run->failures++;
-			return;
-		}
-		kmod_trace_start();
-		err = cli_kmod_get_info(run->ctx, mod, image, image_len, &info);
-		free(image);
-		/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
-		int lost = kmod_lost();
-		if (lost < 0) {
-			kmod_module_info_free_list(info);
-			info = NULL;
-			err = lost;
+			what = err == -EFBIG && rot_file_check(r.filename, ROT_MODFILE_MAX) == 0
+				       ? "it decompresses to more than 512 MiB, more than any module"
+				       : cli_file_error(err, r.filename, ROT_MODFILE_MAX, why,
+							sizeof(why));
+		} else {
+			kmod_trace_start();
+			err = cli_kmod_get_info(run->ctx, mod, image, image_len, &info);
+			free(image);
+			/* liblzma's or libzstd's failed allocation reaches us as EINVAL */
+			int lost = kmod_lost();
+			if (lost < 0) {
+				kmod_module_info_free_list(info);
+				info = NULL;
+				err = lost;
+			}
 		}
 	}
 	/* A builtin module without modules.builtin.modinfo (an old kernel) has
@@ -308,7 +298,8 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 		if (!run->opts.json)
 			(void)modinfo_text_print(&r, &run->opts);
 		cli_error("%s: could not read the module's information from %s: %s", r.name,
-			  r.filename ? r.filename : "modules.builtin.modinfo", cli_strerror(err));
+			  r.filename ? r.filename : "modules.builtin.modinfo",
+			  what ? what : cli_strerror(err));
 		run->failures++;
 		return;
 	}

@@ -150,8 +150,7 @@ int mp_plan_collect(struct modprobe_run *r, struct kmod_module *mod, unsigned fl
 	out->kmod_err = kmod_module_probe_insert_module(mod, flags | KMOD_PROBE_DRY_RUN, extra,
 							NULL, NULL, collect_step);
 	/* A dependency or softdep libkmod lost is a plan cut short. */
-	if (kmod_lost() < 0)
-		out->oom = true;
+	out->oom |= kmod_lost() < 0;
 	collecting = NULL;
 	if (out->oom) {
 		mp_fail(r, -ENOMEM, MP_ERROR,

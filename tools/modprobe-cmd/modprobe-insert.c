@@ -48,26 +48,6 @@ static void print_step(const struct plan_step *p)
 	putchar('\n');
 }
 
-static unsigned probe_flags(const struct modprobe_opts *o)
-{
-	unsigned flags = KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY;
-	if (o->force_modversion || o->force)
-		flags |= KMOD_PROBE_FORCE_MODVERSION;
-	if (o->force_vermagic || o->force)
-		flags |= KMOD_PROBE_FORCE_VERMAGIC;
-	if (o->ignore_commands)
-		flags |= KMOD_PROBE_IGNORE_COMMAND;
-	if (o->show_depends)
-		flags |= KMOD_PROBE_IGNORE_LOADED;
-	if (o->dry_run || o->show_depends)
-		flags |= KMOD_PROBE_DRY_RUN;
-	if (o->use_blacklist)
-		flags |= KMOD_PROBE_APPLY_BLACKLIST;
-	if (o->first_time)
-		flags |= KMOD_PROBE_FAIL_ON_LOADED;
-	return flags;
-}
-
 /* On a rot kernel a failed init leaves an instance: find it and say so. */
 static void note_failed_init_rot(struct modprobe_run *r, const char *name, char *buf, size_t cap)
 {
@@ -122,14 +102,11 @@ static void report_insert_error(struct modprobe_run *r, struct kmod_module *mod,
 			cli_strerror(err), cli_errno_hint(err), rot);
 }
 
-/* Whether libkmod's run would hold a failure of m against the target:
- * the target and its dependencies must load, its softdeps may fail. */
-static bool step_required(struct kmod_module *target, const struct kmod_list *deps,
-			  struct kmod_module *m)
+/* Whether libkmod's run would hold a failure of m, not the target, against
+ * the target: its dependencies must load, its softdeps may fail. */
+static bool step_required(const struct kmod_list *deps, struct kmod_module *m)
 {
 	const struct kmod_list *l;
-	if (!strcmp(kmod_module_get_name(m), kmod_module_get_name(target)))
-		return true;
 	kmod_list_foreach(l, deps)
 	{
 		struct kmod_module *d = kmod_module_get_module(l);
@@ -232,7 +209,7 @@ static int run_plan(struct modprobe_run *r, struct kmod_module *mod, unsigned fl
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct plan_step *p = &plan->v[i];
 		bool target = !strcmp(kmod_module_get_name(p->mod), kmod_module_get_name(mod));
-		bool required = target || step_required(mod, deps, p->mod);
+		bool required = target || step_required(deps, p->mod);
 		int state = after_command ? kmod_module_get_initstate(p->mod) : -ENOENT;
 		if (state == KMOD_MODULE_LIVE || state == KMOD_MODULE_BUILTIN) {
 			/* an install command loaded it, as libkmod checks before each step */
@@ -297,6 +274,14 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 	kmod_trace_start();
 	int err = kmod_module_new_from_lookup(r->ctx, alias, &list);
 	int lost = kmod_lost();
+	unsigned flags = KMOD_PROBE_APPLY_BLACKLIST_ALIAS_ONLY |
+			 (o->force_modversion || o->force ? KMOD_PROBE_FORCE_MODVERSION : 0) |
+			 (o->force_vermagic || o->force ? KMOD_PROBE_FORCE_VERMAGIC : 0) |
+			 (o->ignore_commands ? KMOD_PROBE_IGNORE_COMMAND : 0) |
+			 (o->show_depends ? KMOD_PROBE_IGNORE_LOADED : 0) |
+			 (o->dry_run || o->show_depends ? KMOD_PROBE_DRY_RUN : 0) |
+			 (o->use_blacklist ? KMOD_PROBE_APPLY_BLACKLIST : 0) |
+			 (o->first_time ? KMOD_PROBE_FAIL_ON_LOADED : 0);
 	if (lost < 0) {
 		kmod_module_unref_list(list);
 		mp_fail(r, lost, MP_FATAL, "could not look up %s: %s", alias, strerror(-lost));
@@ -315,7 +300,7 @@ int mp_insert(struct modprobe_run *r, const char *alias, const char *extra)
 			putchar('\n');
 			err = 0;
 		} else {
-			err = insert_module(r, mod, probe_flags(o), extra);
+			err = insert_module(r, mod, flags, extra);
 		}
 		kmod_module_unref(mod);
 	}

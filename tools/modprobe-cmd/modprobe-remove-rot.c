@@ -16,14 +16,6 @@
 #include "sizewords.h"
 #include "unload-words.h"
 
-/* What an unload of name leaves rotting: its size in the snapshot. */
-static uint64_t rm_live_size(struct modprobe_run *r, const char *name)
-{
-	const struct rot_snapshot *snap = mp_snapshot(r);
-	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
-	return m ? rot_module_size(m) : 0;
-}
-
 /* One reclaim of name (lib's rot_reclaim(), which counts it), said as rmmod
  * says it; unloaded: this run unloaded its live module since the snapshot. */
 static void rm_reclaim_now(struct modprobe_run *r, const char *name, bool unloaded)
@@ -96,7 +88,11 @@ bool rm_reclaim_rotting(struct modprobe_run *r, const char *name)
 /* After an unload (or, with -n, instead of it) on a rot kernel: what rots. */
 void rm_report_rot(struct modprobe_run *r, const char *name)
 {
-	uint64_t size = rm_live_size(r, name);
+	/* What the unload leaves rotting: its size in the snapshot (read
+	 * first: the snapshot tells whether the kernel rots). */
+	const struct rot_snapshot *snap = mp_snapshot(r);
+	const struct rot_module *m = snap ? rot_snapshot_find_live(snap, name) : NULL;
+	uint64_t size = m ? rot_module_size(m) : 0;
 	if (!r->rot)
 		return;
 	r->rotted++;

@@ -136,15 +136,14 @@ enum verdict rm_in_use_now(struct modprobe_run *r, const char *name, char *why, 
 		return UNKNOWN;
 	}
 	err = rot_usage_ctx_read(snap, r->moddir, &ctx, what, sizeof(what));
+	const struct rot_module *m = err < 0 ? NULL : rot_snapshot_find_live(snap, name);
 	if (err < 0) {
 		snprintf(why, cap, "could not read %s: %s", what[0] ? what : "its inputs",
 			 cli_input_error(err));
-		rot_snapshot_free(snap);
-		return UNKNOWN;
-	}
-	const struct rot_module *m = rot_snapshot_find_live(snap, name);
-	if (m)
+		v = UNKNOWN;
+	} else if (m) {
 		v = usage_verdict(ctx, snap, m, NULL, why, cap);
+	}
 	rot_usage_ctx_free(ctx);
 	rot_snapshot_free(snap);
 	return v;

@@ -50,13 +50,6 @@ static unsigned long long now_msec(void)
 	return (unsigned long long)t.tv_sec * 1000 + (unsigned long long)t.tv_nsec / 1000000;
 }
 
-static void sleep_msec(unsigned long long ms)
-{
-	struct timespec t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
-	while (nanosleep(&t, &t) < 0 && errno == EINTR)
-		;
-}
-
 /*
  * -n: the verdict unload_now would reach, by the same rules: the kernel's
  * answer told from the snapshot (lib's rot_module_unload_predict(), where
@@ -122,7 +115,9 @@ static int unload_now(struct modprobe_run *r, struct kmod_module *mod)
 		err = busy ? -EWOULDBLOCK : rot_unload(name, flags);
 		if (!(err == -EWOULDBLOCK && deadline && now_msec() < deadline))
 			break;
-		sleep_msec(interval);
+		struct timespec t = { (time_t)(interval / 1000), (long)(interval % 1000) * 1000000 };
+		while (nanosleep(&t, &t) < 0 && errno == EINTR)
+			;
 		interval = interval < 512 ? interval * 2 : interval;
 	}
 	if (err < 0) {

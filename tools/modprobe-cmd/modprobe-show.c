@@ -74,33 +74,24 @@ static int dump_indexes(struct modprobe_run *r)
 	if (err == 0)
 		return cli_flush_stdout();
 	int fd = memfd_create("modprobe-indexes", MFD_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
+	bool write_failed = false;
+	err = fd < 0 ? -errno : 0;
+	if (fd >= 0) {
+		/* A node libkmod could not allocate is left out of the dump, unsaid. */
+		kmod_trace_start();
+		err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_ALIAS, fd);
+		if (err >= 0)
+			err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_SYMBOL, fd);
+		if (err >= 0)
+			err = kmod_lost();
+		if (err >= 0)
+			err = copy_to_stdout(fd, &write_failed);
+		close(fd);
+	}
+	if (err < 0 && !write_failed) /* a write error is said at exit, once */
 		mp_fail(r, err, MP_ERROR, "could not dump the module indexes of %s: %s", r->moddir,
 			strerror(-err));
-		return err;
-	}
-	/* A node libkmod could not allocate is left out of the dump, unsaid. */
-	kmod_trace_start();
-	err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_ALIAS, fd);
-	if (err >= 0)
-		err = kmod_dump_index(r->ctx, KMOD_INDEX_MODULES_SYMBOL, fd);
-	if (err >= 0)
-		err = kmod_lost();
-	if (err < 0)
-		mp_fail(r, err, MP_ERROR, "could not dump the module indexes of %s: %s", r->moddir,
-			strerror(-err));
-	else {
-		bool write_failed = false;
-		err = copy_to_stdout(fd, &write_failed);
-		if (err < 0 && !write_failed) /* a write error is said at exit, once */
-			mp_fail(r, err, MP_ERROR, "could not dump the module indexes of %s: %s",
-				r->moddir, strerror(-err));
-	}
-	close(fd);
-	if (err >= 0)
-		err = cli_flush_stdout();
-	return err;
+	return err < 0 ? err : cli_flush_stdout();
 }
 
 int mp_show_config(struct modprobe_run *r)

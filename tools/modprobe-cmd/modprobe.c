@@ -192,16 +192,6 @@ static bool word_sets_verbose(const char *w)
 	return false;
 }
 
-static unsigned long long parse_wait(const char *arg)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(arg, &end, 0);
-	if (errno || !*arg || *end || arg[0] == '-')
-		cli_usage_fail("unexpected wait value '%s'", arg);
-	return v;
-}
-
 static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts *o)
 {
 	enum {
@@ -273,9 +263,14 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 	while ((c = cli_next_option(argc, argv, "arw:RibfDcnC:d:S:sqvVh", longopts, stores)) != -1) {
 		bool inherited = option_inherited(argv, cli_option_optind(), nenv);
 		switch (c) {
-		case 'w':
-			o->wait_msec = parse_wait(optarg);
+		case 'w': {
+			char *end;
+			errno = 0;
+			o->wait_msec = strtoull(optarg, &end, 0);
+			if (errno || !*optarg || *end || optarg[0] == '-')
+				cli_usage_fail("unexpected wait value '%s'", optarg);
 			break;
+		}
 		case 'C': {
 			if (mp_config_path_check(optarg) < 0)
 				exit(CLI_EXIT_USAGE);
@@ -318,14 +313,6 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 		cli_usage_fail("--reclaim frees what unloading leaves: it needs -r");
 }
 
-/* A run that only shows (-c, --show-*, -R, -D): it reads no kernel state
- * and changes nothing. */
-static bool shows_only(const struct modprobe_opts *o)
-{
-	return o->show_config || o->show_modversions || o->show_exports || o->lookup_only ||
-	       o->show_depends;
-}
-
 /* The kmod context for the modules directory and modprobe.d asked for. */
 static int context_new(struct modprobe_run *r)
 {
@@ -349,17 +336,13 @@ static int context_new(struct modprobe_run *r)
 	 * tools' one log function: sanitised, and none with -q. */
 	cli_set_quiet(o->quiet);
 	r->ctx = cli_kmod_new(dirname, o->config_paths);
-	if (!r->ctx) {
-		cli_error("could not set up libkmod for %s: out of memory",
-			  dirname ? dirname : "the running kernel");
-		return -ENOMEM;
-	}
 	/* kmod_new() goes on without the directory's name when it cannot
 	 * allocate it, and every lookup then finds nothing. Without mapped
 	 * indexes libkmod reads them with stdio at each lookup, a reader that
-	 * dereferences a failed allocation: out of memory stops here. An
-	 * absent or unreadable index stays libkmod's own case. */
-	const char *moddir = kmod_get_dirname(r->ctx);
+	 * dereferences a failed allocation: out of memory stops here, as a
+	 * context that could not be made does. An absent or unreadable index
+	 * stays libkmod's own case. */
+	const char *moddir = r->ctx ? kmod_get_dirname(r->ctx) : NULL;
 	/* Every run but those given module files looks names up in the
 	 * indexes (-c dumps two of them): one libkmod cannot read safely is
 	 * refused before it is mapped. A run given files maps none (one
@@ -480,7 +463,10 @@ int main(int argc, char *argv[])
 	/* Only an unload makes something rot to talk about: no other run
 	 * asks whether stderr is a terminal. */
 	r.talk = !o.quiet && (cli_is_verbose() || (o.remove && isatty(STDERR_FILENO)));
-	if (!shows_only(&o)) {
+	/* A run that only shows (-c, --show-*, -R, -D) reads no kernel state
+	 * and changes nothing. */
+	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&
+	    !o.show_depends) {
 		/* Counts of what rots and what a reclaim frees start from this
 		 * snapshot: other reclaiming runs wait until this one is done. */
 		if (o.reclaim && (lock = reclaim_lock_take(&code)) < 0) {

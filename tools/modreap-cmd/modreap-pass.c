@@ -113,30 +113,6 @@ static void note_kept(struct reap_run *r, const char *name, const struct rot_rec
 	k->reply = *out;
 }
 
-/* -J: a name reclaimed after all is no longer one the run kept. */
-static void forget_kept(struct reap_run *r, const char *name)
-{
-	for (size_t i = 0; i < r->nkept; i++)
-		if (!strcmp(r->kept[i].name, name)) {
-			r->kept[i] = r->kept[--r->nkept];
-			return;
-		}
-}
-
-static void forget_refusal(struct reap_run *r, const char *name)
-{
-	struct refusal *f = find_refusal(r, name);
-	if (f)
-		*f = r->refusals[--r->nrefusals];
-}
-
-/* --watch: what stays refused at the end, not the sum over passes. */
-static void count_refusals(struct reap_run *r)
-{
-	for (size_t i = 0; i < r->nrefusals; i++)
-		r->refused += r->refusals[i].instances;
-}
-
 /*
  * Which groups this pass reclaims, in order; NULL entries are names with no
  * rot. --down-to takes the largest names until the rest fits, passing over
@@ -234,8 +210,15 @@ static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapsh
 	if (defer)
 		return out.freed ? REAP_DEFERRED_FREED : REAP_DEFERRED;
 	if (!out.kept && o->watch) {
-		forget_refusal(r, g->name);
-		forget_kept(r, g->name);
+		struct refusal *f = find_refusal(r, g->name);
+		if (f)
+			*f = r->refusals[--r->nrefusals];
+		/* -J: a name reclaimed after all is no longer one the run kept. */
+		for (size_t k = 0; k < r->nkept; k++)
+			if (!strcmp(r->kept[k].name, g->name)) {
+				r->kept[k] = r->kept[--r->nkept];
+				break;
+			}
 	}
 	if (out.kept) {
 		progress_clear(bar);
@@ -380,25 +363,18 @@ struct reap_status reap_pass(struct reap_run *r, bool first)
 		st.said = true;
 		return st;
 	}
-	struct rot_snapshot *snap;
+	struct rot_snapshot *snap = NULL; /* stays NULL when it cannot be read */
 	struct rot_group *groups;
 	size_t ngroups;
 
 	st.err = rot_snapshot_read(&snap);
-	if (st.err < 0) {
-		rot_reclaim_unlock(lock);
-		return st;
-	}
-	if (!rot_snapshot_has_rot(snap)) {
-		rot_snapshot_free(snap);
-		rot_reclaim_unlock(lock);
+	if (st.err >= 0 && !rot_snapshot_has_rot(snap))
 		st.err = -EOPNOTSUPP;
-		return st;
-	}
 	/* The taint change cannot be told: the reclaims can still be done. */
-	if (first)
+	if (st.err >= 0 && first)
 		run_taint_before(&r->taint, &r->outcome);
-	st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
+	if (st.err >= 0)
+		st.err = rot_snapshot_rotting_groups(snap, &groups, &ngroups);
 	if (st.err < 0) {
 		rot_snapshot_free(snap);
 		rot_reclaim_unlock(lock);
@@ -486,6 +462,8 @@ struct reap_status reap_watch(struct reap_run *r)
 		}
 		stop_signal_sleep(&pause);
 	}
-	count_refusals(r);
+	/* --watch: what stays refused at the end, not the sum over passes. */
+	for (size_t i = 0; i < r->nrefusals; i++)
+		r->refused += r->refusals[i].instances;
 	return (struct reap_status){ 0 };
 }

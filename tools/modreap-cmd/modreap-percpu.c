@@ -28,16 +28,11 @@ int read_reserve(struct reap_run *r)
 {
 	struct rot_percpu *pc = NULL;
 	int err = rot_percpu_read(&pc);
-	if (err == -ENOENT) {
-		rot_percpu_free(r->pc);
-		r->pc = NULL;
-		return 0;
-	}
-	if (err < 0)
+	if (err < 0 && err != -ENOENT)
 		return err;
 	rot_percpu_free(r->pc);
-	r->pc = pc;
-	r->pc_fresh = true;
+	r->pc = err ? NULL : pc;
+	r->pc_fresh |= err == 0;
 	return 0;
 }
 
@@ -77,13 +72,6 @@ static void fill_held(struct reap_run *r, const struct rot_group *g, size_t n)
 		r->held[i] += rot_percpu_bytes(r->pc, j);
 		r->gives[i] += rot_percpu_need(rot_percpu_bytes(r->pc, j));
 	}
-}
-
-/* Whether size bytes are free in one piece: what a module with that much
- * per-CPU data needs to load (the reserve's largest free extent). */
-static bool reserve_fits(const struct rot_percpu *pc, uint64_t size)
-{
-	return rot_percpu_fit(pc, size, 0) == ROT_PERCPU_FITS;
 }
 
 /*
@@ -152,7 +140,9 @@ static void reserve_short(struct reap_run *r, uint64_t size)
 size_t reserve_choose(struct reap_run *r, const uint64_t *candidates, size_t n, uint64_t size,
 		      bool all, size_t *pick)
 {
-	if (!all && reserve_fits(r->pc, size)) {
+	/* size bytes free in one piece: what a module with that much per-CPU
+	 * data needs to load (the reserve's largest free extent) */
+	if (!all && rot_percpu_fit(r->pc, size, 0) == ROT_PERCPU_FITS) {
 		r->floor_unmet = false;
 		return 0;
 	}

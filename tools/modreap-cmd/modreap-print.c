@@ -185,40 +185,29 @@ int reap_print_rot(struct reap_run *r, const struct rot_group *g, size_t n)
 	return err;
 }
 
-static int print_reclaim_json(struct reap_run *r)
-{
-	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
-	uint64_t *percpu = calloc(r->nreaped + 1, sizeof(*percpu));
-	int err = -ENOMEM;
-	if (g && percpu) {
-		for (size_t i = 0; i < r->nreaped; i++) {
-			g[i] = (struct rot_group){ r->reaped[i].name, r->reaped[i].instances,
-						   r->reaped[i].bytes };
-			percpu[i] = r->reaped[i].percpu;
-		}
-		err = print_json(r, g, r->pc ? percpu : NULL, r->nreaped, JK_RECLAIMED);
-	}
-	free(g);
-	free(percpu);
-	return err;
-}
-
+/* What was reclaimed, by name: the whole run's, as the summary's document
+ * (pass 0), or what one pass of --watch -J reclaimed, on one line. */
 int reap_print_pass(struct reap_run *r, unsigned pass, unsigned failures)
 {
 	struct rot_group *g = calloc(r->nreaped + 1, sizeof(*g));
 	uint64_t *percpu = calloc(r->nreaped + 1, sizeof(*percpu));
 	struct json_writer w;
 	size_t n = 0;
-	int err = g && percpu ? json_start_stdout_line(&w, true) : -ENOMEM;
+	int err = !g || !percpu ? -ENOMEM : pass ? json_start_stdout_line(&w, true) : 0;
 
-	if (err == 0) {
-		for (size_t i = 0; i < r->nreaped; i++) {
-			const struct reaped *e = &r->reaped[i];
-			if (!e->pass_instances)
-				continue;
+	for (size_t i = 0; err == 0 && i < r->nreaped; i++) {
+		const struct reaped *e = &r->reaped[i];
+		if (!pass)
+			g[n] = (struct rot_group){ e->name, e->instances, e->bytes };
+		else if (e->pass_instances)
 			g[n] = (struct rot_group){ e->name, e->pass_instances, e->pass_bytes };
-			percpu[n++] = e->pass_percpu;
-		}
+		else
+			continue;
+		percpu[n++] = pass ? e->pass_percpu : e->percpu;
+	}
+	if (err == 0 && !pass)
+		err = print_json(r, g, r->pc ? percpu : NULL, n, JK_RECLAIMED);
+	else if (err == 0) {
 		const struct row_sums sum = sum_rows(g, percpu, n);
 		json_u64(&w, JK_PASS, pass);
 		err = print_groups(g, r->pc ? percpu : NULL, n, &w, JK_RECLAIMED);
@@ -243,7 +232,7 @@ int reap_print_summary(struct reap_run *r)
 
 	run_taint_after(&r->taint, dry, r->instances ? ROT_TAINT_FORCED_RMMOD : 0, &r->outcome);
 	if (r->opts->json)
-		return print_reclaim_json(r);
+		return reap_print_pass(r, 0, 0);
 	if (r->opts->quiet)
 		return 0;
 	/* Per-CPU words only where per-CPU bytes are what the run is about. */

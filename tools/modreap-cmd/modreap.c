@@ -162,34 +162,27 @@ static int reap_report(struct reap_run *r)
 	int err = rot_snapshot_read(&snap);
 	if (err < 0)
 		return err;
-	if (!rot_snapshot_has_rot(snap)) {
-		rot_snapshot_free(snap);
-		return -EOPNOTSUPP;
-	}
-	err = rot_snapshot_rotting_groups(snap, &g, &n);
+	err = rot_snapshot_has_rot(snap) ? rot_snapshot_rotting_groups(snap, &g, &n) : -EOPNOTSUPP;
 	if (err < 0) {
 		rot_snapshot_free(snap);
 		return err;
 	}
 	/* The per-CPU bytes are an addition: the report goes on without them. */
 	int perr = pass_reserve(r, g, n).err;
-	if (perr < 0) {
-		pass_reserve_end(r);
-		free(g);
-		rot_snapshot_free(snap);
-		return perr;
-	}
-	if (r->opts->json) {
+	if (perr == 0 && r->opts->json) {
 		/* Nothing is reclaimed: the taint is what it is, before and after. */
 		run_taint_before(&r->taint, &r->outcome);
 		r->taint.after_known = r->taint.before_known;
 		r->taint.after = r->taint.before;
 		r->rot_left = total_bytes(g, n);
 	}
-	err = reap_print_rot(r, g, n);
+	if (perr == 0)
+		err = reap_print_rot(r, g, n);
 	pass_reserve_end(r);
 	free(g);
 	rot_snapshot_free(snap);
+	if (perr < 0)
+		return perr;
 	/* The kernel was read: what failed now is the output. */
 	if (err == -ENOMEM)
 		cli_error("out of memory");
@@ -245,14 +238,11 @@ int main(int argc, char *argv[])
 			cli_outcome_failed(&r.outcome, err);
 		}
 		int out = reclaiming(&o) ? reap_print_summary(&r) : 0;
-		err = cli_outcome_exit(&r.outcome);
-		if (out == -ENOMEM) {
+		if (out == -ENOMEM)
 			cli_error("out of memory");
-			err = CLI_EXIT_PARTIAL;
-		} else if (out < 0) {
+		else if (out < 0)
 			cli_output_failed(out);
-			err = CLI_EXIT_PARTIAL;
-		}
+		err = out < 0 ? CLI_EXIT_PARTIAL : (int)cli_outcome_exit(&r.outcome);
 	}
 	free(r.reaped);
 	free(r.refusals);

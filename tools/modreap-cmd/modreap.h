@@ -190,7 +190,8 @@ bool reserve_round_end(struct reap_run *r, uint64_t size);
 int reap_print_rot(struct reap_run *r, const struct rot_group *g, size_t n);
 /* What the run reclaimed; a summary that could not be made is a failure. */
 int reap_print_summary(struct reap_run *r);
-/* --watch -J: one line for pass number pass, which had failures failures. */
+/* --watch -J: one line for pass number pass (from 1), which had failures
+ * failures. */
 int reap_print_pass(struct reap_run *r, unsigned pass, unsigned failures);
 
 #endif

@@ -75,21 +75,6 @@ struct rmmod_sums {
 	size_t kept_instances;
 };
 
-static struct rmmod_sums record_sums(const struct rmmod_record *rec)
-{
-	struct rmmod_sums s = { 0 };
-	if (!strcmp(rec->result, "unloaded") || !strcmp(rec->result, "would unload")) {
-		s.unloaded = 1;
-		s.unloaded_bytes = rec->bytes;
-	} else if (!strcmp(rec->result, "reclaimed")) {
-		s.reclaimed_names = 1;
-		s.reclaimed_instances = rec->instances;
-		s.reclaimed_bytes = rec->bytes;
-	}
-	s.kept_instances = rec->has_kept ? rec->kept.kept : 0;
-	return s;
-}
-
 void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 {
 	struct json_writer w;
@@ -99,7 +84,15 @@ void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 		json_open_array(&w, JK_MODULES);
 		for (size_t i = 0; i < r->nrecords; i++) {
 			const struct rmmod_record *rec = &r->records[i];
-			const struct rmmod_sums s = record_sums(rec);
+			const bool gone = !strcmp(rec->result, "unloaded") ||
+					  !strcmp(rec->result, "would unload");
+			const bool freed = !strcmp(rec->result, "reclaimed");
+			const struct rmmod_sums s = { gone,
+						      gone ? rec->bytes : 0,
+						      freed,
+						      freed ? rec->instances : 0,
+						      freed ? rec->bytes : 0,
+						      rec->has_kept ? rec->kept.kept : 0 };
 			json_open_object(&w, NULL);
 			json_string(&w, JK_NAME, rec->name);
 			json_string(&w, JK_RESULT, rec->result);

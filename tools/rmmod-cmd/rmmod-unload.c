@@ -18,9 +18,7 @@
 const struct rot_module *rmmod_find_present(const struct rmmod_run *r, const char *name)
 {
 	const struct rot_module *m = rot_snapshot_find_live(r->snap, name);
-	if (gone_marks_has(&r->gone, m))
-		return NULL;
-	return m;
+	return gone_marks_has(&r->gone, m) ? NULL : m;
 }
 
 /* True when every holder still present is one this run failed to unload:

@@ -27,31 +27,24 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	struct rot_usage_ctx *ctx = NULL;
 	char what[4096] = "", why[1024];
 	int err = in && unknown ? rot_usage_ctx_read(snap, NULL, &ctx, what, sizeof(what)) : -ENOMEM;
+	/* what could not be read: an input, or else the devices of a module */
+	const char *input = what, *module = NULL;
 
+	if (err >= 0) {
+		unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
+		err = rot_snapshot_unused(ctx, snap, flags, in, unknown, &at);
+		input = err < 0 ? rot_usage_ctx_failed_input(ctx) : NULL;
+		if (err < 0 && !input)
+			module = rot_module_name(rot_snapshot_module(snap, at));
+	}
 	/* A rule that cannot be evaluated unloads nothing (fails closed). */
-	if (err < 0) {
-		if (err == -ENOMEM)
-			rmmod_failed(r, "", err, false, reason_for_errno(REASON_READ, err),
-				     "out of memory");
-		else
-			rmmod_failed(r, "", err, false, reason_for_errno(REASON_READ, err), "%s",
-				     unused_unknown_words(why, sizeof(why), what, NULL, err));
-		goto fail;
-	}
-	unsigned flags = r->opts->unload_flags & ROT_UNLOAD_FORCE ? ROT_UNUSED_PERMANENT : 0;
-	err = rot_snapshot_unused(ctx, snap, flags, in, unknown, &at);
-	if (err == -ENOMEM) {
+	if (err == -ENOMEM)
 		rmmod_failed(r, "", err, false, reason_for_errno(REASON_READ, err), "out of memory");
+	else if (err < 0)
+		rmmod_failed(r, module ? module : "", err, false, reason_for_errno(REASON_READ, err),
+			     "%s", unused_unknown_words(why, sizeof(why), input, module, err));
+	if (err < 0)
 		goto fail;
-	}
-	if (err < 0) {
-		const char *name = rot_module_name(rot_snapshot_module(snap, at));
-		const char *input = rot_usage_ctx_failed_input(ctx);
-		rmmod_failed(r, input ? "" : name, err, false, reason_for_errno(REASON_READ, err),
-			     "%s",
-			     unused_unknown_words(why, sizeof(why), input, input ? NULL : name, err));
-		goto fail;
-	}
 	/* A module whose own devices cannot be counted is kept, and said (with
 	 * -J, as a "kept" record); the others are judged without it (lib fails
 	 * closed for it alone). */
