@@ -130,12 +130,8 @@ static int read_percpu(struct lsmod_run *r, bool column)
 	 * gets the total without it, where a PERCPU column asked for fails. */
 	if (err == -ENOENT || (!column && (err == -EACCES || err == -EPERM)))
 		return 0;
-	if (err < 0) {
-		char why[256];
-		cli_error("could not read the per-CPU reserve: %s",
-			  cli_read_error(err, why, sizeof(why)));
-		return err;
-	}
+	if (err < 0)
+		return cli_read_failed("the per-CPU reserve", err);
 	r->percpu_of = malloc((rot_snapshot_count(snap) + 1) * sizeof(*r->percpu_of));
 	if (!r->percpu_of) {
 		cli_error("out of memory");

@@ -16,9 +16,14 @@ enum cli_exit cli_snapshot_error(int err)
 		cli_error("this kernel has no module support (/proc/modules is missing)");
 		return CLI_EXIT_UNSUPPORTED;
 	}
+	return cli_exit_for_errno(cli_read_failed("the module list", err));
+}
+
+int cli_read_failed(const char *what, int err)
+{
 	char why[256];
-	cli_error("could not read the module list: %s", cli_read_error(err, why, sizeof(why)));
-	return cli_exit_for_errno(err);
+	cli_error("could not read %s: %s", what, cli_read_error(err, why, sizeof(why)));
+	return err;
 }
 
 const char *cli_strerror(int err)

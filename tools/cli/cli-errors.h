@@ -22,6 +22,10 @@ const char *cli_strerror(int err);
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);
 
+/* Says "could not read WHAT: why" as an error, why in cli_read_error()'s
+ * words, the line every tool prints when a kernel file fails it; returns err. */
+int cli_read_failed(const char *what, int err);
+
 /* Why an input file (rot_usage_ctx_read()'s) could not be read, in words:
  * -EINVAL is "not a regular file" (a FIFO, a device), -EBADMSG a file
  * that cannot be what it should (an empty mount table, a NUL byte),

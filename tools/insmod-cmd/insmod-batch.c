@@ -391,8 +391,7 @@ int batch_run(struct load_job *jobs, size_t n, struct load_env *env)
 		}
 	}
 	if (unread && err != -ENOMEM) {
-		char why[256];
-		cli_error("could not read %s: %s", unread, cli_read_error(err, why, sizeof(why)));
+		cli_read_failed(unread, err);
 		env->err_told = true;
 	}
 	if (err == 0 && !stop_signal()) {

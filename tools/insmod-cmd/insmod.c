@@ -265,12 +265,8 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 static enum cli_exit setup_env(struct load_env *env)
 {
 	int err = rot_kernel_facts_read(&env->kernel);
-	if (err < 0) {
-		char why[256];
-		cli_error("could not read what the kernel enforces: %s",
-			  cli_read_error(err, why, sizeof(why)));
-		return cli_exit_for_errno(err);
-	}
+	if (err < 0)
+		return cli_exit_for_errno(cli_read_failed("what the kernel enforces", err));
 	/* --check still judges files on a kernel without modules. */
 	err = rot_snapshot_read(&env->snap);
 	if (err < 0 && !(err == -ENOENT && env->opts->check_only))

@@ -162,9 +162,7 @@ static void read_percpu(struct modinfo_run *run)
 		err = rot_percpu_rotting_groups(run->percpu, &run->percpu_groups,
 						&run->npercpu_groups);
 	if (err < 0) {
-		char why[256];
-		cli_error("could not read the per-CPU module areas: %s",
-			  cli_read_error(err, why, sizeof(why)));
+		cli_read_failed("the per-CPU module areas", err);
 		run->failures++;
 		rot_percpu_free(run->percpu);
 		run->percpu = NULL;
@@ -179,9 +177,7 @@ static void read_kernel_state(struct modinfo_run *run)
 	if (err == -ENOENT)
 		return;
 	if (err < 0) {
-		char why[256];
-		cli_error("could not read the running kernel's modules: %s",
-			  cli_read_error(err, why, sizeof(why)));
+		cli_read_failed("the running kernel's modules", err);
 		run->failures++;
 		run->snap = NULL;
 		return;

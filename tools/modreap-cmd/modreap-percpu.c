@@ -38,9 +38,7 @@ int read_reserve(struct reap_run *r)
 
 void reserve_read_failed(struct reap_run *r, int err)
 {
-	char why[256];
-	cli_error("could not read the per-CPU reserve: %s", cli_read_error(err, why, sizeof(why)));
-	cli_outcome_failed(&r->outcome, err);
+	cli_outcome_failed(&r->outcome, cli_read_failed("the per-CPU reserve", err));
 }
 
 /* The per-CPU bytes the rotting instances of name hold now, by the kernel's count. */
