@@ -114,6 +114,7 @@ static void taint_members(struct json_writer *w, const char *name, const char *v
 void report_json_summary_common(struct json_writer *w, bool dry_run, unsigned failures,
 				const struct run_taint *t)
 {
+	json_open_object(w, JK_SUMMARY);
 	json_bool(w, JK_DRY_RUN, dry_run);
 	json_u64(w, JK_FAILURES, failures);
 	taint_members(w, JK_TAINT_BEFORE, JK_TAINT_BEFORE_VALUE, t->before_known, t->before);

@@ -48,10 +48,10 @@ int run_taint_after(struct run_taint *t, bool dry_run, unsigned long predicted_b
 		    struct cli_outcome *outcome);
 
 /*
- * The members every tool's JSON summary starts with (modrot(7)):
- * "dry_run", "failures", and "taint_before", "taint_before_value",
- * "taint_after", "taint_after_value" (letters, "" when untainted; null
- * only when the taint could not be read).
+ * Opens the "summary" object, for the caller to fill on and close, with
+ * the members every tool's summary starts with (modrot(7)): "dry_run",
+ * "failures", "taint_before", "taint_before_value", "taint_after" and
+ * "taint_after_value" (letters, "" when untainted; null when unread).
  */
 void report_json_summary_common(struct json_writer *w, bool dry_run, unsigned failures,
 				const struct run_taint *t);

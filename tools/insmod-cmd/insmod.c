@@ -205,7 +205,6 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 		json_close_object(&w);
 	}
 	json_close_array(&w);
-	json_open_object(&w, JK_SUMMARY);
 	report_json_summary_common(&w, check, t->outcome.failures, taint);
 	json_u64(&w, JK_FILES, n);
 	json_u64(&w, JK_LOADED, t->by[JOB_LOADED]);

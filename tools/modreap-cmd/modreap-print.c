@@ -86,7 +86,6 @@ static void summary_json(struct json_writer *w, const struct reap_run *r, bool r
 	/* A dry run can predict the free bytes, not where they lie. */
 	const bool largest_known = known && !(o->dry_run && r->percpu);
 
-	json_open_object(w, JK_SUMMARY);
 	report_json_summary_common(w, o->dry_run, r->outcome.failures, &r->taint);
 	json_u64(w, reclaimed ? JK_RECLAIMED_NAMES : JK_ROTTING_NAMES, sum->names);
 	json_u64(w, reclaimed ? JK_RECLAIMED_INSTANCES : JK_ROTTING_INSTANCES, sum->instances);

@@ -116,7 +116,6 @@ void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 			total.kept_instances += s.kept_instances;
 		}
 		json_close_array(&w);
-		json_open_object(&w, JK_SUMMARY);
 		report_json_summary_common(&w, r->opts->dry_run, r->outcome.failures, taint);
 		json_u64(&w, JK_UNLOADED, total.unloaded);
 		json_u64(&w, JK_UNLOADED_BYTES, total.unloaded_bytes);
