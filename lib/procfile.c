@@ -208,15 +208,12 @@ int proc_read_whole(const char *path, char **out, size_t *len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-
 	/* /proc files report size 0; anything else that is served here (a
 	 * regular file) says how big a buffer one read needs. */
 	struct stat st;
-	size_t cap = 64 * 1024;
-	bool sized = fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4;
-	if (sized)
-		cap = (size_t)st.st_size + 4096 + 1;
-	int err = read_fd_whole(fd, cap, sized, false, SIZE_MAX / 4, out, len);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= SIZE_MAX / 4)
+		st.st_size = 0;
+	int err = read_stat_sized(fd, &st, false, SIZE_MAX / 4, out, len);
 	close(fd);
 	return err;
 }
