@@ -20,6 +20,9 @@
  */
 int proc_read_whole(const char *path, char **out, size_t *len);
 
+/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
+char *text_copy(const char *text, size_t len);
+
 /* Maps the whole pages of [p, p + len) at once (lib/prefault.c says why):
  * for a fresh area of 64 KiB or more that is about to be written. */
 void mem_prefault(void *p, size_t len);

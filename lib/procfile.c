@@ -30,6 +30,17 @@ const struct rot_parse_error *rot_parse_error_last(void)
 	return last_error.file ? &last_error : NULL;
 }
 
+/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
+char *text_copy(const char *text, size_t len)
+{
+	char *copy = text ? malloc(len + 1) : NULL;
+	if (copy) {
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
 int file_open_regular(const char *path, struct stat *st)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. O_NOCTTY:
