@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The index check's verdict, kept between runs.
+ * The index check of a module directory (rot_moddir_check), and its
+ * verdict, kept between runs.
  *
  * Checking a distribution's indexes walks megabytes of trie, a large part
  * of what libkmod itself spends on a modinfo or modprobe run (bench/README.md
@@ -28,7 +29,6 @@
  * it, and written only into a directory of that user's that nobody else
  * can write.
  */
-#ifdef MODROT_INDEX_CHECK
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -42,9 +42,34 @@
 
 #include "internal.h"
 
+#ifdef MODROT_INDEX_CHECK
 #define FRESH_MARGIN_SEC 2
 /* Changes whenever the check accepts less: older verdicts are then unread. */
 static const char cache_magic[16] = "modrot-index-v2";
+
+/* The index files libkmod 30 opens (libkmod.c, index_files[]). */
+static const char *const index_names[] = {
+	"modules.dep.bin",           "modules.alias.bin",   "modules.symbols.bin",
+	"modules.builtin.alias.bin", "modules.builtin.bin",
+};
+#define INDEX_COUNT (sizeof(index_names) / sizeof(index_names[0]))
+
+/* What stat(2) says of one file: all 64-bit, so a record has no padding. */
+struct index_cache_key {
+	uint64_t dev, ino, size, mode, mtime_sec, mtime_nsec, ctime_sec, ctime_nsec, absent;
+};
+
+struct index_cache_record {
+	char magic[16];
+	struct index_cache_key key[INDEX_COUNT];
+};
+
+struct index_cache {
+	struct index_cache_record rec; /* the files as this run found them */
+	struct timespec start;
+	bool usable; /* a verdict can be kept: every file old enough, stat worked */
+	char dir[4096], name[32];
+};
 
 static const char *cache_dir(char *buf, size_t size)
 {
@@ -71,7 +96,9 @@ static uint64_t name_hash(const char *s)
 	return h;
 }
 
-int index_cache_begin(struct index_cache *c, const char *moddir, const char *const names[], size_t n)
+/* Stats the indexes in moddir: 1 when a verdict kept by an earlier run
+ * says they passed as they are now, else 0. */
+static int index_cache_begin(struct index_cache *c, const char *moddir)
 {
 	char dirbuf[PATH_MAX], path[PATH_MAX + sizeof(c->name)];
 	const char *dir = cache_dir(dirbuf, sizeof(dirbuf));
@@ -79,7 +106,7 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
 	struct stat st;
 
 	memset(c, 0, sizeof(*c));
-	if (!dir || n > INDEX_CACHE_FILES)
+	if (!dir)
 		return 0;
 	if ((size_t)snprintf(c->dir, sizeof(c->dir), "%s", dir) >= sizeof(c->dir) ||
 	    (size_t)snprintf(c->name, sizeof(c->name), "index-%016llx",
@@ -89,9 +116,10 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
 		return 0;
 	memcpy(c->rec.magic, cache_magic, sizeof(cache_magic));
 	c->usable = true;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < INDEX_COUNT; i++) {
 		struct index_cache_key *k = &c->rec.key[i];
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", moddir, names[i]) >= sizeof(path)) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", moddir, index_names[i]) >=
+		    sizeof(path)) {
 			c->usable = false;
 			return 0;
 		}
@@ -130,7 +158,9 @@ int index_cache_begin(struct index_cache *c, const char *moddir, const char *con
 	return hit;
 }
 
-void index_cache_store(const struct index_cache *c)
+/* Keeps the verdict "passed" for the files index_cache_begin() found,
+ * when it can: failures only lose the saving. */
+static void index_cache_store(const struct index_cache *c)
 {
 	char tmp[sizeof(c->name) + 32];
 	struct stat st;
@@ -156,5 +186,48 @@ void index_cache_store(const struct index_cache *c)
 		unlinkat(dfd, tmp, 0);
 out:
 	close(dfd);
+}
+
+int rot_moddir_check(const char *moddir, const char **index)
+{
+	char path[PATH_MAX];
+	struct index_cache *cache = malloc(sizeof(*cache));
+	bool keep = true;
+	int err = 0;
+
+	*index = NULL;
+	if (!cache)
+		return -ENOMEM;
+	if (index_cache_begin(cache, moddir) == 1)
+		goto out;
+	for (size_t i = 0; i < INDEX_COUNT && !err; i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", moddir, index_names[i]) >=
+		    sizeof(path))
+			err = -ENAMETOOLONG;
+		else
+			err = index_check_file(path);
+		/* Absent or empty: libkmod reads it as no index, safely. One this
+		 * user cannot read is refused like a damaged one, rather than
+		 * turned into "not found". No directory at all is libkmod's own
+		 * case, and no verdict is kept for it. */
+		if (err == -ENOENT || err == -ENODATA || err == -ENOTDIR) {
+			keep = keep && err != -ENOTDIR;
+			err = 0;
+		} else if (err < 0) {
+			*index = index_names[i];
+		}
+	}
+	if (!err && keep)
+		index_cache_store(cache);
+out:
+	free(cache);
+	return err;
+}
+#else
+int rot_moddir_check(const char *moddir, const char **index)
+{
+	(void)moddir;
+	*index = NULL;
+	return 0;
 }
 #endif

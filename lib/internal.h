@@ -20,6 +20,9 @@
  */
 int proc_read_whole(const char *path, char **out, size_t *len);
 
+/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
+char *text_copy(const char *text, size_t len);
+
 /* Maps the whole pages of [p, p + len) at once (lib/prefault.c says why):
  * for a fresh area of 64 KiB or more that is about to be written. */
 void mem_prefault(void *p, size_t len);
@@ -108,35 +111,6 @@ int index_read_checked(const char *path, unsigned char **out, size_t *out_len);
  * -ENOMEM. */
 int index_walk(const unsigned char *d, size_t len,
 	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx);
-
-/* ---- the index check's verdicts, kept between runs (indexcache.c) ---- */
-
-#define INDEX_CACHE_FILES 5
-
-/* What stat(2) says of one file: all 64-bit, so a record has no padding. */
-struct index_cache_key {
-	uint64_t dev, ino, size, mode, mtime_sec, mtime_nsec, ctime_sec, ctime_nsec, absent;
-};
-
-struct index_cache_record {
-	char magic[16];
-	struct index_cache_key key[INDEX_CACHE_FILES];
-};
-
-struct index_cache {
-	struct index_cache_record rec; /* the files as this run found them */
-	struct timespec start;
-	bool usable; /* a verdict can be kept: every file old enough, stat worked */
-	char dir[4096], name[32];
-};
-
-/* Stats names[0..n) in moddir (n <= INDEX_CACHE_FILES): 1 when a verdict
- * kept by an earlier run says they passed as they are now, else 0. */
-int index_cache_begin(struct index_cache *c, const char *moddir, const char *const names[],
-		      size_t n);
-/* Keeps the verdict "passed" for the files index_cache_begin() found,
- * when it can: failures only lose the saving. */
-void index_cache_store(const struct index_cache *c);
 
 /* ---- modules.alias against its binary index (fsalias.c) ---- */
 

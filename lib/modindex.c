@@ -22,7 +22,6 @@
  * this without leaving it, in time linear in its size.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -351,55 +350,3 @@ int rot_index_foreach(const char *const *paths, size_t n,
 	free(lens);
 	return err;
 }
-
-#ifdef MODROT_INDEX_CHECK
-/* The index files libkmod 30 opens (libkmod.c, index_files[]). */
-static const char *const index_names[] = {
-	"modules.dep.bin",           "modules.alias.bin",   "modules.symbols.bin",
-	"modules.builtin.alias.bin", "modules.builtin.bin",
-};
-#define INDEX_COUNT (sizeof(index_names) / sizeof(index_names[0]))
-
-int rot_moddir_check(const char *moddir, const char **index)
-{
-	char path[PATH_MAX];
-	struct index_cache *cache = malloc(sizeof(*cache));
-	bool keep = true;
-	int err = 0;
-
-	*index = NULL;
-	if (!cache)
-		return -ENOMEM;
-	if (index_cache_begin(cache, moddir, index_names, INDEX_COUNT) == 1)
-		goto out;
-	for (size_t i = 0; i < INDEX_COUNT && !err; i++) {
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", moddir, index_names[i]) >=
-		    sizeof(path))
-			err = -ENAMETOOLONG;
-		else
-			err = index_check_file(path);
-		/* Absent or empty: libkmod reads it as no index, safely. One this
-		 * user cannot read is refused like a damaged one, rather than
-		 * turned into "not found". No directory at all is libkmod's own
-		 * case, and no verdict is kept for it. */
-		if (err == -ENOENT || err == -ENODATA || err == -ENOTDIR) {
-			keep = keep && err != -ENOTDIR;
-			err = 0;
-		} else if (err < 0) {
-			*index = index_names[i];
-		}
-	}
-	if (!err && keep)
-		index_cache_store(cache);
-out:
-	free(cache);
-	return err;
-}
-#else
-int rot_moddir_check(const char *moddir, const char **index)
-{
-	(void)moddir;
-	*index = NULL;
-	return 0;
-}
-#endif

@@ -160,12 +160,8 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 
 int percpu_parse(const char *text, size_t len, struct rot_percpu **out)
 {
-	char *buf = malloc(len + 1);
-	if (!buf)
-		return -ENOMEM;
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	return percpu_build(buf, len, out);
+	char *buf = text_copy(text, len);
+	return buf ? percpu_build(buf, len, out) : -ENOMEM;
 }
 
 int rot_percpu_read(struct rot_percpu **out)

@@ -30,6 +30,17 @@ const struct rot_parse_error *rot_parse_error_last(void)
 	return last_error.file ? &last_error : NULL;
 }
 
+/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
+char *text_copy(const char *text, size_t len)
+{
+	char *copy = text ? malloc(len + 1) : NULL;
+	if (copy) {
+		memcpy(copy, text, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
 int file_open_regular(const char *path, struct stat *st)
 {
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. O_NOCTTY:
@@ -208,15 +219,12 @@ int proc_read_whole(const char *path, char **out, size_t *len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-
 	/* /proc files report size 0; anything else that is served here (a
 	 * regular file) says how big a buffer one read needs. */
 	struct stat st;
-	size_t cap = 64 * 1024;
-	bool sized = fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 4;
-	if (sized)
-		cap = (size_t)st.st_size + 4096 + 1;
-	int err = read_fd_whole(fd, cap, sized, false, SIZE_MAX / 4, out, len);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= SIZE_MAX / 4)
+		st.st_size = 0;
+	int err = read_stat_sized(fd, &st, false, SIZE_MAX / 4, out, len);
 	close(fd);
 	return err;
 }

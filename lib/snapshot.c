@@ -601,17 +601,6 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, char
 	return 0;
 }
 
-/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
-static char *text_copy(const char *text, size_t len)
-{
-	char *copy = text ? malloc(len + 1) : NULL;
-	if (copy) {
-		memcpy(copy, text, len);
-		copy[len] = '\0';
-	}
-	return copy;
-}
-
 int snapshot_parse(const char *modules, size_t modules_len, const char *rotting, size_t rotting_len,
 		   const char *pins, size_t pins_len, struct rot_snapshot **out)
 {
