@@ -348,17 +348,16 @@ int main(int argc, char *argv[])
 		return status;
 	if (out < 0 && out != -ENOMEM)
 		cli_output_failed(out);
+	bool oom = err == -ENOMEM || out == -ENOMEM;
+	if (oom)
+		cli_error("out of memory");
 	if (stop_signal()) {
-		if (err == -ENOMEM || out == -ENOMEM)
-			cli_error("out of memory");
 		cli_error("interrupted by %s: %zu of %zu %s not started", stop_signal_name(),
 			  t.by[JOB_PENDING], n, n == 1 ? "module was" : "modules were");
 		return stop_exit_code();
 	}
-	if (err == -ENOMEM || out == -ENOMEM) {
-		cli_error("out of memory");
+	if (oom)
 		return CLI_EXIT_PARTIAL;
-	}
 	if (err < 0) {
 		if (!env.err_told)
 			cli_error("could not run the batch: %s", cli_strerror(err));
