@@ -140,17 +140,13 @@ void rmmod_unload_unused(struct rmmod_run *r)
 		unloaded++;
 		bytes += rot_module_size(m);
 	}
-	bool rot = rot_snapshot_has_rot(snap);
+	bool rot = rot_snapshot_has_rot(snap) && !r->opts->reclaim;
 	if (r->opts->json)
 		goto out;
-	if (r->opts->dry_run)
-		printf("%zu unused %s would be unloaded%s", unloaded,
-		       unloaded == 1 ? "module" : "modules", rot && !r->opts->reclaim ? "; " : "\n");
-	else
-		printf("unloaded %zu unused %s%s", unloaded, unloaded == 1 ? "module" : "modules",
-		       rot && !r->opts->reclaim ? "; " : "\n");
+	printf(r->opts->dry_run ? "%zu unused %s would be unloaded%s" : "unloaded %zu unused %s%s",
+	       unloaded, unloaded == 1 ? "module" : "modules", rot ? "; " : "\n");
 	char size[SIZE_WORDS_MAX];
-	if (rot && !r->opts->reclaim)
+	if (rot)
 		printf("%s %s\n", size_words(bytes, "bytes", size),
 		       r->opts->dry_run ? "would rot" : "now rot");
 out:
