@@ -155,7 +155,6 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 	return k;
 }
 
-/* Reclaims groups[i]; returns false when the kernel refused all of it. */
 /*
  * What asking for one name did.  DEFERRED: the instances kept were kept
  * only by rotting users (rot-abi.md P7), which the same pass may still
@@ -226,11 +225,11 @@ static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapsh
 		cli_error("%s", msg);
 		if (o->json)
 			note_kept(r, g->name, &out);
-		if (!o->watch)
-			r->refused += out.kept;
 		cli_outcome_failed(&r->outcome, -EBUSY);
 		if (o->watch)
 			note_refusal(r, g->name, out.kept);
+		else
+			r->refused += out.kept;
 	}
 	return out.freed ? REAP_FREED : REAP_NONE;
 }

@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli-errors.h"
 #include "cli-exit.h"
@@ -49,10 +48,8 @@ static int percpu_held_now(const struct rot_percpu *pc, const char *name, uint64
 	int err = rot_percpu_rotting_groups(pc, &pg, &n);
 	if (err < 0)
 		return err;
-	*held = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(pg[i].name, name) == 0)
-			*held = pg[i].bytes;
+	const struct rot_group *of = find_group(pg, n, name);
+	*held = of ? of->bytes : 0;
 	free(pg);
 	return 0;
 }
@@ -200,12 +197,11 @@ struct reap_status pass_reserve(struct reap_run *r, const struct rot_group *grou
 		rot_percpu_free(r->pc);
 		r->pc = NULL;
 		reserve_read_failed(r, err);
-		if (!percpu_mode(o))
-			return (struct reap_status){ 0 };
-		return (struct reap_status){ err, true, cli_exit_for_errno(err) };
 	}
 	if (!percpu_mode(o))
 		return (struct reap_status){ 0 };
+	if (err < 0)
+		return (struct reap_status){ err, true, cli_exit_for_errno(err) };
 	if (!r->pc) {
 		cli_error("this kernel does not report its per-CPU module reserve "
 			  "(/proc/module_percpu is missing): %s needs a rot kernel that does",

@@ -8,12 +8,8 @@
  * any reclaiming run told to stop so finishes the reclaim in flight,
  * reports what it freed, and exits 128 + the signal.
  *
- * Rotting instances also keep their per-CPU areas, which come from a small
- * fixed reserve (/proc/module_percpu): --percpu and --percpu-floor choose
- * names by the per-CPU bytes they hold, and check the kernel's own count
- * of what is free after each round of reclaims.
- *
- * This file is the options and main; modreap.h says where the rest is.
+ * This file is the options and main; --percpu and --percpu-floor are
+ * modreap-percpu.c's, and modreap.h says where the rest is.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * modreap's parts, one job each: modreap.c the options, main and the
- * report when nothing is reclaimed, modreap-pass.c one pass (read,
- * choose, reclaim) and --watch, modreap-percpu.c the per-CPU reserve
- * strategy, modreap-print.c the table, JSON and summary. What a reclaim freed is lib's (rot_reclaim());
- * the words for it are reclaim-report.c's.
+ * modreap's parts, one job each, and the one way they call each other:
+ * docs/architecture.md, "Layout" (tests/libmodrot.bats checks it).
  */
 #ifndef MODROT_MODREAP_H
 #define MODROT_MODREAP_H
@@ -148,14 +145,6 @@ static inline uint64_t reserve_free_after(const struct reap_run *r)
 	uint64_t free_now = rot_percpu_free_bytes(r->pc);
 	return r->opts->dry_run ? free_now + r->gave : free_now;
 }
-
-/*
- * The parts call one way only, so that each can be read without the
- * others: modreap.c -> modreap-pass.c -> modreap-percpu.c; modreap.c and
- * modreap-pass.c -> modreap-print.c; modreap.c's report -> modreap-percpu.c.
- * The per-CPU strategy decides and the pass reclaims; printing takes the
- * run's data and calls no part back (tests/libmodrot.bats checks it).
- */
 
 /* ---- modreap-pass.c ---- */
 
