@@ -249,9 +249,7 @@ static int write_atomically(const char *path, const char *text, size_t len, bool
 	/* A leading dot and no .prom suffix: the collector skips it. The
 	 * name is cut so that ".", it and ".XXXXXX" fit in NAME_MAX: any name
 	 * that can be written can be written through its temporary file. */
-	int keep = (int)strnlen(base, NAME_MAX);
-	if (keep > NAME_MAX - 8)
-		keep = NAME_MAX - 8;
+	int keep = (int)strnlen(base, NAME_MAX - 8);
 	if (asprintf(&tmp, "%.*s.%.*s.XXXXXX", dirlen, path, keep, base) < 0)
 		return -ENOMEM;
 	int fd = mkstemp(tmp);
