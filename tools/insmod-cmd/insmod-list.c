@@ -37,10 +37,9 @@ static int read_list(const char *list, struct load_job **jobs, size_t *n)
 		free(text);
 		return -EBADMSG;
 	}
-	for (char *line = text, *next; err == 0 && *line; line = next) {
-		next = line + strcspn(line, "\n");
-		if (*next)
-			*next++ = '\0';
+	char *save;
+	for (char *line = strtok_r(text, "\n", &save); err == 0 && line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *p = line + strspn(line, " \t");
 		p[strcspn(p, "\r")] = '\0';
 		if (!*p || *p == '#')
