@@ -27,14 +27,13 @@ void rmmod_note(struct rmmod_run *r, const char *name, const char *result, int e
 	}
 	r->records = grown;
 	struct rmmod_record *rec = &r->records[r->nrecords++];
+	*rec = (struct rmmod_record){ .result = result,
+				      .err = err,
+				      .reason = reason,
+				      .instances = instances,
+				      .bytes = bytes,
+				      .message = message };
 	snprintf(rec->name, sizeof(rec->name), "%s", name);
-	rec->result = result;
-	rec->err = err;
-	rec->reason = reason;
-	rec->instances = instances;
-	rec->bytes = bytes;
-	rec->message = message;
-	rec->has_kept = false;
 }
 
 void rmmod_failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *reason,
@@ -49,11 +48,10 @@ void rmmod_failed(struct rmmod_run *r, const char *name, int err, bool cascade, 
 		cli_outcome_cascaded(&r->outcome);
 	else
 		cli_outcome_failed(&r->outcome, err);
-	if (!r->opts->json) {
+	if (!r->opts->json)
 		cli_error("%s", msg);
-		return;
-	}
-	rmmod_note_said(r, name, "failed", err, reason, msg);
+	else
+		rmmod_note_said(r, name, "failed", err, reason, msg);
 }
 
 void rmmod_note_said(struct rmmod_run *r, const char *name, const char *result, int err,
