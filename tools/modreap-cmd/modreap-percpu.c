@@ -173,12 +173,10 @@ bool reserve_round_end(struct reap_run *r, uint64_t size)
 
 /*
  * The reserve at the start of a pass, and what each group holds of it.
- * Without --percpu or --percpu-floor it only adds per-CPU bytes to the
- * report: a reserve that cannot be read is an error line, and the
- * reclaims go on. With them it is what the run is about: when the kernel
- * does not report it, or the size asked is more than the whole reserve,
- * or it cannot be read, nothing is reclaimed: the line is said, and the
- * status says how the run ends.
+ * Without --percpu or --percpu-floor it only adds to the report: a read
+ * error is said and the reclaims go on. With them, a kernel that does not
+ * report it, a size past the whole reserve or a read error is said, and
+ * nothing is reclaimed: the status says how the run ends.
  */
 struct reap_status pass_reserve(struct reap_run *r, const struct rot_group *groups, size_t n)
 {

@@ -165,9 +165,8 @@ void pass_reserve_end(struct reap_run *r);
 /* The per-CPU bytes a reclaim of name gave back. */
 uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held,
 		      const struct rot_reclaim_result *out);
-/* --percpu and --percpu-floor, one round: the names to reclaim (candidates[i]:
- * what name i gives back, 0 not to ask) so that size fits; 0: it fits, or
- * no name left helps (said). */
+/* --percpu and --percpu-floor, one round: how many names to reclaim it put
+ * in pick; 0 when size fits, or no name left helps (said). */
 size_t reserve_choose(struct reap_run *r, const uint64_t *candidates, size_t n, uint64_t size,
 		      bool all, size_t *pick);
 /* After a round's reclaims: whether to choose again (the reserve read again). */
