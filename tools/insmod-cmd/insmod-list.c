@@ -20,8 +20,7 @@ static void refuse_non_file(const char *path)
 		cli_usage_fail("an empty module file name");
 }
 
-/* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments
- * skipped. LIST is "-" (standard input) or a regular file. */
+/* --from LIST, in insmod.h's form: "-" (standard input) or a regular file. */
 static int read_list(const char *list, struct load_job **jobs, size_t *n)
 {
 	char *text;

@@ -226,11 +226,10 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 }
 
 /* " (N for want of per-CPU reserve)": only when some were */
-static void percpu_note(size_t count, const char *open, const char *close)
+static void percpu_note(size_t count, const char *open)
 {
 	if (count)
-		printf("%s%s%zu for want of per-CPU reserve%s", *open == '(' ? " " : "", open,
-		       count, close);
+		printf("%s%s%zu for want of per-CPU reserve)", *open == '(' ? " " : "", open, count);
 }
 
 static void print_summary(const struct tally *t, size_t n, bool check, bool matching)
@@ -248,10 +247,10 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		if (t->rotted)
 			printf(" (%zu left rot: %s%s", t->rotted,
 			       size_words(t->rot_bytes, "bytes", size), t->failed_percpu ? "" : ")");
-		percpu_note(t->failed_percpu, t->rotted ? "; " : "(", ")");
+		percpu_note(t->failed_percpu, t->rotted ? "; " : "(");
 	}
 	printf(", %zu refused%s", t->by[JOB_REFUSED], check ? "" : " before loading");
-	percpu_note(t->refused_percpu, "(", ")");
+	percpu_note(t->refused_percpu, "(");
 	printf(", %zu skipped", t->by[JOB_SKIPPED]);
 	if (t->present)
 		printf(", %zu loaded already", t->present);

@@ -81,11 +81,11 @@ static void note_refusal(struct reap_run *r, const char *name, size_t instances)
 			return; /* it is only asked again next pass */
 		r->refusals = grown;
 		f = &r->refusals[r->nrefusals++];
+		*f = (struct refusal){ .instances = instances };
 		snprintf(f->name, sizeof(f->name), "%s", name);
-		f->backoff = 0;
-	} else if (f->instances != instances) {
-		f->backoff = 0;
 	}
+	if (f->instances != instances)
+		f->backoff = 0;
 	f->instances = instances;
 	/* The first refusal waits one pass, each one after it twice as many,
 	 * up to the most: refusals_tick runs before the pass that asks. */
@@ -353,15 +353,13 @@ struct reap_status reap_pass(struct reap_run *r, bool first)
 {
 	struct reap_status st = { 0 };
 	int lock = reclaim_lock_take(&st.exit);
-	if (lock == -EINTR)
-		return st; /* a stop signal arrived while another run held the lock */
-	if (lock < 0) {
-		/* Said: a run that cannot take it reclaims nothing, since its
-		 * counts could include what another run frees. */
-		st.err = lock;
-		st.said = true;
+	/* -EINTR: a stop signal arrived while another run held the lock.
+	 * Otherwise said: a run that cannot take it reclaims nothing, since
+	 * its counts could include what another run frees. */
+	if (lock < 0 && lock != -EINTR)
+		st = (struct reap_status){ lock, true, st.exit };
+	if (lock < 0)
 		return st;
-	}
 	struct rot_snapshot *snap = NULL; /* stays NULL when it cannot be read */
 	struct rot_group *groups;
 	size_t ngroups;

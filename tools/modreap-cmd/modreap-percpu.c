@@ -164,11 +164,9 @@ bool reserve_round_end(struct reap_run *r, uint64_t size)
 	int err = read_reserve(r);
 	if (err == 0 && !r->pc)
 		err = -ENOENT; /* it was there a moment ago */
-	if (err < 0) {
+	if (err < 0)
 		reserve_read_failed(r, err);
-		return false;
-	}
-	return true;
+	return err == 0;
 }
 
 /*
@@ -223,7 +221,6 @@ void pass_reserve_end(struct reap_run *r)
 	free(r->held);
 	free(r->gives);
 	free(r->taken);
-	r->held = NULL;
-	r->gives = NULL;
+	r->held = r->gives = NULL;
 	r->taken = NULL;
 }

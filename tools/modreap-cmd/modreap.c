@@ -197,18 +197,15 @@ int main(int argc, char *argv[])
 	cli_init("modreap", help);
 	parse_options(argc, argv, &o);
 
-	/* No SA_RESTART: a stop signal must cut --watch's sleep and a wait
-	 * for the reclaim lock short. */
-	if (reclaiming(&o))
+	struct reap_status st = { 0 };
+	if (!reclaiming(&o)) {
+		st.err = reap_report(&r);
+	} else {
+		/* No SA_RESTART: a stop signal must cut --watch's sleep and a
+		 * wait for the reclaim lock short. */
 		stop_signals_catch(false);
-
-	struct reap_status st;
-	if (!reclaiming(&o))
-		st = (struct reap_status){ .err = reap_report(&r) };
-	else if (o.watch)
-		st = reap_watch(&r);
-	else
-		st = reap_pass(&r, true);
+		st = o.watch ? reap_watch(&r) : reap_pass(&r, true);
+	}
 
 	int err = st.err;
 	if (err == -EOPNOTSUPP && !st.said) {
