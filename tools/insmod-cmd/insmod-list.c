@@ -68,11 +68,9 @@ static int read_list(const char *list, struct load_job **jobs, size_t *n)
 int insmod_make_jobs(const struct insmod_opts *o, int argc, char *argv[], int first,
 		     struct load_job **jobs, size_t *n)
 {
-	if (o->list_path) {
-		int err = read_list(o->list_path, jobs, n);
-		if (err < 0)
-			return err;
-	}
+	int err = o->list_path ? read_list(o->list_path, jobs, n) : 0;
+	if (err < 0)
+		return err;
 	size_t files = o->batch ? (size_t)(argc - first) : (argc > first ? 1 : 0);
 	struct load_job *grown = realloc(*jobs, (*n + files + 1) * sizeof(**jobs));
 	if (!grown)

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modreap's pass: one snapshot under the reclaim lock, the rotting
- * instances grouped by name, the names chosen, one rot_reclaim() each;
- * and --watch, which repeats passes and remembers the names the kernel
- * refused so that it does not ask again until they change.
+ * modreap's pass (modreap.c's top comment says what it does), and --watch,
+ * which remembers the names the kernel refused so that it does not ask
+ * again until they change.
  */
 #include <errno.h>
 #include <stdio.h>

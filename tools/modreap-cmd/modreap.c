@@ -9,7 +9,7 @@
  * reports what it freed, and exits 128 + the signal.
  *
  * This file is the options and main; --percpu and --percpu-floor are
- * modreap-percpu.c's, and modreap.h says where the rest is.
+ * modreap-percpu.c's; docs/architecture.md, "Layout", has the rest.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -37,9 +37,7 @@ static bool held_only_by_failures(const struct rmmod_run *r, const struct rot_mo
 	return any;
 }
 
-/* An unload refused: unload-words.c words it. It only follows from an
- * earlier failure (a cascade) when the holders still there are ones this
- * run failed to unload. */
+/* An unload refused: unload-words.c words it; a cascade when held only by failures. */
 void rmmod_report_unload_error(struct rmmod_run *r, const char *name, const struct rot_module *m,
 			       int err)
 {
