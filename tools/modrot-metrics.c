@@ -125,10 +125,9 @@ static void put_taint(FILE *f, unsigned long mask)
 
 /*
  * The per-CPU module reserve (/proc/module_percpu), which runs out before
- * rot does: its size, what is free, the largest free extent (what the
- * next module with per-CPU data needs), and what the rotting instances of
- * each name keep of it. All per CPU. A kernel without the file (a stock
- * kernel, or an older rot kernel) has none of these series.
+ * rot does, and what the rotting instances of each name keep of it, all
+ * per CPU. A kernel without the file (a stock kernel, or an older rot
+ * kernel) has none of these series.
  */
 static int put_percpu(FILE *f)
 {
