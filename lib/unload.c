@@ -26,10 +26,8 @@ static int call_delete_module(const char *name, unsigned flags)
 
 int rot_unload(const char *name, unsigned flags)
 {
-	unsigned kflags = O_NONBLOCK;
-	if (flags & ROT_UNLOAD_FORCE)
-		kflags |= O_TRUNC;
-	return call_delete_module(name, kflags);
+	return call_delete_module(name,
+				  flags & ROT_UNLOAD_FORCE ? O_NONBLOCK | O_TRUNC : O_NONBLOCK);
 }
 
 static bool live_now(const char *name)
@@ -191,39 +189,36 @@ static int size_now(const char *name, uint64_t *size)
 	return 0;
 }
 
+/* How many of name rot now, and their bytes (0 when the read fails:
+ * res->recount_err says why). */
+static void recount(const char *name, struct rot_reclaim_result *res, size_t *left,
+		    uint64_t *left_bytes)
+{
+	*left = 0; /* rot_name_rotting() sets nothing when it fails */
+	*left_bytes = 0;
+	int err = rot_name_rotting(name, left, left_bytes, NULL);
+	if (err < 0)
+		res->recount_err = err;
+}
+
 /* Revision 2 or 1 freed res->freed instances: what they held, and what stays. */
 static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 			    struct rot_reclaim_result *res)
 {
-	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
-	uint64_t left_bytes = 0;
+	size_t left;
+	uint64_t left_bytes;
 
 	if (res->freed == seen->instances) {
 		res->bytes = seen->bytes;
 		return;
 	}
-	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
-	if (err < 0)
-		res->recount_err = err;
+	recount(name, res, &left, &left_bytes);
 	struct reclaim_seen s = *seen;
+	int err;
 	if (!s.unit && reclaim_needs_unit(seen, res->freed, left) &&
 	    (err = size_now(name, &s.unit)) < 0)
 		res->recount_err = err;
 	reclaim_estimate(&s, left, left_bytes, res);
-}
-
-/* Revision 2 or 1 kept every instance (-EBUSY): how many stay, and their bytes. */
-static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
-			    struct rot_reclaim_result *res)
-{
-	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
-	uint64_t left_bytes = 0;
-	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
-	if (err < 0)
-		res->recount_err = err;
-	/* none left to count: those seen stay */
-	res->kept = (unsigned)(left ? left : seen->instances);
-	res->kept_bytes = left ? left_bytes : seen->bytes;
 }
 
 /* rot_reclaim() into a whole struct of this release's size. */
@@ -261,12 +256,9 @@ static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsign
 			.where = reclaim_where,
 		};
 		/* the kernel counted both sides; only what the kept ones hold is ours to read */
-		if (res->kept) {
-			size_t left;
-			int err = rot_name_rotting(name, &left, &res->kept_bytes, NULL);
-			if (err < 0)
-				res->recount_err = err;
-		}
+		size_t left;
+		if (res->kept)
+			recount(name, res, &left, &res->kept_bytes);
 		return ret;
 	}
 	/* D3: only a kernel that does not know the request may be asked the
@@ -276,8 +268,13 @@ static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsign
 		return ret;
 	res->revision = revision_1() ? 1 : 2;
 	ret = reclaim_delete_module(snap, name, force);
-	if (ret == -EBUSY)
-		reclaim_refused(name, &seen, res);
+	if (ret == -EBUSY) { /* every instance kept: none left to count means those seen stay */
+		size_t left;
+		uint64_t left_bytes;
+		recount(name, res, &left, &left_bytes);
+		res->kept = (unsigned)(left ? left : seen.instances);
+		res->kept_bytes = left ? left_bytes : seen.bytes;
+	}
 	if (ret <= 0)
 		return ret;
 	res->freed = (unsigned)ret;
