@@ -146,17 +146,12 @@ struct mntns_tables {
 	size_t n;
 };
 
-/*
- * The table of every distinct mount namespace with a process in proc
- * ("/proc"): this process's first, then one per namespace not yet read,
- * through the first process of it (by PID) whose table could be read;
- * a process whose link is EACCES is read too, its table kept unless the
- * same text was read already. Processes that exit meanwhile are passed
- * over. -errno when a link or a
- * table of a process still there cannot be read (-ENOLINK: a link that
- * names no mount namespace; -EFBIG: the tables together over
- * MNTNS_TOTAL_MAX), with what (cap bytes, may be NULL) naming it.
- */
+/* The table of every mount namespace a process in proc ("/proc") is in,
+ * this process's first (mntns.c says how). -errno when a link or the table
+ * of a process still there cannot be read (-ENOLINK: a link naming no mount
+ * namespace; -EFBIG: the tables together over MNTNS_TOTAL_MAX; -EACCES:
+ * proc hides processes; -EAGAIN: the process list kept changing), with
+ * what (cap bytes, may be NULL) naming it. */
 int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size_t cap);
 void mntns_tables_free(struct mntns_tables *t);
 
