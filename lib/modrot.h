@@ -222,28 +222,22 @@ struct rot_reclaim_result {
 
 /*
  * Reclaims the rotting instances of name, and accounts for them: one entry
- * point for every tool (since 0.1). ioctl(ROT_IOC_RECLAIM4) on
- * /proc/rotting_modules (rot-abi.md R10-R13); a kernel that answers
- * ENOTTY (revision 3) is asked with ROT_IOC_RECLAIM (R1-R9), and only one
- * that answers ENOTTY to that too (revision 2 or 1) with
- * delete_module(MODULE_RECLAIM). On revision 4 or 3 the kernel's reply is
- * the result (and what kept instances
- * hold is read from /proc/rotting_modules). On revision 2 or 1 the count
- * freed is the kernel's (revision 1 returns 0: then it is what the
- * snapshot saw rot, plus the snapshot's live instance if it has been
- * unloaded since); when it differs from what the snapshot saw (a
- * concurrent unload added an instance, some were kept, another caller
- * freed some first), /proc/rotting_modules is read once more to tell how
- * many stay and what the freed ones held. A stock kernel ignores unknown
- * flag bits and would unload the live module instead, so this refuses
- * with -EOPNOTSUPP unless the snapshot shows a rot kernel.
+ * point for every tool (since 0.1). Asks with ROT_IOC_RECLAIM4 (rot-abi.md
+ * R10-R13), then ROT_IOC_RECLAIM (R1-R9), then delete_module(MODULE_RECLAIM)
+ * (revision 2 or 1), each only when the one before answered ENOTTY (D3).
+ * On revision 4 or 3 the kernel's reply is the result. On revision 2 or 1
+ * only the count freed is the kernel's (revision 1 returns 0: then it is
+ * what the snapshot saw rot, plus its live instance if unloaded since);
+ * when it differs from what the snapshot saw, /proc/rotting_modules is
+ * read once more to tell how many stay and what the freed ones held.
+ * -EOPNOTSUPP unless the snapshot shows a rot kernel: a stock kernel would
+ * take the request for an unload.
  *
  * Returns the number freed (> 0), or -EBUSY when instances were kept and
  * none freed; *res is filled in both cases (and zeroed otherwise, but
  * for res->size). -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM,
  * -EINVAL (also for res NULL or res->size too small; then nothing is asked).
- * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD): rot_taint_read()
- * around a run tells the change.
+ * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD).
  */
 int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
 		struct rot_reclaim_result *res);
@@ -408,30 +402,24 @@ struct rot_usage_ctx;
 
 /*
  * The in-use rule's inputs, for the kernel of snap (the snapshot the rule
- * will be asked about; NULL: a kernel of revision 1 to 3). On a stock
- * kernel or one of revision 4 the kernel knows what uses a module:
- * nothing is read here, and a context made so refuses (-ESTALE) to judge
- * a module of a snapshot of revision 1 to 3. On revision 1
- * to 3: MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS: every
- * module with the alias fs-TYPE provides TYPE; moddir NULL is
- * /lib/modules/RELEASE of the running kernel), read now; and, on the
- * first judgement of a module that provides a type (never for one that
- * provides none), the mount tables of every mount namespace a process is
- * in (/proc/self/mounts, then /proc/PID/mounts of one process per other
- * namespace, told apart by /proc/PID/ns/mnt; processes that exit
- * meanwhile are passed over, and /proc is listed again until no process
- * appeared that was not read, a bounded number of times, else -EAGAIN).
- * A process whose link the caller may not read (another user's: EACCES)
- * is read through its table, which anyone may read.
- * The rule fails closed: an input that cannot be read (missing, the
- * module directory or modules.alias included, a directory, not a regular
- * file, over 64 MiB, unreadable, malformed, a process's namespace link
- * naming no mount namespace (-ENOLINK), /proc hiding processes from a
- * caller without CAP_SYS_PTRACE (hidepid=2 or 4: -EACCES, "/proc")) is
- * -errno, never "no users"; then what (cap bytes; may be NULL) gets the
- * path of the input that could not be read ("" when none: out of
- * memory), or, for the tables, rot_usage_ctx_failed_input() after the
- * judgement that needed them. Since 0.1, as rot_usage_ctx_free().
+ * will be asked about; NULL: a kernel of revision 1 to 3). Since 0.1, as
+ * rot_usage_ctx_free(). On a stock kernel or one of revision 4 nothing is
+ * read, and the context refuses (-EXDEV) to judge a module of a snapshot
+ * of revision 1 to 3. On revision 1 to 3, MODDIR/modules.alias (moddir
+ * NULL: /lib/modules/RELEASE of the running kernel), whose fs-TYPE aliases
+ * say which modules provide a file system type, is read now; the mount
+ * tables of every mount namespace a process is in (/proc/PID/mounts, one
+ * process per namespace; one that exits meanwhile is passed over) are
+ * read on the first judgement of a module that provides a type.
+ * The rule fails closed: an input that cannot be read or trusted (missing,
+ * not a regular file, over 64 MiB, malformed; -ESTALE a modules.alias its
+ * binary index does not confirm; -ENOLINK a namespace link
+ * naming no mount namespace; -EACCES "/proc" when proc hides processes
+ * from a caller without CAP_SYS_PTRACE; -EAGAIN "/proc" when the process
+ * list keeps changing) is -errno, never "no users". Then what (cap bytes;
+ * may be NULL) gets the path of that input ("" when none: out of memory),
+ * or, for the tables, rot_usage_ctx_failed_input() after the judgement
+ * that needed them.
  */
 int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
 		       struct rot_usage_ctx **out, char *what, size_t cap);
