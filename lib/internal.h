@@ -13,11 +13,8 @@
 
 #include "modrot.h"
 
-/*
- * Reads a whole file with plain read(2) calls into a malloc'd,
- * NUL-terminated buffer. /proc files report size 0, so the buffer grows
- * until read returns 0; one open, a few reads, one close.
- */
+/* A whole file (a /proc one, whose size says 0), in a malloc'd,
+ * NUL-terminated buffer. */
 int proc_read_whole(const char *path, char **out, size_t *len);
 
 /* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
@@ -123,9 +120,8 @@ int index_confirms_fs_aliases(const char *dir, const char *alias_text);
 
 /* ---- the in-use rule's inputs (inuse.c, mntns.c) ---- */
 
-/* No real mount table or modules.alias comes near this (Debian's whole
- * modules.alias is about 1.5 MB): a bigger one is not an input but junk.
- * The mount tables of all namespaces together get the same bound. */
+/* No real mount table or modules.alias comes near this: a bigger one is
+ * junk, not an input. All namespaces' mount tables together get the same bound. */
 #define USAGE_INPUT_MAX (64u << 20)
 #define MNTNS_TOTAL_MAX USAGE_INPUT_MAX
 

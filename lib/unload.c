@@ -305,11 +305,8 @@ bool rot_name_is_builtin(const char *name)
 	return access(path, F_OK) < 0 && errno == ENOENT;
 }
 
-/* Where the lock lives: a file only root can make, in a directory only
- * root can write (made, 0700, by the first reclaim that needs it; /run is
- * root's, so no one else can make it first). MODROT_RECLAIM_LOCK
- * names another place, for tests; secure_getenv ignores it in a setuid
- * run. */
+/* /run is root's, so no one else can make the lock's directory first.
+ * MODROT_RECLAIM_LOCK is for tests; secure_getenv ignores it in a setuid run. */
 const char *rot_reclaim_lock_path(void)
 {
 	const char *env = secure_getenv("MODROT_RECLAIM_LOCK");
