@@ -22,8 +22,9 @@
 uint32_t kernfs_name_hash(const char *name, bool char_signed);
 
 /* The hash in two steps, for a parser that hashes a name while it reads
- * it: each char (as the kernel widens it) through partial_name_hash(),
- * from 0, then the end. */
+ * it: from 0, each char (as the kernel widens it) through
+ * partial_name_hash(), then end_name_hash(): hash_long(hash, 32), kept to
+ * 31 bits and out of 0, 1 and INT_MAX, which mark "." and ".." and the end. */
 static inline unsigned long kernfs_hash_step(unsigned long hash, unsigned long ch)
 {
 	return (hash + (ch << 4) + (ch >> 4)) * 11;

@@ -62,8 +62,9 @@ struct rot_parse_error {
 
 /*
  * After a function that parses a kernel file (rot_snapshot_read(),
- * rot_name_rotting(), rot_taint_read(), rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
- * why. NULL when the last failure was not a malformed file.
+ * rot_name_rotting(), rot_taint_read(), rot_kernel_facts_read()) returned
+ * -EPROTO in this thread: where, and why. NULL when the last failure was
+ * not a malformed file.
  */
 const struct rot_parse_error *rot_parse_error_last(void); /* since 0.1 */
 
@@ -613,8 +614,8 @@ enum rot_sig_status {
 
 /*
  * What a module's signature trailer says, and, once verified, the verdict
- * (since 0.1, as every rot_sig_info_* function). Opaque: a later release may tell more (a second signer, the
- * digest) without changing what a caller allocates.
+ * (since 0.1, as every rot_sig_info_* function). Opaque: a later release
+ * may tell more (a second signer, the digest).
  */
 struct rot_sig_info;
 
@@ -736,9 +737,8 @@ struct rot_symbols;
 
 /*
  * The subset of wanted names that /proc/kallsyms lists (the kernel's and
- * live modules' symbols). The file is scanned a buffer at a time and only
- * wanted names are kept, so a kernel's hundred thousand symbols cost
- * neither a table nor a copy of the file.
+ * live modules' symbols), scanned a buffer at a time: the kernel's symbols
+ * cost neither a table nor a copy of the file.
  */
 int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out);
 /* An empty set, for modules of a batch to add what they define. */
@@ -751,13 +751,12 @@ void rot_symbols_free(struct rot_symbols *set);
 
 /*
  * What the running kernel accepts, read once per run (since 0.1, as every
- * rot_kernel_facts_* function): uname,
- * sig_enforce and the kernel's vermagic. Opaque: the release and the
- * vermagic are as long as the kernel makes them, and a new fact (a
- * lockdown mode) is a new accessor. The vermagic is that of the first
- * module /lib/modules/RELEASE/modules.dep lists: the kernel build stamps
- * every module it ships with its own. Returns 0, or a negative errno
- * (-EPROTO: sig_enforce reads neither Y nor N) and *out NULL.
+ * rot_kernel_facts_* function): uname, sig_enforce and the kernel's
+ * vermagic. Opaque: the release and the vermagic are as long as the kernel
+ * makes them, and a new fact is a new accessor. The vermagic is that of
+ * the first module /lib/modules/RELEASE/modules.dep lists: the kernel
+ * build stamps every module it ships with its own. Returns 0, or a
+ * negative errno (-EPROTO: sig_enforce reads neither Y nor N) and *out NULL.
  */
 struct rot_kernel_facts;
 
@@ -769,8 +768,8 @@ int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf);
 
 /*
  * A preflight (since 0.1, as every rot_preflight_* function): what the
- * checks are given, set once, and the
- * verdict of the last rot_preflight_check(). Opaque, so that a new check
+ * checks are given, set once, and the verdict of the last
+ * rot_preflight_check(). Opaque, so that a new check
  * takes a new setter and a new verdict a new accessor. kernel must outlive
  * it, as must what the setters are given. Returns 0, -ENOMEM or -EINVAL
  * (kernel NULL).
