@@ -20,6 +20,15 @@ int proc_read_whole(const char *path, char **out, size_t *len);
 /* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
 char *text_copy(const char *text, size_t len);
 
+/* FNV-1a of len bytes at p, for a table that compares the keys too. */
+static inline uint64_t fnv1a(const void *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const unsigned char *c = p, *end = c + len; c < end; c++)
+		h = (h ^ *c) * 0x100000001b3ull;
+	return h;
+}
+
 /* Maps the whole pages of [p, p + len) at once (lib/prefault.c says why):
  * for a fresh area of 64 KiB or more that is about to be written. */
 void mem_prefault(void *p, size_t len);

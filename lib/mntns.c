@@ -95,18 +95,11 @@ static int ns_of(const char *proc, const char *who, uint64_t *ino, char *path, s
 	return 0;
 }
 
-/* FNV-1a, to tell tables apart before comparing them whole. */
-static uint64_t text_hash(const char *text)
+/* Whether a table of the same text was read already (the hashes tell
+ * tables apart before they are compared whole). */
+static bool tables_have(const struct mntns_tables *t, const char *text)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	return h;
-}
-
-/* Whether a table of the same text was read already. */
-static bool tables_have(const struct mntns_tables *t, const char *text, uint64_t hash)
-{
+	uint64_t hash = fnv1a(text, strlen(text));
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].hash == hash && !strcmp(t->v[i].text, text))
 			return true;
@@ -122,7 +115,7 @@ static int tables_add(struct mntns_tables *t, char *text, long pid, size_t *tota
 	if (!v)
 		return -ENOMEM;
 	t->v = v;
-	t->v[t->n++] = (struct mntns_table){ .text = text, .pid = pid, .hash = text_hash(text) };
+	t->v[t->n++] = (struct mntns_table){ .text = text, .pid = pid, .hash = fnv1a(text, len) };
 	*total += len;
 	return 0;
 }
@@ -172,7 +165,8 @@ static bool processes_hidden(const char *proc, const char *self_text)
 	return false;
 }
 
-/* The PIDs in proc, in order: -errno when proc cannot be listed. */
+/* The PIDs in proc, in order: -errno when proc cannot be listed (*out,
+ * when set, is the caller's to free either way). */
 static int pids_list(const char *proc, long **out, size_t *count)
 {
 	DIR *d = opendir(proc);
@@ -181,8 +175,6 @@ static int pids_list(const char *proc, long **out, size_t *count)
 	int err = 0;
 	struct dirent *e;
 
-	*out = NULL;
-	*count = 0;
 	if (!d)
 		return -errno;
 	for (errno = 0; (e = readdir(d)); errno = 0) {
@@ -202,15 +194,11 @@ static int pids_list(const char *proc, long **out, size_t *count)
 	if (!err && errno)
 		err = -errno;
 	closedir(d);
-	if (err) {
-		free(v);
-		return err;
-	}
 	if (n)
 		qsort(v, n, sizeof(*v), pid_cmp);
 	*out = v;
 	*count = n;
-	return 0;
+	return err;
 }
 
 /* One process's table, when its namespace is new: 0 read (or passed over
@@ -240,8 +228,7 @@ static int process_read(const char *proc, long pid, void **seen, struct mntns_ta
 		if (gone(ns_of(proc, who, &now, again, sizeof(again))))
 			err = -ENOENT;
 	}
-	if (gone(err) || (!err && !text[0]) ||
-	    (!err && !ino && tables_have(t, text, text_hash(text)))) {
+	if (gone(err) || (!err && !text[0]) || (!err && !ino && tables_have(t, text))) {
 		free(text);
 		return 0;
 	}
