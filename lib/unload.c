@@ -30,13 +30,6 @@ int rot_unload(const char *name, unsigned flags)
 				  flags & ROT_UNLOAD_FORCE ? O_NONBLOCK | O_TRUNC : O_NONBLOCK);
 }
 
-static bool live_now(const char *name)
-{
-	char path[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
-	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
-	return access(path, F_OK) == 0;
-}
-
 /* Revision 2 and later have /sys/module/module/parameters/rot_reclaim_checks
  * (whether the kernel refuses to reclaim instances still in use); a
  * revision-1 kernel, as a stock one, has not. */
@@ -61,8 +54,10 @@ static int reclaim_delete_module(const struct rot_snapshot *snap, const char *na
 	 * saw rot is the best count there is, plus the live instance it saw
 	 * if that has been unloaded since (by the caller, typically), and at
 	 * least the one it freed. */
+	char live[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
+	snprintf(live, sizeof(live), "/sys/module/%s/initstate", name);
 	int seen = (int)rot_snapshot_rotting_of(snap, name, NULL, NULL);
-	if (rot_snapshot_find_live(snap, name) && !live_now(name))
+	if (rot_snapshot_find_live(snap, name) && access(live, F_OK) < 0)
 		seen++;
 	return seen > 0 ? seen : 1;
 }
@@ -118,10 +113,8 @@ static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim4_req *
 void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned flags,
 		     struct reclaim_seen *seen)
 {
-	uint64_t bytes, newest;
-	seen->instances = rot_snapshot_rotting_of(snap, name, &bytes, &newest);
-	seen->bytes = bytes;
-	seen->unit = newest;
+	uint64_t newest;
+	seen->instances = rot_snapshot_rotting_of(snap, name, &seen->bytes, &seen->unit);
 	/* What a concurrent unload leaves is the live module (while Loading,
 	 * SIZE counts init memory too: then the newest rotting one). */
 	const struct rot_module *live = rot_snapshot_find_live(snap, name);
@@ -130,11 +123,10 @@ void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned
 	if (!live || !(flags & ROT_RECLAIM_UNLOADED))
 		return;
 	uint64_t size = rot_module_size(live);
-	size_t n;
 	/* Seen Loading, its SIZE counted init memory, freed since: ask what
 	 * the instance it left rotting holds. */
 	if (rot_module_state(live) == ROT_STATE_LOADING &&
-	    rot_name_rotting(name, &n, NULL, &newest) == 0)
+	    rot_name_rotting(name, NULL, NULL, &newest) == 0)
 		size = newest;
 	seen->instances++;
 	seen->bytes += size;
