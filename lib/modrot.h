@@ -312,7 +312,8 @@ bool rot_name_is_builtin(const char *name);
 /*
  * Modules with per-CPU data (DEFINE_PER_CPU) take it from a small fixed
  * reserve (PERCPU_MODULE_RESERVE, 8 KiB per CPU on x86_64), and a rotting
- * instance keeps its area until reclaimed. All sizes here are per CPU.
+ * instance keeps its area until reclaimed: on a rot kernel the reserve
+ * runs out long before memory does. All sizes here are per CPU.
  */
 struct rot_percpu;
 

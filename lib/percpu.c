@@ -5,10 +5,8 @@
  *     reserve SIZE free FREE largest LARGEST
  *     NAME BYTES STATE 0xADDRESS          one per instance holding per-CPU bytes
  *
- * Sizes are per CPU. Modules with DEFINE_PER_CPU data take their area from
- * this small fixed reserve, and a rotting instance keeps it, so on a rot
- * kernel it runs out long before memory does. The parser is as strict as
- * the other kernel files': a bad line is -EPROTO with the line and reason.
+ * Sizes are per CPU (modrot.h says why the reserve matters). A bad line
+ * is -EPROTO with the line and reason, as in the other kernel files.
  */
 #include <errno.h>
 #include <stdlib.h>
