@@ -326,7 +326,6 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 {
 	size_t n = rot_snapshot_live_count(snap);
 	struct rot_usage *use = calloc(n + 1, sizeof(*use));
-	int err = 0;
 
 	memset(unused, 0, n * sizeof(*unused));
 	if (!use)
@@ -337,13 +336,12 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 			    (!rot_module_is_permanent(m) || (flags & ROT_UNUSED_PERMANENT));
 		if (!unused[i])
 			continue;
-		err = usage_of(ctx, snap, m, NULL, &use[i]);
+		int err = usage_of(ctx, snap, m, NULL, &use[i]);
 		/* This module's own devices, unreadable: it alone is kept. An
 		 * input every module shares (ctx's) fails the whole set. */
 		if (err < 0 && err != -ENOMEM && unknown && !rot_usage_ctx_failed_input(ctx)) {
 			unknown[i] = err;
 			unused[i] = false;
-			err = 0;
 			continue;
 		}
 		if (err < 0) {
