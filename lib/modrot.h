@@ -489,9 +489,8 @@ enum rot_unused_flags {
  * that cannot be counted are not known to be none, so the rule fails
  * closed (unused is then all false). With unknown (an int per live
  * module, zeroed by the caller), only that module fails closed: it is
- * kept, unknown[i] says why, and the others are judged (a driver named
- * with a '/', such as a PHY driver's, makes its module's
- * /sys/module/NAME/drivers unreadable: EIO).
+ * kept, unknown[i] says why, and the others are judged (architecture.md:
+ * "A driver whose name has a slash").
  */
 int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
 			unsigned flags, bool *unused, int *unknown, size_t *failed);
