@@ -47,14 +47,10 @@ int file_open_regular(const char *path, struct stat *st)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) < 0) {
-		int err = -errno;
+	int err = fstat(fd, st) < 0 ? -errno : S_ISREG(st->st_mode) ? 0 : -EINVAL;
+	if (err < 0) {
 		close(fd);
 		return err;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return -EINVAL;
 	}
 	/* O_NONBLOCK stays: Linux reads regular files the same either way,
 	 * and file_read() clears it on the rare file system that answers
