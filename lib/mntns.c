@@ -249,11 +249,9 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 	long *pids = NULL;
 	size_t npids = 0, total = 0;
 	uint64_t self;
-	int err = 0;
 
 	*t = (struct mntns_tables){ 0 };
-	path[0] = '\0';
-	err = ns_of(proc, "self", &self, path, sizeof(path));
+	int err = ns_of(proc, "self", &self, path, sizeof(path));
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/self/mounts", proc);
 		err = usage_input_read(path, &text);
