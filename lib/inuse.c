@@ -171,10 +171,8 @@ static int moddir_path(const char *moddir, char *path, size_t cap)
 	return snprintf(path, cap, "/lib/modules/%s", u.release) < (int)cap ? 0 : -ENAMETOOLONG;
 }
 
-/* The text index. Missing, with the module directory or not, it tells
- * nothing of which modules provide a type: an error (-ENOENT naming it),
- * never "none does". So is a text the binary one does not confirm
- * (-ESTALE): cut short, or not depmod's. */
+/* The text index, confirmed by the binary one when there is one: -errno
+ * naming the file otherwise (-ESTALE: not confirmed), never "no providers". */
 static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, size_t cap)
 {
 	char dir[4096 - sizeof("/modules.alias.bin")], path[4096];
