@@ -18,12 +18,6 @@
 #include "internal.h"
 #include "modrot.h"
 
-static bool is_symlink_at(int dirfd, const char *name)
-{
-	struct stat st;
-	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-}
-
 static bool is_dot(const char *name)
 {
 	return name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]));
@@ -46,9 +40,11 @@ static int devices_of_driver(const char *path, size_t *n)
 	}
 	errno = 0;
 	for (struct dirent *e; (e = readdir(d)); errno = 0) {
+		struct stat st;
 		if (is_dot(e->d_name) || strcmp(e->d_name, "module") == 0)
 			continue;
-		*n += is_symlink_at(dirfd(d), e->d_name);
+		*n += fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      S_ISLNK(st.st_mode);
 	}
 	int err = -errno;
 	closedir(d);
@@ -66,15 +62,11 @@ int rot_name_bound_devices(const char *name, size_t *count)
 	int err = 0;
 	errno = 0;
 	for (struct dirent *e; err == 0 && (e = readdir(d)); errno = 0) {
-		char *drv;
+		char drv[sizeof(path) + NAME_MAX + 1];
 		if (is_dot(e->d_name))
 			continue;
-		if (asprintf(&drv, "%s/%s", path, e->d_name) < 0) {
-			closedir(d);
-			return -ENOMEM;
-		}
+		snprintf(drv, sizeof(drv), "%s/%s", path, e->d_name);
 		err = devices_of_driver(drv, count);
-		free(drv);
 	}
 	if (err == 0)
 		err = -errno;
@@ -109,13 +101,11 @@ struct rot_devices *devices_new(void)
 
 static int add_device(struct rot_devices *devs, const char *bus, const char *id)
 {
-	char *file, *text;
+	char file[PATH_MAX], *text;
 	size_t len;
-	if (asprintf(&file, "/sys/bus/%s/devices/%s/modalias", bus, id) < 0)
-		return -ENOMEM;
+	snprintf(file, sizeof(file), "/sys/bus/%s/devices/%s/modalias", bus, id);
 	/* Devices without a modalias match no module. */
 	int err = proc_read_whole(file, &text, &len);
-	free(file);
 	if (err == -ENOENT)
 		return 0;
 	if (err < 0)
@@ -135,15 +125,11 @@ int rot_devices_read(struct rot_devices **out)
 	/* No sysfs buses: no devices present. */
 	int err = buses || errno == ENOENT ? 0 : -errno;
 	for (struct dirent *b; buses && err == 0 && (b = readdir(buses));) {
-		char *path;
+		char path[PATH_MAX];
 		if (is_dot(b->d_name))
 			continue;
-		if (asprintf(&path, "/sys/bus/%s/devices", b->d_name) < 0) {
-			err = -ENOMEM;
-			break;
-		}
+		snprintf(path, sizeof(path), "/sys/bus/%s/devices", b->d_name);
 		DIR *d = opendir(path);
-		free(path);
 		if (!d && errno != ENOENT)
 			err = -errno;
 		if (!d)

@@ -116,17 +116,15 @@ static int fs_lines_add(struct xtab *t, char *buf, size_t len)
 		p = nl ? nl + 1 : end;
 		if (e - line < 9 || memcmp(line, "alias fs-", 9))
 			continue;
-		char *key = line + 6, *sp = e;
-		while (sp > key && sp[-1] != ' ')
-			sp--;
-		if (sp == key)
+		char *key = line + 6, *sp = memrchr(key, ' ', (size_t)(e - key));
+		if (!sp)
 			return -EBADMSG;
-		long n = alias_normalize_in_place(key, (size_t)(sp - 1 - key));
+		long n = alias_normalize_in_place(key, (size_t)(sp - key));
 		if (n == -EINVAL)
 			continue;
 		if (n < 0)
 			return -EBADMSG;
-		int err = xtab_add(t, key, (size_t)n, sp, (size_t)(e - sp));
+		int err = xtab_add(t, key, (size_t)n, sp + 1, (size_t)(e - sp - 1));
 		if (err < 0)
 			return err;
 	}

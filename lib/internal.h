@@ -13,15 +13,21 @@
 
 #include "modrot.h"
 
-/*
- * Reads a whole file with plain read(2) calls into a malloc'd,
- * NUL-terminated buffer. /proc files report size 0, so the buffer grows
- * until read returns 0; one open, a few reads, one close.
- */
+/* A whole file (a /proc one, whose size says 0), in a malloc'd,
+ * NUL-terminated buffer. */
 int proc_read_whole(const char *path, char **out, size_t *len);
 
 /* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
 char *text_copy(const char *text, size_t len);
+
+/* FNV-1a of len bytes at p, for a table that compares the keys too. */
+static inline uint64_t fnv1a(const void *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const unsigned char *c = p, *end = c + len; c < end; c++)
+		h = (h ^ *c) * 0x100000001b3ull;
+	return h;
+}
 
 /* Maps the whole pages of [p, p + len) at once (lib/prefault.c says why):
  * for a fresh area of 64 KiB or more that is about to be written. */
@@ -123,9 +129,8 @@ int index_confirms_fs_aliases(const char *dir, const char *alias_text);
 
 /* ---- the in-use rule's inputs (inuse.c, mntns.c) ---- */
 
-/* No real mount table or modules.alias comes near this (Debian's whole
- * modules.alias is about 1.5 MB): a bigger one is not an input but junk.
- * The mount tables of all namespaces together get the same bound. */
+/* No real mount table or modules.alias comes near this: a bigger one is
+ * junk, not an input. All namespaces' mount tables together get the same bound. */
 #define USAGE_INPUT_MAX (64u << 20)
 #define MNTNS_TOTAL_MAX USAGE_INPUT_MAX
 
@@ -146,17 +151,12 @@ struct mntns_tables {
 	size_t n;
 };
 
-/*
- * The table of every distinct mount namespace with a process in proc
- * ("/proc"): this process's first, then one per namespace not yet read,
- * through the first process of it (by PID) whose table could be read;
- * a process whose link is EACCES is read too, its table kept unless the
- * same text was read already. Processes that exit meanwhile are passed
- * over. -errno when a link or a
- * table of a process still there cannot be read (-ENOLINK: a link that
- * names no mount namespace; -EFBIG: the tables together over
- * MNTNS_TOTAL_MAX), with what (cap bytes, may be NULL) naming it.
- */
+/* The table of every mount namespace a process in proc ("/proc") is in,
+ * this process's first (mntns.c says how). -errno when a link or the table
+ * of a process still there cannot be read (-ENOLINK: a link naming no mount
+ * namespace; -EFBIG: the tables together over MNTNS_TOTAL_MAX; -EACCES:
+ * proc hides processes; -EAGAIN: the process list kept changing), with
+ * what (cap bytes, may be NULL) naming it. */
 int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size_t cap);
 void mntns_tables_free(struct mntns_tables *t);
 

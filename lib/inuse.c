@@ -1,52 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The one rule for "in use", from what the kernel knows wherever it says
- * it. A module is in use when live modules depend on it (holders) or
- * devices are bound to its drivers, and:
+ * The one rule for "in use" (modrot.h, "in use: one rule for every tool").
+ * The kernel says what uses a module, but on a rot kernel of revision 1 to
+ * 3, whose reference count is always 0 and whose pins no file shows: there
+ * it is guessed from the mounts, failing closed on every doubt, and a
+ * refusal names the input it could not trust.
  *
- * - on a rot kernel of revision 4, when it is pinned (rot-abi.md C5:
- *   /proc/module_pins, read with the snapshot): an open file, a mount, a
- *   socket, a crypto transform all hold a pin. No mount table is read;
- * - on a stock kernel, when references beyond its holders remain (the
- *   reference count, as kmod reads it): an open device or a mount holds
- *   one there. No mount table is read either;
- * - only on a rot kernel of revision 1 to 3, whose reference count is
- *   always 0 and whose pins no file shows, it is guessed: a file system
- *   of a type it provides is mounted in some mount namespace.
- *
- * The guess is what the rest of this comment is about. It fails closed on
- * every doubt, and a refusal names the input it could not trust.
- *
- * Which module provides a type is what the module says of itself:
- * MODULE_ALIAS_FS() gives it the alias fs-TYPE, which depmod copies into
- * modules.alias. Only the types actually mounted are looked up, in one
- * pass over that file; a type may have several providers, and each of
- * them is in use while the type is mounted.
- *
- * A mount's type names the file system and, after a dot, its subtype
- * (fuse.sshfs): the module provides the file system. An alias may be a
- * pattern (fs-ext[234]), which modprobe matches as fnmatch() does.
+ * MODULE_ALIAS_FS() gives a module the alias fs-TYPE, which depmod copies
+ * into modules.alias; a type may have several providers, each in use while
+ * it is mounted. A mount's type may carry a subtype after a dot
+ * (fuse.sshfs), and the module provides the file system; an alias may be a
+ * pattern (fs-ext[234]), matched as modprobe does, with fnmatch().
  *
  * The mounts are those of every mount namespace (mntns.c): a container's
- * mount keeps the module busy as much as one of this process's. They are
- * read only when a module that provides a file system type is judged, and
- * then once per context: a module that provides none is judged without
- * reading any table, so no user's mount table (however large) can stand
- * in the way of unloading a network driver.
+ * mount keeps the module busy too. They are read once per context, and
+ * only when a module that provides a type is judged, so that no user's
+ * mount table, however large, stands in the way of unloading a network
+ * driver.
  *
- * The module directory and its alias index are read first: without them
- * nothing says which modules provide a type, which is no reason to think
- * none does (a container without /lib/modules/RELEASE, a kernel upgraded
- * before a reboot), so their absence is an error, never "no providers".
- *
- * The rule fails closed: an input it cannot read (a mount table, a
- * process's namespace link, or the text index while depmod's binary one
- * exists) is an error, never "no users", since the callers unload what
- * the rule calls unused. So is one that reads but cannot be right: this
- * process's mount table empty (the proc mount it is read from is in it),
- * a line without a type in any table, a NUL inside any input (what
- * follows it would go unseen), and a text index the binary one does not
- * confirm (cut short, or not depmod's).
+ * Without the module directory or its alias index nothing says which
+ * modules provide a type, which is no reason to think none does (a
+ * container without /lib/modules/RELEASE, a kernel upgraded before a
+ * reboot): their absence is an error. So is any input that cannot be read
+ * or cannot be right (a line without a type, this process's table empty
+ * though the proc mount it is read from is in it, a NUL inside an input,
+ * a text index the binary one does not confirm), since the callers unload
+ * what the rule calls unused.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -192,10 +171,8 @@ static int moddir_path(const char *moddir, char *path, size_t cap)
 	return snprintf(path, cap, "/lib/modules/%s", u.release) < (int)cap ? 0 : -ENAMETOOLONG;
 }
 
-/* The text index. Missing, with the module directory or not, it tells
- * nothing of which modules provide a type: an error (-ENOENT naming it),
- * never "none does". So is a text the binary one does not confirm
- * (-ESTALE): cut short, or not depmod's. */
+/* The text index, confirmed by the binary one when there is one: -errno
+ * naming the file otherwise (-ESTALE: not confirmed), never "no providers". */
 static int alias_read(struct rot_usage_ctx *c, const char *moddir, char *what, size_t cap)
 {
 	char dir[4096 - sizeof("/modules.alias.bin")], path[4096];
@@ -347,7 +324,6 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 {
 	size_t n = rot_snapshot_live_count(snap);
 	struct rot_usage *use = calloc(n + 1, sizeof(*use));
-	int err = 0;
 
 	memset(unused, 0, n * sizeof(*unused));
 	if (!use)
@@ -358,13 +334,12 @@ int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapsh
 			    (!rot_module_is_permanent(m) || (flags & ROT_UNUSED_PERMANENT));
 		if (!unused[i])
 			continue;
-		err = usage_of(ctx, snap, m, NULL, &use[i]);
+		int err = usage_of(ctx, snap, m, NULL, &use[i]);
 		/* This module's own devices, unreadable: it alone is kept. An
 		 * input every module shares (ctx's) fails the whole set. */
 		if (err < 0 && err != -ENOMEM && unknown && !rot_usage_ctx_failed_input(ctx)) {
 			unknown[i] = err;
 			unused[i] = false;
-			err = 0;
 			continue;
 		}
 		if (err < 0) {

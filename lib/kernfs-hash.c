@@ -1,14 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/*
- * kernfs_name_hash() of Linux 6.1 (fs/kernfs/dir.c, include/linux/
- * stringhash.h, include/linux/hash.h): for each byte of the name, a char
- * converted to unsigned long, hash = partial_name_hash(c, hash); then
- * end_name_hash(), which is hash_long(hash, 32): on a 64-bit kernel the
- * top 32 bits of hash * GOLDEN_RATIO_64, on a 32-bit one hash *
- * GOLDEN_RATIO_32; kept to 31 bits and out of 0, 1 and INT_MAX, which mark
- * "." and ".." and the end. Shared, as source, with the simulated kernel
- * (kernfs-hash.h).
- */
+/* kernfs_name_hash() of Linux 6.1 (fs/kernfs/dir.c, include/linux/
+ * stringhash.h, include/linux/hash.h), shared as source with the simulated
+ * kernel (kernfs-hash.h). */
 #include <stdio.h>
 
 #include "kernfs-hash.h"

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * kernfs_name_hash(), the order of every sysfs directory listing. Private
- * to libmodrot (kernfs_hash() is the running kernel's) and compiled into
- * the simulated kernel too, so that both order names by one definition.
- * Needs only the C library.
- */
+/* kernfs_name_hash(), the order of every sysfs directory listing: private
+ * to libmodrot, and compiled into the simulated kernel too (it needs only
+ * the C library), so that both order names by one definition. */
 #ifndef MODROT_KERNFS_HASH_H
 #define MODROT_KERNFS_HASH_H
 
@@ -12,18 +9,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/*
- * The hash of name as a kernel of this program's word size whose char is
- * signed (char_signed) or unsigned computes it: the kernel feeds each char
- * to partial_name_hash() as an unsigned long, so with a signed char a byte
- * above 0x7f arrives sign-extended. Bytes up to 0x7f hash the same either
- * way.
- */
+/* The hash of name as a kernel of this program's word size computes it,
+ * its char signed or not: each char goes to partial_name_hash() as an
+ * unsigned long, so a signed char's bytes above 0x7f arrive sign-extended. */
 uint32_t kernfs_name_hash(const char *name, bool char_signed);
 
 /* The hash in two steps, for a parser that hashes a name while it reads
- * it: each char (as the kernel widens it) through partial_name_hash(),
- * from 0, then the end. */
+ * it: from 0, each char (as the kernel widens it) through
+ * partial_name_hash(), then end_name_hash(): hash_long(hash, 32), kept to
+ * 31 bits and out of 0, 1 and INT_MAX, which mark "." and ".." and the end. */
 static inline unsigned long kernfs_hash_step(unsigned long hash, unsigned long ch)
 {
 	return (hash + (ch << 4) + (ch >> 4)) * 11;

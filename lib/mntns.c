@@ -1,48 +1,36 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The mount tables of every mount namespace, for the in-use rule. A file
+ * The mount tables of every mount namespace, for the in-use rule: a file
  * system mounted only inside a container, a service with PrivateMounts=
- * or an `unshare -m` shell is in none of this process's tables, yet it
- * keeps its module busy all the same. The kernel names a process's mount
- * namespace by the link /proc/PID/ns/mnt ("mnt:[INODE]") and shows its
- * table as /proc/PID/mounts, as the process sees it (what findmnt --task
- * reads).
+ * or an `unshare -m` shell keeps its module busy all the same. A
+ * process's namespace is the link /proc/PID/ns/mnt ("mnt:[INODE]"), its
+ * table /proc/PID/mounts as that process sees it (findmnt --task).
  *
- * The cost stays one readlink per process and one read per namespace:
- * this process's own namespace first (/proc/self), then each process in
- * PID order, whose table is read only when its namespace is new. A
- * namespace counts as read once a table of it was read, so a process that
- * exits on the way (its files gone: ENOENT or ESRCH, or a table read as
- * empty, which no live namespace has) is passed over and the next process
- * of that namespace stands in.
+ * One readlink per process, one read per namespace: this process's first,
+ * then each process in PID order whose namespace is new. A namespace
+ * counts as read once a table of it was, so a process that exits on the
+ * way (ENOENT, ESRCH, or a table read empty, which no live namespace has)
+ * is passed over and the next process of that namespace stands in.
  *
- * The link needs ptrace access to the process (PTRACE_MODE_READ: another
- * user's process, or one with capabilities the caller lacks, is EACCES),
- * the table does not (it is readable by all). A process whose link is
- * EACCES is therefore read all the same, one read per such process, and
- * its table is dropped when it is the same text as one already read: it
- * shows no mount the rule does not have. Anything else that keeps a table
- * from being read (EACCES on the table itself, as under hidepid=1, a read
- * error, a link that names no namespace) is an error: the rule fails
- * closed on it.
+ * The link needs ptrace access (PTRACE_MODE_READ: EACCES for another
+ * user's process); the table does not. Such a process's table is read
+ * anyway and dropped when its text was read already. Anything else that
+ * keeps a table from being read (EACCES on the table, as under hidepid=1,
+ * a read error, a link that names no namespace) fails the rule closed.
  *
  * What this cannot see: a namespace no process is in (kept by a bind
- * mount of its nsfs file or an open descriptor) has no /proc/PID to read
- * it through; nor do processes that are not in this PID namespace's
- * /proc. One mounted hidepid=2 (invisible) or 4 (ptraceable) hides from a
- * caller without CAP_SYS_PTRACE the processes it cannot ptrace (root
- * without that capability included): there the rule fails closed (EACCES,
- * naming /proc).
+ * mount of its nsfs file or an open descriptor), and processes outside
+ * this PID namespace's /proc. Where proc is mounted hidepid=2 (invisible)
+ * or 4 (ptraceable), a caller without CAP_SYS_PTRACE (root included)
+ * cannot list the processes it cannot ptrace: the rule fails closed
+ * (EACCES, naming /proc).
  *
- * Processes come and go while the tables are read: the only process of a
- * namespace may fork and exit between the listing and its turn, leaving
- * its namespace to a child the listing never named. So /proc is listed
- * again once every process listed was read, and each process that
- * appeared meanwhile is read too, until a listing names none that was not
- * read; a process list that keeps changing past a bound is -EAGAIN,
- * naming /proc, rather than a table taken as complete. A process whose root is not its namespace's
- * (chroot) sees only the mounts below its root: the first process read
- * for a namespace stands for all of it.
+ * The only process of a namespace may fork and exit between the listing
+ * and its turn, leaving its namespace to a child the listing never named.
+ * So /proc is listed again, and the processes new in it read, until a
+ * listing names none; a list that keeps changing past a bound is -EAGAIN,
+ * naming /proc. A process in a chroot sees only the mounts below its root:
+ * the first process read for a namespace stands for all of it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -107,18 +95,11 @@ static int ns_of(const char *proc, const char *who, uint64_t *ino, char *path, s
 	return 0;
 }
 
-/* FNV-1a, to tell tables apart before comparing them whole. */
-static uint64_t text_hash(const char *text)
+/* Whether a table of the same text was read already (the hashes tell
+ * tables apart before they are compared whole). */
+static bool tables_have(const struct mntns_tables *t, const char *text)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ull;
-	return h;
-}
-
-/* Whether a table of the same text was read already. */
-static bool tables_have(const struct mntns_tables *t, const char *text, uint64_t hash)
-{
+	uint64_t hash = fnv1a(text, strlen(text));
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].hash == hash && !strcmp(t->v[i].text, text))
 			return true;
@@ -134,7 +115,7 @@ static int tables_add(struct mntns_tables *t, char *text, long pid, size_t *tota
 	if (!v)
 		return -ENOMEM;
 	t->v = v;
-	t->v[t->n++] = (struct mntns_table){ .text = text, .pid = pid, .hash = text_hash(text) };
+	t->v[t->n++] = (struct mntns_table){ .text = text, .pid = pid, .hash = fnv1a(text, len) };
 	*total += len;
 	return 0;
 }
@@ -145,13 +126,8 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/*
- * Whether proc, as this process's table shows it mounted, hides from it
- * processes it cannot ptrace (hidepid=2 or invisible, 4 or ptraceable):
- * those it cannot list, nor tell were ever there. Only CAP_SYS_PTRACE
- * (in the effective set) sees them all, whatever the user: root without
- * it does not.
- */
+/* Whether CAP_SYS_PTRACE is in the effective set: under hidepid=2 or 4
+ * only it sees every process, whatever the user (root without it does not). */
 static bool may_ptrace_all(void)
 {
 	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
@@ -162,6 +138,8 @@ static bool may_ptrace_all(void)
 	return d[CAP_SYS_PTRACE / 32].effective & (1u << (CAP_SYS_PTRACE % 32));
 }
 
+/* Whether proc, as this process's table shows it mounted, hides from it
+ * processes it cannot ptrace, which it can neither list nor tell were there. */
 static bool processes_hidden(const char *proc, const char *self_text)
 {
 	size_t plen = strlen(proc);
@@ -187,7 +165,8 @@ static bool processes_hidden(const char *proc, const char *self_text)
 	return false;
 }
 
-/* The PIDs in proc, in order: -errno when proc cannot be listed. */
+/* The PIDs in proc, in order: -errno when proc cannot be listed (*out,
+ * when set, is the caller's to free either way). */
 static int pids_list(const char *proc, long **out, size_t *count)
 {
 	DIR *d = opendir(proc);
@@ -196,8 +175,6 @@ static int pids_list(const char *proc, long **out, size_t *count)
 	int err = 0;
 	struct dirent *e;
 
-	*out = NULL;
-	*count = 0;
 	if (!d)
 		return -errno;
 	for (errno = 0; (e = readdir(d)); errno = 0) {
@@ -217,15 +194,11 @@ static int pids_list(const char *proc, long **out, size_t *count)
 	if (!err && errno)
 		err = -errno;
 	closedir(d);
-	if (err) {
-		free(v);
-		return err;
-	}
 	if (n)
 		qsort(v, n, sizeof(*v), pid_cmp);
 	*out = v;
 	*count = n;
-	return 0;
+	return err;
 }
 
 /* One process's table, when its namespace is new: 0 read (or passed over
@@ -255,8 +228,7 @@ static int process_read(const char *proc, long pid, void **seen, struct mntns_ta
 		if (gone(ns_of(proc, who, &now, again, sizeof(again))))
 			err = -ENOENT;
 	}
-	if (gone(err) || (!err && !text[0]) ||
-	    (!err && !ino && tables_have(t, text, text_hash(text)))) {
+	if (gone(err) || (!err && !text[0]) || (!err && !ino && tables_have(t, text))) {
 		free(text);
 		return 0;
 	}
@@ -277,11 +249,9 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 	long *pids = NULL;
 	size_t npids = 0, total = 0;
 	uint64_t self;
-	int err = 0;
 
 	*t = (struct mntns_tables){ 0 };
-	path[0] = '\0';
-	err = ns_of(proc, "self", &self, path, sizeof(path));
+	int err = ns_of(proc, "self", &self, path, sizeof(path));
 	if (!err) {
 		snprintf(path, sizeof(path), "%s/self/mounts", proc);
 		err = usage_input_read(path, &text);

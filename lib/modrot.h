@@ -62,8 +62,9 @@ struct rot_parse_error {
 
 /*
  * After a function that parses a kernel file (rot_snapshot_read(),
- * rot_name_rotting(), rot_taint_read(), rot_kernel_facts_read()) returned -EPROTO in this thread: where, and
- * why. NULL when the last failure was not a malformed file.
+ * rot_name_rotting(), rot_taint_read(), rot_kernel_facts_read()) returned
+ * -EPROTO in this thread: where, and why. NULL when the last failure was
+ * not a malformed file.
  */
 const struct rot_parse_error *rot_parse_error_last(void); /* since 0.1 */
 
@@ -222,28 +223,22 @@ struct rot_reclaim_result {
 
 /*
  * Reclaims the rotting instances of name, and accounts for them: one entry
- * point for every tool (since 0.1). ioctl(ROT_IOC_RECLAIM4) on
- * /proc/rotting_modules (rot-abi.md R10-R13); a kernel that answers
- * ENOTTY (revision 3) is asked with ROT_IOC_RECLAIM (R1-R9), and only one
- * that answers ENOTTY to that too (revision 2 or 1) with
- * delete_module(MODULE_RECLAIM). On revision 4 or 3 the kernel's reply is
- * the result (and what kept instances
- * hold is read from /proc/rotting_modules). On revision 2 or 1 the count
- * freed is the kernel's (revision 1 returns 0: then it is what the
- * snapshot saw rot, plus the snapshot's live instance if it has been
- * unloaded since); when it differs from what the snapshot saw (a
- * concurrent unload added an instance, some were kept, another caller
- * freed some first), /proc/rotting_modules is read once more to tell how
- * many stay and what the freed ones held. A stock kernel ignores unknown
- * flag bits and would unload the live module instead, so this refuses
- * with -EOPNOTSUPP unless the snapshot shows a rot kernel.
+ * point for every tool (since 0.1). Asks with ROT_IOC_RECLAIM4 (rot-abi.md
+ * R10-R13), then ROT_IOC_RECLAIM (R1-R9), then delete_module(MODULE_RECLAIM)
+ * (revision 2 or 1), each only when the one before answered ENOTTY (D3).
+ * On revision 4 or 3 the kernel's reply is the result. On revision 2 or 1
+ * only the count freed is the kernel's (revision 1 returns 0: then it is
+ * what the snapshot saw rot, plus its live instance if unloaded since);
+ * when it differs from what the snapshot saw, /proc/rotting_modules is
+ * read once more to tell how many stay and what the freed ones held.
+ * -EOPNOTSUPP unless the snapshot shows a rot kernel: a stock kernel would
+ * take the request for an unload.
  *
  * Returns the number freed (> 0), or -EBUSY when instances were kept and
  * none freed; *res is filled in both cases (and zeroed otherwise, but
  * for res->size). -ENOENT nothing of that name rots, -EOPNOTSUPP, -EPERM,
  * -EINVAL (also for res NULL or res->size too small; then nothing is asked).
- * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD): rot_taint_read()
- * around a run tells the change.
+ * Freeing taints the kernel R (ROT_TAINT_FORCED_RMMOD).
  */
 int rot_reclaim(const struct rot_snapshot *snap, const char *name, unsigned flags,
 		struct rot_reclaim_result *res);
@@ -317,7 +312,8 @@ bool rot_name_is_builtin(const char *name);
 /*
  * Modules with per-CPU data (DEFINE_PER_CPU) take it from a small fixed
  * reserve (PERCPU_MODULE_RESERVE, 8 KiB per CPU on x86_64), and a rotting
- * instance keeps its area until reclaimed. All sizes here are per CPU.
+ * instance keeps its area until reclaimed: on a rot kernel the reserve
+ * runs out long before memory does. All sizes here are per CPU.
  */
 struct rot_percpu;
 
@@ -408,30 +404,24 @@ struct rot_usage_ctx;
 
 /*
  * The in-use rule's inputs, for the kernel of snap (the snapshot the rule
- * will be asked about; NULL: a kernel of revision 1 to 3). On a stock
- * kernel or one of revision 4 the kernel knows what uses a module:
- * nothing is read here, and a context made so refuses (-ESTALE) to judge
- * a module of a snapshot of revision 1 to 3. On revision 1
- * to 3: MODDIR/modules.alias (depmod's index of MODULE_ALIAS_FS: every
- * module with the alias fs-TYPE provides TYPE; moddir NULL is
- * /lib/modules/RELEASE of the running kernel), read now; and, on the
- * first judgement of a module that provides a type (never for one that
- * provides none), the mount tables of every mount namespace a process is
- * in (/proc/self/mounts, then /proc/PID/mounts of one process per other
- * namespace, told apart by /proc/PID/ns/mnt; processes that exit
- * meanwhile are passed over, and /proc is listed again until no process
- * appeared that was not read, a bounded number of times, else -EAGAIN).
- * A process whose link the caller may not read (another user's: EACCES)
- * is read through its table, which anyone may read.
- * The rule fails closed: an input that cannot be read (missing, the
- * module directory or modules.alias included, a directory, not a regular
- * file, over 64 MiB, unreadable, malformed, a process's namespace link
- * naming no mount namespace (-ENOLINK), /proc hiding processes from a
- * caller without CAP_SYS_PTRACE (hidepid=2 or 4: -EACCES, "/proc")) is
- * -errno, never "no users"; then what (cap bytes; may be NULL) gets the
- * path of the input that could not be read ("" when none: out of
- * memory), or, for the tables, rot_usage_ctx_failed_input() after the
- * judgement that needed them. Since 0.1, as rot_usage_ctx_free().
+ * will be asked about; NULL: a kernel of revision 1 to 3). Since 0.1, as
+ * rot_usage_ctx_free(). On a stock kernel or one of revision 4 nothing is
+ * read, and the context refuses (-EXDEV) to judge a module of a snapshot
+ * of revision 1 to 3. On revision 1 to 3, MODDIR/modules.alias (moddir
+ * NULL: /lib/modules/RELEASE of the running kernel), whose fs-TYPE aliases
+ * say which modules provide a file system type, is read now; the mount
+ * tables of every mount namespace a process is in (/proc/PID/mounts, one
+ * process per namespace; one that exits meanwhile is passed over) are
+ * read on the first judgement of a module that provides a type.
+ * The rule fails closed: an input that cannot be read or trusted (missing,
+ * not a regular file, over 64 MiB, malformed; -ESTALE a modules.alias its
+ * binary index does not confirm; -ENOLINK a namespace link
+ * naming no mount namespace; -EACCES "/proc" when proc hides processes
+ * from a caller without CAP_SYS_PTRACE; -EAGAIN "/proc" when the process
+ * list keeps changing) is -errno, never "no users". Then what (cap bytes;
+ * may be NULL) gets the path of that input ("" when none: out of memory),
+ * or, for the tables, rot_usage_ctx_failed_input() after the judgement
+ * that needed them.
  */
 int rot_usage_ctx_read(const struct rot_snapshot *snap, const char *moddir,
 		       struct rot_usage_ctx **out, char *what, size_t cap);
@@ -499,9 +489,8 @@ enum rot_unused_flags {
  * that cannot be counted are not known to be none, so the rule fails
  * closed (unused is then all false). With unknown (an int per live
  * module, zeroed by the caller), only that module fails closed: it is
- * kept, unknown[i] says why, and the others are judged (a driver named
- * with a '/', such as a PHY driver's, makes its module's
- * /sys/module/NAME/drivers unreadable: EIO).
+ * kept, unknown[i] says why, and the others are judged (architecture.md:
+ * "A driver whose name has a slash").
  */
 int rot_snapshot_unused(const struct rot_usage_ctx *ctx, const struct rot_snapshot *snap,
 			unsigned flags, bool *unused, int *unknown, size_t *failed);
@@ -625,8 +614,8 @@ enum rot_sig_status {
 
 /*
  * What a module's signature trailer says, and, once verified, the verdict
- * (since 0.1, as every rot_sig_info_* function). Opaque: a later release may tell more (a second signer, the
- * digest) without changing what a caller allocates.
+ * (since 0.1, as every rot_sig_info_* function). Opaque: a later release
+ * may tell more (a second signer, the digest).
  */
 struct rot_sig_info;
 
@@ -748,9 +737,8 @@ struct rot_symbols;
 
 /*
  * The subset of wanted names that /proc/kallsyms lists (the kernel's and
- * live modules' symbols). The file is scanned a buffer at a time and only
- * wanted names are kept, so a kernel's hundred thousand symbols cost
- * neither a table nor a copy of the file.
+ * live modules' symbols), scanned a buffer at a time: the kernel's symbols
+ * cost neither a table nor a copy of the file.
  */
 int rot_symbols_read_kallsyms(const char *const *wanted, size_t nwanted, struct rot_symbols **out);
 /* An empty set, for modules of a batch to add what they define. */
@@ -763,13 +751,12 @@ void rot_symbols_free(struct rot_symbols *set);
 
 /*
  * What the running kernel accepts, read once per run (since 0.1, as every
- * rot_kernel_facts_* function): uname,
- * sig_enforce and the kernel's vermagic. Opaque: the release and the
- * vermagic are as long as the kernel makes them, and a new fact (a
- * lockdown mode) is a new accessor. The vermagic is that of the first
- * module /lib/modules/RELEASE/modules.dep lists: the kernel build stamps
- * every module it ships with its own. Returns 0, or a negative errno
- * (-EPROTO: sig_enforce reads neither Y nor N) and *out NULL.
+ * rot_kernel_facts_* function): uname, sig_enforce and the kernel's
+ * vermagic. Opaque: the release and the vermagic are as long as the kernel
+ * makes them, and a new fact is a new accessor. The vermagic is that of
+ * the first module /lib/modules/RELEASE/modules.dep lists: the kernel
+ * build stamps every module it ships with its own. Returns 0, or a
+ * negative errno (-EPROTO: sig_enforce reads neither Y nor N) and *out NULL.
  */
 struct rot_kernel_facts;
 
@@ -781,8 +768,8 @@ int rot_kernel_facts_elf_machine(const struct rot_kernel_facts *kf);
 
 /*
  * A preflight (since 0.1, as every rot_preflight_* function): what the
- * checks are given, set once, and the
- * verdict of the last rot_preflight_check(). Opaque, so that a new check
+ * checks are given, set once, and the verdict of the last
+ * rot_preflight_check(). Opaque, so that a new check
  * takes a new setter and a new verdict a new accessor. kernel must outlive
  * it, as must what the setters are given. Returns 0, -ENOMEM or -EINVAL
  * (kernel NULL).

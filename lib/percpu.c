@@ -5,10 +5,8 @@
  *     reserve SIZE free FREE largest LARGEST
  *     NAME BYTES STATE 0xADDRESS          one per instance holding per-CPU bytes
  *
- * Sizes are per CPU. Modules with DEFINE_PER_CPU data take their area from
- * this small fixed reserve, and a rotting instance keeps it, so on a rot
- * kernel it runs out long before memory does. The parser is as strict as
- * the other kernel files': a bad line is -EPROTO with the line and reason.
+ * Sizes are per CPU (modrot.h says why the reserve matters). A bad line
+ * is -EPROTO with the line and reason, as in the other kernel files.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -105,19 +103,13 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 {
 	parse_error_clear();
 	struct rot_percpu *pc = calloc(1, sizeof(*pc));
-	size_t lines = 1;
-	for (const char *p = buf; (p = memchr(p, '\n', (size_t)(buf + len - p))); p++)
-		lines++;
-	if (pc)
-		pc->v = malloc(lines * sizeof(*pc->v));
-	if (!pc || !pc->v) {
+	if (!pc) {
 		free(buf);
-		rot_percpu_free(pc);
 		return -ENOMEM;
 	}
 	pc->buf = buf;
 	char *end = buf + len;
-	size_t lineno = 0;
+	size_t lineno = 0, cap = 0;
 	uint64_t held = 0;
 	bool seen_rotting = false;
 	int err = 0;
@@ -129,6 +121,10 @@ static int percpu_build(char *buf, size_t len, struct rot_percpu **out)
 		if (lineno == 1) {
 			err = parse_header(line, eol, pc, &reason);
 		} else if (eol > line) {
+			if (!array_reserve(&pc->v, &cap, pc->count + 1, sizeof(*pc->v))) {
+				err = -ENOMEM;
+				break;
+			}
 			struct percpu_entry *e = &pc->v[pc->count];
 			err = parse_entry(line, eol, e, &reason);
 			if (!err && seen_rotting && e->state != ROT_STATE_ROTTING) {

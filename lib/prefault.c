@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Fresh memory about to be written whole, its pages taken in one call.
- *
- * A buffer lib fills at once (a file read whole, the snapshot's module
- * array) is new memory: each of its pages costs a fault on first touch,
- * a trap into the kernel and back, costly on a virtual machine
- * (bench/README.md). MADV_POPULATE_WRITE (Linux 5.14) maps them all in one system call; an
- * older kernel answers EINVAL and the pages fault in as before. Only
- * areas of 64 KiB or more are worth the call.
+ * Fresh memory about to be written whole (a file read whole, the
+ * snapshot's module array) costs a fault per page on first touch, dear on
+ * a virtual machine (bench/README.md). MADV_POPULATE_WRITE (Linux 5.14)
+ * maps the pages in one system call; an older kernel answers EINVAL and
+ * they fault in as before. Only areas of 64 KiB or more are worth the call.
  */
 #include <stdint.h>
 #include <sys/mman.h>

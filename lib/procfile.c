@@ -30,7 +30,6 @@ const struct rot_parse_error *rot_parse_error_last(void)
 	return last_error.file ? &last_error : NULL;
 }
 
-/* A NUL-terminated copy of len bytes at text; NULL for NULL, or without memory. */
 char *text_copy(const char *text, size_t len)
 {
 	char *copy = text ? malloc(len + 1) : NULL;
@@ -48,14 +47,10 @@ int file_open_regular(const char *path, struct stat *st)
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, st) < 0) {
-		int err = -errno;
+	int err = fstat(fd, st) < 0 ? -errno : S_ISREG(st->st_mode) ? 0 : -EINVAL;
+	if (err < 0) {
 		close(fd);
 		return err;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		close(fd);
-		return -EINVAL;
 	}
 	/* O_NONBLOCK stays: Linux reads regular files the same either way,
 	 * and file_read() clears it on the rare file system that answers
@@ -92,15 +87,13 @@ int rot_file_check(const char *path, uint64_t limit)
 }
 
 /*
- * Read fd to its end, at most limit bytes (more is -EFBIG), into a
- * NUL-terminated buffer that starts at cap bytes and doubles; fd stays
- * open. The one read loop of lib: the size a file reports is only a hint
- * (a file that grows while it is read, /proc's that report 0). sized: cap
- * comes from the file's own size, so the buffer will be filled and its
- * pages are taken at once; a guessed cap is not (most /proc/modules are
- * a few KB), only what a growth adds. interruptible: a descriptor the
- * caller gave, read with plain read(2), so that a signal whose handler
- * does not restart (EINTR) ends it, and its O_NONBLOCK is left alone.
+ * The one read loop of lib: fd to its end, at most limit bytes (more is
+ * -EFBIG), into a NUL-terminated buffer of cap bytes that doubles, since
+ * the size a file reports is only a hint (it may grow; /proc's say 0).
+ * sized: cap is the file's own size, so the whole buffer will be filled
+ * and is prefaulted; a guessed one is not, only what growing adds.
+ * interruptible: the caller's descriptor, read with plain read(2), so a
+ * signal that does not restart ends it and its O_NONBLOCK is left alone.
  */
 static int read_fd_whole(int fd, size_t cap, bool sized, bool interruptible, size_t limit,
 			 char **out, size_t *len)

@@ -14,14 +14,6 @@ struct rot_symbols {
 	size_t count;
 };
 
-static size_t hash(const char *s, size_t len)
-{
-	size_t h = 14695981039346656037ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
-}
-
 int rot_symbols_new(struct rot_symbols **out)
 {
 	struct rot_symbols *set = calloc(1, sizeof(*set));
@@ -36,7 +28,7 @@ int rot_symbols_new(struct rot_symbols **out)
 
 static size_t slot_of(const struct rot_symbols *set, const char *name, size_t len)
 {
-	size_t h = hash(name, len) & set->mask;
+	size_t h = (size_t)fnv1a(name, len) & set->mask;
 	while (set->slots[h] && (strncmp(set->slots[h], name, len) != 0 || set->slots[h][len]))
 		h = (h + 1) & set->mask;
 	return h;

@@ -26,17 +26,8 @@ static int call_delete_module(const char *name, unsigned flags)
 
 int rot_unload(const char *name, unsigned flags)
 {
-	unsigned kflags = O_NONBLOCK;
-	if (flags & ROT_UNLOAD_FORCE)
-		kflags |= O_TRUNC;
-	return call_delete_module(name, kflags);
-}
-
-static bool live_now(const char *name)
-{
-	char path[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
-	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
-	return access(path, F_OK) == 0;
+	return call_delete_module(name,
+				  flags & ROT_UNLOAD_FORCE ? O_NONBLOCK | O_TRUNC : O_NONBLOCK);
 }
 
 /* Revision 2 and later have /sys/module/module/parameters/rot_reclaim_checks
@@ -63,8 +54,10 @@ static int reclaim_delete_module(const struct rot_snapshot *snap, const char *na
 	 * saw rot is the best count there is, plus the live instance it saw
 	 * if that has been unloaded since (by the caller, typically), and at
 	 * least the one it freed. */
+	char live[sizeof("/sys/module//initstate") + ROT_NAME_MAX];
+	snprintf(live, sizeof(live), "/sys/module/%s/initstate", name);
 	int seen = (int)rot_snapshot_rotting_of(snap, name, NULL, NULL);
-	if (rot_snapshot_find_live(snap, name) && !live_now(name))
+	if (rot_snapshot_find_live(snap, name) && access(live, F_OK) < 0)
 		seen++;
 	return seen > 0 ? seen : 1;
 }
@@ -120,10 +113,8 @@ static int reclaim_ioctl(const char *name, bool force, struct rot_reclaim4_req *
 void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned flags,
 		     struct reclaim_seen *seen)
 {
-	uint64_t bytes, newest;
-	seen->instances = rot_snapshot_rotting_of(snap, name, &bytes, &newest);
-	seen->bytes = bytes;
-	seen->unit = newest;
+	uint64_t newest;
+	seen->instances = rot_snapshot_rotting_of(snap, name, &seen->bytes, &seen->unit);
 	/* What a concurrent unload leaves is the live module (while Loading,
 	 * SIZE counts init memory too: then the newest rotting one). */
 	const struct rot_module *live = rot_snapshot_find_live(snap, name);
@@ -132,11 +123,10 @@ void reclaim_seen_of(const struct rot_snapshot *snap, const char *name, unsigned
 	if (!live || !(flags & ROT_RECLAIM_UNLOADED))
 		return;
 	uint64_t size = rot_module_size(live);
-	size_t n;
 	/* Seen Loading, its SIZE counted init memory, freed since: ask what
 	 * the instance it left rotting holds. */
 	if (rot_module_state(live) == ROT_STATE_LOADING &&
-	    rot_name_rotting(name, &n, NULL, &newest) == 0)
+	    rot_name_rotting(name, NULL, NULL, &newest) == 0)
 		size = newest;
 	seen->instances++;
 	seen->bytes += size;
@@ -191,39 +181,36 @@ static int size_now(const char *name, uint64_t *size)
 	return 0;
 }
 
+/* How many of name rot now, and their bytes (0 when the read fails:
+ * res->recount_err says why). */
+static void recount(const char *name, struct rot_reclaim_result *res, size_t *left,
+		    uint64_t *left_bytes)
+{
+	*left = 0; /* rot_name_rotting() sets nothing when it fails */
+	*left_bytes = 0;
+	int err = rot_name_rotting(name, left, left_bytes, NULL);
+	if (err < 0)
+		res->recount_err = err;
+}
+
 /* Revision 2 or 1 freed res->freed instances: what they held, and what stays. */
 static void reclaim_account(const char *name, const struct reclaim_seen *seen,
 			    struct rot_reclaim_result *res)
 {
-	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
-	uint64_t left_bytes = 0;
+	size_t left;
+	uint64_t left_bytes;
 
 	if (res->freed == seen->instances) {
 		res->bytes = seen->bytes;
 		return;
 	}
-	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
-	if (err < 0)
-		res->recount_err = err;
+	recount(name, res, &left, &left_bytes);
 	struct reclaim_seen s = *seen;
+	int err;
 	if (!s.unit && reclaim_needs_unit(seen, res->freed, left) &&
 	    (err = size_now(name, &s.unit)) < 0)
 		res->recount_err = err;
 	reclaim_estimate(&s, left, left_bytes, res);
-}
-
-/* Revision 2 or 1 kept every instance (-EBUSY): how many stay, and their bytes. */
-static void reclaim_refused(const char *name, const struct reclaim_seen *seen,
-			    struct rot_reclaim_result *res)
-{
-	size_t left = 0; /* rot_name_rotting() sets nothing when it fails */
-	uint64_t left_bytes = 0;
-	int err = rot_name_rotting(name, &left, &left_bytes, NULL);
-	if (err < 0)
-		res->recount_err = err;
-	/* none left to count: those seen stay */
-	res->kept = (unsigned)(left ? left : seen->instances);
-	res->kept_bytes = left ? left_bytes : seen->bytes;
 }
 
 /* rot_reclaim() into a whole struct of this release's size. */
@@ -261,12 +248,9 @@ static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsign
 			.where = reclaim_where,
 		};
 		/* the kernel counted both sides; only what the kept ones hold is ours to read */
-		if (res->kept) {
-			size_t left;
-			int err = rot_name_rotting(name, &left, &res->kept_bytes, NULL);
-			if (err < 0)
-				res->recount_err = err;
-		}
+		size_t left;
+		if (res->kept)
+			recount(name, res, &left, &res->kept_bytes);
 		return ret;
 	}
 	/* D3: only a kernel that does not know the request may be asked the
@@ -276,8 +260,13 @@ static int reclaim_run(const struct rot_snapshot *snap, const char *name, unsign
 		return ret;
 	res->revision = revision_1() ? 1 : 2;
 	ret = reclaim_delete_module(snap, name, force);
-	if (ret == -EBUSY)
-		reclaim_refused(name, &seen, res);
+	if (ret == -EBUSY) { /* every instance kept: none left to count means those seen stay */
+		size_t left;
+		uint64_t left_bytes;
+		recount(name, res, &left, &left_bytes);
+		res->kept = (unsigned)(left ? left : seen.instances);
+		res->kept_bytes = left ? left_bytes : seen.bytes;
+	}
 	if (ret <= 0)
 		return ret;
 	res->freed = (unsigned)ret;
@@ -308,11 +297,8 @@ bool rot_name_is_builtin(const char *name)
 	return access(path, F_OK) < 0 && errno == ENOENT;
 }
 
-/* Where the lock lives: a file only root can make, in a directory only
- * root can write (made, 0700, by the first reclaim that needs it; /run is
- * root's, so no one else can make it first). MODROT_RECLAIM_LOCK
- * names another place, for tests; secure_getenv ignores it in a setuid
- * run. */
+/* /run is root's, so no one else can make the lock's directory first.
+ * MODROT_RECLAIM_LOCK is for tests; secure_getenv ignores it in a setuid run. */
 const char *rot_reclaim_lock_path(void)
 {
 	const char *env = secure_getenv("MODROT_RECLAIM_LOCK");
