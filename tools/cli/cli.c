@@ -142,11 +142,6 @@ bool cli_is_quiet(void)
 	return quiet;
 }
 
-bool cli_is_verbose(void)
-{
-	return verbosity > 0;
-}
-
 int cli_verbosity(void)
 {
 	return verbosity;
@@ -243,11 +238,6 @@ static bool same_option(const struct option *a, const struct option *b)
 	return a->has_arg == b->has_arg && a->flag == b->flag && a->val == b->val;
 }
 
-static bool is_prefix(const struct option *o, const char *name, size_t len)
-{
-	return strncmp(o->name, name, len) == 0;
-}
-
 /*
  * What getopt_long refused in the long option word ("--name" or
  * "--name=value"; c is '?' or ':'), told as getopt's own messages tell it
@@ -264,7 +254,7 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 	bool ambiguous = false;
 
 	for (const struct option *o = longopts; o && o->name; o++) {
-		if (!is_prefix(o, name, len))
+		if (strncmp(o->name, name, len) != 0)
 			continue;
 		if (strlen(o->name) == len) { /* an exact match is never ambiguous */
 			found = o;
@@ -283,7 +273,8 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 		char list[768] = "", item[128];
 		size_t used = 0;
 		for (const struct option *o = longopts; o->name; o++) {
-			if (!is_prefix(o, name, len) || (o != found && same_option(found, o)))
+			if (strncmp(o->name, name, len) != 0 ||
+			    (o != found && same_option(found, o)))
 				continue;
 			int n = snprintf(item, sizeof(item), " '--%s'", o->name);
 			if (n > 0 && (size_t)n < sizeof(item) && used + (size_t)n < sizeof(list)) {
@@ -415,10 +406,8 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 			return -ERANGE;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	if (*p && strcmp(p, "B") != 0 && strcmp(p, "b") != 0) {
-		const char *u = strchr(units, *p >= 'a' ? *p - 32 : *p);
-		if (!u)
-			return -EINVAL;
+	const char *u = *p ? strchr(units, *p >= 'a' ? *p - 32 : *p) : NULL;
+	if (u) {
 		unsigned shift = 10 * (unsigned)(u - units + 1);
 		if (v > (UINT64_MAX >> shift))
 			return -ERANGE;
