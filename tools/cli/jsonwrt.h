@@ -36,9 +36,7 @@ struct json_writer {
  * write's errno, or -E2BIG for containers nested deeper than
  * JSON_DEPTH_MAX, a bug of the tool's), which the tool reports.
  */
-int json_start_stdout(struct json_writer *w);
-/* The same; compact: the document is one line, for a stream of them. */
-int json_start_stdout_line(struct json_writer *w, bool compact);
+int json_start_stdout(struct json_writer *w, bool compact);
 int json_finish(struct json_writer *w);
 
 /* name is the member's name inside an object (plain ASCII: the tools'

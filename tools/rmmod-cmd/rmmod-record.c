@@ -79,7 +79,7 @@ void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 {
 	struct json_writer w;
 	struct rmmod_sums total = { 0 };
-	int err = json_start_stdout(&w);
+	int err = json_start_stdout(&w, false);
 	if (err == 0) {
 		json_open_array(&w, JK_MODULES);
 		for (size_t i = 0; i < r->nrecords; i++) {
