@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # modrot against Debian's kmod on Debian's real module tree: the kernel
 # package downloaded with apt-get, unpacked, indexed by depmod. Times
-# modinfo, modprobe -D, --show-exports (one process per module), and
-# modinfo, modprobe -n -v -a and -c (one process for all), interleaved
-# (bench/pairs.py: medians of per-pair ratios), installed builds on both
-# sides, every command under the simulated kernel (a stock one, empty).
+# modinfo (of .ko, .ko.xz and .ko.zst), modprobe -D, --show-exports (one
+# process per module), and modinfo, modprobe -n -v -a and -c (one process
+# for all), interleaved (bench/pairs.py: medians of per-pair ratios),
+# installed builds on both sides, every command under the simulated
+# kernel (a stock one, empty).
 # Not part of the tests or CI: it downloads about 70 MB.
 #
 #   BENCH_DEBIAN_PACKAGE=NAME  (default: the newest linux-image-6.1.*-amd64-unsigned)
@@ -67,6 +68,24 @@ pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME=/sbin/$mi {}" \
 pairs --each "$BENCH_TMP/names" 1 "kmod modprobe -D NAME=/sbin/$mp -D {}" "modrot modprobe -D NAME=$tree/sbin/$mp -D {}"
 pairs --each "$BENCH_TMP/paths" 1 "kmod modprobe --show-exports FILE=/sbin/$mp --show-exports {}" \
 	"modrot modprobe --show-exports FILE=$tree/sbin/$mp --show-exports {}"
+
+# Debian 12's modules are plain .ko; the same modules compressed as the
+# kernel's "make modules_install" compresses them (scripts/Makefile.modinst:
+# xz --check=crc32 --lzma2=dict=1MiB, zstd -T0), in a copy of the tree
+# whose other files are hard links, indexed again.
+for comp in xz zst; do
+	croot=$BENCH_TMP/root-$comp
+	cp -al "$root" "$croot"
+	case $comp in
+	xz) xargs -P 2 -n 16 xz -q --check=crc32 --lzma2=dict=1MiB ;;
+	zst) xargs -P 2 -n 16 zstd -q -T0 --rm ;;
+	esac < <(sed "s,^,$croot/lib/modules/$ver/," "$BENCH_TMP/files")
+	/sbin/depmod -b "$croot" "$ver"
+	# A kept verdict needs indexes older than the check's margin.
+	sleep 3
+	pairs --each "$BENCH_TMP/names" 1 "kmod modinfo NAME (.ko.$comp)=/sbin/modinfo -b $croot -k $ver {}" \
+		"modrot modinfo NAME (.ko.$comp)=$tree/sbin/modinfo -b $croot -k $ver {}"
+done
 
 echo
 echo "## one process for all ($count modules), $BENCH_ROUNDS rounds"

@@ -49,24 +49,6 @@ static void help(void)
  * are then not written at all, rather than written wrong. */
 static bool out_of_memory;
 
-/* A label value, injectively (promlabel.h): two module names never give
- * the same series, which node_exporter would drop as a duplicate. */
-static void put_label_value(FILE *f, const char *s)
-{
-	struct outbuf o;
-	size_t n = strlen(s);
-	if (outbuf_init(&o, 5 * n + 1) < 0) {
-		out_of_memory = true;
-		return;
-	}
-	prom_label_escape(&o, s, n);
-	if (outbuf_failed(&o))
-		out_of_memory = true;
-	else
-		fwrite(o.buf, 1, o.len, f);
-	outbuf_release(&o);
-}
-
 static void put_family(FILE *f, const char *name, const char *help_text)
 {
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
@@ -79,13 +61,22 @@ static void put_gauge(FILE *f, const char *name, const char *help_text, uint64_t
 	fprintf(f, "%s %" PRIu64 "\n", name, value);
 }
 
-/* The start of a sample of a series by module name: METRIC{name="NAME"} ,
- * the name escaped; the value follows. */
-static void put_name_label(FILE *f, const char *metric, const char *name)
+/* The start of a sample with one label: METRIC{LABEL="VALUE"} ; the
+ * sample's value follows. The value is escaped injectively (promlabel.h):
+ * two module names never give the same series, which node_exporter would
+ * drop as a duplicate. */
+static void put_label(FILE *f, const char *metric, const char *label, const char *value)
 {
-	fprintf(f, "%s{name=\"", metric);
-	put_label_value(f, name);
-	fputs("\"} ", f);
+	struct outbuf o;
+	size_t n = strlen(value);
+	if (outbuf_init(&o, 5 * n + 1) < 0) {
+		out_of_memory = true;
+		return;
+	}
+	prom_label_escape(&o, value, n);
+	out_of_memory |= outbuf_failed(&o);
+	fprintf(f, "%s{%s=\"%.*s\"} ", metric, label, (int)o.len, o.buf);
+	outbuf_release(&o);
 }
 
 /* METRIC{name="NAME"} BYTES for each group; returns the bytes' sum. */
@@ -93,7 +84,7 @@ static uint64_t put_bytes_by_name(FILE *f, const char *metric, const struct rot_
 {
 	uint64_t sum = 0;
 	for (size_t i = 0; i < n; i++) {
-		put_name_label(f, metric, g[i].name);
+		put_label(f, metric, "name", g[i].name);
 		fprintf(f, "%" PRIu64 "\n", g[i].bytes);
 		sum += g[i].bytes;
 	}
@@ -109,7 +100,7 @@ static void put_rot(FILE *f, const struct rot_group *g, size_t n)
 	uint64_t bytes = put_bytes_by_name(f, "modrot_rotting_bytes", g, n);
 	put_family(f, "modrot_rotting_instances", "Rotting instances of a module name.");
 	for (size_t i = 0; i < n; i++) {
-		put_name_label(f, "modrot_rotting_instances", g[i].name);
+		put_label(f, "modrot_rotting_instances", "name", g[i].name);
 		fprintf(f, "%zu\n", g[i].instances);
 		instances += g[i].instances;
 	}
@@ -134,10 +125,9 @@ static void put_taint(FILE *f, unsigned long mask)
 
 /*
  * The per-CPU module reserve (/proc/module_percpu), which runs out before
- * rot does: its size, what is free, the largest free extent (what the
- * next module with per-CPU data needs), and what the rotting instances of
- * each name keep of it. All per CPU. A kernel without the file (a stock
- * kernel, or an older rot kernel) has none of these series.
+ * rot does, and what the rotting instances of each name keep of it, all
+ * per CPU. A kernel without the file (a stock kernel, or an older rot
+ * kernel) has none of these series.
  */
 static int put_percpu(FILE *f)
 {
@@ -192,14 +182,12 @@ static int put_metrics(FILE *f, int *percpu_err, int *taint_err)
 	put_family(f, "modrot_build_info",
 		   "Always 1; the version label is the modrot that wrote these metrics, "
 		   "whose home page is " PACKAGE_URL ".");
-	fprintf(f, "modrot_build_info{version=\"");
-	put_label_value(f, PACKAGE_VERSION);
-	fputs("\"} 1\n", f);
-	if (have_ceiling) {
+	put_label(f, "modrot_build_info", "version", PACKAGE_VERSION);
+	fputs("1\n", f);
+	if (have_ceiling)
 		put_gauge(f, "modrot_ceiling_bytes",
 			  "The most rotting module memory this host is set to keep (MODROT_CEILING).",
 			  ceiling_bytes);
-	}
 
 	bool rot = rot_snapshot_has_rot(snap);
 	put_gauge(f, "modrot_kernel_rot_supported",
@@ -260,9 +248,7 @@ static int write_atomically(const char *path, const char *text, size_t len, bool
 	/* A leading dot and no .prom suffix: the collector skips it. The
 	 * name is cut so that ".", it and ".XXXXXX" fit in NAME_MAX: any name
 	 * that can be written can be written through its temporary file. */
-	int keep = (int)strnlen(base, NAME_MAX);
-	if (keep > NAME_MAX - 8)
-		keep = NAME_MAX - 8;
+	int keep = (int)strnlen(base, NAME_MAX - 8);
 	if (asprintf(&tmp, "%.*s.%.*s.XXXXXX", dirlen, path, keep, base) < 0)
 		return -ENOMEM;
 	int fd = mkstemp(tmp);

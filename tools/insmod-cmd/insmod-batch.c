@@ -99,34 +99,27 @@ static int build_order(struct batch *b)
 
 	for (size_t i = 0; i < b->n && err == 0; i++) {
 		const char *cursor = NULL, *deps;
-		if (!b->jobs[i].mf)
-			continue;
-		while (err == 0 &&
+		while (err == 0 && b->jobs[i].mf &&
 		       (deps = rot_modfile_modinfo_next(b->jobs[i].mf, "depends", &cursor))) {
-			for (const char *p = deps; *p && err == 0;) {
-				size_t len = strcspn(p, ",");
+			for (const char *p = deps, *end; *p && err == 0; p = end + (*end == ',')) {
+				end = p + strcspn(p, ",");
 				char typed[ROT_NAME_MAX + 1], name[ROT_NAME_MAX + 1];
-				bool named = false;
-				if (len && len <= ROT_NAME_MAX) {
-					memcpy(typed, p, len);
-					typed[len] = '\0';
-					/* modpost writes depends= from file names
-					 * (snd-pcm); the module calls itself snd_pcm */
-					named = rot_name_normalise(typed, name) == 0;
-				}
-				if (named) {
-					struct name_index key = { name, 0 };
-					/* The first file of that name in the batch. */
-					struct name_index *hit =
-						bsearch(&key, idx, k, sizeof(*idx), name_only);
-					while (hit && hit > idx && strcmp(hit[-1].name, name) == 0)
-						hit--;
-					if (hit && hit->job != i)
-						err = add_edge(b->jobs, i, hit->job);
-				}
-				p += len;
-				if (*p == ',')
-					p++;
+				/* modpost writes depends= from file names (snd-pcm);
+				 * the module calls itself snd_pcm */
+				if (end == p || end - p > ROT_NAME_MAX)
+					continue;
+				memcpy(typed, p, (size_t)(end - p));
+				typed[end - p] = '\0';
+				if (rot_name_normalise(typed, name) < 0)
+					continue;
+				struct name_index key = { name, 0 };
+				/* The first file of that name in the batch. */
+				struct name_index *hit =
+					bsearch(&key, idx, k, sizeof(*idx), name_only);
+				while (hit && hit > idx && strcmp(hit[-1].name, name) == 0)
+					hit--;
+				if (hit && hit->job != i)
+					err = add_edge(b->jobs, i, hit->job);
 			}
 		}
 	}
@@ -279,10 +272,9 @@ static void *load_worker(void *arg)
 	/* --verify inserts the verified image itself (job_insert()): no
 	 * libkmod context. */
 	struct kmod_ctx *ctx = b->env->keyring ? NULL : job_kmod_new();
-	int err = b->env->keyring || ctx ? 0 : -ENOMEM;
-	if (err < 0) {
+	if (!b->env->keyring && !ctx) {
 		pthread_mutex_lock(&b->lock);
-		b->thread_err = err;
+		b->thread_err = -ENOMEM;
 		pthread_cond_broadcast(&b->changed);
 		pthread_mutex_unlock(&b->lock);
 		return NULL;
@@ -326,7 +318,7 @@ static void *load_worker(void *arg)
 
 static int run_threads(struct batch *b, void *(*fn)(void *))
 {
-	unsigned n = b->env->opts->jobs ? b->env->opts->jobs : 1;
+	unsigned n = b->env->opts->jobs; /* at least 1: parse_options() sees to it */
 	pthread_t *t = calloc(n, sizeof(*t));
 	unsigned started = 0;
 	if (!t)
@@ -395,15 +387,10 @@ int batch_run(struct load_job *jobs, size_t n, struct load_env *env)
 		env->err_told = true;
 	}
 	if (err == 0 && !stop_signal()) {
-		for (size_t i = 0; i < n; i++)
+		/* Load in the order given where the dependencies allow: a stack pops from the end. */
+		for (size_t i = n; i-- > 0;)
 			if (jobs[i].waiting == 0)
 				b.ready[b.nready++] = i;
-		/* Load in the order given where the dependencies allow: a stack pops from the end. */
-		for (size_t i = 0; i < b.nready / 2; i++) {
-			size_t t = b.ready[i];
-			b.ready[i] = b.ready[b.nready - 1 - i];
-			b.ready[b.nready - 1 - i] = t;
-		}
 		progress_start(&b.bar, env->opts->check_only ? "checking" : "loading",
 			       env->opts->json ? 0 : n);
 		err = run_threads(&b, load_worker);

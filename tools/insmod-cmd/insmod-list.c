@@ -20,8 +20,7 @@ static void refuse_non_file(const char *path)
 		cli_usage_fail("an empty module file name");
 }
 
-/* --from LIST: "FILE [PARAM=VALUE...]" per line; blank lines and #comments
- * skipped. LIST is "-" (standard input) or a regular file. */
+/* --from LIST, in insmod.h's form: "-" (standard input) or a regular file. */
 static int read_list(const char *list, struct load_job **jobs, size_t *n)
 {
 	char *text;
@@ -37,10 +36,9 @@ static int read_list(const char *list, struct load_job **jobs, size_t *n)
 		free(text);
 		return -EBADMSG;
 	}
-	for (char *line = text, *next; err == 0 && *line; line = next) {
-		next = line + strcspn(line, "\n");
-		if (*next)
-			*next++ = '\0';
+	char *save;
+	for (char *line = strtok_r(text, "\n", &save); err == 0 && line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *p = line + strspn(line, " \t");
 		p[strcspn(p, "\r")] = '\0';
 		if (!*p || *p == '#')
@@ -70,11 +68,9 @@ static int read_list(const char *list, struct load_job **jobs, size_t *n)
 int insmod_make_jobs(const struct insmod_opts *o, int argc, char *argv[], int first,
 		     struct load_job **jobs, size_t *n)
 {
-	if (o->list_path) {
-		int err = read_list(o->list_path, jobs, n);
-		if (err < 0)
-			return err;
-	}
+	int err = o->list_path ? read_list(o->list_path, jobs, n) : 0;
+	if (err < 0)
+		return err;
 	size_t files = o->batch ? (size_t)(argc - first) : (argc > first ? 1 : 0);
 	struct load_job *grown = realloc(*jobs, (*n + files + 1) * sizeof(**jobs));
 	if (!grown)

@@ -226,11 +226,10 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 }
 
 /* " (N for want of per-CPU reserve)": only when some were */
-static void percpu_note(size_t count, const char *open, const char *close)
+static void percpu_note(size_t count, const char *open)
 {
 	if (count)
-		printf("%s%s%zu for want of per-CPU reserve%s", *open == '(' ? " " : "", open,
-		       count, close);
+		printf("%s%s%zu for want of per-CPU reserve)", *open == '(' ? " " : "", open, count);
 }
 
 static void print_summary(const struct tally *t, size_t n, bool check, bool matching)
@@ -248,10 +247,10 @@ static void print_summary(const struct tally *t, size_t n, bool check, bool matc
 		if (t->rotted)
 			printf(" (%zu left rot: %s%s", t->rotted,
 			       size_words(t->rot_bytes, "bytes", size), t->failed_percpu ? "" : ")");
-		percpu_note(t->failed_percpu, t->rotted ? "; " : "(", ")");
+		percpu_note(t->failed_percpu, t->rotted ? "; " : "(");
 	}
 	printf(", %zu refused%s", t->by[JOB_REFUSED], check ? "" : " before loading");
-	percpu_note(t->refused_percpu, "(", ")");
+	percpu_note(t->refused_percpu, "(");
 	printf(", %zu skipped", t->by[JOB_SKIPPED]);
 	if (t->present)
 		printf(", %zu loaded already", t->present);
@@ -348,17 +347,16 @@ int main(int argc, char *argv[])
 		return status;
 	if (out < 0 && out != -ENOMEM)
 		cli_output_failed(out);
+	bool oom = err == -ENOMEM || out == -ENOMEM;
+	if (oom)
+		cli_error("out of memory");
 	if (stop_signal()) {
-		if (err == -ENOMEM || out == -ENOMEM)
-			cli_error("out of memory");
 		cli_error("interrupted by %s: %zu of %zu %s not started", stop_signal_name(),
 			  t.by[JOB_PENDING], n, n == 1 ? "module was" : "modules were");
 		return stop_exit_code();
 	}
-	if (err == -ENOMEM || out == -ENOMEM) {
-		cli_error("out of memory");
+	if (oom)
 		return CLI_EXIT_PARTIAL;
-	}
 	if (err < 0) {
 		if (!env.err_told)
 			cli_error("could not run the batch: %s", cli_strerror(err));

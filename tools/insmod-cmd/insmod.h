@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * insmod's own pieces: the parallel batch (insmod-batch.c) over the jobs
- * of load.h, which modprobe shares, and the jobs a run is given
- * (insmod-list.c). insmod.c holds the options and main.
- */
+/* insmod's own parts: insmod.c the options and main, insmod-list.c the
+ * jobs a run is given, insmod-batch.c their parallel load (load.h's jobs). */
 #ifndef MODROT_INSMOD_H
 #define MODROT_INSMOD_H
 

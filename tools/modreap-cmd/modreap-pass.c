@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modreap's pass: one snapshot under the reclaim lock, the rotting
- * instances grouped by name, the names chosen, one rot_reclaim() each;
- * and --watch, which repeats passes and remembers the names the kernel
- * refused so that it does not ask again until they change.
+ * modreap's pass (modreap.c's top comment says what it does), and --watch,
+ * which remembers the names the kernel refused so that it does not ask
+ * again until they change.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,11 +80,11 @@ static void note_refusal(struct reap_run *r, const char *name, size_t instances)
 			return; /* it is only asked again next pass */
 		r->refusals = grown;
 		f = &r->refusals[r->nrefusals++];
+		*f = (struct refusal){ .instances = instances };
 		snprintf(f->name, sizeof(f->name), "%s", name);
-		f->backoff = 0;
-	} else if (f->instances != instances) {
-		f->backoff = 0;
 	}
+	if (f->instances != instances)
+		f->backoff = 0;
 	f->instances = instances;
 	/* The first refusal waits one pass, each one after it twice as many,
 	 * up to the most: refusals_tick runs before the pass that asks. */
@@ -155,7 +154,6 @@ static size_t choose_more(const struct reap_run *r, const struct rot_group *g, s
 	return k;
 }
 
-/* Reclaims groups[i]; returns false when the kernel refused all of it. */
 /*
  * What asking for one name did.  DEFERRED: the instances kept were kept
  * only by rotting users (rot-abi.md P7), which the same pass may still
@@ -226,11 +224,11 @@ static enum reap_asked reclaim_group(struct reap_run *r, const struct rot_snapsh
 		cli_error("%s", msg);
 		if (o->json)
 			note_kept(r, g->name, &out);
-		if (!o->watch)
-			r->refused += out.kept;
 		cli_outcome_failed(&r->outcome, -EBUSY);
 		if (o->watch)
 			note_refusal(r, g->name, out.kept);
+		else
+			r->refused += out.kept;
 	}
 	return out.freed ? REAP_FREED : REAP_NONE;
 }
@@ -354,15 +352,13 @@ struct reap_status reap_pass(struct reap_run *r, bool first)
 {
 	struct reap_status st = { 0 };
 	int lock = reclaim_lock_take(&st.exit);
-	if (lock == -EINTR)
-		return st; /* a stop signal arrived while another run held the lock */
-	if (lock < 0) {
-		/* Said: a run that cannot take it reclaims nothing, since its
-		 * counts could include what another run frees. */
-		st.err = lock;
-		st.said = true;
+	/* -EINTR: a stop signal arrived while another run held the lock.
+	 * Otherwise said: a run that cannot take it reclaims nothing, since
+	 * its counts could include what another run frees. */
+	if (lock < 0 && lock != -EINTR)
+		st = (struct reap_status){ lock, true, st.exit };
+	if (lock < 0)
 		return st;
-	}
 	struct rot_snapshot *snap = NULL; /* stays NULL when it cannot be read */
 	struct rot_group *groups;
 	size_t ngroups;

@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cli-errors.h"
 #include "cli-exit.h"
@@ -49,10 +48,8 @@ static int percpu_held_now(const struct rot_percpu *pc, const char *name, uint64
 	int err = rot_percpu_rotting_groups(pc, &pg, &n);
 	if (err < 0)
 		return err;
-	*held = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(pg[i].name, name) == 0)
-			*held = pg[i].bytes;
+	const struct rot_group *of = find_group(pg, n, name);
+	*held = of ? of->bytes : 0;
 	free(pg);
 	return 0;
 }
@@ -167,21 +164,17 @@ bool reserve_round_end(struct reap_run *r, uint64_t size)
 	int err = read_reserve(r);
 	if (err == 0 && !r->pc)
 		err = -ENOENT; /* it was there a moment ago */
-	if (err < 0) {
+	if (err < 0)
 		reserve_read_failed(r, err);
-		return false;
-	}
-	return true;
+	return err == 0;
 }
 
 /*
  * The reserve at the start of a pass, and what each group holds of it.
- * Without --percpu or --percpu-floor it only adds per-CPU bytes to the
- * report: a reserve that cannot be read is an error line, and the
- * reclaims go on. With them it is what the run is about: when the kernel
- * does not report it, or the size asked is more than the whole reserve,
- * or it cannot be read, nothing is reclaimed: the line is said, and the
- * status says how the run ends.
+ * Without --percpu or --percpu-floor it only adds to the report: a read
+ * error is said and the reclaims go on. With them, a kernel that does not
+ * report it, a size past the whole reserve or a read error is said, and
+ * nothing is reclaimed: the status says how the run ends.
  */
 struct reap_status pass_reserve(struct reap_run *r, const struct rot_group *groups, size_t n)
 {
@@ -200,12 +193,11 @@ struct reap_status pass_reserve(struct reap_run *r, const struct rot_group *grou
 		rot_percpu_free(r->pc);
 		r->pc = NULL;
 		reserve_read_failed(r, err);
-		if (!percpu_mode(o))
-			return (struct reap_status){ 0 };
-		return (struct reap_status){ err, true, cli_exit_for_errno(err) };
 	}
 	if (!percpu_mode(o))
 		return (struct reap_status){ 0 };
+	if (err < 0)
+		return (struct reap_status){ err, true, cli_exit_for_errno(err) };
 	if (!r->pc) {
 		cli_error("this kernel does not report its per-CPU module reserve "
 			  "(/proc/module_percpu is missing): %s needs a rot kernel that does",
@@ -229,7 +221,6 @@ void pass_reserve_end(struct reap_run *r)
 	free(r->held);
 	free(r->gives);
 	free(r->taken);
-	r->held = NULL;
-	r->gives = NULL;
+	r->held = r->gives = NULL;
 	r->taken = NULL;
 }

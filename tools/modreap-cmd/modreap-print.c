@@ -160,24 +160,19 @@ static void print_reserve_words(const struct reap_run *r, uint64_t free_bytes, b
  */
 int reap_print_rot(struct reap_run *r, const struct rot_group *g, size_t n)
 {
-	size_t instances = 0;
-	uint64_t percpu = 0;
 	const uint64_t *held = r->pc ? r->held : NULL;
 
 	if (r->opts->json)
 		return print_json(r, g, held, n, JK_ROTTING);
 	if (r->opts->quiet)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		instances += g[i].instances;
-	for (size_t i = 0; held && i < n; i++)
-		percpu += held[i];
+	const struct row_sums sum = sum_rows(g, held, n);
 	int err = n ? print_groups(g, held, n, NULL, NULL) : 0;
 	char size[SIZE_WORDS_MAX];
-	printf("total: %zu rotting %s of %zu %s, %s", instances, instances_word(instances), n,
-	       n == 1 ? "name" : "names", size_words(total_bytes(g, n), "bytes", size));
+	printf("total: %zu rotting %s of %zu %s, %s", sum.instances, instances_word(sum.instances),
+	       n, n == 1 ? "name" : "names", size_words(sum.bytes, "bytes", size));
 	if (r->pc) {
-		printf(", %s; ", size_words(percpu, "per-CPU bytes", size));
+		printf(", %s; ", size_words(sum.percpu, "per-CPU bytes", size));
 		print_reserve_words(r, rot_percpu_free_bytes(r->pc), false);
 	}
 	putchar('\n');

@@ -8,12 +8,8 @@
  * any reclaiming run told to stop so finishes the reclaim in flight,
  * reports what it freed, and exits 128 + the signal.
  *
- * Rotting instances also keep their per-CPU areas, which come from a small
- * fixed reserve (/proc/module_percpu): --percpu and --percpu-floor choose
- * names by the per-CPU bytes they hold, and check the kernel's own count
- * of what is free after each round of reclaims.
- *
- * This file is the options and main; modreap.h says where the rest is.
+ * This file is the options and main; --percpu and --percpu-floor are
+ * modreap-percpu.c's; docs/architecture.md, "Layout", has the rest.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -201,18 +197,15 @@ int main(int argc, char *argv[])
 	cli_init("modreap", help);
 	parse_options(argc, argv, &o);
 
-	/* No SA_RESTART: a stop signal must cut --watch's sleep and a wait
-	 * for the reclaim lock short. */
-	if (reclaiming(&o))
+	struct reap_status st = { 0 };
+	if (!reclaiming(&o)) {
+		st.err = reap_report(&r);
+	} else {
+		/* No SA_RESTART: a stop signal must cut --watch's sleep and a
+		 * wait for the reclaim lock short. */
 		stop_signals_catch(false);
-
-	struct reap_status st;
-	if (!reclaiming(&o))
-		st = (struct reap_status){ .err = reap_report(&r) };
-	else if (o.watch)
-		st = reap_watch(&r);
-	else
-		st = reap_pass(&r, true);
+		st = o.watch ? reap_watch(&r) : reap_pass(&r, true);
+	}
 
 	int err = st.err;
 	if (err == -EOPNOTSUPP && !st.said) {

@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * modreap's parts, one job each: modreap.c the options, main and the
- * report when nothing is reclaimed, modreap-pass.c one pass (read,
- * choose, reclaim) and --watch, modreap-percpu.c the per-CPU reserve
- * strategy, modreap-print.c the table, JSON and summary. What a reclaim freed is lib's (rot_reclaim());
- * the words for it are reclaim-report.c's.
+ * modreap's parts, one job each, and the one way they call each other:
+ * docs/architecture.md, "Layout" (tests/libmodrot.bats checks it).
  */
 #ifndef MODROT_MODREAP_H
 #define MODROT_MODREAP_H
@@ -149,14 +146,6 @@ static inline uint64_t reserve_free_after(const struct reap_run *r)
 	return r->opts->dry_run ? free_now + r->gave : free_now;
 }
 
-/*
- * The parts call one way only, so that each can be read without the
- * others: modreap.c -> modreap-pass.c -> modreap-percpu.c; modreap.c and
- * modreap-pass.c -> modreap-print.c; modreap.c's report -> modreap-percpu.c.
- * The per-CPU strategy decides and the pass reclaims; printing takes the
- * run's data and calls no part back (tests/libmodrot.bats checks it).
- */
-
 /* ---- modreap-pass.c ---- */
 
 /* One look at the kernel: read, choose, reclaim. */
@@ -176,9 +165,8 @@ void pass_reserve_end(struct reap_run *r);
 /* The per-CPU bytes a reclaim of name gave back. */
 uint64_t percpu_freed(struct reap_run *r, const char *name, uint64_t held,
 		      const struct rot_reclaim_result *out);
-/* --percpu and --percpu-floor, one round: the names to reclaim (candidates[i]:
- * what name i gives back, 0 not to ask) so that size fits; 0: it fits, or
- * no name left helps (said). */
+/* --percpu and --percpu-floor, one round: how many names to reclaim it put
+ * in pick; 0 when size fits, or no name left helps (said). */
 size_t reserve_choose(struct reap_run *r, const uint64_t *candidates, size_t n, uint64_t size,
 		      bool all, size_t *pick);
 /* After a round's reclaims: whether to choose again (the reserve read again). */

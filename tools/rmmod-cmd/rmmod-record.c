@@ -27,14 +27,13 @@ void rmmod_note(struct rmmod_run *r, const char *name, const char *result, int e
 	}
 	r->records = grown;
 	struct rmmod_record *rec = &r->records[r->nrecords++];
+	*rec = (struct rmmod_record){ .result = result,
+				      .err = err,
+				      .reason = reason,
+				      .instances = instances,
+				      .bytes = bytes,
+				      .message = message };
 	snprintf(rec->name, sizeof(rec->name), "%s", name);
-	rec->result = result;
-	rec->err = err;
-	rec->reason = reason;
-	rec->instances = instances;
-	rec->bytes = bytes;
-	rec->message = message;
-	rec->has_kept = false;
 }
 
 void rmmod_failed(struct rmmod_run *r, const char *name, int err, bool cascade, const char *reason,
@@ -49,11 +48,10 @@ void rmmod_failed(struct rmmod_run *r, const char *name, int err, bool cascade, 
 		cli_outcome_cascaded(&r->outcome);
 	else
 		cli_outcome_failed(&r->outcome, err);
-	if (!r->opts->json) {
+	if (!r->opts->json)
 		cli_error("%s", msg);
-		return;
-	}
-	rmmod_note_said(r, name, "failed", err, reason, msg);
+	else
+		rmmod_note_said(r, name, "failed", err, reason, msg);
 }
 
 void rmmod_note_said(struct rmmod_run *r, const char *name, const char *result, int err,
@@ -65,20 +63,12 @@ void rmmod_note_said(struct rmmod_run *r, const char *name, const char *result, 
 	rmmod_note(r, name, result, err, reason, 0, 0, copy);
 }
 
-/* What a record says it did; a summary is the sum of its records. */
-struct rmmod_sums {
-	size_t unloaded;
-	uint64_t unloaded_bytes;
-	size_t reclaimed_names;
-	size_t reclaimed_instances;
-	uint64_t reclaimed_bytes;
-	size_t kept_instances;
-};
-
 void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 {
 	struct json_writer w;
-	struct rmmod_sums total = { 0 };
+	/* The summary is the sum of the records. */
+	size_t unloaded = 0, reclaimed_names = 0, reclaimed_instances = 0, kept_instances = 0;
+	uint64_t unloaded_bytes = 0, reclaimed_bytes = 0;
 	int err = json_start_stdout(&w, false);
 	if (err == 0) {
 		json_open_array(&w, JK_MODULES);
@@ -87,12 +77,9 @@ void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 			const bool gone = !strcmp(rec->result, "unloaded") ||
 					  !strcmp(rec->result, "would unload");
 			const bool freed = !strcmp(rec->result, "reclaimed");
-			const struct rmmod_sums s = { gone,
-						      gone ? rec->bytes : 0,
-						      freed,
-						      freed ? rec->instances : 0,
-						      freed ? rec->bytes : 0,
-						      rec->has_kept ? rec->kept.kept : 0 };
+			const uint64_t gone_bytes = gone ? rec->bytes : 0;
+			const size_t freed_instances = freed ? rec->instances : 0;
+			const uint64_t freed_bytes = freed ? rec->bytes : 0;
 			json_open_object(&w, NULL);
 			json_string(&w, JK_NAME, rec->name);
 			json_string(&w, JK_RESULT, rec->result);
@@ -100,29 +87,29 @@ void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 			json_u64(&w, JK_ERRNO, (uint64_t)-rec->err);
 			json_string(&w, JK_ERROR, rec->err ? strerrorname_np(-rec->err) : "");
 			json_string(&w, JK_MESSAGE, rec->message ? rec->message : "");
-			json_u64(&w, JK_UNLOADED_BYTES, s.unloaded_bytes);
-			json_u64(&w, JK_RECLAIMED_INSTANCES, s.reclaimed_instances);
-			json_u64(&w, JK_RECLAIMED_BYTES, s.reclaimed_bytes);
+			json_u64(&w, JK_UNLOADED_BYTES, gone_bytes);
+			json_u64(&w, JK_RECLAIMED_INSTANCES, freed_instances);
+			json_u64(&w, JK_RECLAIMED_BYTES, freed_bytes);
 			if (rec->has_kept)
 				report_json_kept(&w, &rec->kept);
 			else
 				json_u64(&w, JK_KEPT_INSTANCES, 0);
 			json_close_object(&w);
-			total.unloaded += s.unloaded;
-			total.unloaded_bytes += s.unloaded_bytes;
-			total.reclaimed_names += s.reclaimed_names;
-			total.reclaimed_instances += s.reclaimed_instances;
-			total.reclaimed_bytes += s.reclaimed_bytes;
-			total.kept_instances += s.kept_instances;
+			unloaded += gone;
+			unloaded_bytes += gone_bytes;
+			reclaimed_names += freed;
+			reclaimed_instances += freed_instances;
+			reclaimed_bytes += freed_bytes;
+			kept_instances += rec->has_kept ? rec->kept.kept : 0;
 		}
 		json_close_array(&w);
 		report_json_summary_common(&w, r->opts->dry_run, r->outcome.failures, taint);
-		json_u64(&w, JK_UNLOADED, total.unloaded);
-		json_u64(&w, JK_UNLOADED_BYTES, total.unloaded_bytes);
-		json_u64(&w, JK_RECLAIMED_NAMES, total.reclaimed_names);
-		json_u64(&w, JK_RECLAIMED_INSTANCES, total.reclaimed_instances);
-		json_u64(&w, JK_RECLAIMED_BYTES, total.reclaimed_bytes);
-		json_u64(&w, JK_KEPT_INSTANCES, total.kept_instances);
+		json_u64(&w, JK_UNLOADED, unloaded);
+		json_u64(&w, JK_UNLOADED_BYTES, unloaded_bytes);
+		json_u64(&w, JK_RECLAIMED_NAMES, reclaimed_names);
+		json_u64(&w, JK_RECLAIMED_INSTANCES, reclaimed_instances);
+		json_u64(&w, JK_RECLAIMED_BYTES, reclaimed_bytes);
+		json_u64(&w, JK_KEPT_INSTANCES, kept_instances);
 		json_close_object(&w);
 	}
 	err = json_finish(&w);

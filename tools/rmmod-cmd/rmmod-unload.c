@@ -37,9 +37,7 @@ static bool held_only_by_failures(const struct rmmod_run *r, const struct rot_mo
 	return any;
 }
 
-/* An unload refused: unload-words.c words it. It only follows from an
- * earlier failure (a cascade) when the holders still there are ones this
- * run failed to unload. */
+/* An unload refused: unload-words.c words it; a cascade when held only by failures. */
 void rmmod_report_unload_error(struct rmmod_run *r, const char *name, const struct rot_module *m,
 			       int err)
 {
@@ -95,18 +93,18 @@ int rmmod_unload_one(struct rmmod_run *r, const char *name)
 	uint64_t percpu = m && r->percpu ? r->percpu[rot_snapshot_index_of(r->snap, m)] : 0;
 	char size[SIZE_WORDS_MAX], pcpu[SIZE_WORDS_MAX], f[SIZE_WORDS_MAX], all[SIZE_WORDS_MAX];
 	size_words(m ? rot_module_size(m) : 0, "bytes", size);
-	if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim && percpu)
+	if (!rot_snapshot_has_rot(r->snap) || !r->talk || r->opts->reclaim)
+		cli_info("%s unloaded", name);
+	else if (percpu)
 		cli_notice("%s now rots: %s stay allocated, and %s of the per-CPU module reserve "
 			   "(%s of %s free); 'rmmod --reclaim %s' frees them and taints the kernel",
 			   name, size, size_words(percpu, "bytes", pcpu),
 			   size_words(rot_percpu_free_bytes(r->pc), "", f),
 			   size_words(rot_percpu_reserve(r->pc), "", all), name);
-	else if (rot_snapshot_has_rot(r->snap) && r->talk && !r->opts->reclaim)
+	else
 		cli_notice("%s now rots: %s stay allocated; "
 			   "'rmmod --reclaim %s' frees them and taints the kernel",
 			   name, size, name);
-	else
-		cli_info("%s unloaded", name);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
  * --unused: the live modules lib's in-use rule (holders, bound devices,
  * mounts of its file system types and, on a stock kernel, foreign
  * references) finds unused, holders of them included (rot_snapshot_unused()).
+ * *out is the caller's to free, also on failure.
  */
 static int unused_set(struct rmmod_run *r, bool **out)
 {
@@ -43,12 +44,10 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	else if (err < 0)
 		rmmod_failed(r, module ? module : "", err, false, reason_for_errno(REASON_READ, err),
 			     "%s", unused_unknown_words(why, sizeof(why), input, module, err));
-	if (err < 0)
-		goto fail;
 	/* A module whose own devices cannot be counted is kept, and said (with
 	 * -J, as a "kept" record); the others are judged without it (lib fails
 	 * closed for it alone). */
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; err >= 0 && i < n; i++)
 		if (unknown[i] < 0) {
 			const char *name = rot_module_name(rot_snapshot_module(snap, i));
 			char safe[4 * ROT_NAME_MAX + 8], msg[1024];
@@ -66,12 +65,7 @@ static int unused_set(struct rmmod_run *r, bool **out)
 	rot_usage_ctx_free(ctx);
 	free(unknown);
 	*out = in;
-	return 0;
-fail:
-	rot_usage_ctx_free(ctx);
-	free(unknown);
-	free(in);
-	return err;
+	return err < 0 ? err : 0;
 }
 
 /* Holders before what they hold, each once: a post-order walk. */
@@ -140,17 +134,13 @@ void rmmod_unload_unused(struct rmmod_run *r)
 		unloaded++;
 		bytes += rot_module_size(m);
 	}
-	bool rot = rot_snapshot_has_rot(snap);
+	bool rot = rot_snapshot_has_rot(snap) && !r->opts->reclaim;
 	if (r->opts->json)
 		goto out;
-	if (r->opts->dry_run)
-		printf("%zu unused %s would be unloaded%s", unloaded,
-		       unloaded == 1 ? "module" : "modules", rot && !r->opts->reclaim ? "; " : "\n");
-	else
-		printf("unloaded %zu unused %s%s", unloaded, unloaded == 1 ? "module" : "modules",
-		       rot && !r->opts->reclaim ? "; " : "\n");
+	printf(r->opts->dry_run ? "%zu unused %s would be unloaded%s" : "unloaded %zu unused %s%s",
+	       unloaded, unloaded == 1 ? "module" : "modules", rot ? "; " : "\n");
 	char size[SIZE_WORDS_MAX];
-	if (rot && !r->opts->reclaim)
+	if (rot)
 		printf("%s %s\n", size_words(bytes, "bytes", size),
 		       r->opts->dry_run ? "would rot" : "now rot");
 out:

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * rmmod's own files: rmmod.c reads the options and runs the names given;
- * rmmod-unload.c unloads and reclaims one module (holders first when
- * asked); rmmod-unused.c picks and unloads what nothing uses (--unused);
- * rmmod-record.c keeps what a run did and writes it as JSON (-J).
- */
+/* rmmod's own files, and the one way they call each other:
+ * docs/architecture.md, "Layout". */
 #ifndef MODROT_RMMOD_H
 #define MODROT_RMMOD_H
 
