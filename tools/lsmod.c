@@ -377,7 +377,7 @@ static int print_table(const struct lsmod_opts *o, struct lsmod_run *r)
 	const struct rot_snapshot *snap = r->snap;
 	struct json_writer w;
 	struct listing l;
-	int err = o->style.json ? json_start_stdout(&w) : 0;
+	int err = o->style.json ? json_start_stdout(&w, false) : 0;
 
 	if (err < 0)
 		return err;

@@ -22,15 +22,12 @@ const char *cli_strerror(int err);
  * (-EPROTO) the file, the line and what is wrong, else strerror. */
 const char *cli_read_error(int err, char *buf, size_t len);
 
-/* Says "could not read WHAT: why" as an error, why in cli_read_error()'s
- * words, the line every tool prints when a kernel file fails it; returns err. */
+/* Says "could not read WHAT: WHY" (cli_read_error()'s words) as an
+ * error; returns err. */
 int cli_read_failed(const char *what, int err);
 
-/* Why an input file (rot_usage_ctx_read()'s) could not be read, in words:
- * -EINVAL is "not a regular file" (a FIFO, a device), -EBADMSG a file
- * that cannot be what it should (an empty mount table, a NUL byte),
- * -ESTALE a text index its binary twin does not confirm, -ENOLINK a
- * /proc/PID/ns/mnt that names no mount namespace, else strerror. */
+/* Why an input file of rot_usage_ctx_read() could not be read, in words
+ * for the errnos that function gives its own meaning, else strerror. */
 const char *cli_input_error(int err);
 
 /* What a file's type (st_mode & S_IFMT) is, in words: "a fifo",
@@ -49,8 +46,8 @@ const char *cli_errno_hint(int err);
 void cli_appendf(char *buf, size_t cap, const char *sep, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* A word for a number (an errno, an enum, a file type): the tables that
- * give them end with a NULL word. */
+/* A word for a number (an errno, an enum, a file type), in tables that
+ * end with a NULL word. */
 struct cli_word {
 	long long key;
 	const char *word;

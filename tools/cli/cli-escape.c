@@ -55,31 +55,13 @@ bool cli_text_is_safe_from(const char *s, size_t n, size_t i)
 	return true;
 }
 
-void cli_put_escaped(struct outbuf *o, const char *s, size_t n)
+/* s, n bytes, sanitised into buf (cap bytes, cut between escapes and
+ * kept terminated); returns the length written. */
+static size_t escape(const char *s, size_t n, char *buf, size_t cap)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		size_t len = printable_utf8(p + i, n - i);
-		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
-		outbuf_put(o, len ? s + i : esc, len ? len : sizeof(esc));
-		i += len ? len : 1;
-	}
-}
-
-char *cli_safe_dup(const char *s)
-{
-	/* An escape is four bytes for one: room for all of them is never cut. */
-	size_t cap = 4 * strlen(s) + 1;
-	char *buf = malloc(cap);
-	return buf ? (char *)cli_safe(s, buf, cap) : NULL;
-}
-
-const char *cli_safe(const char *s, char *buf, size_t cap)
-{
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)s;
-	size_t n = strlen(s), used = 0;
+	size_t used = 0;
 	for (size_t i = 0; i < n;) {
 		size_t len = printable_utf8(p + i, n - i);
 		char esc[4] = { '\\', 'x', hex[p[i] >> 4], hex[p[i] & 15] };
@@ -91,5 +73,25 @@ const char *cli_safe(const char *s, char *buf, size_t cap)
 		i += len ? len : 1;
 	}
 	buf[used] = '\0';
+	return used;
+}
+
+void cli_put_escaped(struct outbuf *o, const char *s, size_t n)
+{
+	/* An escape is four bytes for one: room for all of them is never cut. */
+	if (outbuf_reserve(o, 4 * n + 1))
+		o->len += escape(s, n, o->buf + o->len, 4 * n + 1);
+}
+
+char *cli_safe_dup(const char *s)
+{
+	size_t cap = 4 * strlen(s) + 1;
+	char *buf = malloc(cap);
+	return buf ? (char *)cli_safe(s, buf, cap) : NULL;
+}
+
+const char *cli_safe(const char *s, char *buf, size_t cap)
+{
+	escape(s, strlen(s), buf, cap);
 	return buf;
 }

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Text from outside on its way to a terminal, escaped as util-linux does.
+ * The one sanitiser for text that came from outside (argv, module files,
+ * kernel files) on its way to a terminal: control bytes, C1 controls, DEL,
+ * bytes that are not valid UTF-8 and the backslash itself are written as
+ * \xHH escapes, as util-linux does; valid UTF-8 is kept. Messages through
+ * cli_error() and its siblings are sanitised whole; listings call these.
  */
 #ifndef MODROT_CLI_ESCAPE_H
 #define MODROT_CLI_ESCAPE_H
@@ -12,18 +16,9 @@
 
 #include "outbuf.h"
 
-/*
- * The one sanitiser for text that came from outside (argv, module files,
- * kernel files) on its way to a terminal: control bytes, C1 controls, DEL,
- * bytes that are not valid UTF-8 and the backslash itself are written as
- * \xHH escapes, as util-linux does; valid UTF-8 is kept. Messages through
- * cli_error() and its siblings are sanitised whole; listings call these.
- */
-static inline bool cli_text_is_safe(const char *s, size_t n);
 /* The length of the valid UTF-8 sequence at s (n >= 1 bytes left; 1 for
  * ASCII), or 0 when it is not valid UTF-8. */
 size_t cli_utf8_len(const unsigned char *s, size_t n);
-static inline void cli_put_safe(struct outbuf *o, const char *s);
 
 /* cli_text_is_safe() from byte i on, a character at a time. */
 bool cli_text_is_safe_from(const char *s, size_t n, size_t i);
@@ -43,9 +38,9 @@ static inline bool cli_word_needs_care(uint64_t w)
 	return ((w & highs) | below_space | is_del | is_backslash) != 0;
 }
 
-/* Inline: a listing asks of every name and holder. Plain ASCII, the
- * common case, is checked a word at a time; the last few bytes as one
- * word too, padded with a safe letter. */
+/* Whether s, n bytes, needs no escape. Inline: a listing asks of every
+ * name and holder. Plain ASCII, the common case, is checked a word at a
+ * time; the last few bytes as one word too, padded with a safe letter. */
 static inline bool cli_text_is_safe(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -62,6 +57,7 @@ static inline bool cli_text_is_safe(const char *s, size_t n)
 	return !cli_word_needs_care(w) || cli_text_is_safe_from(s, n, i);
 }
 
+/* s, sanitised. */
 static inline void cli_put_safe(struct outbuf *o, const char *s)
 {
 	size_t n = strlen(s);

@@ -27,7 +27,6 @@ void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * printed (modprobe -q). */
 void cli_set_quiet(bool on);
 bool cli_is_quiet(void);
-bool cli_is_verbose(void);
 /* How many -v so far (cli_next_option() counts them as it meets them). */
 int cli_verbosity(void);
 

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * Options and arguments: getopt without getopt's messages (one line and
- * exit 2), options that exclude each other, sizes, intervals and module
- * names as typed.
- */
+/* Options and arguments: getopt with one-line messages, options that
+ * exclude each other, sizes, intervals and module names as typed. */
 #ifndef MODROT_CLI_OPTS_H
 #define MODROT_CLI_OPTS_H
 
@@ -47,12 +44,10 @@ struct cli_store {
 };
 
 /*
- * getopt_long without getopt's own messages: an unknown option or a missing
- * argument prints one line and exits CLI_EXIT_USAGE. -h/--help and
- * -V/--version print and exit, -s/--syslog and -v/--verbose take effect
- * here, and so does an option of stores (NULL, or ending with val 0): the
- * tool sees none of them. Returns -1 at the end of the options, like
- * getopt_long.
+ * getopt_long, but an unknown option or a missing argument prints one line
+ * and exits CLI_EXIT_USAGE. -h, -V, -s, -v and the options of stores
+ * (NULL, or ending with val 0) take effect here: the tool sees none of
+ * them. Returns -1 at the end of the options.
  */
 int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		    const struct option *longopts, const struct cli_store *stores);
@@ -64,19 +59,15 @@ noreturn void cli_usage_fail(const char *fmt, ...) __attribute__((format(printf,
 
 /*
  * Options that exclude each other, as util-linux's err_exclusive_options:
- * each group lists option values (as cli_next_option returns them),
- * ending with 0. Once set, cli_next_option refuses a second option of a
- * group with "--a and --b exclude each other" and exit CLI_EXIT_USAGE.
+ * each group (at most 8) lists option values, ending with 0.
+ * cli_next_option then refuses a second option of a group with "--a and
+ * --b exclude each other" and exit CLI_EXIT_USAGE.
  */
 #define CLI_EXCLUSIVE_MAX 6
-/* At most 8 groups. */
 void cli_exclusive_options(const int (*groups)[CLI_EXCLUSIVE_MAX], size_t ngroups);
 
-/*
- * Parses a size such as 16M, 512K, 1G or 4096 (bytes; K, M, G, T are
- * powers of 1024, an optional trailing B or iB is accepted). Returns
- * -EINVAL or -ERANGE.
- */
+/* Parses a size such as 16M, 512K, 1G or 4096 (K, M, G, T are powers of
+ * 1024; a trailing B or iB is accepted). 0, -EINVAL or -ERANGE. */
 int cli_parse_size(const char *text, uint64_t *bytes);
 
 /* Parses an interval in seconds, a plain decimal (1, 0.5, 2.25) with

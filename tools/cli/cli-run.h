@@ -1,21 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * A tool's run from start to exit: its name, the descriptors it starts
- * with, -V's line, and standard output closed and checked at exit, as
- * util-linux's closestream does.
- */
+/* A tool's run from start to exit: its name, the descriptors it starts
+ * with, and standard output closed and checked at exit. */
 #ifndef MODROT_CLI_RUN_H
 #define MODROT_CLI_RUN_H
 
 /*
- * help prints the tool's --help text; it runs for -h/--help. Also makes
- * sure descriptors 0, 1 and 2 are open (a closed one is filled with a
- * descriptor on which writes fail, so no file the tool opens later takes
- * its place), and registers the exit hook that closes standard output and
- * error: a write to stdout that failed, there or through
- * cli_output_failed(), prints one line and turns the exit status into
- * CLI_EXIT_PARTIAL, as util-linux's closestream does; a failed stderr
- * turns a success into CLI_EXIT_PARTIAL.
+ * help prints the tool's --help text. Also fills a closed descriptor 0, 1
+ * or 2 with one on which writes fail, so no file the tool opens takes its
+ * place, and registers the exit hook that closes standard output and
+ * error, as util-linux's closestream does: a failed write to stdout, there
+ * or through cli_output_failed(), prints one line and turns the exit
+ * status into CLI_EXIT_PARTIAL; a failed stderr turns a success into it.
  */
 void cli_init(const char *progname, void (*help)(void));
 const char *cli_progname(void);

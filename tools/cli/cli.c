@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/*
- * The stateful part of the CLI helper: the run (cli-run.h), messages and
- * their levels (cli-msg.h), options and arguments (cli-opts.h), which
- * share the tool's name, -s and -v. What needs no state is in
- * cli-errors.c, cli-escape.c and cli-exit.c.
- */
+/* The run (cli-run.h), messages (cli-msg.h) and options (cli-opts.h),
+ * which share the tool's name, -s and -v. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -77,11 +73,8 @@ static int close_stream(FILE *f, int earlier_errno)
 	return 0;
 }
 
-/*
- * At exit: a failed write to stdout is a failed run (exit 1, one line),
- * whatever the tool was about to return. A failed stderr cannot be told
- * anyone; it turns success into exit 1 and leaves a failure's own status.
- */
+/* At exit, as cli-run.h says. A failed stderr cannot be told anyone, so
+ * it changes only a success. */
 static void close_standard_streams(int status, void *unused)
 {
 	(void)unused;
@@ -95,13 +88,12 @@ static void close_standard_streams(int status, void *unused)
 
 /* A closed standard descriptor would be taken by the next file opened,
  * and output meant for the terminal would land in it. A read-only
- * /dev/null in its place keeps the slot and fails every write with EBADF,
- * just as the closed descriptor would. */
+ * /dev/null in its place fails every write with EBADF, as the closed one
+ * would. */
 static void keep_standard_descriptors(void)
 {
-	/* One poll(2) asks of all three, where fcntl(F_GETFD) asked of each:
-	 * a closed one answers POLLNVAL. No events are asked, and none waited
-	 * for. Should poll itself fail, each is asked alone. */
+	/* A closed one answers poll(2) POLLNVAL; should poll fail, each is
+	 * asked alone. */
 	struct pollfd std[] = { { .fd = STDIN_FILENO },
 				{ .fd = STDOUT_FILENO },
 				{ .fd = STDERR_FILENO } };
@@ -140,11 +132,6 @@ void cli_set_quiet(bool on)
 bool cli_is_quiet(void)
 {
 	return quiet;
-}
-
-bool cli_is_verbose(void)
-{
-	return verbosity > 0;
 }
 
 int cli_verbosity(void)
@@ -243,19 +230,9 @@ static bool same_option(const struct option *a, const struct option *b)
 	return a->has_arg == b->has_arg && a->flag == b->flag && a->val == b->val;
 }
 
-static bool is_prefix(const struct option *o, const char *name, size_t len)
-{
-	return strncmp(o->name, name, len) == 0;
-}
-
-/*
- * What getopt_long refused in the long option word ("--name" or
- * "--name=value"; c is '?' or ':'), told as getopt's own messages tell it
- * (opterr is off so that each is one line here): a prefix of options that
- * differ is ambiguous, with every option it may mean listed; an option
- * given a value it takes none of, or missing its argument, is named in
- * full. Never returns.
- */
+/* What getopt_long refused (c is '?' or ':') in the long option word
+ * ("--name" or "--name=value"), told in getopt's own words but on one
+ * line (opterr is off). */
 static noreturn void long_option_fail(const char *word, int c, const struct option *longopts)
 {
 	const char *name = word + 2;
@@ -264,7 +241,7 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 	bool ambiguous = false;
 
 	for (const struct option *o = longopts; o && o->name; o++) {
-		if (!is_prefix(o, name, len))
+		if (strncmp(o->name, name, len) != 0)
 			continue;
 		if (strlen(o->name) == len) { /* an exact match is never ambiguous */
 			found = o;
@@ -277,13 +254,13 @@ static noreturn void long_option_fail(const char *word, int c, const struct opti
 			ambiguous = true;
 	}
 	if (ambiguous) {
-		/* Every possibility, as getopt lists them: the first match and
-		 * each that differs from it, in table order. An entry that does
-		 * not fit whole is left out. */
+		/* As getopt lists them: the first match and each that differs
+		 * from it. An entry that does not fit whole is left out. */
 		char list[768] = "", item[128];
 		size_t used = 0;
 		for (const struct option *o = longopts; o->name; o++) {
-			if (!is_prefix(o, name, len) || (o != found && same_option(found, o)))
+			if (strncmp(o->name, name, len) != 0 ||
+			    (o != found && same_option(found, o)))
 				continue;
 			int n = snprintf(item, sizeof(item), " '--%s'", o->name);
 			if (n > 0 && (size_t)n < sizeof(item) && used + (size_t)n < sizeof(list)) {
@@ -335,13 +312,10 @@ int cli_next_option(int argc, char *const argv[], const char *shortopts,
 		switch (c) {
 		case '?':
 		case ':': {
-			/*
-			 * getopt steps past a long option it refuses, and past a
+			/* getopt steps past a refused long option, and past a
 			 * cluster of short ones only when the refused letter ends
 			 * it: a word behind optind that starts with "--" is the
-			 * long option refused now. optopt alone cannot tell (for a
-			 * long option it is 0 or the option's value).
-			 */
+			 * long option refused (optopt cannot tell). */
 			const char *word = optind > before ? argv[optind - 1] : NULL;
 			if (word && word[0] == '-' && word[1] == '-' && word[2])
 				long_option_fail(word, c, longopts);
@@ -415,10 +389,8 @@ int cli_parse_size(const char *text, uint64_t *bytes)
 			return -ERANGE;
 		v = v * 10 + (uint64_t)(*p - '0');
 	}
-	if (*p && strcmp(p, "B") != 0 && strcmp(p, "b") != 0) {
-		const char *u = strchr(units, *p >= 'a' ? *p - 32 : *p);
-		if (!u)
-			return -EINVAL;
+	const char *u = *p ? strchr(units, *p >= 'a' ? *p - 32 : *p) : NULL;
+	if (u) {
 		unsigned shift = 10 * (unsigned)(u - units + 1);
 		if (v > (UINT64_MAX >> shift))
 			return -ERANGE;

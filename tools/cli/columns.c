@@ -125,7 +125,7 @@ void listing_size(struct listing *l, size_t col, uint64_t bytes)
 	if (l->json)
 		listing_u64(l, col, bytes);
 	else
-		text_cell(l, col, size_cell(bytes, cell));
+		text_cell(l, col, size_words(bytes, "", cell));
 }
 
 void listing_i64(struct listing *l, size_t col, int64_t v)

@@ -38,11 +38,9 @@ size_t columns_parse(const char *list, const struct column_info *cols, size_t nc
 
 /*
  * A listing: rows of the chosen columns, printed as a libsmartcols table
- * (text, sanitised for the terminal) or written as a JSON array of
- * objects into the document of a json_writer, where a summary may follow
- * it. Cells are given in the order of ids, each with its type: in JSON a
- * boolean is a boolean, a list an array ([] when empty), a number a
- * number; keys are the columns' JSON keys (json-keys.h).
+ * or written as a JSON array of objects into a json_writer's document.
+ * Cells are given in the order of ids, each with its type, which JSON
+ * keeps (a list is an array, [] when empty).
  */
 struct listing {
 	const struct column_info *cols;

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What this run unloaded, per index of its snapshot: rmmod and modprobe -r
- * read the kernel once and then unload one module after another, so a
- * module they unloaded is still in the snapshot. lib's rules take the
- * marks as `const bool *gone` (rot_module_unload_check(),
- * rot_module_usage()): what is gone holds nothing.
+ * read the kernel once, so a module they unloaded is still in it. lib's
+ * rules take the marks as `const bool *gone`: what is gone holds nothing.
  */
 #ifndef MODROT_GONE_MARKS_H
 #define MODROT_GONE_MARKS_H

@@ -8,39 +8,6 @@
 #include "cli-run.h"
 #include "jsonwrt.h"
 
-static void close_container(struct json_writer *w, char close);
-
-int json_start_stdout(struct json_writer *w)
-{
-	return json_start_stdout_line(w, false);
-}
-
-int json_start_stdout_line(struct json_writer *w, bool compact)
-{
-	memset(w, 0, sizeof(*w));
-	w->compact = compact;
-	/* What stdio holds goes first, so the two never interleave. */
-	cli_flush_stdout();
-	int err = outbuf_init_stream(&w->buf, STDOUT_FILENO, 64 * 1024);
-	if (err < 0)
-		return err;
-	w->out = &w->buf;
-	json_open_object(w, NULL);
-	return 0;
-}
-
-int json_finish(struct json_writer *w)
-{
-	if (!w->out)
-		return -ENOMEM;
-	while (w->depth > 0)
-		close_container(w, w->closer[w->depth]);
-	int err = outbuf_flush(w->out);
-	outbuf_release(w->out);
-	w->out = NULL;
-	return err;
-}
-
 /* No byte below 0x20, at or above 0x7f, '"' or '\\' in these eight: the
  * sanitiser's test, and the same haszero trick for the quote. */
 static bool json_word_is_plain(const unsigned char *p)
@@ -148,6 +115,32 @@ static void close_container(struct json_writer *w, char close)
 	outbuf_putc(w->out, close);
 	if (w->depth == 0)
 		outbuf_putc(w->out, '\n');
+}
+
+int json_start_stdout(struct json_writer *w, bool compact)
+{
+	memset(w, 0, sizeof(*w));
+	w->compact = compact;
+	/* What stdio holds goes first, so the two never interleave. */
+	cli_flush_stdout();
+	int err = outbuf_init_stream(&w->buf, STDOUT_FILENO, 64 * 1024);
+	if (err < 0)
+		return err;
+	w->out = &w->buf;
+	json_open_object(w, NULL);
+	return 0;
+}
+
+int json_finish(struct json_writer *w)
+{
+	if (!w->out)
+		return -ENOMEM;
+	while (w->depth > 0)
+		close_container(w, w->closer[w->depth]);
+	int err = outbuf_flush(w->out);
+	outbuf_release(w->out);
+	w->out = NULL;
+	return err;
 }
 
 void json_open_object(struct json_writer *w, const char *name)

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The one JSON writer of the tools (after util-linux's lib/jsonwrt.c):
- * objects, arrays and typed members written straight into an outbuf, so a
- * listing and the summary after it are one document, never text cut open
- * and spliced. Strings are escaped for JSON; bytes that are not UTF-8
- * become U+FFFD, so the output always parses.
- *
- * Layout: one member per line, three spaces a level, as libsmartcols
- * writes it; or compact, the whole document on one line (JSON Lines).
+ * The one JSON writer of the tools (after util-linux's lib/jsonwrt.c),
+ * straight into an outbuf, so a listing and the summary after it are one
+ * document. Bytes that are not UTF-8 become U+FFFD, so the output always
+ * parses. Layout: one member per line, three spaces a level, as
+ * libsmartcols writes it; or compact, the document on one line (JSON Lines).
  */
 #ifndef MODROT_JSONWRT_H
 #define MODROT_JSONWRT_H
@@ -30,15 +27,12 @@ struct json_writer {
 };
 
 /*
- * A document on standard output: its own buffer bound to STDOUT_FILENO
- * and the top-level object opened. json_finish() closes the object,
- * writes out what is left and returns the first error (-ENOMEM, the
- * write's errno, or -E2BIG for containers nested deeper than
- * JSON_DEPTH_MAX, a bug of the tool's), which the tool reports.
+ * A document on standard output, compact or not, its top-level object
+ * opened. json_finish() closes what is open, writes out what is left and
+ * returns the first error (-ENOMEM, the write's errno, or -E2BIG for
+ * nesting deeper than JSON_DEPTH_MAX, a bug of the tool's).
  */
-int json_start_stdout(struct json_writer *w);
-/* The same; compact: the document is one line, for a stream of them. */
-int json_start_stdout_line(struct json_writer *w, bool compact);
+int json_start_stdout(struct json_writer *w, bool compact);
 int json_finish(struct json_writer *w);
 
 /* name is the member's name inside an object (plain ASCII: the tools'

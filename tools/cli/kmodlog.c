@@ -90,11 +90,9 @@ static void replay(char *text)
 struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_paths)
 {
 	/* Until a log function is set, libkmod's default logger writes to the
-	 * stream stderr names when kmod_new() starts. glibc's stderr is a
-	 * variable a program may set (its manual says so): for that while it
-	 * names a stream in memory, which costs no system call, where a
-	 * memory file and the descriptor moves around it cost seven. Without
-	 * one, the lines are lost rather than printed unsanitised. */
+	 * stream stderr names when kmod_new() starts. glibc lets a program set
+	 * stderr: a stream in memory takes the lines, with no system call.
+	 * Without one, they are lost rather than printed unsanitised. */
 	fflush(stderr);
 	char *text = NULL;
 	size_t len = 0;
@@ -109,7 +107,7 @@ struct kmod_ctx *cli_kmod_new(const char *dirname, const char *const *config_pat
 	if (mem) {
 		stderr = real;
 		/* fclose() leaves text NUL-terminated, or NULL when nothing could
-		 * be kept: what was lost to that is said by errno as ever. */
+		 * be kept. */
 		if (fclose(mem) == 0 && text)
 			replay(text);
 		free(text);

@@ -174,15 +174,11 @@ bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod
 }
 
 /*
- * Whether the kernel gets the image job_read() decompressed, not the path.
- * --verify inserts the very buffer it verified: libkmod would open the path
- * again, and a path can name other bytes by then. A compressed file goes
- * the way kmod sends it too, as bytes to init_module(), but from the copy
- * already in memory: libkmod would decompress it a second time, and it
- * reports an allocation that fails in the middle of xz as "Invalid
- * parameters" (docs/architecture.md). A plain file goes by path, so the
- * kernel's own file checks (IMA, LoadPin) see it, and a forced load is
- * libkmod's, which strips what the force skips.
+ * Whether the kernel gets the image job_read() decompressed, not the path
+ * (docs/architecture.md, "libkmod and the optional libraries"). --verify
+ * inserts the very bytes it verified: the path can name others by then. A
+ * plain file goes by path, for the kernel's file checks (IMA, LoadPin),
+ * and a forced load through libkmod, which strips what the force skips.
  */
 static bool insert_image(const struct load_job *job, const struct load_env *env)
 {

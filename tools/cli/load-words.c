@@ -48,18 +48,23 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		       const struct rot_kernel_facts *kernel, const char *keyring_path, char *buf,
 		       size_t len)
 {
+	static const struct cli_word fixed[] = {
+		{ ROT_PROBLEM_NONE, "no problem" },
+		{ ROT_PROBLEM_EMPTY, "the file is empty" },
+		{ ROT_PROBLEM_NOT_ELF, "not an ELF file, so not a kernel module" },
+		{ ROT_PROBLEM_NO_MODINFO, "not a kernel module (no .modinfo section)" },
+		{ ROT_PROBLEM_NO_THIS_MODULE,
+		  "not a kernel module (no .gnu.linkonce.this_module section)" },
+		{ ROT_PROBLEM_NO_SYMBOLS, "not a kernel module (no symbol table)" },
+		{ ROT_PROBLEM_NO_NAME, "the module has no name" },
+		{ 0, NULL },
+	};
 	const char *comp = compression_name(rot_modfile_compression(mf));
 
 	switch (rot_preflight_problem(pf)) {
-	case ROT_PROBLEM_NONE:
-		snprintf(buf, len, "no problem");
-		break;
 	case ROT_PROBLEM_NOT_REGULAR:
 		snprintf(buf, len, "%s, not a module file",
 			 cli_file_kind(rot_modfile_problem_value(mf)));
-		break;
-	case ROT_PROBLEM_EMPTY:
-		snprintf(buf, len, "the file is empty");
 		break;
 	case ROT_PROBLEM_TOO_BIG:
 		snprintf(buf, len, "larger than %llu MiB, more than any module",
@@ -79,9 +84,6 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 			snprintf(buf, len,
 				 "%s-compressed, and this system's libkmod cannot decompress %s",
 				 comp, comp);
-		break;
-	case ROT_PROBLEM_NOT_ELF:
-		snprintf(buf, len, "not an ELF file, so not a kernel module");
 		break;
 	case ROT_PROBLEM_TRUNCATED:
 		snprintf(buf, len,
@@ -117,18 +119,6 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 		snprintf(buf, len, "not a kernel module (ELF type %llu, not a relocatable object)",
 			 (unsigned long long)rot_modfile_problem_value(mf));
 		break;
-	case ROT_PROBLEM_NO_MODINFO:
-		snprintf(buf, len, "not a kernel module (no .modinfo section)");
-		break;
-	case ROT_PROBLEM_NO_THIS_MODULE:
-		snprintf(buf, len, "not a kernel module (no .gnu.linkonce.this_module section)");
-		break;
-	case ROT_PROBLEM_NO_SYMBOLS:
-		snprintf(buf, len, "not a kernel module (no symbol table)");
-		break;
-	case ROT_PROBLEM_NO_NAME:
-		snprintf(buf, len, "the module has no name");
-		break;
 	case ROT_PROBLEM_NAME_TOO_LONG:
 		snprintf(buf, len, "its name is %llu bytes long; the kernel allows %llu",
 			 (unsigned long long)rot_modfile_problem_value(mf),
@@ -160,6 +150,8 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_BAD_SIGNATURE:
 		sig_describe_failure(rot_preflight_sig(pf), keyring_path, buf, len);
 		break;
+	default:
+		snprintf(buf, len, "%s", cli_word_of(fixed, rot_preflight_problem(pf), ""));
 	}
 }
 

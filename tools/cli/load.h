@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Loading a module, as insmod and modprobe share it (tools/libcli.a): one
- * module's way from file to kernel (load-job.c), whether the per-CPU
- * reserve holds it (load-percpu.c), and the words for what went wrong
- * (load-words.h, which knows nothing of these). insmod's own options are
- * here too, because a job reads them; modprobe fills a zero set.
+ * Loading a module, as insmod and modprobe share it: one module's way from
+ * file to kernel (load-job.c) and whether the per-CPU reserve holds it
+ * (load-percpu.c). insmod's options are here because a job reads them;
+ * modprobe fills a zero set.
  */
 #ifndef MODROT_LOAD_H
 #define MODROT_LOAD_H
@@ -76,28 +75,23 @@ struct load_job {
 	size_t ndependents;
 };
 
-/* A libkmod context for loading by path, without modprobe.d (insmod reads
- * none) and with libkmod's messages silenced: the tool says each failure
- * once. One per thread: libkmod contexts are not shared between threads.
- * NULL when out of memory. */
+/* A libkmod context for loading by path, without modprobe.d and with
+ * libkmod's messages silenced (the tool says each failure once). One per
+ * thread. NULL when out of memory. */
 struct kmod_ctx *job_kmod_new(void);
 
 /* Reads and inspects the file (no kernel involved). */
 void job_read(struct load_job *job);
 
-/*
- * Preflight a pending job. batch_symbols are the symbols modules of this
- * batch loaded before it define (may be NULL). Returns true when the job
- * is to be inserted; otherwise sets result and message (refused, or
- * checked under --check).
- */
+/* Preflight a pending job. batch_symbols: those the modules of this batch
+ * loaded before it define (may be NULL). True when the job is to be
+ * inserted; otherwise sets result and message. */
 bool job_preflight(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx,
 		   const struct rot_symbols *batch_symbols);
 
-/* Inserts a job job_preflight() passed: under --verify the image that was
- * verified (rot_modfile_insert()), else the file at its path with libkmod
- * (ctx), which applies the force flags. Sets result, err, rot_bytes and
- * message. */
+/* Inserts a job job_preflight() passed, as the image that was checked or
+ * by path through ctx (load-job.c says which). Sets result, err, rot_bytes
+ * and message. */
 void job_insert(struct load_job *job, const struct load_env *env, struct kmod_ctx *ctx);
 
 void job_release(struct load_job *job);
@@ -105,9 +99,9 @@ void job_release(struct load_job *job);
 /* The JSON reason of a job that did not load or pass ("" otherwise). */
 const char *job_reason(const struct load_job *job);
 
-/* Whether the job did not load only because its module is live already:
- * the preflight found it loaded, or the kernel said EEXIST (a load that
- * won the race). What the load was for is there all the same. */
+/* Whether the job did not load only because its module is live already
+ * (found by the preflight, or the kernel's EEXIST): what the load was for
+ * is there all the same. */
 bool job_already_loaded(const struct load_job *job);
 
 /* The module's name, or its file's basename when it could not be read. */

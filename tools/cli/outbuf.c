@@ -32,7 +32,6 @@ int outbuf_flush(struct outbuf *o)
 			continue;
 		if (n < 0) {
 			o->err = -errno;
-			o->oom = true;
 			break;
 		}
 		p += n;
@@ -52,13 +51,13 @@ void outbuf_release(struct outbuf *o)
 
 bool outbuf_failed(const struct outbuf *o)
 {
-	return o->oom;
+	return o->err != 0;
 }
 
 bool outbuf_grow(struct outbuf *o, size_t n)
 {
 	/* outbuf_reserve() asked whether n fits already. */
-	if (o->oom)
+	if (o->err)
 		return false;
 	if (o->fd >= 0 && outbuf_flush(o) < 0)
 		return false;
@@ -69,7 +68,6 @@ bool outbuf_grow(struct outbuf *o, size_t n)
 		cap *= 2;
 	char *grown = realloc(o->buf, cap);
 	if (!grown) {
-		o->oom = true;
 		o->err = -ENOMEM;
 		return false;
 	}
@@ -122,10 +120,7 @@ char *outbuf_u64_right_at(char *p, uint64_t v, size_t width)
 			n++;
 	}
 	size_t pad = n < width ? width - n : 0;
-	if (pad > 16)
-		memset(p, ' ', pad);
-	else
-		memset(p, ' ', 16);
+	memset(p, ' ', pad > 16 ? pad : 16);
 	p += pad + n;
 	put_digits(p, v);
 	return p;

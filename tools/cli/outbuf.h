@@ -17,9 +17,8 @@ struct outbuf {
 	char *buf;
 	size_t len;
 	size_t cap;
-	int fd;   /* -1: grow instead of writing out */
-	int err;  /* sticky negative errno (ENOMEM or a write error): checked once, at the end */
-	bool oom; /* sticky: no more appends take effect */
+	int fd;  /* -1: grow instead of writing out */
+	int err; /* sticky negative errno (ENOMEM, a write error): no more appends take effect */
 };
 
 int outbuf_init(struct outbuf *o, size_t hint);
@@ -30,14 +29,14 @@ int outbuf_flush(struct outbuf *o);
 void outbuf_release(struct outbuf *o);
 bool outbuf_failed(const struct outbuf *o);
 
-/* Makes room for n more bytes; false (and oom set) when it cannot. */
+/* Makes room for n more bytes; false (and err set) when it cannot. */
 bool outbuf_grow(struct outbuf *o, size_t n);
 
 /* The appenders run for every field of every row: the common case, room
  * already there, stays inline. */
 static inline bool outbuf_reserve(struct outbuf *o, size_t n)
 {
-	return (!o->oom && o->cap - o->len >= n) || outbuf_grow(o, n);
+	return (!o->err && o->cap - o->len >= n) || outbuf_grow(o, n);
 }
 
 static inline void outbuf_put(struct outbuf *o, const char *s, size_t n)

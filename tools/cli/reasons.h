@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The "reason" of a JSON record: one stable lowercase token per cause of a
- * refusal or failure, for scripts to match on where the message is for
- * people. The errno of a kernel call means different things for different
- * calls (ENOENT: an unknown symbol for a load, no such module for an
- * unload), so the call is part of the question. modrot(7) documents each
- * token, and tests/json.bats checks that every token written here (as a
- * quoted string in this file or reasons.c) is there.
+ * refusal or failure, for scripts to match on. An errno means different
+ * things for different calls (ENOENT: an unknown symbol for a load, no
+ * such module for an unload), so the call is part of the question.
+ * tests/json.bats checks that modrot(7) documents every quoted token of
+ * this file and reasons.c.
  */
 #ifndef MODROT_REASONS_H
 #define MODROT_REASONS_H

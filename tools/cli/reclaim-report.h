@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What rmmod, modreap, modprobe and insmod share to tell what a run did:
- * the words for what a reclaim (lib's rot_reclaim()) freed, the kernel
- * taint around a run, and the members every JSON summary has. Words only:
- * what a reclaim freed is lib's to count. What a reclaim was refused, and
- * why, is worded in unload-words.h.
+ * what a reclaim freed (lib counts it), the kernel taint around the run,
+ * and the members every JSON summary has. A refused reclaim is worded in
+ * unload-words.h.
  */
 #ifndef MODROT_RECLAIM_REPORT_H
 #define MODROT_RECLAIM_REPORT_H
@@ -23,7 +22,7 @@
 void report_reclaimed(const char *name, size_t instances, uint64_t bytes, uint64_t percpu,
 		      bool dry_run);
 
-/* A reply's kept_instances/why/pins/tasks/callbacks/probes members, for a JSON record. */
+/* A reply's kept_instances, why, ... where members, for a JSON record. */
 void report_json_kept(struct json_writer *w, const struct rot_reclaim_result *reply);
 
 /* "kernel taint: none -> R (8)", or "kernel taint would go: ..." when predicted. */
@@ -39,8 +38,8 @@ struct run_taint {
 };
 
 /* Reads the taint before the run. A malformed mask is a warning (returns
- * 0); one that could not be read is an error line, and its negative
- * errno is returned, and counted as a failure in outcome (unless NULL). */
+ * 0); one that could not be read is an error, counted in outcome (unless
+ * NULL), and its negative errno is returned. */
 int run_taint_before(struct run_taint *t, struct cli_outcome *outcome);
 /* Reads it after the run (a dry run predicts instead: predicted_bits are
  * what the run would have added); returns and counts as run_taint_before. */

@@ -60,8 +60,3 @@ const char *size_words(uint64_t bytes, const char *unit, char *buf)
 	}
 	return buf;
 }
-
-const char *size_cell(uint64_t bytes, char *buf)
-{
-	return size_words(bytes, "", buf); /* no unit words: the bare number, or the human size */
-}

@@ -32,7 +32,4 @@ void size_words_set_bytes(bool on);
  */
 const char *size_words(uint64_t bytes, const char *unit, char *buf);
 
-/* A table cell: the bare number with -b, else the human size. */
-const char *size_cell(uint64_t bytes, char *buf);
-
 #endif

@@ -78,9 +78,7 @@ void stop_signal_sleep(const struct timespec *t)
 	while (!stop_signal() && left > 0) {
 		struct timespec ts = { .tv_sec = (time_t)(left / 1000000000LL),
 				       .tv_nsec = (long)(left % 1000000000LL) };
-		if (ppoll(NULL, 0, &ts, &before) == 0)
-			break;
-		if (errno != EINTR)
+		if (ppoll(NULL, 0, &ts, &before) == 0 || errno != EINTR)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		left = ns_of(t) - (ns_of(&now) - ns_of(&start));

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A long run (a batch of loads, many unloads, reclaiming) that is told to
- * stop by SIGHUP, SIGINT or SIGTERM does not die half-way through its
- * report: the handler only notes the signal. The run finishes the call in
- * flight, starts nothing new, prints what it did, and exits 128 + the
- * signal's number, as a shell reports a process the signal killed. The
- * same signal a second time is not caught: it ends the process at once,
- * for a call that never returns.
+ * A long run told to stop by SIGHUP, SIGINT or SIGTERM does not die
+ * half-way through its report: the handler only notes the signal. The run
+ * finishes the call in flight, starts nothing new, prints what it did, and
+ * exits 128 + the signal's number, as a shell reports a killed process.
+ * The same signal again ends the process at once, for a call that never
+ * returns.
  */
 #ifndef MODROT_STOPSIGNAL_H
 #define MODROT_STOPSIGNAL_H
@@ -22,12 +21,9 @@
  */
 void stop_signals_catch(bool restart);
 
-/*
- * Sleeps for *t, or less: returns at once when a stop signal was caught
- * before the call or arrives during it. The signals are blocked from the
- * look at stop_signal() until ppoll() takes them back atomically, so one
- * that lands between the look and the sleep cannot be missed.
- */
+/* Sleeps for *t, or less: returns at once when a stop signal was caught
+ * before the call or arrives during it (ppoll(): none can slip between the
+ * look and the sleep). */
 void stop_signal_sleep(const struct timespec *t);
 
 /* The signal caught, or 0. Safe from any thread. */

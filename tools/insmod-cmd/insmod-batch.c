@@ -200,7 +200,7 @@ static void announce(struct batch *b, const struct load_job *job)
 		cli_error("%s", job->message);
 		break;
 	case JOB_LOADED:
-		if (cli_is_verbose()) {
+		if (cli_verbosity() > 0) {
 			progress_clear(&b->bar);
 			cli_info("loaded %s (%s)", job_name(job), job->path);
 		}

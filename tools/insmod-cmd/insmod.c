@@ -184,7 +184,7 @@ static int print_json(const struct load_job *jobs, size_t n, const struct tally 
 		      const struct run_taint *taint)
 {
 	struct json_writer w;
-	int err = json_start_stdout(&w);
+	int err = json_start_stdout(&w, false);
 	if (err < 0)
 		return err;
 	json_open_array(&w, JK_MODULES);

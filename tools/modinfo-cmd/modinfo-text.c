@@ -81,7 +81,7 @@ static void put_text(const char *s, int len)
 			p++;
 		}
 	}
-	if (o.oom)
+	if (o.err)
 		text_err = -ENOMEM;
 	else
 		fwrite(o.buf, 1, o.len, stdout);

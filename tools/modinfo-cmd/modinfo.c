@@ -455,7 +455,7 @@ int main(int argc, char *argv[])
 	}
 
 	if (run.opts.json) {
-		if (json_start_stdout(&run.json) < 0) {
+		if (json_start_stdout(&run.json, false) < 0) {
 			cli_error("out of memory");
 			goto out;
 		}

@@ -307,7 +307,7 @@ static void parse_options(int argc, char *argv[], int nenv, struct modprobe_opts
 	bool inherited_verbose = false;
 	for (int i = 1; i <= nenv; i++)
 		inherited_verbose |= word_sets_verbose(argv[i]);
-	if (cli_is_verbose() && !inherited_verbose)
+	if (cli_verbosity() > 0 && !inherited_verbose)
 		env_append("-v");
 	if (o->reclaim && !o->remove)
 		cli_usage_fail("--reclaim frees what unloading leaves: it needs -r");
@@ -459,10 +459,10 @@ int main(int argc, char *argv[])
 		code = CLI_EXIT_PARTIAL;
 		goto out;
 	}
-	r.show = o.show_depends || (cli_is_verbose() && !o.quiet);
+	r.show = o.show_depends || (cli_verbosity() > 0 && !o.quiet);
 	/* Only an unload makes something rot to talk about: no other run
 	 * asks whether stderr is a terminal. */
-	r.talk = !o.quiet && (cli_is_verbose() || (o.remove && isatty(STDERR_FILENO)));
+	r.talk = !o.quiet && (cli_verbosity() > 0 || (o.remove && isatty(STDERR_FILENO)));
 	/* A run that only shows (-c, --show-*, -R, -D) reads no kernel state
 	 * and changes nothing. */
 	if (!o.show_config && !o.show_modversions && !o.show_exports && !o.lookup_only &&

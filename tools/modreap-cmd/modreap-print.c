@@ -129,7 +129,7 @@ static int print_json(struct reap_run *r, const struct rot_group *g, const uint6
 {
 	struct json_writer w;
 	const struct row_sums sum = sum_rows(g, percpu, n);
-	int err = json_start_stdout_line(&w, r->opts->watch);
+	int err = json_start_stdout(&w, r->opts->watch);
 
 	if (err == 0)
 		err = print_groups(g, percpu, n, &w, array_name);
@@ -187,7 +187,7 @@ int reap_print_pass(struct reap_run *r, unsigned pass, unsigned failures)
 	uint64_t *percpu = calloc(r->nreaped + 1, sizeof(*percpu));
 	struct json_writer w;
 	size_t n = 0;
-	int err = !g || !percpu ? -ENOMEM : pass ? json_start_stdout_line(&w, true) : 0;
+	int err = !g || !percpu ? -ENOMEM : pass ? json_start_stdout(&w, true) : 0;
 
 	for (size_t i = 0; err == 0 && i < r->nreaped; i++) {
 		const struct reaped *e = &r->reaped[i];

@@ -69,7 +69,7 @@ void rmmod_print_json(struct rmmod_run *r, const struct run_taint *taint)
 	/* The summary is the sum of the records. */
 	size_t unloaded = 0, reclaimed_names = 0, reclaimed_instances = 0, kept_instances = 0;
 	uint64_t unloaded_bytes = 0, reclaimed_bytes = 0;
-	int err = json_start_stdout(&w);
+	int err = json_start_stdout(&w, false);
 	if (err == 0) {
 		json_open_array(&w, JK_MODULES);
 		for (size_t i = 0; i < r->nrecords; i++) {

@@ -133,7 +133,7 @@ int main(int argc, char *argv[])
 		cli_error("out of memory");
 		goto out;
 	}
-	r.talk = cli_is_verbose() || isatty(STDERR_FILENO);
+	r.talk = cli_verbosity() > 0 || isatty(STDERR_FILENO);
 	if (r.talk && !o.json && !o.reclaim && rot_snapshot_has_rot(r.snap))
 		rmmod_read_percpu(&r);
 	/* Told to stop, a run finishes the unload in flight and starts no other. */
