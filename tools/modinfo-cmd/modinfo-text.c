@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdbool.h>
 #include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>

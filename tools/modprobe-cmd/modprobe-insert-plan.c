@@ -3,16 +3,13 @@
  * collected step by step), and each module of it read and preflighted
  * before modprobe-insert.c runs the first step. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli-errors.h"
-#include "cli-msg.h"
 #include "kmodlog.h"
 #include "load.h"
 #include "modprobe-insert.h"
-#include "modprobe.h"
 
 /* libkmod 30's print_action has no user data, and its dry run is the one
  * way to learn its plan: the plan being collected, set only for the

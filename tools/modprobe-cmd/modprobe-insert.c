@@ -13,7 +13,6 @@
  * only for a gzip module, which modrot cannot read and so has not checked.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,6 @@
 #include "kmodlog.h"
 #include "load.h"
 #include "modprobe-insert.h"
-#include "modprobe.h"
 #include "sizewords.h"
 
 /* kmod's lines for -v, -n and -D: what is loaded, with which options. */
