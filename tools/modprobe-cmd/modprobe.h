@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "cli-exit.h"
 #include "gone-marks.h"
@@ -93,16 +92,6 @@ struct mp_tally {
 size_t mp_rot_accounted(struct modprobe_run *r, const char *name);
 void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
 
-/*
- * kmod's levels of failure, with kmod's words. MP_FATAL is what kmod's
- * modprobe itself reports about a name (not found, not in kernel, in use,
- * a remove command that failed): "FATAL:", and the run ends there, as
- * kmod's LOG_CRIT ends it; under -a it is "WARNING:" and the run goes on.
- * MP_ERROR is what kmod says with "ERROR:" and goes on after (could not
- * insert, could not remove); MP_WARNING what it says with "WARNING:" (could
- * not get softdeps). Each is a failure of the run, and none is printed
- * with -q.
- */
 /* modprobe.d as libkmod will read it (modprobe-config.c). A -C path that
  * exists must be a file or a directory: -EINVAL, said, otherwise. */
 int mp_config_path_check(const char *path);
@@ -119,6 +108,15 @@ int mp_config_dirs_check(const char *const *paths);
  * escapes cannot be mistaken for text. */
 void mp_put_text(const char *s);
 
+/*
+ * kmod's levels of failure, with kmod's words. MP_FATAL is what kmod's
+ * modprobe reports about a name (not found, not in kernel, in use, a
+ * remove command that failed): "FATAL:", and the run ends there as kmod's
+ * LOG_CRIT ends it; under -a it is "WARNING:" and the run goes on.
+ * MP_ERROR is kmod's "ERROR:" (could not insert, could not remove),
+ * MP_WARNING its "WARNING:" (could not get softdeps). Each is a failure of
+ * the run, and none is printed with -q.
+ */
 enum mp_level { MP_ERROR, MP_FATAL, MP_WARNING };
 
 void mp_fail(struct modprobe_run *r, int err, enum mp_level level, const char *fmt, ...)
