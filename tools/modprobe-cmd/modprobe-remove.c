@@ -9,22 +9,16 @@
  * unload leaves rot it does not mention; this one says what rots.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli-errors.h"
 #include "cli-msg.h"
 #include "cli-run.h"
 #include "kmodlog.h"
 #include "modprobe-remove.h"
-#include "modprobe.h"
-#include "reclaim-report.h"
-#include "sizewords.h"
 #include "unload-words.h"
 
 #define RM_HOLDERS 0x1
@@ -148,18 +142,12 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 {
 	const char *name = kmod_module_get_name(mod);
 	static const char var[] = "$CMDLINE_OPTS";
-	size_t len = strlen(command);
-	char *cmd = malloc(len + 1), *o = cmd;
+	char *cmd = malloc(strlen(command) + 1), *o = cmd;
 	if (!cmd)
 		return -ENOMEM;
-	for (const char *p = command; *p;) {
-		if (!strncmp(p, var, sizeof(var) - 1)) {
-			p += sizeof(var) - 1;
-			continue;
-		}
-		*o++ = *p++;
-	}
-	*o = '\0';
+	for (const char *at; (at = strstr(command, var)); command = at + strlen(var))
+		o = mempcpy(o, command, (size_t)(at - command));
+	strcpy(o, command);
 	show(r, "remove", cmd);
 	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd, false);
 	free(cmd);
@@ -246,7 +234,7 @@ static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop
 	kmod_list_foreach_reverse(l, list)
 	{
 		struct kmod_module *m = kmod_module_get_module(l);
-		int err = r->stopped ? -ECANCELED : remove_module(r, m, RM_IGNORE_BUILTIN);
+		int err = remove_module(r, m, RM_IGNORE_BUILTIN);
 		kmod_module_unref(m);
 		if (err < 0 && stop_on_errors)
 			return err;
@@ -295,17 +283,6 @@ static bool path_enter(struct modprobe_run *r, const char *name)
 	return true;
 }
 
-static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod, int flags);
-
-static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags)
-{
-	if (!path_enter(r, kmod_module_get_name(mod)))
-		return r->depth == MP_REMOVE_DEPTH_MAX ? -ELOOP : 0;
-	int err = remove_module_entered(r, mod, flags);
-	r->depth--;
-	return err;
-}
-
 /*
  * --remove-holders: on a rot kernel the holders the rule counts, those of
  * the snapshot (/proc/modules), so that a sysfs holders directory that
@@ -329,7 +306,7 @@ static int remove_holders(struct modprobe_run *r, struct kmod_module *mod)
 				kmod_module_get_name(mod), cli_strerror(err));
 			return err;
 		}
-		err = r->stopped ? -ECANCELED : remove_module(r, h, RM_IGNORE_BUILTIN);
+		err = remove_module(r, h, RM_IGNORE_BUILTIN);
 		kmod_module_unref(h);
 		if (err < 0)
 			return err;
@@ -426,6 +403,17 @@ out:
 	return err;
 }
 
+static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags)
+{
+	if (r->stopped)
+		return -ECANCELED;
+	if (!path_enter(r, kmod_module_get_name(mod)))
+		return r->depth == MP_REMOVE_DEPTH_MAX ? -ELOOP : 0;
+	int err = remove_module_entered(r, mod, flags);
+	r->depth--;
+	return err;
+}
+
 int mp_remove(struct modprobe_run *r, const char *alias)
 {
 	struct kmod_list *list = NULL, *l;
@@ -462,8 +450,7 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	kmod_list_foreach(l, list)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
-		err = r->stopped ? -ECANCELED
-				 : remove_module(r, mod, r->opts->remove_holders ? RM_HOLDERS : 0);
+		err = remove_module(r, mod, r->opts->remove_holders ? RM_HOLDERS : 0);
 		kmod_module_unref(mod);
 		if (err < 0)
 			break;
