@@ -74,9 +74,8 @@ static int entry_check(int dfd, const char *dir, const char *name, unsigned char
 
 static int dir_check(const char *dir)
 {
-	/* O_DIRECTORY: missing, unreadable or not a directory, and libkmod
-	 * reads nothing there either. One open and the entries as read, where
-	 * a stat and opendir() (a stat more) came first. */
+	/* Missing, unreadable or not a directory (O_DIRECTORY): libkmod
+	 * reads nothing there either. */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (dfd < 0)
 		return 0;

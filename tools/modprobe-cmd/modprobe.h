@@ -2,11 +2,9 @@
 /*
  * modprobe's pieces: loading with dependencies (modprobe-insert.c),
  * unloading with the in-use rule (modprobe-remove.c), the query options
- * (modprobe-show.c), what a run offers them (modprobe-run.c: mp_fail()
- * to mp_rot_account(), calling none of them), and options and main
- * (modprobe.c). libkmod resolves
- * names, aliases, dependencies and modprobe.d; lib/ owns every kernel
- * interface modrot adds (preflight, unload, reclaim, in use).
+ * (modprobe-show.c), what a run offers them (modprobe-run.c), and options
+ * and main (modprobe.c). libkmod resolves names, aliases, dependencies and
+ * modprobe.d; lib/ owns every kernel interface modrot adds.
  */
 #ifndef MODROT_MODPROBE_H
 #define MODROT_MODPROBE_H
