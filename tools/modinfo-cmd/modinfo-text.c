@@ -24,12 +24,9 @@ static int text_err;
 /*
  * Keys and values go out as the module holds them, as kmod prints them:
  * scripts read them with -F and -0. Only on a terminal are control bytes
- * escaped, in every layout; the
- * newline and tab of libkmod's multi-line signature layout stay.
+ * escaped, in every layout. Asked once, and only of a piece that would
+ * change there: most records hold nothing to escape.
  */
-/* Asked once, and only of a piece that would change on a terminal: a
- * module's record is a hundred lines, each put in pieces, and most
- * records hold nothing to escape, so most runs never ask. */
 static bool stdout_tty(void)
 {
 	static int tty = -1;
@@ -38,8 +35,8 @@ static bool stdout_tty(void)
 	return tty;
 }
 
-/* Nothing in s that a terminal gets escaped: the newline and tab of the
- * signature layout stay as they are there too. */
+/* Nothing in s that a terminal gets escaped: the newline and tab of
+ * libkmod's multi-line signature layout stay there too. */
 static bool same_on_tty(const char *s, size_t len)
 {
 	if (cli_text_is_safe(s, len)) /* a word at a time: most pieces */
