@@ -180,7 +180,8 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 	 * twice; and, at its last look, whether its use could not be judged. */
 	struct dep_look {
 		bool done, unknown;
-		char *why; /* when unknown (NULL if it could not be kept) */
+		const char *name; /* the dependency's, once looked at */
+		char *why;        /* when unknown (NULL if it could not be kept) */
 	} *look = calloc(n + 1, sizeof(*look));
 	for (bool again = look != NULL; again && !r->stopped;) {
 		size_t i = n;
@@ -193,6 +194,7 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 				char why[WHY_MAX];
 				enum verdict v = rm_dependency_verdict(r, dep, why, sizeof(why));
 				free(look[i].why);
+				look[i].name = kmod_module_get_name(dep);
 				look[i].unknown = v == UNKNOWN;
 				look[i].why = look[i].unknown ? strdup(why) : NULL;
 				if (v == UNUSED && unload_now(r, dep) == 0)
@@ -209,19 +211,12 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 	 * because its use could not be judged is said once, with the reason
 	 * the walk's own look found, so that a doubt is not taken for a
 	 * verdict. Not a failure: what was asked went. */
-	size_t i = n;
-	kmod_list_foreach_reverse(l, deps)
-	{
-		i--;
-		if (look && look[i].unknown && !look[i].done && !r->stopped && !r->opts->quiet) {
-			struct kmod_module *dep = kmod_module_get_module(l);
+	for (size_t i = n; look && i-- > 0;) {
+		if (look[i].unknown && !look[i].done && !r->stopped && !r->opts->quiet)
 			cli_warn("kept '%s', which '%s' used: cannot tell whether it is in use%s%s",
-				 kmod_module_get_name(dep), kmod_module_get_name(mod),
-				 look[i].why ? ": " : "", look[i].why ? look[i].why : "");
-			kmod_module_unref(dep);
-		}
-		if (look)
-			free(look[i].why);
+				 look[i].name, kmod_module_get_name(mod), look[i].why ? ": " : "",
+				 look[i].why ? look[i].why : "");
+		free(look[i].why);
 	}
 	free(look);
 	kmod_module_unref_list(deps);
@@ -249,26 +244,17 @@ static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop
  * on it is not entered again (libkmod's insertion ignores such a loop in
  * the same way), and the loop is told, once per edge.
  */
-static void append(char *buf, size_t cap, const char *word)
-{
-	size_t n = strlen(buf), w = strlen(word);
-	if (n + w >= cap)
-		w = cap - n - 1;
-	memcpy(buf + n, word, w);
-	buf[n + w] = '\0';
-}
-
 static bool path_enter(struct modprobe_run *r, const char *name)
 {
 	for (size_t i = 0; i < r->depth; i++) {
 		if (strcmp(r->path[i], name))
 			continue;
-		char loop[1024] = "";
-		for (size_t j = i; j < r->depth; j++) {
-			append(loop, sizeof(loop), r->path[j]);
-			append(loop, sizeof(loop), " -> ");
-		}
-		append(loop, sizeof(loop), name);
+		char loop[1024];
+		size_t len = 0;
+		for (size_t j = i; j <= r->depth && len < sizeof(loop); j++)
+			len += (size_t)snprintf(loop + len, sizeof(loop) - len,
+						j < r->depth ? "%s -> " : "%s",
+						j < r->depth ? r->path[j] : name);
 		if (!r->opts->quiet)
 			cli_warn("softdep loop %s: not following it back to %s", loop, name);
 		return false;
