@@ -48,11 +48,8 @@ int mp_config_path_check(const char *path)
 /* The names libkmod reads in a directory (conf_files_filter_out()). */
 static bool read_by_libkmod(const char *name)
 {
-	size_t n = strlen(name);
-	if (name[0] == '.')
-		return false;
-	return (n >= 6 && !strcmp(name + n - 5, ".conf")) ||
-	       (n >= 7 && !strcmp(name + n - 6, ".alias"));
+	const char *dot = strrchr(name, '.');
+	return name[0] != '.' && dot && (!strcmp(dot, ".conf") || !strcmp(dot, ".alias"));
 }
 
 /* An entry libkmod would read that is neither a file nor a directory
