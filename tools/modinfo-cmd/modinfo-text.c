@@ -139,21 +139,17 @@ static void put_params(const struct modinfo_record *r, const struct modinfo_opts
 			printf("%-16s", "parm:");
 		put_text(p->name, p->namelen);
 		putchar(':');
-		if (!p->text) {
-			/* A type without a description: "name: (type)" alone, "name:type" in the list. */
-			if (only)
-				fputs(" (", stdout);
-			put_text(p->type, p->typelen);
-			if (only)
-				putchar(')');
-		} else {
+		/* A type without a description: "name: (type)" alone, "name:type"
+		 * in the list; after a description always " (type)". */
+		bool paren = p->type && (p->text || only);
+		if (p->text)
 			put_text(p->text, p->textlen);
-			if (p->type) {
-				fputs(" (", stdout);
-				put_text(p->type, p->typelen);
-				putchar(')');
-			}
-		}
+		if (paren)
+			fputs(" (", stdout);
+		if (p->type)
+			put_text(p->type, p->typelen);
+		if (paren)
+			putchar(')');
 		putchar(o->separator);
 	}
 	free(params);
