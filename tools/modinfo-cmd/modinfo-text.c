@@ -59,29 +59,22 @@ static void put_text(const char *s, int len)
 		return;
 	}
 	struct outbuf o;
-	char *copy = strndup(s, len);
-	if (!copy || outbuf_init(&o, 256) < 0) {
+	if (outbuf_init(&o, 256) < 0) {
 		/* Never the raw bytes on a terminal, never a value left out unsaid. */
-		free(copy);
 		text_err = -ENOMEM;
 		return;
 	}
-	for (char *p = copy; *p;) {
-		size_t keep = strcspn(p, "\n\t");
-		char save = p[keep];
-		p[keep] = '\0';
-		cli_put_safe(&o, p);
-		p += keep;
-		if (save) {
-			outbuf_putc(&o, save);
-			p++;
-		}
+	for (int i = 0, end; i < len; i = end + 1) {
+		for (end = i; end < len && s[end] != '\n' && s[end] != '\t'; end++)
+			;
+		cli_put_escaped(&o, s + i, (size_t)(end - i));
+		if (end < len)
+			outbuf_putc(&o, s[end]);
 	}
 	if (o.oom)
 		text_err = -ENOMEM;
 	else
 		fwrite(o.buf, 1, o.len, stdout);
-	free(copy);
 	outbuf_release(&o);
 }
 
