@@ -433,10 +433,9 @@ int main(int argc, char *argv[])
 	struct modprobe_run r = { .opts = &o };
 	struct run_taint taint = { 0 };
 	char *env_store;
-	int lock = -1;
+	int nenv, lock = -1;
 
 	cli_init("modprobe", help);
-	int nenv;
 	char **args_all = options_from_env(&argc, argv, &env_store, &nenv);
 	parse_options(argc, args_all, nenv, &o);
 	if (nesting_enter(o.quiet) < 0)

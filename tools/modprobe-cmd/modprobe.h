@@ -95,8 +95,7 @@ void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
 int mp_config_path_check(const char *path);
 /* Every file libkmod will read in the configuration directories (those
  * of -C, or libkmod's defaults when paths is NULL) is a regular file:
- * -EINVAL, said, for the first that is not (libkmod would wait on a FIFO
- * for ever, read a device until memory runs out). */
+ * -EINVAL, said, for the first that is not. */
 int mp_config_dirs_check(const char *const *paths);
 
 /* Text from modprobe.d, an index or a module on kmod's standard output:
