@@ -42,29 +42,22 @@ static size_t *index_find(const struct param_index *ix, const struct modinfo_par
 	}
 }
 
-/* Room for n + 1 names at most half full; -ENOMEM. */
-static int index_reserve(struct param_index *ix, const struct modinfo_param *params, size_t n)
-{
-	if (ix->slot && 2 * (n + 1) <= ix->mask + 1)
-		return 0;
-	size_t size = ix->slot ? 2 * (ix->mask + 1) : 64;
-	struct param_index bigger = { calloc(size, sizeof(size_t)), size - 1 };
-	if (!bigger.slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		*index_find(&bigger, params, params[i].name, (size_t)params[i].namelen) = i + 1;
-	free(ix->slot);
-	*ix = bigger;
-	return 0;
-}
-
 int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param **out, size_t *nout)
 {
-	struct modinfo_param *params = NULL;
-	size_t n = 0, cap = 0;
-	struct param_index ix = { NULL, 0 };
 	const struct kmod_list *l;
+	size_t max = 0, n = 0, size = 64;
 
+	kmod_list_foreach(l, r->info)
+	{
+		const char *key = kmod_module_info_get_key(l);
+		max += !strcmp(key, "parm") || !strcmp(key, "parmtype");
+	}
+	while (size < 2 * max)
+		size *= 2;
+	struct param_index ix = { calloc(size, sizeof(size_t)), size - 1 };
+	struct modinfo_param *params = malloc((max ? max : 1) * sizeof(*params));
+	if (!ix.slot || !params)
+		goto nomem;
 	kmod_list_foreach(l, r->info)
 	{
 		const char *key = kmod_module_info_get_key(l);
@@ -81,19 +74,8 @@ int modinfo_params_collect(const struct modinfo_record *r, struct modinfo_param 
 		size_t namelen = colon - value, restlen = strlen(colon + 1);
 		if (namelen > INT_MAX || restlen > INT_MAX)
 			continue;
-		if (index_reserve(&ix, params, n) < 0)
-			goto nomem;
 		size_t *slot = index_find(&ix, params, value, namelen);
 		if (!*slot) {
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 8;
-				struct modinfo_param *bigger =
-					realloc(params, ncap * sizeof(*bigger));
-				if (!bigger)
-					goto nomem;
-				params = bigger;
-				cap = ncap;
-			}
 			params[n] = (struct modinfo_param){ .name = value, .namelen = (int)namelen };
 			*slot = ++n;
 		}

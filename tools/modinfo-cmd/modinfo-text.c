@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdbool.h>
 #include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +24,9 @@ static int text_err;
 /*
  * Keys and values go out as the module holds them, as kmod prints them:
  * scripts read them with -F and -0. Only on a terminal are control bytes
- * escaped, in every layout; the
- * newline and tab of libkmod's multi-line signature layout stay.
+ * escaped, in every layout. Asked once, and only of a piece that would
+ * change there: most records hold nothing to escape.
  */
-/* Asked once, and only of a piece that would change on a terminal: a
- * module's record is a hundred lines, each put in pieces, and most
- * records hold nothing to escape, so most runs never ask. */
 static bool stdout_tty(void)
 {
 	static int tty = -1;
@@ -39,8 +35,8 @@ static bool stdout_tty(void)
 	return tty;
 }
 
-/* Nothing in s that a terminal gets escaped: the newline and tab of the
- * signature layout stay as they are there too. */
+/* Nothing in s that a terminal gets escaped: the newline and tab of
+ * libkmod's multi-line signature layout stay there too. */
 static bool same_on_tty(const char *s, size_t len)
 {
 	if (cli_text_is_safe(s, len)) /* a word at a time: most pieces */
@@ -63,29 +59,22 @@ static void put_text(const char *s, int len)
 		return;
 	}
 	struct outbuf o;
-	char *copy = strndup(s, len);
-	if (!copy || outbuf_init(&o, 256) < 0) {
+	if (outbuf_init(&o, 256) < 0) {
 		/* Never the raw bytes on a terminal, never a value left out unsaid. */
-		free(copy);
 		text_err = -ENOMEM;
 		return;
 	}
-	for (char *p = copy; *p;) {
-		size_t keep = strcspn(p, "\n\t");
-		char save = p[keep];
-		p[keep] = '\0';
-		cli_put_safe(&o, p);
-		p += keep;
-		if (save) {
-			outbuf_putc(&o, save);
-			p++;
-		}
+	for (int i = 0, end; i < len; i = end + 1) {
+		for (end = i; end < len && s[end] != '\n' && s[end] != '\t'; end++)
+			;
+		cli_put_escaped(&o, s + i, (size_t)(end - i));
+		if (end < len)
+			outbuf_putc(&o, s[end]);
 	}
 	if (o.err)
 		text_err = -ENOMEM;
 	else
 		fwrite(o.buf, 1, o.len, stdout);
-	free(copy);
 	outbuf_release(&o);
 }
 
@@ -143,21 +132,17 @@ static void put_params(const struct modinfo_record *r, const struct modinfo_opts
 			printf("%-16s", "parm:");
 		put_text(p->name, p->namelen);
 		putchar(':');
-		if (!p->text) {
-			/* A type without a description: "name: (type)" alone, "name:type" in the list. */
-			if (only)
-				fputs(" (", stdout);
-			put_text(p->type, p->typelen);
-			if (only)
-				putchar(')');
-		} else {
+		/* A type without a description: "name: (type)" alone, "name:type"
+		 * in the list; after a description always " (type)". */
+		bool paren = p->type && (p->text || only);
+		if (p->text)
 			put_text(p->text, p->textlen);
-			if (p->type) {
-				fputs(" (", stdout);
-				put_text(p->type, p->typelen);
-				putchar(')');
-			}
-		}
+		if (paren)
+			fputs(" (", stdout);
+		if (p->type)
+			put_text(p->type, p->typelen);
+		if (paren)
+			putchar(')');
 		putchar(o->separator);
 	}
 	free(params);

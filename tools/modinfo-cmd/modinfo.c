@@ -138,17 +138,16 @@ static bool module_directory(struct modinfo_run *run)
 	struct utsname u;
 	if (uname(&u) < 0)
 		cli_usage_fail("uname() failed: %s", strerror(errno));
-	bool running = !run->kversion || !strcmp(run->kversion, u.release);
-	int n = snprintf(run->dirname, sizeof(run->dirname), "%s/lib/modules/%s",
-			 run->root ? run->root : "", run->kversion ? run->kversion : u.release);
+	const char *root = run->root ? run->root : "",
+		   *rel = run->kversion ? run->kversion : u.release;
+	int n = snprintf(run->dirname, sizeof(run->dirname), "%s/lib/modules/%s", root, rel);
 	if (n < 0 || (size_t)n >= sizeof(run->dirname))
 		cli_usage_fail("the module directory %s/lib/modules/%s is longer than %d bytes",
-			       run->root ? run->root : "",
-			       run->kversion ? run->kversion : u.release, PATH_MAX - 1);
+			       root, rel, PATH_MAX - 1);
 	/* libkmod's default is the same directory; given explicitly only
 	 * when asked, as kmod's modinfo does. */
 	run->explicit_dir = run->root || run->kversion;
-	return running;
+	return !strcmp(rel, u.release);
 }
 
 /* The per-CPU areas rotting instances keep, where the kernel lists them
@@ -257,13 +256,10 @@ static void show_module(struct modinfo_run *run, const char *argument, struct km
 	/* -n needs nothing but the path: kmod's modinfo prints it even for a
 	 * file it could not read. */
 	if (!field || strcmp(field, "filename")) {
-		/* libkmod opens the file itself and would wait on a FIFO for ever,
-		 * read a device to the end of memory, or decompress a bomb into
-		 * all of it: only a regular file of a module's size, compressed
-		 * or not, gets that far. What libkmod can say itself (corrupt or
-		 * cut-short data, no library to decompress) it says. A compressed
-		 * module is decoded here once, and libkmod reads the decoded bytes
-		 * (cli_kmod_get_info()). */
+		/* Only a regular file of a module's size gets to libkmod, which
+		 * would wait on a FIFO or decompress a bomb (docs/architecture.md,
+		 * "libkmod and the optional libraries"). What libkmod can say
+		 * itself (corrupt data, no library to decompress) it says. */
 		void *image = NULL;
 		size_t image_len = 0;
 		err = r.filename ? rot_modfile_check(r.filename, &image, &image_len) : 0;
@@ -431,17 +427,12 @@ int main(int argc, char *argv[])
 		cli_error("out of memory");
 		goto out;
 	}
-	/* The indexes mapped once, as modprobe has them: without this libkmod
-	 * reads them with stdio at every lookup, and that reader dereferences
-	 * the NULL of a failed allocation or the garbage of a failed read.
-	 * An index that is absent is libkmod's own case, as before (a corrupt
-	 * one is refused before it is mapped); out of memory stops here, before a
-	 * lookup can lie. kmod_new() goes on without the directory's name when
-	 * it cannot allocate it: that is out of memory too. */
+	/* The indexes mapped once, as modprobe has them: unmapped, libkmod
+	 * reads them at every lookup with a reader that dereferences a failed
+	 * allocation or the garbage of a failed read. No directory name means
+	 * kmod_new() ran out of memory. A run given only module files maps no
+	 * index (one could be a FIFO); the others' are checked first. */
 	const char *moddir = kmod_get_dirname(run.ctx);
-	/* Names are looked up in the indexes, module files are not: a run
-	 * given only files maps no index (one could be a FIFO), and an index
-	 * libkmod cannot read safely is refused before it is mapped. */
 	bool by_name = run.by_name;
 	for (int i = optind; i < argc && !by_name; i++)
 		by_name = !is_module_file(argv[i]);

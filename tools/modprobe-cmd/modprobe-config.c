@@ -48,11 +48,8 @@ int mp_config_path_check(const char *path)
 /* The names libkmod reads in a directory (conf_files_filter_out()). */
 static bool read_by_libkmod(const char *name)
 {
-	size_t n = strlen(name);
-	if (name[0] == '.')
-		return false;
-	return (n >= 6 && !strcmp(name + n - 5, ".conf")) ||
-	       (n >= 7 && !strcmp(name + n - 6, ".alias"));
+	const char *dot = strrchr(name, '.');
+	return name[0] != '.' && dot && (!strcmp(dot, ".conf") || !strcmp(dot, ".alias"));
 }
 
 /* An entry libkmod would read that is neither a file nor a directory
@@ -74,9 +71,8 @@ static int entry_check(int dfd, const char *dir, const char *name, unsigned char
 
 static int dir_check(const char *dir)
 {
-	/* O_DIRECTORY: missing, unreadable or not a directory, and libkmod
-	 * reads nothing there either. One open and the entries as read, where
-	 * a stat and opendir() (a stat more) came first. */
+	/* Missing, unreadable or not a directory (O_DIRECTORY): libkmod
+	 * reads nothing there either. */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (dfd < 0)
 		return 0;

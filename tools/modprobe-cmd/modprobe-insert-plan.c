@@ -3,20 +3,16 @@
  * collected step by step), and each module of it read and preflighted
  * before modprobe-insert.c runs the first step. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli-errors.h"
-#include "cli-msg.h"
 #include "kmodlog.h"
 #include "load.h"
 #include "modprobe-insert.h"
-#include "modprobe.h"
 
-/* libkmod 30's print_action has no user data, and its dry run is the one
- * way to learn its plan: the plan being collected, set only for the
- * duration of that call. Nothing else crosses a callback. */
+/* The plan being collected, set only during libkmod's dry run: its
+ * print_action has no user data (docs/architecture.md). */
 static struct plan *collecting;
 
 static void collect_step(struct kmod_module *m, bool install, const char *options)

@@ -1,19 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * modprobe's loading: libkmod resolves the name (alias, blacklist,
- * modprobe.d options, softdeps, dependencies, install commands) and says
- * what it would load, in order (its dry run, modprobe-insert-plan.c).
- * Every module of that plan then goes through insmod's preflight before
- * the kernel sees any of them: on a rot kernel a module the kernel
- * refuses late, in its init, rots. Only a plan that passes whole is run,
- * and modprobe runs it itself, step by step, as libkmod's real run would:
- * each module from the image the preflight read (so the kernel gets the
- * bytes that were checked, whatever the path names by then), each install
- * command through the run's own runner. libkmod reads a module file again
- * only for a gzip module, which modrot cannot read and so has not checked.
+ * modprobe's loading: libkmod plans it (its dry run, modprobe-insert-plan.c),
+ * every module of the plan passes insmod's preflight before the kernel sees
+ * any (on a rot kernel a module refused in its init rots), and modprobe runs
+ * a plan that passed whole itself, step by step, from the images the
+ * preflight read (docs/architecture.md, "libkmod and the optional libraries").
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +15,6 @@
 #include "kmodlog.h"
 #include "load.h"
 #include "modprobe-insert.h"
-#include "modprobe.h"
 #include "sizewords.h"
 
 /* kmod's lines for -v, -n and -D: what is loaded, with which options. */

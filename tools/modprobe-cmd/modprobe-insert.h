@@ -8,9 +8,6 @@
 #ifndef MODROT_MODPROBE_INSERT_H
 #define MODROT_MODPROBE_INSERT_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
 #include "modprobe.h"
 
 struct plan_step {

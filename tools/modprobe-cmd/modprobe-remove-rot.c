@@ -1,17 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* What modprobe -r's unloads leave rotting: said, and with --reclaim freed. */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "cli-errors.h"
 #include "cli-msg.h"
 #include "cli-run.h"
-#include "kmodlog.h"
 #include "modprobe-remove.h"
-#include "modprobe.h"
 #include "reclaim-report.h"
 #include "sizewords.h"
 #include "unload-words.h"

@@ -2,20 +2,11 @@
 /* modprobe -r's in-use rule: what this run unloaded, and whether a module
  * is in use (lib's rule on a rot kernel, never the reference count). */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli-errors.h"
-#include "cli-msg.h"
-#include "cli-run.h"
-#include "kmodlog.h"
 #include "modprobe-remove.h"
-#include "modprobe.h"
-#include "reclaim-report.h"
-#include "sizewords.h"
-#include "unload-words.h"
 
 /* The gone marks, made when the snapshot is first read (none without one,
  * or out of memory: lib takes none as nothing gone). */

@@ -9,22 +9,16 @@
  * unload leaves rot it does not mention; this one says what rots.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli-errors.h"
 #include "cli-msg.h"
 #include "cli-run.h"
 #include "kmodlog.h"
 #include "modprobe-remove.h"
-#include "modprobe.h"
-#include "reclaim-report.h"
-#include "sizewords.h"
 #include "unload-words.h"
 
 #define RM_HOLDERS 0x1
@@ -148,18 +142,12 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 {
 	const char *name = kmod_module_get_name(mod);
 	static const char var[] = "$CMDLINE_OPTS";
-	size_t len = strlen(command);
-	char *cmd = malloc(len + 1), *o = cmd;
+	char *cmd = malloc(strlen(command) + 1), *o = cmd;
 	if (!cmd)
 		return -ENOMEM;
-	for (const char *p = command; *p;) {
-		if (!strncmp(p, var, sizeof(var) - 1)) {
-			p += sizeof(var) - 1;
-			continue;
-		}
-		*o++ = *p++;
-	}
-	*o = '\0';
+	for (const char *at; (at = strstr(command, var)); command = at + strlen(var))
+		o = mempcpy(o, command, (size_t)(at - command));
+	strcpy(o, command);
 	show(r, "remove", cmd);
 	int ret = r->opts->dry_run ? 0 : mp_run_command(r, "remove", name, cmd, false);
 	free(cmd);
@@ -192,7 +180,8 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 	 * twice; and, at its last look, whether its use could not be judged. */
 	struct dep_look {
 		bool done, unknown;
-		char *why; /* when unknown (NULL if it could not be kept) */
+		const char *name; /* the dependency's, once looked at */
+		char *why;        /* when unknown (NULL if it could not be kept) */
 	} *look = calloc(n + 1, sizeof(*look));
 	for (bool again = look != NULL; again && !r->stopped;) {
 		size_t i = n;
@@ -205,6 +194,7 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 				char why[WHY_MAX];
 				enum verdict v = rm_dependency_verdict(r, dep, why, sizeof(why));
 				free(look[i].why);
+				look[i].name = kmod_module_get_name(dep);
 				look[i].unknown = v == UNKNOWN;
 				look[i].why = look[i].unknown ? strdup(why) : NULL;
 				if (v == UNUSED && unload_now(r, dep) == 0)
@@ -221,19 +211,12 @@ static void remove_unused_dependencies(struct modprobe_run *r, struct kmod_modul
 	 * because its use could not be judged is said once, with the reason
 	 * the walk's own look found, so that a doubt is not taken for a
 	 * verdict. Not a failure: what was asked went. */
-	size_t i = n;
-	kmod_list_foreach_reverse(l, deps)
-	{
-		i--;
-		if (look && look[i].unknown && !look[i].done && !r->stopped && !r->opts->quiet) {
-			struct kmod_module *dep = kmod_module_get_module(l);
+	for (size_t i = n; look && i-- > 0;) {
+		if (look[i].unknown && !look[i].done && !r->stopped && !r->opts->quiet)
 			cli_warn("kept '%s', which '%s' used: cannot tell whether it is in use%s%s",
-				 kmod_module_get_name(dep), kmod_module_get_name(mod),
-				 look[i].why ? ": " : "", look[i].why ? look[i].why : "");
-			kmod_module_unref(dep);
-		}
-		if (look)
-			free(look[i].why);
+				 look[i].name, kmod_module_get_name(mod), look[i].why ? ": " : "",
+				 look[i].why ? look[i].why : "");
+		free(look[i].why);
 	}
 	free(look);
 	kmod_module_unref_list(deps);
@@ -246,7 +229,7 @@ static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop
 	kmod_list_foreach_reverse(l, list)
 	{
 		struct kmod_module *m = kmod_module_get_module(l);
-		int err = r->stopped ? -ECANCELED : remove_module(r, m, RM_IGNORE_BUILTIN);
+		int err = remove_module(r, m, RM_IGNORE_BUILTIN);
 		kmod_module_unref(m);
 		if (err < 0 && stop_on_errors)
 			return err;
@@ -261,26 +244,17 @@ static int remove_list(struct modprobe_run *r, struct kmod_list *list, bool stop
  * on it is not entered again (libkmod's insertion ignores such a loop in
  * the same way), and the loop is told, once per edge.
  */
-static void append(char *buf, size_t cap, const char *word)
-{
-	size_t n = strlen(buf), w = strlen(word);
-	if (n + w >= cap)
-		w = cap - n - 1;
-	memcpy(buf + n, word, w);
-	buf[n + w] = '\0';
-}
-
 static bool path_enter(struct modprobe_run *r, const char *name)
 {
 	for (size_t i = 0; i < r->depth; i++) {
 		if (strcmp(r->path[i], name))
 			continue;
-		char loop[1024] = "";
-		for (size_t j = i; j < r->depth; j++) {
-			append(loop, sizeof(loop), r->path[j]);
-			append(loop, sizeof(loop), " -> ");
-		}
-		append(loop, sizeof(loop), name);
+		char loop[1024];
+		size_t len = 0;
+		for (size_t j = i; j <= r->depth && len < sizeof(loop); j++)
+			len += (size_t)snprintf(loop + len, sizeof(loop) - len,
+						j < r->depth ? "%s -> " : "%s",
+						j < r->depth ? r->path[j] : name);
 		if (!r->opts->quiet)
 			cli_warn("softdep loop %s: not following it back to %s", loop, name);
 		return false;
@@ -293,17 +267,6 @@ static bool path_enter(struct modprobe_run *r, const char *name)
 	}
 	r->path[r->depth++] = name;
 	return true;
-}
-
-static int remove_module_entered(struct modprobe_run *r, struct kmod_module *mod, int flags);
-
-static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags)
-{
-	if (!path_enter(r, kmod_module_get_name(mod)))
-		return r->depth == MP_REMOVE_DEPTH_MAX ? -ELOOP : 0;
-	int err = remove_module_entered(r, mod, flags);
-	r->depth--;
-	return err;
 }
 
 /*
@@ -329,7 +292,7 @@ static int remove_holders(struct modprobe_run *r, struct kmod_module *mod)
 				kmod_module_get_name(mod), cli_strerror(err));
 			return err;
 		}
-		err = r->stopped ? -ECANCELED : remove_module(r, h, RM_IGNORE_BUILTIN);
+		err = remove_module(r, h, RM_IGNORE_BUILTIN);
 		kmod_module_unref(h);
 		if (err < 0)
 			return err;
@@ -426,6 +389,17 @@ out:
 	return err;
 }
 
+static int remove_module(struct modprobe_run *r, struct kmod_module *mod, int flags)
+{
+	if (r->stopped)
+		return -ECANCELED;
+	if (!path_enter(r, kmod_module_get_name(mod)))
+		return r->depth == MP_REMOVE_DEPTH_MAX ? -ELOOP : 0;
+	int err = remove_module_entered(r, mod, flags);
+	r->depth--;
+	return err;
+}
+
 int mp_remove(struct modprobe_run *r, const char *alias)
 {
 	struct kmod_list *list = NULL, *l;
@@ -462,8 +436,7 @@ int mp_remove(struct modprobe_run *r, const char *alias)
 	kmod_list_foreach(l, list)
 	{
 		struct kmod_module *mod = kmod_module_get_module(l);
-		err = r->stopped ? -ECANCELED
-				 : remove_module(r, mod, r->opts->remove_holders ? RM_HOLDERS : 0);
+		err = remove_module(r, mod, r->opts->remove_holders ? RM_HOLDERS : 0);
 		kmod_module_unref(mod);
 		if (err < 0)
 			break;

@@ -9,10 +9,6 @@
 #ifndef MODROT_MODPROBE_REMOVE_H
 #define MODROT_MODPROBE_REMOVE_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
 #include "modprobe.h"
 
 /* room for a reason that names a path */

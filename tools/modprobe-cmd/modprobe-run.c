@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What a modprobe run offers its parts (modprobe-insert.c, modprobe-remove.c,
- * modprobe-show.c): kmod's two levels of failure, install and remove
- * commands, and what is read once per run (the snapshot, the kernel's
- * facts) with the tally of rot the run has told of. It calls none of the
- * parts, so modprobe.c (options and main) -> the parts -> this file has no
- * cycle.
+ * What a modprobe run offers its parts: kmod's levels of failure, install
+ * and remove commands, what is read once per run, and the tally of rot
+ * told of. It calls none of the parts, so the calls have no cycle.
  */
 #include <errno.h>
 #include <stdarg.h>

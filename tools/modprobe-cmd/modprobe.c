@@ -8,14 +8,10 @@
  * what it left.
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli-errors.h"
@@ -336,17 +332,13 @@ static int context_new(struct modprobe_run *r)
 	 * tools' one log function: sanitised, and none with -q. */
 	cli_set_quiet(o->quiet);
 	r->ctx = cli_kmod_new(dirname, o->config_paths);
-	/* kmod_new() goes on without the directory's name when it cannot
-	 * allocate it, and every lookup then finds nothing. Without mapped
-	 * indexes libkmod reads them with stdio at each lookup, a reader that
-	 * dereferences a failed allocation: out of memory stops here, as a
-	 * context that could not be made does. An absent or unreadable index
-	 * stays libkmod's own case. */
+	/* No directory name: kmod_new() ran out of memory, and every lookup
+	 * would find nothing. Unmapped indexes libkmod reads at each lookup
+	 * with a reader that dereferences a failed allocation: out of memory
+	 * stops here too. A run given module files maps no index (one could be
+	 * a FIFO); the others' are checked first (-c dumps two). An absent or
+	 * unreadable index stays libkmod's own case. */
 	const char *moddir = r->ctx ? kmod_get_dirname(r->ctx) : NULL;
-	/* Every run but those given module files looks names up in the
-	 * indexes (-c dumps two of them): one libkmod cannot read safely is
-	 * refused before it is mapped. A run given files maps none (one
-	 * could be a FIFO). */
 	bool files = o->show_exports || o->show_modversions;
 	if (moddir && !files && cli_moddir_check(moddir) < 0)
 		return -EINVAL;
@@ -441,10 +433,9 @@ int main(int argc, char *argv[])
 	struct modprobe_run r = { .opts = &o };
 	struct run_taint taint = { 0 };
 	char *env_store;
-	int lock = -1;
+	int nenv, lock = -1;
 
 	cli_init("modprobe", help);
-	int nenv;
 	char **args_all = options_from_env(&argc, argv, &env_store, &nenv);
 	parse_options(argc, args_all, nenv, &o);
 	if (nesting_enter(o.quiet) < 0)

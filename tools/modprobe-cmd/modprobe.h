@@ -2,11 +2,9 @@
 /*
  * modprobe's pieces: loading with dependencies (modprobe-insert.c),
  * unloading with the in-use rule (modprobe-remove.c), the query options
- * (modprobe-show.c), what a run offers them (modprobe-run.c: mp_fail()
- * to mp_rot_account(), calling none of them), and options and main
- * (modprobe.c). libkmod resolves
- * names, aliases, dependencies and modprobe.d; lib/ owns every kernel
- * interface modrot adds (preflight, unload, reclaim, in use).
+ * (modprobe-show.c), what a run offers them (modprobe-run.c), and options
+ * and main (modprobe.c). libkmod resolves names, aliases, dependencies and
+ * modprobe.d; lib/ owns every kernel interface modrot adds.
  */
 #ifndef MODROT_MODPROBE_H
 #define MODROT_MODPROBE_H
@@ -15,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "cli-exit.h"
 #include "gone-marks.h"
@@ -93,23 +90,12 @@ struct mp_tally {
 size_t mp_rot_accounted(struct modprobe_run *r, const char *name);
 void mp_rot_account(struct modprobe_run *r, const char *name, size_t instances);
 
-/*
- * kmod's levels of failure, with kmod's words. MP_FATAL is what kmod's
- * modprobe itself reports about a name (not found, not in kernel, in use,
- * a remove command that failed): "FATAL:", and the run ends there, as
- * kmod's LOG_CRIT ends it; under -a it is "WARNING:" and the run goes on.
- * MP_ERROR is what kmod says with "ERROR:" and goes on after (could not
- * insert, could not remove); MP_WARNING what it says with "WARNING:" (could
- * not get softdeps). Each is a failure of the run, and none is printed
- * with -q.
- */
 /* modprobe.d as libkmod will read it (modprobe-config.c). A -C path that
  * exists must be a file or a directory: -EINVAL, said, otherwise. */
 int mp_config_path_check(const char *path);
 /* Every file libkmod will read in the configuration directories (those
  * of -C, or libkmod's defaults when paths is NULL) is a regular file:
- * -EINVAL, said, for the first that is not (libkmod would wait on a FIFO
- * for ever, read a device until memory runs out). */
+ * -EINVAL, said, for the first that is not. */
 int mp_config_dirs_check(const char *const *paths);
 
 /* Text from modprobe.d, an index or a module on kmod's standard output:
@@ -119,6 +105,15 @@ int mp_config_dirs_check(const char *const *paths);
  * escapes cannot be mistaken for text. */
 void mp_put_text(const char *s);
 
+/*
+ * kmod's levels of failure, with kmod's words. MP_FATAL is what kmod's
+ * modprobe reports about a name (not found, not in kernel, in use, a
+ * remove command that failed): "FATAL:", and the run ends there as kmod's
+ * LOG_CRIT ends it; under -a it is "WARNING:" and the run goes on.
+ * MP_ERROR is kmod's "ERROR:" (could not insert, could not remove),
+ * MP_WARNING its "WARNING:" (could not get softdeps). Each is a failure of
+ * the run, and none is printed with -q.
+ */
 enum mp_level { MP_ERROR, MP_FATAL, MP_WARNING };
 
 void mp_fail(struct modprobe_run *r, int err, enum mp_level level, const char *fmt, ...)
