@@ -51,9 +51,10 @@ static void copy_text(char *dst, size_t cap, const unsigned char *src, size_t n)
 	dst[n] = '\0';
 }
 
-static void copy_hex(char *dst, size_t cap, const char *prefix, const unsigned char *p, size_t n)
+static void copy_hex(char *dst, size_t cap, const char *prefix, const ASN1_STRING *s)
 {
-	size_t used = (size_t)snprintf(dst, cap, "%s", prefix);
+	const unsigned char *p = ASN1_STRING_get0_data(s);
+	size_t n = (size_t)ASN1_STRING_length(s), used = (size_t)snprintf(dst, cap, "%s", prefix);
 	for (size_t i = 0; i < n && used + 2 < cap; i++, used += 2)
 		snprintf(dst + used, cap - used, "%02x", p[i]);
 }
@@ -77,11 +78,10 @@ static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
 static void copy_serial(char *dst, size_t cap, const ASN1_INTEGER *serial)
 {
 	const char *prefix = ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER ? "serial -" : "serial ";
-	int n = ASN1_STRING_length(serial);
-	if (n <= 0)
+	if (ASN1_STRING_length(serial) <= 0)
 		snprintf(dst, cap, "serial 0");
 	else
-		copy_hex(dst, cap, prefix, ASN1_STRING_get0_data(serial), (size_t)n);
+		copy_hex(dst, cap, prefix, serial);
 }
 
 /*
@@ -101,14 +101,13 @@ bool openssl_out_of_memory(void)
 
 /*
  * Whether CMS_verify() failed because it compared and found a difference,
- * rather than before it could compare. A difference is reported first
- * by the signature's own algorithm ("bad signature", a padding check) or,
- * for a changed module under signed attributes, by CMS ("verification
- * failure", "content verify error"). OpenSSL 3.0 reports some failures
- * to set up a key or digest, running out of memory among them, only as
- * an EVP "decode error" or "initialization error" followed by CMS's
- * generic failure: those must not be called a mismatch. Empties the
- * queue, as openssl_out_of_memory() does, and answers that too.
+ * rather than before it could compare. A difference is reported first by
+ * the signature's algorithm ("bad signature", a padding check) or, for a
+ * changed module under signed attributes, by CMS ("verification failure",
+ * "content verify error"). OpenSSL 3.0 reports some failures to set up a
+ * key or digest, lack of memory among them, only as an EVP "decode error"
+ * or "initialization error" then CMS's generic failure: not a mismatch.
+ * Empties the queue, and answers openssl_out_of_memory() in *oom.
  */
 static bool compared_and_differed(bool *oom)
 {
@@ -126,20 +125,14 @@ static bool compared_and_differed(bool *oom)
  * means OpenSSL could not set itself up, not a strange signature. */
 static bool standard_digest(const ASN1_OBJECT *oid)
 {
-	switch (OBJ_obj2nid(oid)) {
-	case NID_sha1:
-	case NID_sha224:
-	case NID_sha256:
-	case NID_sha384:
-	case NID_sha512:
-	case NID_sha3_224:
-	case NID_sha3_256:
-	case NID_sha3_384:
-	case NID_sha3_512:
-		return true;
-	default:
-		return false;
-	}
+	static const int nids[] = { NID_sha1,     NID_sha224,   NID_sha256,
+				    NID_sha384,   NID_sha512,   NID_sha3_224,
+				    NID_sha3_256, NID_sha3_384, NID_sha3_512 };
+	int nid = OBJ_obj2nid(oid);
+	for (size_t i = 0; i < sizeof(nids) / sizeof(nids[0]); i++)
+		if (nids[i] == nid)
+			return true;
+	return false;
 }
 
 /* pkcs7_shape_problem()'s answer when OpenSSL ran out of memory. */
@@ -164,8 +157,7 @@ static void describe_signer_id(CMS_SignerInfo *si, struct rot_sig_info *info)
 	if (CMS_SignerInfo_get0_signer_id(si, &keyid, &issuer, &serial) != 1)
 		return;
 	if (keyid) {
-		copy_hex(info->key_id, sizeof(info->key_id), "", ASN1_STRING_get0_data(keyid),
-			 (size_t)ASN1_STRING_length(keyid));
+		copy_hex(info->key_id, sizeof(info->key_id), "", keyid);
 		return;
 	}
 	copy_cn(info->signer, sizeof(info->signer), issuer);
@@ -179,8 +171,7 @@ static void describe_cert(X509 *cert, struct rot_sig_info *info)
 	copy_cn(info->signer, sizeof(info->signer), X509_get_subject_name(cert));
 	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(cert);
 	if (skid)
-		copy_hex(info->key_id, sizeof(info->key_id), "", ASN1_STRING_get0_data(skid),
-			 (size_t)ASN1_STRING_length(skid));
+		copy_hex(info->key_id, sizeof(info->key_id), "", skid);
 	else
 		copy_serial(info->key_id, sizeof(info->key_id), X509_get0_serialNumber(cert));
 }
@@ -356,9 +347,8 @@ static int sig_info_new(const struct rot_keyring *kr, bool verify, const void *i
 		return -ENOMEM;
 	/* Without the trailer's magic the image is unsigned, and
 	 * parse_trailer() says so before any OpenSSL call: an inspection then
-	 * opens no libcrypto, nor starts it (its configuration read, its error
-	 * texts loaded: a million instructions) by ERR_clear_error() for
-	 * nothing. */
+	 * neither opens libcrypto nor starts it (reading its configuration and
+	 * error texts) by ERR_clear_error() for nothing. */
 	int err = 0;
 	if (!verify && !ends_in_magic(image, len)) {
 		err = parse_trailer(image, len, info, &cms);
