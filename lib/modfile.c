@@ -84,26 +84,22 @@ static int read_file(struct rot_modfile *mf)
 	if (err < 0)
 		return err;
 	mf->raw = raw;
-	if (mf->raw_len == 0)
-		mf->problem = ROT_PROBLEM_EMPTY;
 	return 0;
 }
 
+/* Also says whether the file, or what it decompresses to, is empty. */
 static int decompress(struct rot_modfile *mf)
 {
 	mf->compression = compression_detect(mf->raw, mf->raw_len);
-	mf->image = mf->raw;
 	mf->image_len = mf->raw_len;
-	if (mf->compression == ROT_COMP_NONE)
-		return 0;
-	int err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT, &mf->plain,
-				   &mf->image_len);
+	int err = 0;
+	if (mf->compression != ROT_COMP_NONE)
+		err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT,
+				       &mf->plain, &mf->image_len);
+	mf->image = mf->plain ? mf->plain : mf->raw;
 	switch (err) {
 	case 0:
-		mf->image = mf->plain;
-		if (mf->image_len == 0)
-			mf->problem = ROT_PROBLEM_EMPTY;
-		return 0;
+		return mf->image_len ? 0 : set_problem(mf, ROT_PROBLEM_EMPTY, 0, 0);
 	case -EPROTONOSUPPORT: /* gzip */
 		return set_problem(mf, ROT_PROBLEM_UNSUPPORTED_COMPRESSION, 0, 0);
 	case -EBADMSG:
@@ -117,27 +113,23 @@ static int decompress(struct rot_modfile *mf)
 	}
 }
 
-/* libelf trusts offsets and links: the raw structure is checked first. */
-static int structure_ok(struct rot_modfile *mf, bool *ok)
+/* libelf trusts offsets and links: the raw structure is checked first.
+ * Returns 1 when it passed, 0 when not (the problem says why), or -ENOMEM. */
+static int check_structure(struct rot_modfile *mf)
 {
 	struct elf_check c;
 	int err = elf_check_image(mf->image, mf->image_len, &c);
-	*ok = false;
 	if (err < 0)
 		return err;
-	switch (c.verdict) {
-	case ELF_CHECK_TRUNCATED:
+	if (c.verdict == ELF_CHECK_TRUNCATED)
 		return set_problem(mf, ROT_PROBLEM_TRUNCATED, c.have, c.need);
-	case ELF_CHECK_MALFORMED:
+	if (c.verdict == ELF_CHECK_MALFORMED) {
 		set_problem(mf, ROT_PROBLEM_MALFORMED_ELF, 0, 0);
 		memcpy(mf->problem_text, c.reason, sizeof(mf->problem_text));
 		return 0;
-	case ELF_CHECK_OK:
-		break;
 	}
 	mf->symtab_index = c.symtab;
-	*ok = true;
-	return 0;
+	return 1;
 }
 
 /* Called once, for the one symbol table elf_check_image() vouched for:
@@ -210,9 +202,8 @@ static int inspect_elf(struct rot_modfile *mf)
 	if (ident && (unsigned char)ident[EI_DATA] != host)
 		return set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA],
 				   host);
-	bool ok;
-	err = structure_ok(mf, &ok);
-	if (err < 0 || !ok)
+	err = check_structure(mf);
+	if (err <= 0)
 		return err;
 	GElf_Ehdr eh;
 	size_t shstrndx;
@@ -366,8 +357,6 @@ int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modf
 	} else {
 		memcpy(mf->raw, buf, len);
 		mf->raw_len = len;
-		if (len == 0)
-			mf->problem = ROT_PROBLEM_EMPTY;
 	}
 	return examine(mf, err, out);
 }
