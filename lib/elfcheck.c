@@ -27,7 +27,6 @@ struct shdr {
 
 struct image {
 	const unsigned char *p;
-	size_t len;
 	bool is64;
 	uint64_t shoff;
 	uint32_t shnum;
@@ -36,10 +35,8 @@ struct image {
 
 /* The verdicts. Each returns 0: a verdict on the image is no failure to
  * check it (the only one is -ENOMEM). */
-static int malformed(struct elf_check *res, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int malformed(struct elf_check *res, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int malformed(struct elf_check *res, const char *fmt,
+							   ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -264,7 +261,7 @@ static int check_sections(const struct image *im, uint32_t shstrndx)
 
 int elf_check_image(const void *image, size_t len, struct elf_check *res)
 {
-	struct image im = { .p = image, .len = len, .res = res };
+	struct image im = { .p = image, .res = res };
 	memset(res, 0, sizeof(*res));
 
 	/* Byte order was looked at by the caller: native order only. */
