@@ -91,20 +91,26 @@ static int claim(struct index_walk *w, size_t start, size_t end)
 	return 0;
 }
 
-/* The end of the string at p, which must end before limit; 0 if it does not. */
-static size_t string_end(const struct index_walk *w, size_t p, size_t limit)
+/* The end of the string at p, which must end inside the file; 0 if it does not. */
+static size_t string_end(const struct index_walk *w, size_t p)
 {
-	const unsigned char *nul = memchr(w->data + p, '\0', limit - p);
+	const unsigned char *nul = memchr(w->data + p, '\0', w->len - p);
 	return nul ? (size_t)(nul - w->data) + 1 : 0;
 }
 
+/* A node still to check: its offset and flags, and its depth (the root's is 0). */
+struct pending {
+	uint32_t ref, depth;
+};
+
 /*
- * Reads the node at ref (flags and offset), checking it, claiming its
- * bytes and pushing its children onto stack. Returns the node's end.
+ * Reads the node n, checking it, claiming its bytes and pushing its
+ * children onto stack. Returns the node's end.
  */
-static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_t *depth_top,
+static int check_node(struct index_walk *w, struct pending n, struct pending *stack, size_t *top,
 		      size_t *end_out)
 {
+	uint32_t ref = n.ref;
 	size_t off = ref & NODE_MASK, p;
 
 	/* An empty trie: a root of no bytes at the end of the header. */
@@ -116,7 +122,7 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 		return -EINVAL;
 	p = off;
 	if (ref & NODE_PREFIX) {
-		size_t e = string_end(w, p, w->len);
+		size_t e = string_end(w, p);
 		if (!e || e == p + 1)
 			return -EINVAL;
 		p = e;
@@ -127,14 +133,14 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 		unsigned first = w->data[p], last = w->data[p + 1];
 		if (first < 1 || last > 127 || first > last)
 			return -EINVAL;
-		size_t n = last - first + 1u;
+		size_t nchild = last - first + 1u;
 		p += 2;
-		if ((w->len - p) / 4 < n)
+		if ((w->len - p) / 4 < nchild)
 			return -EINVAL;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < nchild; i++) {
 			uint32_t child = be32(w->data + p + 4 * i);
 			if (!child) {
-				if (i == 0 || i == n - 1)
+				if (i == 0 || i == nchild - 1)
 					return -EINVAL;
 				continue;
 			}
@@ -142,9 +148,9 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 			 * above it (pre-order), as the root's place says. */
 			if (w->preorder ? (child & NODE_MASK) <= off : (child & NODE_MASK) >= off)
 				return -EINVAL;
-			stack[(*depth_top)++] = child;
+			stack[(*top)++] = (struct pending){ child, n.depth + 1 };
 		}
-		p += 4 * n;
+		p += 4 * nchild;
 	}
 	if (ref & NODE_VALUES) {
 		if (w->len - p < 4)
@@ -157,7 +163,7 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 		for (uint32_t i = 0; i < count; i++) {
 			if (w->len - p < 5)
 				return -EINVAL;
-			size_t e = string_end(w, p + 4, w->len);
+			size_t e = string_end(w, p + 4);
 			if (!e)
 				return -EINVAL;
 			p = e;
@@ -173,8 +179,8 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 int index_check_image(const void *data, size_t len)
 {
 	struct index_walk w = { .data = data, .len = len };
-	uint32_t *stack = NULL;
-	size_t *depths = NULL, top = 0, end;
+	struct pending *stack = NULL;
+	size_t top = 0, end;
 	int err = -EINVAL;
 
 	if (len < INDEX_HEADER || len > INDEX_SIZE_MAX)
@@ -188,29 +194,24 @@ int index_check_image(const void *data, size_t len)
 	 * and of the one node that fails: at most len / 4 each. */
 	size_t stack_max = len / 2 + 2;
 	stack = malloc(stack_max * sizeof(*stack));
-	depths = malloc(stack_max * sizeof(*depths));
-	if (!w.claimed || !stack || !depths) {
+	if (!w.claimed || !stack) {
 		err = -ENOMEM;
 		goto out;
 	}
 	/* The root is written last, ending the file (kmod up to 33), or
 	 * first, right after the header (kmod 34). */
 	w.preorder = (root & NODE_MASK) == INDEX_HEADER;
-	stack[top] = root;
-	depths[top++] = 0; /* the root's children are at depth 1 */
+	stack[top++] = (struct pending){ root, 0 };
 	while (top) {
-		uint32_t ref = stack[--top];
-		size_t depth = depths[top], before = top;
-		if (depth > INDEX_DEPTH_MAX)
+		struct pending n = stack[--top];
+		if (n.depth > INDEX_DEPTH_MAX)
 			goto out;
-		err = check_node(&w, ref, stack, &top, &end);
+		err = check_node(&w, n, stack, &top, &end);
 		if (err < 0)
 			goto out;
 		err = -EINVAL;
-		if (depth == 0 && !w.preorder && end != len)
+		if (n.depth == 0 && !w.preorder && end != len)
 			goto out;
-		for (size_t i = before; i < top; i++)
-			depths[i] = depth + 1;
 	}
 	/* Every byte after the header belongs to exactly one node. */
 	if (w.claimed_bytes != len - INDEX_HEADER)
@@ -219,7 +220,6 @@ int index_check_image(const void *data, size_t len)
 out:
 	free(w.claimed);
 	free(stack);
-	free(depths);
 	return err;
 }
 
