@@ -55,13 +55,16 @@ static int grow(unsigned char **buf, size_t *cap, size_t need, size_t limit)
 	return 0;
 }
 
-/*
- * The uncompressed size the (last) stream's index declares, or 0 when it
- * cannot be read. A bomb that says what it is gets refused unread; one
- * whose index lies is still stopped by the limit while decoding.
- */
-static uint64_t xz_declared_size(const unsigned char *in, size_t len)
+/* What a stream says it decompresses to (the last xz stream's index,
+ * zstd's frame header), or 0 when it does not say. A bomb that says what
+ * it is gets refused unread; one that lies is still stopped by the limit
+ * while decoding. */
+static uint64_t declared_size(enum rot_compression c, const unsigned char *in, size_t len)
 {
+	if (c != ROT_COMP_XZ) {
+		unsigned long long size = ZSTD_getFrameContentSize(in, len);
+		return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
+	}
 	lzma_stream_flags flags;
 	if (len < 2 * LZMA_STREAM_HEADER_SIZE ||
 	    lzma_stream_footer_decode(&flags, in + len - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
@@ -77,16 +80,6 @@ static uint64_t xz_declared_size(const unsigned char *in, size_t len)
 	uint64_t size = lzma_index_uncompressed_size(index);
 	lzma_index_end(index, NULL);
 	return size;
-}
-
-/* What a stream says it decompresses to (xz's index, zstd's frame
- * header), or 0 when it does not say. */
-static uint64_t declared_size(enum rot_compression c, const void *in, size_t len)
-{
-	if (c == ROT_COMP_XZ)
-		return xz_declared_size(in, len);
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
 }
 
 #define SCRATCH_SIZE (64u * 1024)
@@ -187,14 +180,7 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scrat
  * what modrot does not decode itself). */
 static int open_decoder(enum rot_compression c)
 {
-	switch (c) {
-	case ROT_COMP_XZ:
-		return dl_lzma();
-	case ROT_COMP_ZSTD:
-		return dl_zstd();
-	default:
-		return -EPROTONOSUPPORT;
-	}
+	return c == ROT_COMP_XZ ? dl_lzma() : c == ROT_COMP_ZSTD ? dl_zstd() : -EPROTONOSUPPORT;
 }
 
 /* Decodes into *out (malloc'd, within limit), or, with scratch, only counts. */
@@ -205,11 +191,10 @@ static int decode(enum rot_compression c, const void *in, size_t len, size_t lim
 	size_t cap = 0, used;
 	int err;
 
-	/* The stream usually says its size: a bomb that says so is refused
-	 * unread, an honest module gets one allocation, so that it is not
-	 * copied as the buffer grows. The size is only a hint (the data may
-	 * end sooner): a few bytes of input do not buy a huge allocation, the
-	 * buffer grows as output really arrives. */
+	/* The stream usually says its size: an honest module then gets one
+	 * allocation, and is not copied as the buffer grows. The size is only
+	 * a hint (the data may end sooner): a few bytes of input do not buy a
+	 * huge allocation, the buffer grows as output really arrives. */
 	uint64_t size = declared_size(c, in, len);
 	if (size > limit)
 		return -EFBIG;
@@ -230,15 +215,14 @@ static int decode(enum rot_compression c, const void *in, size_t len, size_t lim
 
 int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit)
 {
-	unsigned char *scratch;
-	int err;
+	unsigned char *scratch, *none;
+	size_t total;
+	int err = open_decoder(c);
 
-	if ((err = open_decoder(c)) < 0)
+	if (err < 0)
 		return err;
 	if (!(scratch = malloc(SCRATCH_SIZE)))
 		return -ENOMEM;
-	unsigned char *none;
-	size_t total;
 	err = decode(c, in, len, limit, scratch, &none, &total);
 	free(scratch);
 	return err;
@@ -248,17 +232,13 @@ int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t 
 		     size_t *out_len)
 {
 	unsigned char *buf = NULL;
-	int err;
+	int err = open_decoder(c);
 
-	if ((err = open_decoder(c)) < 0)
+	if (err < 0)
 		return err;
-	/*
-	 * A stream that says its size within the limit is decoded once, held
-	 * to what it says: memory stays within the declared size, and every
-	 * module depmod indexes says it. Only a stream that does not say, or
-	 * says less than it holds (several streams or frames), is counted
-	 * first, so that a bomb is refused without its memory.
-	 */
+	/* Decoded once when it says its size (every module depmod indexes
+	 * does), held to that; counted first, as the header says, when it
+	 * says none or less than it holds (several streams or frames). */
 	uint64_t declared = declared_size(c, in, len);
 	err = -EFBIG;
 	if (declared && declared <= limit)
