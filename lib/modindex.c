@@ -70,8 +70,8 @@ static bool claim_bit(unsigned char *map, size_t i)
 }
 
 /* Claims [start, end) for one node: -EINVAL when a byte was claimed. A
- * byte of the bitmap at a time where the range covers it whole: a big
- * tree's indexes are megabytes, and a bit at a time was most of the check. */
+ * byte of the bitmap at a time where the range covers it whole, since a
+ * big tree's indexes are megabytes. */
 static int claim(struct index_walk *w, size_t start, size_t end)
 {
 	w->claimed_bytes += end - start;
@@ -103,21 +103,14 @@ struct pending {
 	uint32_t ref, depth;
 };
 
-/*
- * Reads the node n, checking it, claiming its bytes and pushing its
- * children onto stack. Returns the node's end.
- */
+/* Checks node n, claims its bytes and pushes its children onto stack;
+ * *end_out is where the node ends. */
 static int check_node(struct index_walk *w, struct pending n, struct pending *stack, size_t *top,
 		      size_t *end_out)
 {
 	uint32_t ref = n.ref;
 	size_t off = ref & NODE_MASK, p;
 
-	/* An empty trie: a root of no bytes at the end of the header. */
-	if (ref == INDEX_HEADER && w->len == INDEX_HEADER) {
-		*end_out = INDEX_HEADER;
-		return 0;
-	}
 	if (ref & NODE_UNKNOWN || off < INDEX_HEADER || off >= w->len)
 		return -EINVAL;
 	p = off;
@@ -189,6 +182,9 @@ int index_check_image(const void *data, size_t len)
 		return -EINVAL;
 
 	uint32_t root = be32(w.data + 8);
+	/* An empty trie: a root of no bytes at the end of the header. */
+	if (len == INDEX_HEADER)
+		return root == INDEX_HEADER ? 0 : -EINVAL;
 	w.claimed = calloc(len / 8 + 1, 1);
 	/* Children pushed: those of claimed nodes (4 bytes each, claimed once)
 	 * and of the one node that fails: at most len / 4 each. */
