@@ -111,8 +111,8 @@ static const char *extent_name(uint32_t index, char *buf, size_t len)
 }
 
 /* By start, stably: a module's few dozen sections mostly lie in file order
- * already, where insertion is near linear and qsort's calls through a
- * pointer were half of what checking an image cost; qsort past that. */
+ * already, where insertion is near linear and spares qsort's calls
+ * through a pointer; qsort past that. */
 static void sort_extents(struct extent *e, size_t n)
 {
 	if (n > 64) {
