@@ -97,7 +97,7 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch
 		return -ENOMEM;
 	s.next_in = in;
 	s.avail_in = len;
-	for (;;) {
+	while (err == 0) {
 		if (scratch) {
 			s.next_out = scratch;
 			s.avail_out = SCRATCH_SIZE;
@@ -109,24 +109,18 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch
 			s.avail_out = *cap - s.total_out;
 		}
 		lzma_ret r = lzma_code(&s, LZMA_FINISH);
-		if (s.total_out > limit) {
+		if (s.total_out > limit)
 			err = -EFBIG;
+		else if (r == LZMA_STREAM_END)
 			break;
-		}
-		if (r == LZMA_STREAM_END)
-			break;
-		if (r == LZMA_OK)
-			continue;
-		if (r == LZMA_BUF_ERROR)
-			err = -ENODATA; /* no progress with output room left: input ended */
-		else if (r == LZMA_MEM_ERROR)
-			err = -ENOMEM;
-		/* A dictionary beyond the limit is the file's fault, not memory's
-		 * (the kernel's own decoder caps it too): LZMA_MEMLIMIT_ERROR is
-		 * reported as bad data with the rest. */
-		else
-			err = -EBADMSG;
-		break;
+		/* LZMA_BUF_ERROR: no progress with output room left, so the input
+		 * ended. A dictionary beyond the limit is the file's fault, not
+		 * memory's (the kernel's own decoder caps it too):
+		 * LZMA_MEMLIMIT_ERROR is reported as bad data with the rest. */
+		else if (r != LZMA_OK)
+			err = r == LZMA_BUF_ERROR   ? -ENODATA
+			      : r == LZMA_MEM_ERROR ? -ENOMEM
+						    : -EBADMSG;
 	}
 	*out_len = s.total_out;
 	lzma_end(&s);
@@ -155,21 +149,14 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scrat
 		size_t hint = ZSTD_decompressStream(ds, &ob, &ib);
 		total += ob.pos - used;
 		used = ob.pos;
-		if (ZSTD_isError(hint)) {
+		if (ZSTD_isError(hint))
 			err = -EBADMSG;
-			break;
-		}
-		if (total > limit) {
+		else if (total > limit)
 			err = -EFBIG;
+		else if (hint == 0 && ib.pos == ib.size)
 			break;
-		}
-		if (hint == 0 && ib.pos == ib.size)
-			break;
-		if (ib.pos == ib.size && ob.pos < ob.size) {
-			/* All input consumed, room left, frame not finished. */
-			err = -ENODATA;
-			break;
-		}
+		else if (ib.pos == ib.size && ob.pos < ob.size)
+			err = -ENODATA; /* all input consumed, room left, frame not finished */
 	}
 	ZSTD_freeDStream(ds);
 	*out_len = used;
