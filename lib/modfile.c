@@ -175,13 +175,6 @@ static void name_from_this_module(struct rot_modfile *mf, Elf_Scn *scn)
 	mf->this_module_name[max] = '\0';
 }
 
-/* libelf's error is per thread and holds the last one; reading it clears it. */
-static bool libelf_ran_out_of_memory(void)
-{
-	int e = elf_errno();
-	return e && strcmp(elf_errmsg(e), "out of memory") == 0;
-}
-
 static int inspect_elf(struct rot_modfile *mf)
 {
 	int err = dl_elf();
@@ -287,8 +280,10 @@ static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 	if (err == 0 && mf->problem == ROT_PROBLEM_NONE) {
 		err = inspect_elf(mf);
 		/* A section libelf could not load for want of memory looked
-		 * missing: that is no verdict on the file. */
-		if (err == 0 && libelf_ran_out_of_memory())
+		 * missing: that is no verdict on the file. libelf keeps the last
+		 * error, per thread. */
+		int e = err == 0 ? elf_errno() : 0;
+		if (e && strcmp(elf_errmsg(e), "out of memory") == 0)
 			err = -ENOMEM;
 	}
 	if (err < 0) {
