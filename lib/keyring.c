@@ -44,7 +44,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 		err = push_cert(certs, x);
 		n++;
 	}
-	BIO_free(bio);
+	BIO_free_all(bio); /* a chain of one */
 	if (err < 0)
 		return err;
 	/* The end of the text, or a certificate it could not finish reading. */

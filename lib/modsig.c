@@ -320,7 +320,7 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	BIO *mem = BIO_new_mem_buf(image, (int)info->content_len);
 	BIO *content = mem ? BIO_new(BIO_f_buffer()) : NULL;
 	if (!content) {
-		BIO_free(mem);
+		BIO_free_all(mem);
 		return -ENOMEM;
 	}
 	BIO_push(content, mem);
