@@ -26,7 +26,7 @@
 
 struct rot_modfile {
 	char *path;
-	void *raw;   /* the file as read */
+	char *raw;   /* the file as read */
 	void *plain; /* decompressed image, or NULL when raw is plain */
 	const unsigned char *image;
 	size_t raw_len;
@@ -66,24 +66,6 @@ static int set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t valu
 	mf->problem = p;
 	mf->value = value;
 	mf->expected = expected;
-	return 0;
-}
-
-static int read_file(struct rot_modfile *mf)
-{
-	struct stat st = { 0 };
-	int fd = file_open_regular(mf->path, &st);
-	if (fd == -EINVAL)
-		return set_problem(mf, ROT_PROBLEM_NOT_REGULAR, st.st_mode & S_IFMT, 0);
-	if (fd < 0)
-		return fd;
-	char *raw;
-	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &raw, &mf->raw_len);
-	if (err == -EFBIG)
-		return set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
-	if (err < 0)
-		return err;
-	mf->raw = raw;
 	return 0;
 }
 
@@ -297,9 +279,19 @@ static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 int rot_modfile_read(const char *path, struct rot_modfile **out)
 {
 	struct rot_modfile *mf = modfile_new(path);
+	struct stat st = { 0 };
 	if (!mf)
 		return -ENOMEM;
-	return examine(mf, read_file(mf), out);
+	int fd = file_open_regular(path, &st);
+	if (fd == -EINVAL)
+		return examine(mf, set_problem(mf, ROT_PROBLEM_NOT_REGULAR, st.st_mode & S_IFMT, 0),
+			       out);
+	if (fd < 0)
+		return examine(mf, fd, out);
+	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &mf->raw, &mf->raw_len);
+	if (err == -EFBIG)
+		err = set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
+	return examine(mf, err, out);
 }
 
 int rot_modfile_check(const char *path, void **image, size_t *image_len)
