@@ -108,19 +108,18 @@ struct pending {
 static int check_node(struct index_walk *w, struct pending n, struct pending *stack, size_t *top,
 		      size_t *end_out)
 {
-	uint32_t ref = n.ref;
-	size_t off = ref & NODE_MASK, p;
+	size_t off = n.ref & NODE_MASK, p;
 
-	if (ref & NODE_UNKNOWN || off < INDEX_HEADER || off >= w->len)
+	if (n.ref & NODE_UNKNOWN || off < INDEX_HEADER || off >= w->len)
 		return -EINVAL;
 	p = off;
-	if (ref & NODE_PREFIX) {
+	if (n.ref & NODE_PREFIX) {
 		size_t e = string_end(w, p);
 		if (!e || e == p + 1)
 			return -EINVAL;
 		p = e;
 	}
-	if (ref & NODE_CHILDS) {
+	if (n.ref & NODE_CHILDS) {
 		if (w->len - p < 2)
 			return -EINVAL;
 		unsigned first = w->data[p], last = w->data[p + 1];
@@ -145,7 +144,7 @@ static int check_node(struct index_walk *w, struct pending n, struct pending *st
 		}
 		p += 4 * nchild;
 	}
-	if (ref & NODE_VALUES) {
+	if (n.ref & NODE_VALUES) {
 		if (w->len - p < 4)
 			return -EINVAL;
 		uint32_t count = be32(w->data + p);
@@ -194,8 +193,6 @@ int index_check_image(const void *data, size_t len)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* The root is written last, ending the file (kmod up to 33), or
-	 * first, right after the header (kmod 34). */
 	w.preorder = (root & NODE_MASK) == INDEX_HEADER;
 	stack[top++] = (struct pending){ root, 0 };
 	while (top) {
