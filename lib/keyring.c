@@ -103,14 +103,11 @@ static int certs_from_dir(STACK_OF(X509) *certs, const char *dir)
 	return err;
 }
 
-/*
- * OpenSSL sets its algorithms up on first use, and a set-up that runs out
- * of memory there fails as "unsupported", "decode error" or "digest not
- * allowed": a verification would then call a good signature bad. What a
- * verification against these certificates needs is set up here instead,
- * once, where a standard algorithm that cannot be fetched can only mean
- * no memory.
- */
+/* OpenSSL sets its algorithms up on first use, and one that runs out of
+ * memory there fails as "unsupported", "decode error" or "digest not
+ * allowed", which would call a good signature bad. So what verifying
+ * against these certificates needs is set up here, once, where a standard
+ * algorithm that cannot be fetched can only mean no memory. */
 static int warm_up(STACK_OF(X509) *certs)
 {
 	static const char *const digests[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512" };
