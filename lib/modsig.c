@@ -295,9 +295,9 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 		      struct rot_sig_info *info)
 {
 	/* Every signer must be in the keyring, as CMS_verify() will want
-	 * each to verify; the first unknown one is the one to name. */
+	 * each to verify: the first unknown one is named, else the first
+	 * signer's certificate. */
 	STACK_OF(CMS_SignerInfo) *signers = CMS_get0_SignerInfos(cms);
-	X509 *first = NULL;
 	for (int i = 0; i < sk_CMS_SignerInfo_num(signers); i++) {
 		CMS_SignerInfo *si = sk_CMS_SignerInfo_value(signers, i);
 		X509 *cert = keyring_find(kr, si);
@@ -306,10 +306,9 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 			info->status = ROT_SIG_UNKNOWN_KEY;
 			return 0;
 		}
-		if (!first)
-			first = cert;
+		if (i == 0)
+			describe_cert(cert, info);
 	}
-	describe_cert(first, info);
 
 	if (info->content_len > INT_MAX)
 		return malformed(info, "module too large to verify");
