@@ -279,28 +279,25 @@ int elf_check_image(const void *image, size_t len, struct elf_check *res)
 	memcpy(&eh, image, ehsize);
 	im.shoff = im.is64 ? eh.c64.e_shoff : eh.c32.e_shoff;
 	uint16_t e_shentsize = im.is64 ? eh.c64.e_shentsize : eh.c32.e_shentsize;
-	uint16_t e_shnum = im.is64 ? eh.c64.e_shnum : eh.c32.e_shnum;
 	uint16_t e_shstrndx = im.is64 ? eh.c64.e_shstrndx : eh.c32.e_shstrndx;
-	im.shnum = e_shnum;
+	im.shnum = im.is64 ? eh.c64.e_shnum : eh.c32.e_shnum;
 	/* The table's extent first: a table past the end is a truncated file. */
-	uint64_t table = (uint64_t)e_shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
+	uint64_t table = (uint64_t)im.shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
 	if (__builtin_add_overflow(im.shoff, table, &table_end) || table_end > len)
 		return truncated(res, table_end < im.shoff ? UINT64_MAX : table_end, len);
 	if (e_shentsize != shentsize)
 		return malformed(res, "section headers are %u bytes, not %zu", e_shentsize,
 				 shentsize);
 	/* Extended numbering (e_shnum 0) is not something the kernel reads. */
-	if (e_shnum == 0 || im.shoff == 0)
+	if (im.shnum == 0 || im.shoff == 0)
 		return malformed(res, "no section header table");
-	if (e_shstrndx >= e_shnum)
+	if (e_shstrndx >= im.shnum)
 		return malformed(res, "the section name table's index %u is not a section",
 				 e_shstrndx);
 	for (uint32_t i = 0; i < im.shnum; i++) {
 		struct shdr s = shdr_at(&im, i);
 		uint64_t end;
-		if (!has_bytes(&s))
-			continue;
-		if (__builtin_add_overflow(s.offset, s.size, &end) || end > len)
+		if (has_bytes(&s) && (__builtin_add_overflow(s.offset, s.size, &end) || end > len))
 			return truncated(res, end < s.offset ? UINT64_MAX : end, len);
 	}
 	check_sections(&im, e_shstrndx);
