@@ -233,10 +233,9 @@ static int check_symbols(const struct rot_modfile *mf, struct rot_preflight *pf)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const char *sym = rot_modfile_undefined(mf, i);
-		if (rot_symbols_has(pf->kernel_symbols, sym) ||
-		    (pf->batch_symbols && rot_symbols_has(pf->batch_symbols, sym)))
-			continue;
-		pf->missing[pf->nmissing++] = sym;
+		if (!rot_symbols_has(pf->kernel_symbols, sym) &&
+		    !(pf->batch_symbols && rot_symbols_has(pf->batch_symbols, sym)))
+			pf->missing[pf->nmissing++] = sym;
 	}
 	if (pf->nmissing)
 		pf->problem = ROT_PROBLEM_UNDEFINED_SYMBOLS;
