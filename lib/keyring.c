@@ -57,8 +57,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 	x = d2i_X509(NULL, &p, (long)len);
 	if (!x)
 		return openssl_out_of_memory() ? -ENOMEM : 0;
-	err = push_cert(certs, x);
-	return err < 0 ? err : 1;
+	return push_cert(certs, x) < 0 ? -ENOMEM : 1;
 }
 
 static int certs_from_file(STACK_OF(X509) *certs, const char *path)
