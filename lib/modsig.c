@@ -84,13 +84,11 @@ static void copy_serial(char *dst, size_t cap, const ASN1_INTEGER *serial)
 		copy_hex(dst, cap, prefix, serial);
 }
 
-/*
- * Whether a call that just failed ran out of memory. OpenSSL says so
- * with ERR_R_MALLOC_FAILURE somewhere in its queue, or -- when the queue
- * itself could not grow, or the allocation was in its lazy start-up --
- * by failing with no error at all: a parser or verifier refusing its
- * input always says why. Empties the queue: take the reason first.
- */
+/* Whether a call that just failed ran out of memory: OpenSSL puts
+ * ERR_R_MALLOC_FAILURE in its queue, or leaves no error at all when the
+ * queue could not grow or the allocation was in its lazy start-up (a
+ * parser or verifier refusing its input always says why). Empties the
+ * queue: take the reason first. */
 bool openssl_out_of_memory(void)
 {
 	bool oom = ERR_peek_error() == 0;
