@@ -265,24 +265,25 @@ struct frame {
 	unsigned char ch;
 };
 
-int index_walk(const unsigned char *d, size_t len,
-	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+/* The room to walk an index of up to len bytes, in one allocation: a
+ * frame for the root and each child offset (4 bytes each), then the key:
+ * its nodes' prefixes, each claimed once, and a byte per level. */
+static struct frame *walk_room(size_t len)
 {
-	struct frame *stack;
-	char *key;
+	return malloc((len / 4 + 1) * sizeof(struct frame) + len + INDEX_DEPTH_MAX + 2);
+}
+
+static int walk(const unsigned char *d, size_t len,
+		int (*fn)(void *ctx, const char *key, const char *value), void *ctx,
+		struct frame *stack)
+{
+	char *key = (char *)(stack + len / 4 + 1);
 	size_t top = 0;
-	int err = -ENOMEM;
+	int err = 0;
 
 	/* An empty trie: a root of no bytes. */
 	if (len == INDEX_HEADER)
 		return 0;
-	/* Pushed: the root and each child offset once (4 bytes each). A key is
-	 * its nodes' prefixes, each claimed once, and a byte per level. */
-	stack = malloc((len / 4 + 1) * sizeof(*stack));
-	key = malloc(len + INDEX_DEPTH_MAX + 2);
-	if (!stack || !key)
-		goto out;
-	err = 0;
 	stack[top++] = (struct frame){ .ref = be32(d + 8) };
 	while (top && !err) {
 		struct frame f = stack[--top];
@@ -319,9 +320,15 @@ int index_walk(const unsigned char *d, size_t len,
 							       .ch = (unsigned char)c };
 		}
 	}
-out:
-	free(stack);
-	free(key);
+	return err;
+}
+
+int index_walk(const unsigned char *d, size_t len,
+	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	struct frame *room = walk_room(len);
+	int err = room ? walk(d, len, fn, ctx, room) : -ENOMEM;
+	free(room);
 	return err;
 }
 
@@ -332,11 +339,19 @@ int rot_index_foreach(const char *const *paths, size_t n,
 	size_t *lens = calloc(n + 1, sizeof(*lens));
 	int err = bufs && lens ? 0 : -ENOMEM;
 
-	/* Every index checked before the first value goes out. */
-	for (size_t i = 0; !err && i < n; i++)
+	size_t max = 0;
+	/* Every index checked, and the room to walk them made, before the
+	 * first value goes out: the caller's fallback starts from nothing. */
+	for (size_t i = 0; !err && i < n; i++) {
 		err = index_read_checked(paths[i], &bufs[i], &lens[i]);
+		max = lens[i] > max ? lens[i] : max;
+	}
+	struct frame *room = err ? NULL : walk_room(max);
+	if (!room && !err)
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n; i++)
-		err = index_walk(bufs[i], lens[i], fn, ctx);
+		err = walk(bufs[i], lens[i], fn, ctx, room);
+	free(room);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
 	free(bufs);
