@@ -37,20 +37,6 @@ struct sig_trailer {
  * in the keyring, as with the kernel's builtin keys, and for no other reason. */
 #define VERIFY_FLAGS (CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY | CMS_NOINTERN | CMS_DETACHED)
 
-/* Names come from hostile files: they are kept as they are (the tools
- * escape what reaches a terminal, in one place), and truncation never
- * splits a UTF-8 sequence. A NUL inside ends the name. */
-static void copy_text(char *dst, size_t cap, const unsigned char *src, size_t n)
-{
-	if (n >= cap) {
-		n = cap - 1;
-		while (n > 0 && (src[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 static void copy_hex(char *dst, size_t cap, const char *prefix, const ASN1_STRING *s)
 {
 	const unsigned char *p = ASN1_STRING_get0_data(s);
@@ -59,6 +45,9 @@ static void copy_hex(char *dst, size_t cap, const char *prefix, const ASN1_STRIN
 		snprintf(dst + used, cap - used, "%02x", p[i]);
 }
 
+/* Names come from hostile files: they are kept as they are (the tools
+ * escape what reaches a terminal, in one place), and truncation never
+ * splits a UTF-8 sequence. A NUL inside ends the name. */
 static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
 {
 	dst[0] = '\0';
@@ -67,10 +56,17 @@ static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
 		return;
 	const ASN1_STRING *cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
 	unsigned char *utf8;
-	int n = ASN1_STRING_to_UTF8(&utf8, cn);
-	if (n < 0)
+	int len = ASN1_STRING_to_UTF8(&utf8, cn);
+	if (len < 0)
 		return;
-	copy_text(dst, cap, utf8, (size_t)n);
+	size_t n = (size_t)len;
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && (utf8[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, utf8, n);
+	dst[n] = '\0';
 	OPENSSL_free(utf8);
 }
 
