@@ -35,11 +35,10 @@ enum rot_compression compression_detect(const void *buf, size_t len)
 	return ROT_COMP_NONE;
 }
 
-/* Grows *buf to hold at least need bytes, doubling, within limit. */
+/* Grows *buf (full: *cap < need) to hold need bytes or more, doubling,
+ * within limit. */
 static int grow(unsigned char **buf, size_t *cap, size_t need, size_t limit)
 {
-	if (need <= *cap)
-		return 0;
 	if (need > limit)
 		return -EFBIG;
 	size_t cap2 = *cap ? *cap : 64 * 1024;
