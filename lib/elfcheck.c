@@ -3,10 +3,9 @@
  * The structure checks the kernel's loader makes before it trusts a
  * module's headers (elf_validity_check and setup_load_info in Linux 6.1),
  * made on the raw bytes before libelf is handed the image: libelf trusts
- * offsets, counts and links, a hostile file does not deserve that. Offsets
- * and sizes are added with overflow checks; every string table used is
- * NUL-terminated; the one symbol table has 24-byte entries and a real
- * string table; no two sections share bytes.
+ * offsets, counts and links, a hostile file does not deserve that. Sizes
+ * add up without overflow, string tables end in a NUL, the one symbol
+ * table is well formed, and no two sections share bytes.
  */
 #include <elf.h>
 #include <errno.h>

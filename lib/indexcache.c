@@ -9,12 +9,11 @@
  * changes the change time, and the check runs again.
  *
  * A verdict is kept only when every file's times are at least
- * FRESH_MARGIN older than the check's start. A file system's clock ticks
- * coarsely: a file written twice within one tick, the check between the
- * two writes, would keep its times and size. Files older than the margin
- * at the check's start cannot be written again with the same times.
- * (Damage that no write makes, a failing disk, is not seen until a file
- * changes; neither does libkmod see it.)
+ * FRESH_MARGIN older than the check's start: a file system's clock ticks
+ * coarsely, and a file written twice within one tick, the check between
+ * the two writes, would keep its times and size. (Damage that no write
+ * makes, a failing disk, is not seen until a file changes; neither does
+ * libkmod see it.)
  *
  * The verdicts live in MODROT_INDEX_CACHE when set (empty: none kept),
  * else /run/modrot for root and $XDG_RUNTIME_DIR/modrot for others; a
