@@ -25,7 +25,6 @@
 #endif
 
 struct rot_modfile {
-	char *path;
 	char *raw;   /* the file as read */
 	void *plain; /* decompressed image, or NULL when raw is plain */
 	const unsigned char *image;
@@ -244,16 +243,6 @@ static int inspect_elf(struct rot_modfile *mf)
 	return 0;
 }
 
-static struct rot_modfile *modfile_new(const char *path)
-{
-	struct rot_modfile *mf = calloc(1, sizeof(*mf));
-	if (!mf || !(mf->path = strdup(path))) {
-		free(mf);
-		return NULL;
-	}
-	return mf;
-}
-
 /* Everything after reading (err: what reading answered): decompress, then look inside. */
 static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 {
@@ -278,7 +267,7 @@ static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 
 int rot_modfile_read(const char *path, struct rot_modfile **out)
 {
-	struct rot_modfile *mf = modfile_new(path);
+	struct rot_modfile *mf = calloc(1, sizeof(*mf));
 	struct stat st = { 0 };
 	if (!mf)
 		return -ENOMEM;
@@ -333,7 +322,7 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 
 int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
 {
-	struct rot_modfile *mf = modfile_new(path);
+	struct rot_modfile *mf = calloc(1, sizeof(*mf));
 	int err = 0;
 	if (!mf)
 		return -ENOMEM;
@@ -358,7 +347,6 @@ void rot_modfile_free(struct rot_modfile *mf)
 	free(mf->defined);
 	free(mf->plain);
 	free(mf->raw);
-	free(mf->path);
 	free(mf);
 }
 
