@@ -35,11 +35,10 @@ enum rot_compression compression_detect(const void *buf, size_t len)
 	return ROT_COMP_NONE;
 }
 
-/* Grows *buf to hold at least need bytes, doubling, within limit. */
+/* Grows *buf (full: *cap < need) to hold need bytes or more, doubling,
+ * within limit. */
 static int grow(unsigned char **buf, size_t *cap, size_t need, size_t limit)
 {
-	if (need <= *cap)
-		return 0;
 	if (need > limit)
 		return -EFBIG;
 	size_t cap2 = *cap ? *cap : 64 * 1024;
@@ -55,13 +54,16 @@ static int grow(unsigned char **buf, size_t *cap, size_t need, size_t limit)
 	return 0;
 }
 
-/*
- * The uncompressed size the (last) stream's index declares, or 0 when it
- * cannot be read. A bomb that says what it is gets refused unread; one
- * whose index lies is still stopped by the limit while decoding.
- */
-static uint64_t xz_declared_size(const unsigned char *in, size_t len)
+/* What a stream says it decompresses to (the last xz stream's index,
+ * zstd's frame header), or 0 when it does not say. A bomb that says what
+ * it is gets refused unread; one that lies is still stopped by the limit
+ * while decoding. */
+static uint64_t declared_size(enum rot_compression c, const unsigned char *in, size_t len)
 {
+	if (c != ROT_COMP_XZ) {
+		unsigned long long size = ZSTD_getFrameContentSize(in, len);
+		return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
+	}
 	lzma_stream_flags flags;
 	if (len < 2 * LZMA_STREAM_HEADER_SIZE ||
 	    lzma_stream_footer_decode(&flags, in + len - LZMA_STREAM_HEADER_SIZE) != LZMA_OK ||
@@ -79,16 +81,6 @@ static uint64_t xz_declared_size(const unsigned char *in, size_t len)
 	return size;
 }
 
-/* What a stream says it decompresses to (xz's index, zstd's frame
- * header), or 0 when it does not say. */
-static uint64_t declared_size(enum rot_compression c, const void *in, size_t len)
-{
-	if (c == ROT_COMP_XZ)
-		return xz_declared_size(in, len);
-	unsigned long long size = ZSTD_getFrameContentSize(in, len);
-	return size == ZSTD_CONTENTSIZE_UNKNOWN || size == ZSTD_CONTENTSIZE_ERROR ? 0 : size;
-}
-
 #define SCRATCH_SIZE (64u * 1024)
 
 /* Decodes the xz stream (several, concatenated) into *buf (grown within
@@ -104,7 +96,7 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch
 		return -ENOMEM;
 	s.next_in = in;
 	s.avail_in = len;
-	for (;;) {
+	while (err == 0) {
 		if (scratch) {
 			s.next_out = scratch;
 			s.avail_out = SCRATCH_SIZE;
@@ -116,24 +108,18 @@ static int unxz(const void *in, size_t len, size_t limit, unsigned char *scratch
 			s.avail_out = *cap - s.total_out;
 		}
 		lzma_ret r = lzma_code(&s, LZMA_FINISH);
-		if (s.total_out > limit) {
+		if (s.total_out > limit)
 			err = -EFBIG;
+		else if (r == LZMA_STREAM_END)
 			break;
-		}
-		if (r == LZMA_STREAM_END)
-			break;
-		if (r == LZMA_OK)
-			continue;
-		if (r == LZMA_BUF_ERROR)
-			err = -ENODATA; /* no progress with output room left: input ended */
-		else if (r == LZMA_MEM_ERROR)
-			err = -ENOMEM;
-		/* A dictionary beyond the limit is the file's fault, not memory's
-		 * (the kernel's own decoder caps it too): LZMA_MEMLIMIT_ERROR is
-		 * reported as bad data with the rest. */
-		else
-			err = -EBADMSG;
-		break;
+		/* LZMA_BUF_ERROR: no progress with output room left, so the input
+		 * ended. A dictionary beyond the limit is the file's fault, not
+		 * memory's (the kernel's own decoder caps it too):
+		 * LZMA_MEMLIMIT_ERROR is reported as bad data with the rest. */
+		else if (r != LZMA_OK)
+			err = r == LZMA_BUF_ERROR   ? -ENODATA
+			      : r == LZMA_MEM_ERROR ? -ENOMEM
+						    : -EBADMSG;
 	}
 	*out_len = s.total_out;
 	lzma_end(&s);
@@ -162,21 +148,14 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scrat
 		size_t hint = ZSTD_decompressStream(ds, &ob, &ib);
 		total += ob.pos - used;
 		used = ob.pos;
-		if (ZSTD_isError(hint)) {
+		if (ZSTD_isError(hint))
 			err = -EBADMSG;
-			break;
-		}
-		if (total > limit) {
+		else if (total > limit)
 			err = -EFBIG;
+		else if (hint == 0 && ib.pos == ib.size)
 			break;
-		}
-		if (hint == 0 && ib.pos == ib.size)
-			break;
-		if (ib.pos == ib.size && ob.pos < ob.size) {
-			/* All input consumed, room left, frame not finished. */
-			err = -ENODATA;
-			break;
-		}
+		else if (ib.pos == ib.size && ob.pos < ob.size)
+			err = -ENODATA; /* all input consumed, room left, frame not finished */
 	}
 	ZSTD_freeDStream(ds);
 	*out_len = used;
@@ -187,14 +166,7 @@ static int unzstd(const void *in, size_t len, size_t limit, unsigned char *scrat
  * what modrot does not decode itself). */
 static int open_decoder(enum rot_compression c)
 {
-	switch (c) {
-	case ROT_COMP_XZ:
-		return dl_lzma();
-	case ROT_COMP_ZSTD:
-		return dl_zstd();
-	default:
-		return -EPROTONOSUPPORT;
-	}
+	return c == ROT_COMP_XZ ? dl_lzma() : c == ROT_COMP_ZSTD ? dl_zstd() : -EPROTONOSUPPORT;
 }
 
 /* Decodes into *out (malloc'd, within limit), or, with scratch, only counts. */
@@ -205,11 +177,10 @@ static int decode(enum rot_compression c, const void *in, size_t len, size_t lim
 	size_t cap = 0, used;
 	int err;
 
-	/* The stream usually says its size: a bomb that says so is refused
-	 * unread, an honest module gets one allocation, so that it is not
-	 * copied as the buffer grows. The size is only a hint (the data may
-	 * end sooner): a few bytes of input do not buy a huge allocation, the
-	 * buffer grows as output really arrives. */
+	/* The stream usually says its size: an honest module then gets one
+	 * allocation, and is not copied as the buffer grows. The size is only
+	 * a hint (the data may end sooner): a few bytes of input do not buy a
+	 * huge allocation, the buffer grows as output really arrives. */
 	uint64_t size = declared_size(c, in, len);
 	if (size > limit)
 		return -EFBIG;
@@ -230,15 +201,14 @@ static int decode(enum rot_compression c, const void *in, size_t len, size_t lim
 
 int decompressed_size_check(enum rot_compression c, const void *in, size_t len, size_t limit)
 {
-	unsigned char *scratch;
-	int err;
+	unsigned char *scratch, *none;
+	size_t total;
+	int err = open_decoder(c);
 
-	if ((err = open_decoder(c)) < 0)
+	if (err < 0)
 		return err;
 	if (!(scratch = malloc(SCRATCH_SIZE)))
 		return -ENOMEM;
-	unsigned char *none;
-	size_t total;
 	err = decode(c, in, len, limit, scratch, &none, &total);
 	free(scratch);
 	return err;
@@ -248,17 +218,13 @@ int decompress_whole(enum rot_compression c, const void *in, size_t len, size_t 
 		     size_t *out_len)
 {
 	unsigned char *buf = NULL;
-	int err;
+	int err = open_decoder(c);
 
-	if ((err = open_decoder(c)) < 0)
+	if (err < 0)
 		return err;
-	/*
-	 * A stream that says its size within the limit is decoded once, held
-	 * to what it says: memory stays within the declared size, and every
-	 * module depmod indexes says it. Only a stream that does not say, or
-	 * says less than it holds (several streams or frames), is counted
-	 * first, so that a bomb is refused without its memory.
-	 */
+	/* Decoded once when it says its size (every module depmod indexes
+	 * does), held to that; counted first, as the header says, when it
+	 * says none or less than it holds (several streams or frames). */
 	uint64_t declared = declared_size(c, in, len);
 	err = -EFBIG;
 	if (declared && declared <= limit)

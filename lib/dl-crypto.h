@@ -17,7 +17,6 @@
 	X(ASN1_STRING_to_UTF8)           \
 	X(ASN1_STRING_type)              \
 	X(BIO_f_buffer)                  \
-	X(BIO_free)                      \
 	X(BIO_free_all)                  \
 	X(BIO_new)                       \
 	X(BIO_new_mem_buf)               \
@@ -69,7 +68,6 @@ DL_CRYPTO_FUNCTIONS(DYNLIB_DECLARE)
 #define ASN1_STRING_to_UTF8 (*dl_ASN1_STRING_to_UTF8)
 #define ASN1_STRING_type (*dl_ASN1_STRING_type)
 #define BIO_f_buffer (*dl_BIO_f_buffer)
-#define BIO_free (*dl_BIO_free)
 #define BIO_free_all (*dl_BIO_free_all)
 #define BIO_new (*dl_BIO_new)
 #define BIO_new_mem_buf (*dl_BIO_new_mem_buf)

@@ -15,9 +15,8 @@
 
 struct dynlib {
 	const char *soname;
-	const char *const *names; /* the functions, in the order of slots */
+	const char *const *names; /* the functions, in the order of slots; NULL ends them */
 	void *const *slots;       /* each a pointer to its dl_FUNCTION */
-	size_t count;
 	pthread_mutex_t lock;
 	atomic_int state; /* 0: not tried or out of memory, 1: open, -ELIBACC */
 	char why[256];
@@ -26,12 +25,9 @@ struct dynlib {
 /* The library whose opening failed last: rot_library_error()'s answer. */
 static _Atomic(const char *) last_failure;
 
-/*
- * Only memory was short: worth another try, and told as -ENOMEM. glibc's
- * loader says so in words, often without errno's text: "cannot allocate
- * ...", "cannot create shared object descriptor" (or searchlist, cache:
- * each "cannot create" of its loader is an allocation), "out of memory".
- */
+/* Only memory was short: worth another try, and told as -ENOMEM. glibc's
+ * loader says so in words, often without errno's text: "cannot allocate",
+ * "cannot create" (each of those is an allocation), "out of memory". */
 static bool short_of_memory(const char *why)
 {
 	return why && (strstr(why, "allocate") || strstr(why, "cannot create ") ||
@@ -45,7 +41,7 @@ static int open_locked(struct dynlib *lib)
 	void *h = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
 	const char *why = h ? NULL : dlerror();
 	size_t i;
-	for (i = 0; h && i < lib->count; i++) {
+	for (i = 0; h && lib->names[i]; i++) {
 		void *fn = dlsym(h, lib->names[i]);
 		if (!fn) {
 			why = dlerror();
@@ -53,7 +49,7 @@ static int open_locked(struct dynlib *lib)
 		}
 		memcpy(lib->slots[i], &fn, sizeof(fn));
 	}
-	if (h && i == lib->count)
+	if (h && !lib->names[i])
 		return 1;
 	if (short_of_memory(why))
 		return 0;
@@ -93,20 +89,19 @@ const char *rot_library_error(void)
 #define DYNLIB_DEFINE(fn) __typeof__(dl_##fn) dl_##fn;
 #define DYNLIB_NAME(fn) #fn,
 #define DYNLIB_SLOT(fn) &dl_##fn,
-#define DYNLIB(name, soname_, FUNCTIONS)                                      \
-	FUNCTIONS(DYNLIB_DEFINE)                                              \
-	static const char *const name##_names[] = { FUNCTIONS(DYNLIB_NAME) }; \
-	static void *const name##_slots[] = { FUNCTIONS(DYNLIB_SLOT) };       \
-	static struct dynlib name##_lib = {                                   \
-		.soname = soname_,                                            \
-		.names = name##_names,                                        \
-		.slots = name##_slots,                                        \
-		.count = sizeof(name##_names) / sizeof(name##_names[0]),      \
-		.lock = PTHREAD_MUTEX_INITIALIZER,                            \
-	};                                                                    \
-	int dl_##name(void)                                                   \
-	{                                                                     \
-		return dynlib_open(&name##_lib);                              \
+#define DYNLIB(name, soname_, FUNCTIONS)                                           \
+	FUNCTIONS(DYNLIB_DEFINE)                                                   \
+	static const char *const name##_names[] = { FUNCTIONS(DYNLIB_NAME) NULL }; \
+	static void *const name##_slots[] = { FUNCTIONS(DYNLIB_SLOT) };            \
+	static struct dynlib name##_lib = {                                        \
+		.soname = soname_,                                                 \
+		.names = name##_names,                                             \
+		.slots = name##_slots,                                             \
+		.lock = PTHREAD_MUTEX_INITIALIZER,                                 \
+	};                                                                         \
+	int dl_##name(void)                                                        \
+	{                                                                          \
+		return dynlib_open(&name##_lib);                                   \
 	}
 
 DYNLIB(crypto, "libcrypto.so.3", DL_CRYPTO_FUNCTIONS)

@@ -3,11 +3,8 @@
 #define MODROT_DYNLIB_H
 /*
  * The optional libraries (OpenSSL's libcrypto, libelf, libzstd and liblzma)
- * are opened on first use, not linked: lsmod, rmmod, modreap and
- * modrot-metrics read no module file and no signature, and need none of
- * them. libkmod is not among them: lib does not use it, and the tools that
- * do (insmod, modinfo, modprobe) link it, which brings libcrypto, libzstd
- * and liblzma already loaded.
+ * are opened on first use, not linked: docs/architecture.md ("libkmod and
+ * the optional libraries") says why.
  *
  * Each lib/dl-NAME.h includes the library's own headers, then turns every
  * function this library calls into a call through a pointer (dl_FUNCTION)

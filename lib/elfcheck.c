@@ -3,10 +3,9 @@
  * The structure checks the kernel's loader makes before it trusts a
  * module's headers (elf_validity_check and setup_load_info in Linux 6.1),
  * made on the raw bytes before libelf is handed the image: libelf trusts
- * offsets, counts and links, a hostile file does not deserve that. Offsets
- * and sizes are added with overflow checks; every string table used is
- * NUL-terminated; the one symbol table has 24-byte entries and a real
- * string table; no two sections share bytes.
+ * offsets, counts and links, a hostile file does not deserve that. Sizes
+ * add up without overflow, string tables end in a NUL, the one symbol
+ * table is well formed, and no two sections share bytes.
  */
 #include <elf.h>
 #include <errno.h>
@@ -27,7 +26,6 @@ struct shdr {
 
 struct image {
 	const unsigned char *p;
-	size_t len;
 	bool is64;
 	uint64_t shoff;
 	uint32_t shnum;
@@ -36,10 +34,8 @@ struct image {
 
 /* The verdicts. Each returns 0: a verdict on the image is no failure to
  * check it (the only one is -ENOMEM). */
-static int malformed(struct elf_check *res, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int malformed(struct elf_check *res, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static int malformed(struct elf_check *res, const char *fmt,
+							   ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -114,8 +110,8 @@ static const char *extent_name(uint32_t index, char *buf, size_t len)
 }
 
 /* By start, stably: a module's few dozen sections mostly lie in file order
- * already, where insertion is near linear and qsort's calls through a
- * pointer were half of what checking an image cost; qsort past that. */
+ * already, where insertion is near linear and spares qsort's calls
+ * through a pointer; qsort past that. */
 static void sort_extents(struct extent *e, size_t n)
 {
 	if (n > 64) {
@@ -264,7 +260,7 @@ static int check_sections(const struct image *im, uint32_t shstrndx)
 
 int elf_check_image(const void *image, size_t len, struct elf_check *res)
 {
-	struct image im = { .p = image, .len = len, .res = res };
+	struct image im = { .p = image, .res = res };
 	memset(res, 0, sizeof(*res));
 
 	/* Byte order was looked at by the caller: native order only. */
@@ -282,28 +278,25 @@ int elf_check_image(const void *image, size_t len, struct elf_check *res)
 	memcpy(&eh, image, ehsize);
 	im.shoff = im.is64 ? eh.c64.e_shoff : eh.c32.e_shoff;
 	uint16_t e_shentsize = im.is64 ? eh.c64.e_shentsize : eh.c32.e_shentsize;
-	uint16_t e_shnum = im.is64 ? eh.c64.e_shnum : eh.c32.e_shnum;
 	uint16_t e_shstrndx = im.is64 ? eh.c64.e_shstrndx : eh.c32.e_shstrndx;
-	im.shnum = e_shnum;
+	im.shnum = im.is64 ? eh.c64.e_shnum : eh.c32.e_shnum;
 	/* The table's extent first: a table past the end is a truncated file. */
-	uint64_t table = (uint64_t)e_shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
+	uint64_t table = (uint64_t)im.shnum * (e_shentsize ? e_shentsize : shentsize), table_end;
 	if (__builtin_add_overflow(im.shoff, table, &table_end) || table_end > len)
 		return truncated(res, table_end < im.shoff ? UINT64_MAX : table_end, len);
 	if (e_shentsize != shentsize)
 		return malformed(res, "section headers are %u bytes, not %zu", e_shentsize,
 				 shentsize);
 	/* Extended numbering (e_shnum 0) is not something the kernel reads. */
-	if (e_shnum == 0 || im.shoff == 0)
+	if (im.shnum == 0 || im.shoff == 0)
 		return malformed(res, "no section header table");
-	if (e_shstrndx >= e_shnum)
+	if (e_shstrndx >= im.shnum)
 		return malformed(res, "the section name table's index %u is not a section",
 				 e_shstrndx);
 	for (uint32_t i = 0; i < im.shnum; i++) {
 		struct shdr s = shdr_at(&im, i);
 		uint64_t end;
-		if (!has_bytes(&s))
-			continue;
-		if (__builtin_add_overflow(s.offset, s.size, &end) || end > len)
+		if (has_bytes(&s) && (__builtin_add_overflow(s.offset, s.size, &end) || end > len))
 			return truncated(res, end < s.offset ? UINT64_MAX : end, len);
 	}
 	check_sections(&im, e_shstrndx);

@@ -1,33 +1,25 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The index check of a module directory (rot_moddir_check), and its
- * verdict, kept between runs.
- *
- * Checking a distribution's indexes walks megabytes of trie, a large part
- * of what libkmod itself spends on a modinfo or modprobe run (bench/README.md
- * has the figures), while libkmod answers one lookup from a few pages;
- * udev starts hundreds of those at boot, for files that change only when
- * depmod runs. So a directory whose indexes all passed is remembered by
- * what stat(2) says of its five indexes: the device, inode, size, mode,
- * modification and change times. A run that finds all five as remembered
- * skips the check; any write to any of them (depmod's rename, an editor, a
- * flipped bit written back) changes the change time, and the check runs
- * again.
+ * verdict, kept between runs: docs/architecture.md ("depmod's binary
+ * indexes against libkmod before 34") says why. A directory whose indexes
+ * all passed is remembered by what stat(2) says of its five indexes: the
+ * device, inode, size, mode, modification and change times. Any write to
+ * any of them (depmod's rename, an editor, a flipped bit written back)
+ * changes the change time, and the check runs again.
  *
  * A verdict is kept only when every file's times are at least
- * FRESH_MARGIN older than the check's start. A file system's clock ticks
- * coarsely: a file written twice within one tick, the check between the
- * two writes, would keep its times and size. Files older than the margin
- * at the check's start cannot be written again with the same times.
- * (Damage that no write makes, a failing disk, is not seen until a file
- * changes; neither does libkmod see it.)
+ * FRESH_MARGIN older than the check's start: a file system's clock ticks
+ * coarsely, and a file written twice within one tick, the check between
+ * the two writes, would keep its times and size. (Damage that no write
+ * makes, a failing disk, is not seen until a file changes; neither does
+ * libkmod see it.)
  *
- * Only verdicts of a directory that passed whole are kept. The verdicts
- * live in MODROT_INDEX_CACHE when set (empty: none kept), else /run/modrot
- * for root and $XDG_RUNTIME_DIR/modrot for others; a verdict file is
- * trusted only when the user running owns it and nobody else can write
- * it, and written only into a directory of that user's that nobody else
- * can write.
+ * The verdicts live in MODROT_INDEX_CACHE when set (empty: none kept),
+ * else /run/modrot for root and $XDG_RUNTIME_DIR/modrot for others; a
+ * verdict file is trusted only when the user running owns it and nobody
+ * else can write it, and written only into a directory of that user's
+ * that nobody else can write.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -44,7 +44,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 		err = push_cert(certs, x);
 		n++;
 	}
-	BIO_free(bio);
+	BIO_free_all(bio); /* a chain of one */
 	if (err < 0)
 		return err;
 	/* The end of the text, or a certificate it could not finish reading. */
@@ -57,8 +57,7 @@ static int certs_from_buffer(STACK_OF(X509) *certs, const unsigned char *buf, si
 	x = d2i_X509(NULL, &p, (long)len);
 	if (!x)
 		return openssl_out_of_memory() ? -ENOMEM : 0;
-	err = push_cert(certs, x);
-	return err < 0 ? err : 1;
+	return push_cert(certs, x) < 0 ? -ENOMEM : 1;
 }
 
 static int certs_from_file(STACK_OF(X509) *certs, const char *path)
@@ -103,14 +102,11 @@ static int certs_from_dir(STACK_OF(X509) *certs, const char *dir)
 	return err;
 }
 
-/*
- * OpenSSL sets its algorithms up on first use, and a set-up that runs out
- * of memory there fails as "unsupported", "decode error" or "digest not
- * allowed": a verification would then call a good signature bad. What a
- * verification against these certificates needs is set up here instead,
- * once, where a standard algorithm that cannot be fetched can only mean
- * no memory.
- */
+/* OpenSSL sets its algorithms up on first use, and one that runs out of
+ * memory there fails as "unsupported", "decode error" or "digest not
+ * allowed", which would call a good signature bad. So what verifying
+ * against these certificates needs is set up here, once, where a standard
+ * algorithm that cannot be fetched can only mean no memory. */
 static int warm_up(STACK_OF(X509) *certs)
 {
 	static const char *const digests[] = { "SHA1", "SHA224", "SHA256", "SHA384", "SHA512" };

@@ -25,8 +25,7 @@
 #endif
 
 struct rot_modfile {
-	char *path;
-	void *raw;   /* the file as read */
+	char *raw;   /* the file as read */
 	void *plain; /* decompressed image, or NULL when raw is plain */
 	const unsigned char *image;
 	size_t raw_len;
@@ -69,41 +68,19 @@ static int set_problem(struct rot_modfile *mf, enum rot_problem p, uint64_t valu
 	return 0;
 }
 
-static int read_file(struct rot_modfile *mf)
-{
-	struct stat st = { 0 };
-	int fd = file_open_regular(mf->path, &st);
-	if (fd == -EINVAL)
-		return set_problem(mf, ROT_PROBLEM_NOT_REGULAR, st.st_mode & S_IFMT, 0);
-	if (fd < 0)
-		return fd;
-	char *raw;
-	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &raw, &mf->raw_len);
-	if (err == -EFBIG)
-		return set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
-	if (err < 0)
-		return err;
-	mf->raw = raw;
-	if (mf->raw_len == 0)
-		mf->problem = ROT_PROBLEM_EMPTY;
-	return 0;
-}
-
+/* Also says whether the file, or what it decompresses to, is empty. */
 static int decompress(struct rot_modfile *mf)
 {
 	mf->compression = compression_detect(mf->raw, mf->raw_len);
-	mf->image = mf->raw;
 	mf->image_len = mf->raw_len;
-	if (mf->compression == ROT_COMP_NONE)
-		return 0;
-	int err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT, &mf->plain,
-				   &mf->image_len);
+	int err = 0;
+	if (mf->compression != ROT_COMP_NONE)
+		err = decompress_whole(mf->compression, mf->raw, mf->raw_len, MODFILE_LIMIT,
+				       &mf->plain, &mf->image_len);
+	mf->image = mf->plain ? mf->plain : mf->raw;
 	switch (err) {
 	case 0:
-		mf->image = mf->plain;
-		if (mf->image_len == 0)
-			mf->problem = ROT_PROBLEM_EMPTY;
-		return 0;
+		return mf->image_len ? 0 : set_problem(mf, ROT_PROBLEM_EMPTY, 0, 0);
 	case -EPROTONOSUPPORT: /* gzip */
 		return set_problem(mf, ROT_PROBLEM_UNSUPPORTED_COMPRESSION, 0, 0);
 	case -EBADMSG:
@@ -117,27 +94,23 @@ static int decompress(struct rot_modfile *mf)
 	}
 }
 
-/* libelf trusts offsets and links: the raw structure is checked first. */
-static int structure_ok(struct rot_modfile *mf, bool *ok)
+/* libelf trusts offsets and links: the raw structure is checked first.
+ * Returns 1 when it passed, 0 when not (the problem says why), or -ENOMEM. */
+static int check_structure(struct rot_modfile *mf)
 {
 	struct elf_check c;
 	int err = elf_check_image(mf->image, mf->image_len, &c);
-	*ok = false;
 	if (err < 0)
 		return err;
-	switch (c.verdict) {
-	case ELF_CHECK_TRUNCATED:
+	if (c.verdict == ELF_CHECK_TRUNCATED)
 		return set_problem(mf, ROT_PROBLEM_TRUNCATED, c.have, c.need);
-	case ELF_CHECK_MALFORMED:
+	if (c.verdict == ELF_CHECK_MALFORMED) {
 		set_problem(mf, ROT_PROBLEM_MALFORMED_ELF, 0, 0);
 		memcpy(mf->problem_text, c.reason, sizeof(mf->problem_text));
 		return 0;
-	case ELF_CHECK_OK:
-		break;
 	}
 	mf->symtab_index = c.symtab;
-	*ok = true;
-	return 0;
+	return 1;
 }
 
 /* Called once, for the one symbol table elf_check_image() vouched for:
@@ -183,13 +156,6 @@ static void name_from_this_module(struct rot_modfile *mf, Elf_Scn *scn)
 	mf->this_module_name[max] = '\0';
 }
 
-/* libelf's error is per thread and holds the last one; reading it clears it. */
-static bool libelf_ran_out_of_memory(void)
-{
-	int e = elf_errno();
-	return e && strcmp(elf_errmsg(e), "out of memory") == 0;
-}
-
 static int inspect_elf(struct rot_modfile *mf)
 {
 	int err = dl_elf();
@@ -210,9 +176,8 @@ static int inspect_elf(struct rot_modfile *mf)
 	if (ident && (unsigned char)ident[EI_DATA] != host)
 		return set_problem(mf, ROT_PROBLEM_WRONG_BYTE_ORDER, (unsigned char)ident[EI_DATA],
 				   host);
-	bool ok;
-	err = structure_ok(mf, &ok);
-	if (err < 0 || !ok)
+	err = check_structure(mf);
+	if (err <= 0)
 		return err;
 	GElf_Ehdr eh;
 	size_t shstrndx;
@@ -278,16 +243,6 @@ static int inspect_elf(struct rot_modfile *mf)
 	return 0;
 }
 
-static struct rot_modfile *modfile_new(const char *path)
-{
-	struct rot_modfile *mf = calloc(1, sizeof(*mf));
-	if (!mf || !(mf->path = strdup(path))) {
-		free(mf);
-		return NULL;
-	}
-	return mf;
-}
-
 /* Everything after reading (err: what reading answered): decompress, then look inside. */
 static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 {
@@ -296,8 +251,10 @@ static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 	if (err == 0 && mf->problem == ROT_PROBLEM_NONE) {
 		err = inspect_elf(mf);
 		/* A section libelf could not load for want of memory looked
-		 * missing: that is no verdict on the file. */
-		if (err == 0 && libelf_ran_out_of_memory())
+		 * missing: that is no verdict on the file. libelf keeps the last
+		 * error, per thread. */
+		int e = err == 0 ? elf_errno() : 0;
+		if (e && strcmp(elf_errmsg(e), "out of memory") == 0)
 			err = -ENOMEM;
 	}
 	if (err < 0) {
@@ -310,10 +267,20 @@ static int examine(struct rot_modfile *mf, int err, struct rot_modfile **out)
 
 int rot_modfile_read(const char *path, struct rot_modfile **out)
 {
-	struct rot_modfile *mf = modfile_new(path);
+	struct rot_modfile *mf = calloc(1, sizeof(*mf));
+	struct stat st = { 0 };
 	if (!mf)
 		return -ENOMEM;
-	return examine(mf, read_file(mf), out);
+	int fd = file_open_regular(path, &st);
+	if (fd == -EINVAL)
+		return examine(mf, set_problem(mf, ROT_PROBLEM_NOT_REGULAR, st.st_mode & S_IFMT, 0),
+			       out);
+	if (fd < 0)
+		return examine(mf, fd, out);
+	int err = file_read_whole(fd, &st, MODFILE_LIMIT, &mf->raw, &mf->raw_len);
+	if (err == -EFBIG)
+		err = set_problem(mf, ROT_PROBLEM_TOO_BIG, 0, MODFILE_LIMIT);
+	return examine(mf, err, out);
 }
 
 int rot_modfile_check(const char *path, void **image, size_t *image_len)
@@ -355,7 +322,7 @@ int rot_modfile_check(const char *path, void **image, size_t *image_len)
 
 int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modfile **out)
 {
-	struct rot_modfile *mf = modfile_new(path);
+	struct rot_modfile *mf = calloc(1, sizeof(*mf));
 	int err = 0;
 	if (!mf)
 		return -ENOMEM;
@@ -366,8 +333,6 @@ int modfile_parse(const char *path, const void *buf, size_t len, struct rot_modf
 	} else {
 		memcpy(mf->raw, buf, len);
 		mf->raw_len = len;
-		if (len == 0)
-			mf->problem = ROT_PROBLEM_EMPTY;
 	}
 	return examine(mf, err, out);
 }
@@ -382,7 +347,6 @@ void rot_modfile_free(struct rot_modfile *mf)
 	free(mf->defined);
 	free(mf->plain);
 	free(mf->raw);
-	free(mf->path);
 	free(mf);
 }
 

@@ -70,8 +70,8 @@ static bool claim_bit(unsigned char *map, size_t i)
 }
 
 /* Claims [start, end) for one node: -EINVAL when a byte was claimed. A
- * byte of the bitmap at a time where the range covers it whole: a big
- * tree's indexes are megabytes, and a bit at a time was most of the check. */
+ * byte of the bitmap at a time where the range covers it whole, since a
+ * big tree's indexes are megabytes. */
 static int claim(struct index_walk *w, size_t start, size_t end)
 {
 	w->claimed_bytes += end - start;
@@ -91,50 +91,48 @@ static int claim(struct index_walk *w, size_t start, size_t end)
 	return 0;
 }
 
-/* The end of the string at p, which must end before limit; 0 if it does not. */
-static size_t string_end(const struct index_walk *w, size_t p, size_t limit)
+/* The end of the string at p, which must end inside the file; 0 if it does not. */
+static size_t string_end(const struct index_walk *w, size_t p)
 {
-	const unsigned char *nul = memchr(w->data + p, '\0', limit - p);
+	const unsigned char *nul = memchr(w->data + p, '\0', w->len - p);
 	return nul ? (size_t)(nul - w->data) + 1 : 0;
 }
 
-/*
- * Reads the node at ref (flags and offset), checking it, claiming its
- * bytes and pushing its children onto stack. Returns the node's end.
- */
-static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_t *depth_top,
+/* A node still to check: its offset and flags, and its depth (the root's is 0). */
+struct pending {
+	uint32_t ref, depth;
+};
+
+/* Checks node n, claims its bytes and pushes its children onto stack;
+ * *end_out is where the node ends. */
+static int check_node(struct index_walk *w, struct pending n, struct pending *stack, size_t *top,
 		      size_t *end_out)
 {
-	size_t off = ref & NODE_MASK, p;
+	size_t off = n.ref & NODE_MASK, p;
 
-	/* An empty trie: a root of no bytes at the end of the header. */
-	if (ref == INDEX_HEADER && w->len == INDEX_HEADER) {
-		*end_out = INDEX_HEADER;
-		return 0;
-	}
-	if (ref & NODE_UNKNOWN || off < INDEX_HEADER || off >= w->len)
+	if (n.ref & NODE_UNKNOWN || off < INDEX_HEADER || off >= w->len)
 		return -EINVAL;
 	p = off;
-	if (ref & NODE_PREFIX) {
-		size_t e = string_end(w, p, w->len);
+	if (n.ref & NODE_PREFIX) {
+		size_t e = string_end(w, p);
 		if (!e || e == p + 1)
 			return -EINVAL;
 		p = e;
 	}
-	if (ref & NODE_CHILDS) {
+	if (n.ref & NODE_CHILDS) {
 		if (w->len - p < 2)
 			return -EINVAL;
 		unsigned first = w->data[p], last = w->data[p + 1];
 		if (first < 1 || last > 127 || first > last)
 			return -EINVAL;
-		size_t n = last - first + 1u;
+		size_t nchild = last - first + 1u;
 		p += 2;
-		if ((w->len - p) / 4 < n)
+		if ((w->len - p) / 4 < nchild)
 			return -EINVAL;
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < nchild; i++) {
 			uint32_t child = be32(w->data + p + 4 * i);
 			if (!child) {
-				if (i == 0 || i == n - 1)
+				if (i == 0 || i == nchild - 1)
 					return -EINVAL;
 				continue;
 			}
@@ -142,11 +140,11 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 			 * above it (pre-order), as the root's place says. */
 			if (w->preorder ? (child & NODE_MASK) <= off : (child & NODE_MASK) >= off)
 				return -EINVAL;
-			stack[(*depth_top)++] = child;
+			stack[(*top)++] = (struct pending){ child, n.depth + 1 };
 		}
-		p += 4 * n;
+		p += 4 * nchild;
 	}
-	if (ref & NODE_VALUES) {
+	if (n.ref & NODE_VALUES) {
 		if (w->len - p < 4)
 			return -EINVAL;
 		uint32_t count = be32(w->data + p);
@@ -157,7 +155,7 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 		for (uint32_t i = 0; i < count; i++) {
 			if (w->len - p < 5)
 				return -EINVAL;
-			size_t e = string_end(w, p + 4, w->len);
+			size_t e = string_end(w, p + 4);
 			if (!e)
 				return -EINVAL;
 			p = e;
@@ -173,8 +171,8 @@ static int check_node(struct index_walk *w, uint32_t ref, uint32_t *stack, size_
 int index_check_image(const void *data, size_t len)
 {
 	struct index_walk w = { .data = data, .len = len };
-	uint32_t *stack = NULL;
-	size_t *depths = NULL, top = 0, end;
+	struct pending *stack = NULL;
+	size_t top = 0, end;
 	int err = -EINVAL;
 
 	if (len < INDEX_HEADER || len > INDEX_SIZE_MAX)
@@ -183,34 +181,30 @@ int index_check_image(const void *data, size_t len)
 		return -EINVAL;
 
 	uint32_t root = be32(w.data + 8);
+	/* An empty trie: a root of no bytes at the end of the header. */
+	if (len == INDEX_HEADER)
+		return root == INDEX_HEADER ? 0 : -EINVAL;
 	w.claimed = calloc(len / 8 + 1, 1);
 	/* Children pushed: those of claimed nodes (4 bytes each, claimed once)
 	 * and of the one node that fails: at most len / 4 each. */
 	size_t stack_max = len / 2 + 2;
 	stack = malloc(stack_max * sizeof(*stack));
-	depths = malloc(stack_max * sizeof(*depths));
-	if (!w.claimed || !stack || !depths) {
+	if (!w.claimed || !stack) {
 		err = -ENOMEM;
 		goto out;
 	}
-	/* The root is written last, ending the file (kmod up to 33), or
-	 * first, right after the header (kmod 34). */
 	w.preorder = (root & NODE_MASK) == INDEX_HEADER;
-	stack[top] = root;
-	depths[top++] = 0; /* the root's children are at depth 1 */
+	stack[top++] = (struct pending){ root, 0 };
 	while (top) {
-		uint32_t ref = stack[--top];
-		size_t depth = depths[top], before = top;
-		if (depth > INDEX_DEPTH_MAX)
+		struct pending n = stack[--top];
+		if (n.depth > INDEX_DEPTH_MAX)
 			goto out;
-		err = check_node(&w, ref, stack, &top, &end);
+		err = check_node(&w, n, stack, &top, &end);
 		if (err < 0)
 			goto out;
 		err = -EINVAL;
-		if (depth == 0 && !w.preorder && end != len)
+		if (n.depth == 0 && !w.preorder && end != len)
 			goto out;
-		for (size_t i = before; i < top; i++)
-			depths[i] = depth + 1;
 	}
 	/* Every byte after the header belongs to exactly one node. */
 	if (w.claimed_bytes != len - INDEX_HEADER)
@@ -219,7 +213,6 @@ int index_check_image(const void *data, size_t len)
 out:
 	free(w.claimed);
 	free(stack);
-	free(depths);
 	return err;
 }
 
@@ -272,24 +265,25 @@ struct frame {
 	unsigned char ch;
 };
 
-int index_walk(const unsigned char *d, size_t len,
-	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+/* The room to walk an index of up to len bytes, in one allocation: a
+ * frame for the root and each child offset (4 bytes each), then the key:
+ * its nodes' prefixes, each claimed once, and a byte per level. */
+static struct frame *walk_room(size_t len)
 {
-	struct frame *stack;
-	char *key;
+	return malloc((len / 4 + 1) * sizeof(struct frame) + len + INDEX_DEPTH_MAX + 2);
+}
+
+static int walk(const unsigned char *d, size_t len,
+		int (*fn)(void *ctx, const char *key, const char *value), void *ctx,
+		struct frame *stack)
+{
+	char *key = (char *)(stack + len / 4 + 1);
 	size_t top = 0;
-	int err = -ENOMEM;
+	int err = 0;
 
 	/* An empty trie: a root of no bytes. */
 	if (len == INDEX_HEADER)
 		return 0;
-	/* Pushed: the root and each child offset once (4 bytes each). A key is
-	 * its nodes' prefixes, each claimed once, and a byte per level. */
-	stack = malloc((len / 4 + 1) * sizeof(*stack));
-	key = malloc(len + INDEX_DEPTH_MAX + 2);
-	if (!stack || !key)
-		goto out;
-	err = 0;
 	stack[top++] = (struct frame){ .ref = be32(d + 8) };
 	while (top && !err) {
 		struct frame f = stack[--top];
@@ -326,9 +320,15 @@ int index_walk(const unsigned char *d, size_t len,
 							       .ch = (unsigned char)c };
 		}
 	}
-out:
-	free(stack);
-	free(key);
+	return err;
+}
+
+int index_walk(const unsigned char *d, size_t len,
+	       int (*fn)(void *ctx, const char *key, const char *value), void *ctx)
+{
+	struct frame *room = walk_room(len);
+	int err = room ? walk(d, len, fn, ctx, room) : -ENOMEM;
+	free(room);
 	return err;
 }
 
@@ -339,11 +339,19 @@ int rot_index_foreach(const char *const *paths, size_t n,
 	size_t *lens = calloc(n + 1, sizeof(*lens));
 	int err = bufs && lens ? 0 : -ENOMEM;
 
-	/* Every index checked before the first value goes out. */
-	for (size_t i = 0; !err && i < n; i++)
+	size_t max = 0;
+	/* Every index checked, and the room to walk them made, before the
+	 * first value goes out: the caller's fallback starts from nothing. */
+	for (size_t i = 0; !err && i < n; i++) {
 		err = index_read_checked(paths[i], &bufs[i], &lens[i]);
+		max = lens[i] > max ? lens[i] : max;
+	}
+	struct frame *room = err ? NULL : walk_room(max);
+	if (!room && !err)
+		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n; i++)
-		err = index_walk(bufs[i], lens[i], fn, ctx);
+		err = walk(bufs[i], lens[i], fn, ctx, room);
+	free(room);
 	for (size_t i = 0; bufs && i < n; i++)
 		free(bufs[i]);
 	free(bufs);

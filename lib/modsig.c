@@ -37,27 +37,17 @@ struct sig_trailer {
  * in the keyring, as with the kernel's builtin keys, and for no other reason. */
 #define VERIFY_FLAGS (CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY | CMS_NOINTERN | CMS_DETACHED)
 
-/* Names come from hostile files: they are kept as they are (the tools
- * escape what reaches a terminal, in one place), and truncation never
- * splits a UTF-8 sequence. A NUL inside ends the name. */
-static void copy_text(char *dst, size_t cap, const unsigned char *src, size_t n)
+static void copy_hex(char *dst, size_t cap, const char *prefix, const ASN1_STRING *s)
 {
-	if (n >= cap) {
-		n = cap - 1;
-		while (n > 0 && (src[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static void copy_hex(char *dst, size_t cap, const char *prefix, const unsigned char *p, size_t n)
-{
-	size_t used = (size_t)snprintf(dst, cap, "%s", prefix);
+	const unsigned char *p = ASN1_STRING_get0_data(s);
+	size_t n = (size_t)ASN1_STRING_length(s), used = (size_t)snprintf(dst, cap, "%s", prefix);
 	for (size_t i = 0; i < n && used + 2 < cap; i++, used += 2)
 		snprintf(dst + used, cap - used, "%02x", p[i]);
 }
 
+/* Names come from hostile files: they are kept as they are (the tools
+ * escape what reaches a terminal, in one place), and truncation never
+ * splits a UTF-8 sequence. A NUL inside ends the name. */
 static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
 {
 	dst[0] = '\0';
@@ -66,10 +56,17 @@ static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
 		return;
 	const ASN1_STRING *cn = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i));
 	unsigned char *utf8;
-	int n = ASN1_STRING_to_UTF8(&utf8, cn);
-	if (n < 0)
+	int len = ASN1_STRING_to_UTF8(&utf8, cn);
+	if (len < 0)
 		return;
-	copy_text(dst, cap, utf8, (size_t)n);
+	size_t n = (size_t)len;
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && (utf8[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, utf8, n);
+	dst[n] = '\0';
 	OPENSSL_free(utf8);
 }
 
@@ -77,20 +74,17 @@ static void copy_cn(char *dst, size_t cap, const X509_NAME *name)
 static void copy_serial(char *dst, size_t cap, const ASN1_INTEGER *serial)
 {
 	const char *prefix = ASN1_STRING_type(serial) == V_ASN1_NEG_INTEGER ? "serial -" : "serial ";
-	int n = ASN1_STRING_length(serial);
-	if (n <= 0)
+	if (ASN1_STRING_length(serial) <= 0)
 		snprintf(dst, cap, "serial 0");
 	else
-		copy_hex(dst, cap, prefix, ASN1_STRING_get0_data(serial), (size_t)n);
+		copy_hex(dst, cap, prefix, serial);
 }
 
-/*
- * Whether a call that just failed ran out of memory. OpenSSL says so
- * with ERR_R_MALLOC_FAILURE somewhere in its queue, or -- when the queue
- * itself could not grow, or the allocation was in its lazy start-up --
- * by failing with no error at all: a parser or verifier refusing its
- * input always says why. Empties the queue: take the reason first.
- */
+/* Whether a call that just failed ran out of memory: OpenSSL puts
+ * ERR_R_MALLOC_FAILURE in its queue, or leaves no error at all when the
+ * queue could not grow or the allocation was in its lazy start-up (a
+ * parser or verifier refusing its input always says why). Empties the
+ * queue: take the reason first. */
 bool openssl_out_of_memory(void)
 {
 	bool oom = ERR_peek_error() == 0;
@@ -101,14 +95,13 @@ bool openssl_out_of_memory(void)
 
 /*
  * Whether CMS_verify() failed because it compared and found a difference,
- * rather than before it could compare. A difference is reported first
- * by the signature's own algorithm ("bad signature", a padding check) or,
- * for a changed module under signed attributes, by CMS ("verification
- * failure", "content verify error"). OpenSSL 3.0 reports some failures
- * to set up a key or digest, running out of memory among them, only as
- * an EVP "decode error" or "initialization error" followed by CMS's
- * generic failure: those must not be called a mismatch. Empties the
- * queue, as openssl_out_of_memory() does, and answers that too.
+ * rather than before it could compare. A difference is reported first by
+ * the signature's algorithm ("bad signature", a padding check) or, for a
+ * changed module under signed attributes, by CMS ("verification failure",
+ * "content verify error"). OpenSSL 3.0 reports some failures to set up a
+ * key or digest, lack of memory among them, only as an EVP "decode error"
+ * or "initialization error" then CMS's generic failure: not a mismatch.
+ * Empties the queue, and answers openssl_out_of_memory() in *oom.
  */
 static bool compared_and_differed(bool *oom)
 {
@@ -126,20 +119,14 @@ static bool compared_and_differed(bool *oom)
  * means OpenSSL could not set itself up, not a strange signature. */
 static bool standard_digest(const ASN1_OBJECT *oid)
 {
-	switch (OBJ_obj2nid(oid)) {
-	case NID_sha1:
-	case NID_sha224:
-	case NID_sha256:
-	case NID_sha384:
-	case NID_sha512:
-	case NID_sha3_224:
-	case NID_sha3_256:
-	case NID_sha3_384:
-	case NID_sha3_512:
-		return true;
-	default:
-		return false;
-	}
+	static const int nids[] = { NID_sha1,     NID_sha224,   NID_sha256,
+				    NID_sha384,   NID_sha512,   NID_sha3_224,
+				    NID_sha3_256, NID_sha3_384, NID_sha3_512 };
+	int nid = OBJ_obj2nid(oid);
+	for (size_t i = 0; i < sizeof(nids) / sizeof(nids[0]); i++)
+		if (nids[i] == nid)
+			return true;
+	return false;
 }
 
 /* pkcs7_shape_problem()'s answer when OpenSSL ran out of memory. */
@@ -164,8 +151,7 @@ static void describe_signer_id(CMS_SignerInfo *si, struct rot_sig_info *info)
 	if (CMS_SignerInfo_get0_signer_id(si, &keyid, &issuer, &serial) != 1)
 		return;
 	if (keyid) {
-		copy_hex(info->key_id, sizeof(info->key_id), "", ASN1_STRING_get0_data(keyid),
-			 (size_t)ASN1_STRING_length(keyid));
+		copy_hex(info->key_id, sizeof(info->key_id), "", keyid);
 		return;
 	}
 	copy_cn(info->signer, sizeof(info->signer), issuer);
@@ -179,8 +165,7 @@ static void describe_cert(X509 *cert, struct rot_sig_info *info)
 	copy_cn(info->signer, sizeof(info->signer), X509_get_subject_name(cert));
 	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(cert);
 	if (skid)
-		copy_hex(info->key_id, sizeof(info->key_id), "", ASN1_STRING_get0_data(skid),
-			 (size_t)ASN1_STRING_length(skid));
+		copy_hex(info->key_id, sizeof(info->key_id), "", skid);
 	else
 		copy_serial(info->key_id, sizeof(info->key_id), X509_get0_serialNumber(cert));
 }
@@ -304,9 +289,9 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 		      struct rot_sig_info *info)
 {
 	/* Every signer must be in the keyring, as CMS_verify() will want
-	 * each to verify; the first unknown one is the one to name. */
+	 * each to verify: the first unknown one is named, else the first
+	 * signer's certificate. */
 	STACK_OF(CMS_SignerInfo) *signers = CMS_get0_SignerInfos(cms);
-	X509 *first = NULL;
 	for (int i = 0; i < sk_CMS_SignerInfo_num(signers); i++) {
 		CMS_SignerInfo *si = sk_CMS_SignerInfo_value(signers, i);
 		X509 *cert = keyring_find(kr, si);
@@ -315,10 +300,9 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 			info->status = ROT_SIG_UNKNOWN_KEY;
 			return 0;
 		}
-		if (!first)
-			first = cert;
+		if (i == 0)
+			describe_cert(cert, info);
 	}
-	describe_cert(first, info);
 
 	if (info->content_len > INT_MAX)
 		return malformed(info, "module too large to verify");
@@ -329,7 +313,7 @@ static int verify_cms(const struct rot_keyring *kr, CMS_ContentInfo *cms, const 
 	BIO *mem = BIO_new_mem_buf(image, (int)info->content_len);
 	BIO *content = mem ? BIO_new(BIO_f_buffer()) : NULL;
 	if (!content) {
-		BIO_free(mem);
+		BIO_free_all(mem);
 		return -ENOMEM;
 	}
 	BIO_push(content, mem);
@@ -356,9 +340,8 @@ static int sig_info_new(const struct rot_keyring *kr, bool verify, const void *i
 		return -ENOMEM;
 	/* Without the trailer's magic the image is unsigned, and
 	 * parse_trailer() says so before any OpenSSL call: an inspection then
-	 * opens no libcrypto, nor starts it (its configuration read, its error
-	 * texts loaded: a million instructions) by ERR_clear_error() for
-	 * nothing. */
+	 * neither opens libcrypto nor starts it (reading its configuration and
+	 * error texts) by ERR_clear_error() for nothing. */
 	int err = 0;
 	if (!verify && !ends_in_magic(image, len)) {
 		err = parse_trailer(image, len, info, &cms);

@@ -74,11 +74,15 @@ static void kernel_vermagic(struct rot_kernel_facts *facts)
 	free(path);
 }
 
-static int facts_read(struct rot_kernel_facts *facts)
+int rot_kernel_facts_read(struct rot_kernel_facts **out)
 {
 	struct utsname u;
+	*out = NULL;
 	if (uname(&u) < 0)
 		return -errno;
+	struct rot_kernel_facts *facts = calloc(1, sizeof(*facts));
+	if (!facts)
+		return -ENOMEM;
 	snprintf(facts->release, sizeof(facts->release), "%s", u.release);
 	for (size_t i = 0; i < sizeof(machines) / sizeof(machines[0]); i++) {
 		if (strcmp(u.machine, machines[i].uname) == 0) {
@@ -102,21 +106,11 @@ static int facts_read(struct rot_kernel_facts *facts)
 		bool whole = len == 1 || (len == 2 && v[1] == '\n');
 		free(v);
 		if (!(y || n) || !whole)
-			return parse_failed(-EPROTO, sig_file, 1, "not Y or N");
+			err = parse_failed(-EPROTO, sig_file, 1, "not Y or N");
 		facts->sig_support = true;
 		facts->sig_enforce = y;
 	}
-	return err == -ENOENT ? 0 : err;
-}
-
-int rot_kernel_facts_read(struct rot_kernel_facts **out)
-{
-	*out = NULL;
-	struct rot_kernel_facts *facts = calloc(1, sizeof(*facts));
-	if (!facts)
-		return -ENOMEM;
-	int err = facts_read(facts);
-	if (err < 0) {
+	if (err < 0 && err != -ENOENT) {
 		free(facts);
 		return err;
 	}
@@ -239,10 +233,9 @@ static int check_symbols(const struct rot_modfile *mf, struct rot_preflight *pf)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const char *sym = rot_modfile_undefined(mf, i);
-		if (rot_symbols_has(pf->kernel_symbols, sym) ||
-		    (pf->batch_symbols && rot_symbols_has(pf->batch_symbols, sym)))
-			continue;
-		pf->missing[pf->nmissing++] = sym;
+		if (!rot_symbols_has(pf->kernel_symbols, sym) &&
+		    !(pf->batch_symbols && rot_symbols_has(pf->batch_symbols, sym)))
+			pf->missing[pf->nmissing++] = sym;
 	}
 	if (pf->nmissing)
 		pf->problem = ROT_PROBLEM_UNDEFINED_SYMBOLS;
