@@ -70,8 +70,8 @@ sweep() {
 # unchecked malloc(): a crash no caller can prevent while libkmod runs the
 # probe. sweep.sh -m '^modprobe(|-a|-n-v|-show-depends)$' shows it, and
 # tests/faultinject/README.md says what would remove it.
-@test "modprobe -v, -c, -r, -r -v and -r --reclaim survive a failed allocation, read or write" {
-	sweep 150 -s 3 -m '^modprobe(-v|-c|-r|-r-v|-r-reclaim)$'
+@test "modprobe -v, -c, -r (a module's and a remove command), -r -v and -r --reclaim survive a failed allocation, read or write" {
+	sweep 150 -s 3 -m '^modprobe(-v|-c|-r|-r-cmd|-r-v|-r-reclaim)$'
 }
 
 # modinfo -J and of several modules are left out: a compressed module

@@ -208,6 +208,7 @@ modes=(
 	"modprobe-r|rot|$P -C @CONF@ -r mt_snd"
 	"modprobe-r-v|rot|$P -C @CONF@ -r -v mt_snd mt_codec"
 	"modprobe-r-reclaim|rot|$P -C @CONF@ -r --reclaim mt_snd"
+	"modprobe-r-cmd|rot|$P -C @CONF@ -r mt_inst"
 	"modinfo|rot|$MI mt_net"
 	"modinfo-many|rot|$MI mt_snd mtblock mt_core"
 	"modinfo-F|rot|$MI -F alias mt_net"

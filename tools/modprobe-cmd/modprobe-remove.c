@@ -143,8 +143,11 @@ static int run_remove_command(struct modprobe_run *r, struct kmod_module *mod, c
 	const char *name = kmod_module_get_name(mod);
 	static const char var[] = "$CMDLINE_OPTS";
 	char *cmd = malloc(strlen(command) + 1), *o = cmd;
-	if (!cmd)
+	if (!cmd) {
+		mp_fail(r, -ENOMEM, MP_ERROR, "could not remove '%s': %s", name,
+			cli_strerror(-ENOMEM));
 		return -ENOMEM;
+	}
 	for (const char *at; (at = strstr(command, var)); command = at + strlen(var))
 		o = mempcpy(o, command, (size_t)(at - command));
 	strcpy(o, command);
