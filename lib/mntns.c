@@ -26,11 +26,18 @@
  * (EACCES, naming /proc).
  *
  * The only process of a namespace may fork and exit between the listing
- * and its turn, leaving its namespace to a child the listing never named.
+ * and its turn, leaving its namespace to a child the listing never named;
+ * or, once read, exit and leave its PID to a process of another namespace.
  * So /proc is listed again, and the processes new in it read, until a
  * listing names none; a list that keeps changing past a bound is -EAGAIN,
- * naming /proc. A process in a chroot sees only the mounts below its root:
- * the first process read for a namespace stands for all of it.
+ * naming /proc. A process is new when its PID is new, or the inode
+ * number of its directory is: /proc gives each process a new inode,
+ * numbered from a counter, so a reused PID comes with a new number. (A
+ * live process's inode may be dropped when memory is short and made again
+ * with a new number: it then reads as new, which costs a read, never a
+ * miss.)
+ * A process in a chroot sees only the mounts below its root: the first
+ * process read for a namespace stands for all of it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -120,10 +127,19 @@ static int tables_add(struct mntns_tables *t, char *text, long pid, size_t *tota
 	return 0;
 }
 
-static int pid_cmp(const void *a, const void *b)
+/* A process as a listing names it: its PID, and the inode number of its
+ * directory, which tells it from a later process with the same PID. */
+struct proc_id {
+	long pid;
+	uint64_t ino;
+};
+
+static int id_cmp(const void *a, const void *b)
 {
-	long x = *(const long *)a, y = *(const long *)b;
-	return (x > y) - (x < y);
+	const struct proc_id *x = a, *y = b;
+	if (x->pid != y->pid)
+		return (x->pid > y->pid) - (x->pid < y->pid);
+	return (x->ino > y->ino) - (x->ino < y->ino);
 }
 
 /* Whether CAP_SYS_PTRACE is in the effective set: under hidepid=2 or 4
@@ -165,12 +181,12 @@ static bool processes_hidden(const char *proc, const char *self_text)
 	return false;
 }
 
-/* The PIDs in proc, in order: -errno when proc cannot be listed (*out,
- * when set, is the caller's to free either way). */
-static int pids_list(const char *proc, long **out, size_t *count)
+/* The processes in proc, in PID order: -errno when proc cannot be listed
+ * (*out, when set, is the caller's to free either way). */
+static int pids_list(const char *proc, struct proc_id **out, size_t *count)
 {
 	DIR *d = opendir(proc);
-	long *v = NULL;
+	struct proc_id *v = NULL;
 	size_t n = 0, cap = 0;
 	int err = 0;
 	struct dirent *e;
@@ -189,13 +205,13 @@ static int pids_list(const char *proc, long **out, size_t *count)
 			err = -ENOMEM;
 			break;
 		}
-		v[n++] = pid;
+		v[n++] = (struct proc_id){ pid, e->d_ino };
 	}
 	if (!err && errno)
 		err = -errno;
 	closedir(d);
 	if (n)
-		qsort(v, n, sizeof(*v), pid_cmp);
+		qsort(v, n, sizeof(*v), id_cmp);
 	*out = v;
 	*count = n;
 	return err;
@@ -246,7 +262,7 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 	void *seen = NULL;
 	char path[4096];
 	char *text = NULL;
-	long *pids = NULL;
+	struct proc_id *pids = NULL;
 	size_t npids = 0, total = 0;
 	uint64_t self;
 
@@ -268,18 +284,22 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 		err = -EACCES;
 	}
 	/* Each listing's processes not read yet are read, until a listing
-	 * names none (bounded); at first, that is all of them. */
+	 * names none (bounded); at first, that is all of them. Telling them
+	 * apart costs no read: the listing gives each its inode number. */
 	for (unsigned round = 0; !err; round++) {
-		long *now = NULL;
+		struct proc_id *now = NULL;
 		size_t nnow = 0, fresh = 0;
 		snprintf(path, sizeof(path), "%s", proc);
 		err = pids_list(proc, &now, &nnow);
 		for (size_t i = 0; !err && i < nnow; i++) {
-			if (npids && bsearch(&now[i], pids, npids, sizeof(*pids), pid_cmp))
+			/* inode 1: proc could make no inode (the process is
+			 * exiting, or memory is short), so it names no one */
+			if (npids && now[i].ino != 1 &&
+			    bsearch(&now[i], pids, npids, sizeof(*pids), id_cmp))
 				continue;
 			fresh++;
 			if (round <= MNTNS_RESCANS)
-				err = process_read(proc, now[i], &seen, t, &total, path,
+				err = process_read(proc, now[i].pid, &seen, t, &total, path,
 						   sizeof(path));
 		}
 		if (!err && fresh && round > MNTNS_RESCANS) {
@@ -291,7 +311,7 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 			break;
 		}
 		/* what was read now is the list the next listing is held to */
-		long *merged = realloc(pids, (npids + nnow) * sizeof(*pids));
+		struct proc_id *merged = realloc(pids, (npids + nnow) * sizeof(*pids));
 		if (!merged) {
 			free(now);
 			err = -ENOMEM;
@@ -300,7 +320,7 @@ int mntns_tables_read(const char *proc, struct mntns_tables *t, char *what, size
 		pids = merged;
 		memcpy(pids + npids, now, nnow * sizeof(*now));
 		npids += nnow;
-		qsort(pids, npids, sizeof(*pids), pid_cmp);
+		qsort(pids, npids, sizeof(*pids), id_cmp);
 		free(now);
 	}
 	free(pids);

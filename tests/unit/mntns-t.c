@@ -74,6 +74,19 @@ static int forks_left;
 static unsigned long long fork_ns;
 static const char *fork_table;
 
+/*
+ * A PID reused, driven the same way: when the scan reads the link of the
+ * process named in reuse_at, the process reuse_pid exits and a new one
+ * gets its PID, in namespace reuse_ns with table reuse_table. The old
+ * directory is kept under another name until the end, so that no new one
+ * gets its inode number: /proc never gives two processes the same. Each
+ * further reuse (while reuses_left > 0) is in the next namespace.
+ */
+static long reuse_at, reuse_pid;
+static int reuses_left;
+static unsigned long long reuse_ns;
+static const char *reuse_table;
+
 static void process(const char *who, unsigned long long ns, const char *text);
 static void rm_rf(const char *rel);
 
@@ -90,6 +103,16 @@ ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
 		forks_left--;
 		fork_from = fork_to;
 		fork_to = fork_to % 2 ? fork_to + 3 : fork_to - 1; /* up, or down */
+	}
+	snprintf(mine, sizeof(mine), "%s/%ld/ns/mnt", proc, reuse_at);
+	if (reuses_left > 0 && strcmp(path, mine) == 0) {
+		char old[600], gone[600], made[600];
+		process("made", reuse_ns++, reuse_table);
+		snprintf(old, sizeof(old), "%s/%ld", proc, reuse_pid);
+		snprintf(gone, sizeof(gone), "%s/gone-%d", proc, reuses_left--);
+		snprintf(made, sizeof(made), "%s/made", proc);
+		if (rename(old, gone) < 0 || rename(made, old) < 0)
+			printf("# rename %s: %s\n", old, strerror(errno));
 	}
 	return syscall(SYS_readlinkat, AT_FDCWD, path, buf, len);
 }
@@ -126,9 +149,9 @@ static void a_process_that_exits_is_passed_over(void)
 {
 	struct mntns_tables t;
 	char what[512];
-	process("10", 0, NULL);                   /* gone before its link was read */
-	process("11", 4026532200ull, NULL);      /* gone between link and table */
-	process("12", 4026532200ull, "");        /* its table read empty */
+	process("10", 0, NULL);                             /* gone before its link was read */
+	process("11", 4026532200ull, NULL);                 /* gone between link and table */
+	process("12", 4026532200ull, "");                   /* its table read empty */
 	process("13", 4026532200ull, "b /x mtfs rw 0 0\n"); /* still there: stands in */
 	is_int(read_all(&t, what, sizeof(what)), 0, "the exiting ones are no error");
 	is_int(t.n, 2, "their namespace is read through the one left");
@@ -177,6 +200,42 @@ static void a_namespace_whose_process_forks_and_exits_is_still_read(void)
 	rm_rf(who);
 }
 
+static void a_pid_reused_in_another_namespace_is_read_again(void)
+{
+	struct mntns_tables t;
+	char what[512] = "x", want[600];
+	/* 50 is read in its namespace; when the scan reads 70, 50 exits and
+	 * a new process gets PID 50, the only one in a new namespace. */
+	process("50", 4026532300ull, "a /srv/a mtfs rw 0 0\n");
+	process("70", 4026531840ull, NULL); /* ours: never read */
+	reuse_at = 70;
+	reuse_pid = 50;
+	reuse_ns = 4026532400ull;
+	reuse_table = "b /srv/b mtfs rw 0 0\n";
+	reuses_left = 1;
+	is_int(read_all(&t, what, sizeof(what)), 0, "a PID reused is no error");
+	is_int(reuses_left, 0, "(it was reused while the scan read 70)");
+	is_int(t.n, 3, "the new process's namespace is read too");
+	ok(t.n > 1 && t.v[1].pid == 50 && strstr(t.v[1].text, "/srv/a mtfs"),
+	   "first the table of the process that exited");
+	ok(t.n > 2 && t.v[2].pid == 50 && strstr(t.v[2].text, "/srv/b mtfs"),
+	   "then the new one's, under the same PID");
+	mntns_tables_free(&t);
+
+	/* One reused again at every listing: refused, naming /proc. */
+	reuse_at = 50;
+	reuses_left = 1000;
+	is_int(read_all(&t, what, sizeof(what)), -EAGAIN,
+	       "a PID that never holds still fails closed");
+	snprintf(want, sizeof(want), "%s", proc);
+	is_str(what, want, "naming /proc");
+	is_int(t.n, 0, "and nothing is kept");
+	ok(reuses_left > 1000 - 20, "after a bounded number of listings");
+	reuses_left = 0;
+	rm_rf("50");
+	rm_rf("70");
+}
+
 static void what_cannot_be_read_fails_closed(void)
 {
 	struct mntns_tables t;
@@ -208,7 +267,8 @@ static void what_cannot_be_read_fails_closed(void)
 
 	rm_rf("self/mounts");
 	snprintf(want, sizeof(want), "%s/self/mounts", proc);
-	is_int(read_all(&t, what, sizeof(what)), -ENOENT, "this process's own table is no process gone");
+	is_int(read_all(&t, what, sizeof(what)), -ENOENT,
+	       "this process's own table is no process gone");
 	is_str(what, want, "and is named");
 	process("self", 4026531840ull, init_table);
 
@@ -229,6 +289,7 @@ int main(void)
 	self_first_then_one_per_namespace_in_pid_order();
 	a_process_that_exits_is_passed_over();
 	a_namespace_whose_process_forks_and_exits_is_still_read();
+	a_pid_reused_in_another_namespace_is_read_again();
 	what_cannot_be_read_fails_closed();
 	rm_rf("");
 	return tap_done();
