@@ -6,11 +6,13 @@
  * process's namespace is the link /proc/PID/ns/mnt ("mnt:[INODE]"), its
  * table /proc/PID/mounts as that process sees it (findmnt --task).
  *
- * One readlink per process, one read per namespace: this process's first,
- * then each process in PID order whose namespace is new. A namespace
- * counts as read once a table of it was, so a process that exits on the
- * way (ENOENT, ESRCH, or a table read empty, which no live namespace has)
- * is passed over and the next process of that namespace stands in.
+ * One readlink per process, one read per namespace (and the link read
+ * again after it, since the PID may have changed hands in between): this
+ * process's first, then each process in PID order whose namespace is
+ * new. A namespace counts as read once a table of it was, so a process
+ * that exits on the way (ENOENT, ESRCH, or a table read empty, which no
+ * live namespace has) is passed over and the next process of that
+ * namespace stands in.
  *
  * The link needs ptrace access (PTRACE_MODE_READ: EACCES for another
  * user's process); the table does not. Such a process's table is read
@@ -35,8 +37,7 @@
  * numbered from a counter, so a reused PID comes with a new number. (A
  * live process's inode may be dropped when memory is short and made again
  * with a new number: it then reads as new, which costs a read, never a
- * miss.)
- * A process in a chroot sees only the mounts below its root: the first
+ * miss.) A process in a chroot sees only the mounts below its root: the first
  * process read for a namespace stands for all of it.
  */
 #include <dirent.h>
@@ -235,14 +236,20 @@ static int process_read(const char *proc, long pid, void **seen, struct mntns_ta
 	char *text = NULL;
 	snprintf(path, cap, "%s/%ld/mounts", proc, pid);
 	err = usage_input_read(path, &text);
-	if (err < 0 && !gone(err)) {
-		/* A process that exits between the two reads may fail the
-		 * second some other way (a zombie's mounts are EINVAL): only
-		 * one still there has a table that could not be read. */
-		char again[64];
-		uint64_t now;
-		if (gone(ns_of(proc, who, &now, again, sizeof(again))))
-			err = -ENOENT;
+	/* The link is read again: a process that exits between the two reads
+	 * may fail the second some other way (a zombie's mounts are EINVAL),
+	 * and its PID may go to a process of another namespace, whose table
+	 * this was. Either way it is passed over; a new process under that
+	 * PID is in the next listing. */
+	char again[4096];
+	uint64_t now = 0;
+	int err2 = err < 0 && gone(err) ? 0 : ns_of(proc, who, &now, again, sizeof(again));
+	if (gone(err2) || (!err && ino && !err2 && now != ino)) {
+		err = -ENOENT;
+	} else if (!err && ino && err2 < 0) {
+		/* a link it could read a moment ago: fail closed, naming it */
+		snprintf(path, cap, "%s", again);
+		err = err2;
 	}
 	if (gone(err) || (!err && !text[0]) || (!err && !ino && tables_have(t, text))) {
 		free(text);

@@ -80,10 +80,13 @@ static const char *fork_table;
  * gets its PID, in namespace reuse_ns with table reuse_table. The old
  * directory is kept under another name until the end, so that no new one
  * gets its inode number: /proc never gives two processes the same. Each
- * further reuse (while reuses_left > 0) is in the next namespace.
+ * further reuse (while reuses_left > 0) is in the next namespace. With
+ * reuse_after, the PID is reused just after the link was read: between
+ * the scan's read of a process's link and of its table.
  */
 static long reuse_at, reuse_pid;
 static int reuses_left;
+static bool reuse_after;
 static unsigned long long reuse_ns;
 static const char *reuse_table;
 
@@ -105,16 +108,19 @@ ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
 		fork_to = fork_to % 2 ? fork_to + 3 : fork_to - 1; /* up, or down */
 	}
 	snprintf(mine, sizeof(mine), "%s/%ld/ns/mnt", proc, reuse_at);
+	ssize_t n = reuse_after ? syscall(SYS_readlinkat, AT_FDCWD, path, buf, len) : 0;
 	if (reuses_left > 0 && strcmp(path, mine) == 0) {
 		char old[600], gone[600], made[600];
 		process("made", reuse_ns++, reuse_table);
 		snprintf(old, sizeof(old), "%s/%ld", proc, reuse_pid);
-		snprintf(gone, sizeof(gone), "%s/gone-%d", proc, reuses_left--);
+		static int reused;
+		snprintf(gone, sizeof(gone), "%s/gone-%d", proc, ++reused);
+		reuses_left--;
 		snprintf(made, sizeof(made), "%s/made", proc);
 		if (rename(old, gone) < 0 || rename(made, old) < 0)
 			printf("# rename %s: %s\n", old, strerror(errno));
 	}
-	return syscall(SYS_readlinkat, AT_FDCWD, path, buf, len);
+	return reuse_after ? n : syscall(SYS_readlinkat, AT_FDCWD, path, buf, len);
 }
 
 static int read_all(struct mntns_tables *t, char *what, size_t cap)
@@ -236,6 +242,38 @@ static void a_pid_reused_in_another_namespace_is_read_again(void)
 	rm_rf("70");
 }
 
+static void a_pid_reused_between_its_link_and_its_table_stands_for_nothing(void)
+{
+	struct mntns_tables t;
+	char what[512] = "x";
+	/* 50 and 60 share namespace A; just after 50's link is read, 50
+	 * exits and a new 50 is the only process of namespace B. The table
+	 * then read under 50 is B's: it must not count as A's, or 60 (A's
+	 * other process) would be passed over and A's mounts never read. */
+	process("50", 4026532500ull, "a /srv/a mtfs rw 0 0\n");
+	process("60", 4026532500ull, "a /srv/a mtfs rw 0 0\n");
+	reuse_at = 50;
+	reuse_pid = 50;
+	reuse_ns = 4026532600ull;
+	reuse_table = "b /srv/b mtfs rw 0 0\n";
+	reuses_left = 1;
+	reuse_after = true;
+	is_int(read_all(&t, what, sizeof(what)), 0, "a PID reused mid-read is no error");
+	is_int(reuses_left, 0, "(it was reused after its link was read)");
+	bool a = false, b = false;
+	for (size_t i = 1; i < t.n; i++) {
+		a = a || strstr(t.v[i].text, "/srv/a mtfs");
+		b = b || (t.v[i].pid == 50 && strstr(t.v[i].text, "/srv/b mtfs"));
+	}
+	ok(a, "namespace A is read, through 60");
+	ok(b, "namespace B is read, through the new 50");
+	is_int(t.n, 3, "each once, with ours");
+	mntns_tables_free(&t);
+	reuse_after = false;
+	rm_rf("50");
+	rm_rf("60");
+}
+
 static void what_cannot_be_read_fails_closed(void)
 {
 	struct mntns_tables t;
@@ -290,6 +328,7 @@ int main(void)
 	a_process_that_exits_is_passed_over();
 	a_namespace_whose_process_forks_and_exits_is_still_read();
 	a_pid_reused_in_another_namespace_is_read_again();
+	a_pid_reused_between_its_link_and_its_table_stands_for_nothing();
 	what_cannot_be_read_fails_closed();
 	rm_rf("");
 	return tap_done();
