@@ -579,20 +579,17 @@ static int snapshot_build(char *mbuf, size_t mlen, char *rbuf, size_t rlen, char
 	s->mods = k.mods;
 	s->holder_pool = k.pool;
 	s->count = k.count;
-	if (err < 0) {
-		rot_snapshot_free(s);
-		return err;
-	}
 	/* The pool has every module's holders in line order; it has moved as
 	 * it grew, so the modules are pointed into it now. */
 	const char **at = k.pool;
-	for (size_t i = 0; i < s->count; i++) {
+	for (size_t i = 0; err == 0 && i < s->count; i++) {
 		s->mods[i].holders = at;
 		at += s->mods[i].nholders;
 	}
-	if (rbuf)
+	if (err == 0 && rbuf)
 		drop_live_that_rotted(s);
-	err = snapshot_pins(s, pbuf, plen);
+	if (err == 0)
+		err = snapshot_pins(s, pbuf, plen);
 	if (err < 0) {
 		rot_snapshot_free(s);
 		return err;
@@ -801,15 +798,9 @@ const char *rot_module_holder(const struct rot_module *m, size_t i)
 
 const char *rot_state_name(enum rot_state state)
 {
-	switch (state) {
-	case ROT_STATE_LIVE:
-		return "live";
-	case ROT_STATE_LOADING:
-		return "loading";
-	case ROT_STATE_UNLOADING:
-		return "unloading";
-	case ROT_STATE_ROTTING:
-		return "rotting";
-	}
-	return "unknown";
+	static const char *const names[] = { [ROT_STATE_LIVE] = "live",
+					     [ROT_STATE_LOADING] = "loading",
+					     [ROT_STATE_UNLOADING] = "unloading",
+					     [ROT_STATE_ROTTING] = "rotting" };
+	return (unsigned)state < sizeof(names) / sizeof(names[0]) ? names[state] : "unknown";
 }
