@@ -72,13 +72,14 @@ pairs --each "$BENCH_TMP/paths" 1 "kmod modprobe --show-exports FILE=/sbin/$mp -
 # Debian 12's modules are plain .ko; the same modules compressed as the
 # kernel's "make modules_install" compresses them (scripts/Makefile.modinst:
 # xz --check=crc32 --lzma2=dict=1MiB, zstd -T0), in a copy of the tree
-# whose other files are hard links, indexed again.
+# whose other files are hard links (-f: xz and zstd leave a file with
+# several links alone otherwise), indexed again.
 for comp in xz zst; do
 	croot=$BENCH_TMP/root-$comp
 	cp -al "$root" "$croot"
 	case $comp in
-	xz) xargs -P 2 -n 16 xz -q --check=crc32 --lzma2=dict=1MiB ;;
-	zst) xargs -P 2 -n 16 zstd -q -T0 --rm ;;
+	xz) xargs -P 2 -n 16 xz -q -f --check=crc32 --lzma2=dict=1MiB ;;
+	zst) xargs -P 2 -n 16 zstd -q -f -T0 --rm ;;
 	esac < <(sed "s,^,$croot/lib/modules/$ver/," "$BENCH_TMP/files")
 	/sbin/depmod -b "$croot" "$ver"
 	# A kept verdict needs indexes older than the check's margin.
