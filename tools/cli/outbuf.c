@@ -120,7 +120,11 @@ char *outbuf_u64_right_at(char *p, uint64_t v, size_t width)
 			n++;
 	}
 	size_t pad = n < width ? width - n : 0;
-	memset(p, ' ', pad > 16 ? pad : 16);
+	/* A constant 16 is two stores, not a call: the common width. */
+	if (pad > 16)
+		memset(p, ' ', pad);
+	else
+		memset(p, ' ', 16);
 	p += pad + n;
 	put_digits(p, v);
 	return p;
