@@ -7,12 +7,12 @@
  * table /proc/PID/mounts as that process sees it (findmnt --task).
  *
  * One readlink per process, one read per namespace (and the link read
- * again after it, since the PID may have changed hands in between): this
- * process's first, then each process in PID order whose namespace is
- * new. A namespace counts as read once a table of it was, so a process
- * that exits on the way (ENOENT, ESRCH, or a table read empty, which no
- * live namespace has) is passed over and the next process of that
- * namespace stands in.
+ * again after it: a table stands for the namespace only if the link
+ * still names it, see process_read()): this process's first, then each
+ * process in PID order whose namespace is new. A namespace counts as
+ * read once a table of it was, so a process that exits on the way
+ * (ENOENT, ESRCH, or a table read empty, which no live namespace has)
+ * is passed over and the next process of that namespace stands in.
  *
  * The link needs ptrace access (PTRACE_MODE_READ: EACCES for another
  * user's process); the table does not. Such a process's table is read
@@ -28,17 +28,18 @@
  * (EACCES, naming /proc).
  *
  * The only process of a namespace may fork and exit between the listing
- * and its turn, leaving its namespace to a child the listing never named;
- * or, once read, exit and leave its PID to a process of another namespace.
- * So /proc is listed again, and the processes new in it read, until a
- * listing names none; a list that keeps changing past a bound is -EAGAIN,
- * naming /proc. A process is new when its PID is new, or the inode
- * number of its directory is: /proc gives each process a new inode,
- * numbered from a counter, so a reused PID comes with a new number. (A
- * live process's inode may be dropped when memory is short and made again
- * with a new number: it then reads as new, which costs a read, never a
- * miss.) A process in a chroot sees only the mounts below its root: the first
- * process read for a namespace stands for all of it.
+ * and its turn, leaving its namespace to a child the listing never
+ * named; or, once read, exit and leave its PID to a process of another
+ * namespace. So /proc is listed again, and the processes new in it
+ * read, until a listing names none; a list that keeps changing past a
+ * bound is -EAGAIN, naming /proc. A process is new when its PID is new,
+ * or the inode number of its directory is: /proc gives each process a
+ * new inode, numbered from a counter, so a reused PID comes with a new
+ * number. (A live process's inode may be dropped when memory is short
+ * and made again with a new number: it then reads as new, which costs a
+ * read, and past the bound a refusal, never a miss.) A process in a
+ * chroot sees only the mounts below its root: the first process read
+ * for a namespace stands for all of it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -238,22 +239,25 @@ static int process_read(const char *proc, long pid, void **seen, struct mntns_ta
 	err = usage_input_read(path, &text);
 	/* The link is read again: a process that exits between the two reads
 	 * may fail the second some other way (a zombie's mounts are EINVAL),
-	 * and its PID may go to a process of another namespace, whose table
-	 * this was. Either way it is passed over; a new process under that
-	 * PID is in the next listing. */
+	 * and one still there may not be the one whose link was read (its
+	 * PID went to another process, or it left for a namespace of its own
+	 * with unshare(2)). A table read is a real table either way: it is
+	 * kept, but it stands for the namespace read first only while the
+	 * link still names it; otherwise it stands for none, like a table of
+	 * a process whose link is not ours to read. */
 	char again[4096];
 	uint64_t now = 0;
-	int err2 = err < 0 && gone(err) ? 0 : ns_of(proc, who, &now, again, sizeof(again));
-	if (gone(err2) || (!err && ino && !err2 && now != ino)) {
-		err = -ENOENT;
-	} else if (!err && ino && err2 < 0) {
-		/* a link it could read a moment ago: fail closed, naming it */
-		snprintf(path, cap, "%s", again);
-		err = err2;
+	if (err < 0 && !gone(err)) {
+		if (gone(ns_of(proc, who, &now, again, sizeof(again))))
+			err = -ENOENT;
+	} else if (!err && ino && (ns_of(proc, who, &now, again, sizeof(again)) < 0 || now != ino)) {
+		ino = 0;
 	}
-	if (gone(err) || (!err && !text[0]) || (!err && !ino && tables_have(t, text))) {
+	/* A text read already shows no mount the rule does not have. */
+	bool known = !err && text[0] && tables_have(t, text);
+	if (gone(err) || (!err && !text[0]) || known) {
 		free(text);
-		return 0;
+		return known && ino ? seen_add(seen, ino) : 0;
 	}
 	if (!err)
 		err = tables_add(t, text, pid, total);

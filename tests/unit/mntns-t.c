@@ -87,6 +87,16 @@ static const char *fork_table;
 static long reuse_at, reuse_pid;
 static int reuses_left;
 static bool reuse_after;
+
+/*
+ * A process that leaves for a namespace of its own (unshare -m) just
+ * after its link was read: same PID, same directory, a new link and a
+ * table copied from the old namespace's.
+ */
+static long unshare_pid;
+static int unshares_left;
+static unsigned long long unshare_ns;
+static const char *unshare_table;
 static unsigned long long reuse_ns;
 static const char *reuse_table;
 
@@ -108,7 +118,8 @@ ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
 		fork_to = fork_to % 2 ? fork_to + 3 : fork_to - 1; /* up, or down */
 	}
 	snprintf(mine, sizeof(mine), "%s/%ld/ns/mnt", proc, reuse_at);
-	ssize_t n = reuse_after ? syscall(SYS_readlinkat, AT_FDCWD, path, buf, len) : 0;
+	bool after = reuse_after || unshares_left > 0;
+	ssize_t n = after ? syscall(SYS_readlinkat, AT_FDCWD, path, buf, len) : 0;
 	if (reuses_left > 0 && strcmp(path, mine) == 0) {
 		char old[600], gone[600], made[600];
 		process("made", reuse_ns++, reuse_table);
@@ -120,7 +131,14 @@ ssize_t readlink(const char *restrict path, char *restrict buf, size_t len)
 		if (rename(old, gone) < 0 || rename(made, old) < 0)
 			printf("# rename %s: %s\n", old, strerror(errno));
 	}
-	return reuse_after ? n : syscall(SYS_readlinkat, AT_FDCWD, path, buf, len);
+	snprintf(mine, sizeof(mine), "%s/%ld/ns/mnt", proc, unshare_pid);
+	if (unshares_left > 0 && strcmp(path, mine) == 0) {
+		char who[24];
+		snprintf(who, sizeof(who), "%ld", unshare_pid);
+		process(who, unshare_ns, unshare_table);
+		unshares_left--;
+	}
+	return after ? n : syscall(SYS_readlinkat, AT_FDCWD, path, buf, len);
 }
 
 static int read_all(struct mntns_tables *t, char *what, size_t cap)
@@ -274,6 +292,28 @@ static void a_pid_reused_between_its_link_and_its_table_stands_for_nothing(void)
 	rm_rf("60");
 }
 
+static void a_process_that_unshares_between_its_link_and_its_table_is_kept(void)
+{
+	struct mntns_tables t;
+	char what[512] = "x";
+	/* 80 is the only process of namespace A; just after its link is
+	 * read, it unshares into B, a copy of A's mounts. It keeps its PID
+	 * and its directory, so no later listing names it as new: the table
+	 * read now is the only one of B there will be. */
+	process("80", 4026532700ull, "a /srv/a mtfs rw 0 0\n");
+	unshare_pid = 80;
+	unshare_ns = 4026532800ull;
+	unshare_table = "a /srv/a mtfs rw 0 0\nb /srv/b mtfs rw 0 0\n";
+	unshares_left = 1;
+	is_int(read_all(&t, what, sizeof(what)), 0, "a process that unshares is no error");
+	is_int(unshares_left, 0, "(it unshared after its link was read)");
+	is_int(t.n, 2, "its table is kept, with ours");
+	ok(t.n > 1 && t.v[1].pid == 80 && strstr(t.v[1].text, "/srv/b mtfs"),
+	   "the table of the namespace it is in now");
+	mntns_tables_free(&t);
+	rm_rf("80");
+}
+
 static void what_cannot_be_read_fails_closed(void)
 {
 	struct mntns_tables t;
@@ -329,6 +369,7 @@ int main(void)
 	a_namespace_whose_process_forks_and_exits_is_still_read();
 	a_pid_reused_in_another_namespace_is_read_again();
 	a_pid_reused_between_its_link_and_its_table_stands_for_nothing();
+	a_process_that_unshares_between_its_link_and_its_table_is_kept();
 	what_cannot_be_read_fails_closed();
 	rm_rf("");
 	return tap_done();
