@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz-tmpdir.h"
 #include "internal.h"
 #include "modrot.h"
 
@@ -33,7 +34,7 @@ static void setup(void)
 {
 	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	snprintf(dir, sizeof(dir), "%s/fuzz-index.XXXXXX", base);
-	if (!mkdtemp(dir))
+	if (!fuzz_tmpdir(dir))
 		abort();
 	snprintf(file, sizeof(file), "%s/modules.dep.bin", dir);
 	devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);

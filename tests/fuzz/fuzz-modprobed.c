@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz-tmpdir.h"
 #include "internal.h"
 #include "modrot.h"
 
@@ -50,7 +51,7 @@ static void setup(void)
 	char src[PATH_MAX], dst[PATH_MAX], *slash;
 
 	snprintf(moddir, sizeof(moddir), "/tmp/fuzz-modprobed.XXXXXX");
-	if (!mkdtemp(moddir))
+	if (!fuzz_tmpdir(moddir))
 		abort();
 	snprintf(src, sizeof(src), "%s", FUZZ_KEYRING);
 	slash = strrchr(src, '/');

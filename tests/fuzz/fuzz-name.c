@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fuzz-tmpdir.h"
 #include "modrot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,9 +35,10 @@ static void setup(void)
 {
 	static const char *const no_config[] = { NULL };
 	static const char *const names[] = { "dep", "alias", "symbols" };
-	char dir[] = "/tmp/fuzz-name.XXXXXX", src[PATH_MAX], dst[PATH_MAX], *slash;
+	static char dir[] = "/tmp/fuzz-name.XXXXXX";
+	char src[PATH_MAX], dst[PATH_MAX], *slash;
 
-	if (!mkdtemp(dir))
+	if (!fuzz_tmpdir(dir))
 		abort();
 	snprintf(src, sizeof(src), "%s", FUZZ_KEYRING);
 	slash = strrchr(src, '/');
