@@ -150,8 +150,16 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	case ROT_PROBLEM_BAD_SIGNATURE:
 		sig_describe_failure(rot_preflight_sig(pf), keyring_path, buf, len);
 		break;
-	default:
+	/* Named, not default: a new problem without words fails the build. */
+	case ROT_PROBLEM_NONE:
+	case ROT_PROBLEM_EMPTY:
+	case ROT_PROBLEM_NOT_ELF:
+	case ROT_PROBLEM_NO_MODINFO:
+	case ROT_PROBLEM_NO_THIS_MODULE:
+	case ROT_PROBLEM_NO_SYMBOLS:
+	case ROT_PROBLEM_NO_NAME:
 		snprintf(buf, len, "%s", cli_word_of(fixed, rot_preflight_problem(pf), ""));
+		break;
 	}
 }
 
