@@ -61,6 +61,10 @@ void words_for_problem(const struct rot_modfile *mf, const struct rot_preflight 
 	};
 	const char *comp = compression_name(rot_modfile_compression(mf));
 
+	/* A problem a newer libmodrot knows and this tool does not: no words,
+	 * rather than whatever buf held. */
+	if (len)
+		buf[0] = '\0';
 	switch (rot_preflight_problem(pf)) {
 	case ROT_PROBLEM_NOT_REGULAR:
 		snprintf(buf, len, "%s, not a module file",
