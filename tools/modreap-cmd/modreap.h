@@ -179,7 +179,7 @@ int reap_print_rot(struct reap_run *r, const struct rot_group *g, size_t n);
 /* What the run reclaimed; a summary that could not be made is a failure. */
 int reap_print_summary(struct reap_run *r);
 /* --watch -J: one line for pass number pass (from 1), which had failures
- * failures. */
+ * failures; pass 0 is the whole run's summary document instead. */
 int reap_print_pass(struct reap_run *r, unsigned pass, unsigned failures);
 
 #endif
